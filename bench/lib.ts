@@ -1,0 +1,183 @@
+/**
+ * Shared benchmark plumbing: a throwaway database, r3 (and baselines) as separate processes, a load
+ * generator (autocannon) in this process, and result tables. Benchmarks print figures; they assert
+ * nothing.
+ */
+
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { runLoad } from './loadgen.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const R3_BIN = path.join(ROOT, 'bin/r3.js');
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+
+export interface BenchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database on BENCH_DATABASE_URL's server (default: the local PostgreSQL on 5432). */
+export async function createBenchDatabase(label: string): Promise<BenchDatabase> {
+  const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `r3_bench_${label}_${randomBytes(3).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface Child {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Spawns a server process and resolves when a stdout line matches `ready` (group 1 = its URL). */
+export function spawnServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = ready.exec(out);
+      if (match) {
+        resolve({
+          url: match[1] as string,
+          child,
+          stop: () =>
+            new Promise((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+  });
+}
+
+/** `r3 serve` on `databaseUrl` with extra env; access logs off unless BENCH_LOG_LEVEL says otherwise. */
+export function spawnR3(databaseUrl: string, env: Record<string, string> = {}): Promise<Child> {
+  return spawnServer(
+    [R3_BIN, 'serve'],
+    { DATABASE_URL: databaseUrl, PORT: '0', R3_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
+    /r3 listening on (http:\/\/\S+)/,
+  );
+}
+
+/** Runs the r3 CLI and returns stdout. */
+export function r3Cli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [R3_BIN, ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+    );
+  });
+}
+
+export interface LoadResult {
+  label: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  statuses: Record<number, number>;
+}
+
+/** Drives `url` with the closed-loop load generator for DURATION_S seconds. */
+export async function load(
+  label: string,
+  url: string,
+  connections: number,
+  options: {
+    headers?: Record<string, string>;
+    method?: string;
+    body?: string | (() => string);
+    duration?: number;
+  } = {},
+): Promise<LoadResult> {
+  const stats = await runLoad({
+    url,
+    connections,
+    durationMs: (options.duration ?? DURATION_S) * 1000,
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
+  });
+  const ok = Object.entries(stats.statuses)
+    .filter(([status]) => Number(status) < 300)
+    .reduce((sum, [, n]) => sum + n, 0);
+  return {
+    label,
+    connections,
+    rps: stats.rps,
+    p50: stats.p50,
+    p99: stats.p99,
+    errors: stats.errors,
+    non2xx: stats.requests - ok,
+    statuses: stats.statuses,
+  };
+}
+
+/** Prints results as an aligned table, with each row's throughput as a share of `baseline`'s. */
+export function printTable(
+  title: string,
+  rows: LoadResult[],
+  baseline?: (row: LoadResult) => LoadResult | undefined,
+): void {
+  console.log(`\n${title}`);
+  console.log(
+    'label'.padEnd(34),
+    'conns'.padStart(5),
+    'req/s'.padStart(9),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'non2xx'.padStart(7),
+    ' vs baseline',
+  );
+  for (const row of rows) {
+    const base = baseline?.(row);
+    const ratio = base && base !== row ? `${((row.rps / base.rps) * 100).toFixed(1)}%` : '';
+    console.log(
+      row.label.padEnd(34),
+      String(row.connections).padStart(5),
+      String(row.rps).padStart(9),
+      row.p50.toFixed(2).padStart(8),
+      row.p99.toFixed(2).padStart(8),
+      String(row.non2xx + row.errors).padStart(7),
+      ` ${ratio}`,
+      row.non2xx ? ` statuses ${JSON.stringify(row.statuses)}` : '',
+    );
+  }
+}
+
+/** Latency percentiles (ms) of a list of samples. */
+export function percentiles(samples: number[]): { p50: number; p90: number; p99: number; max: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}

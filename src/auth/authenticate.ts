@@ -1,0 +1,126 @@
+/**
+ * Bearer token → principal and the token's rate-limit step, in one database round trip
+ * (`r3_authenticate`, a prepared statement). Nothing about a token is cached: every request reads
+ * the committed token, user and org rows, so revocation, expiry, role and limit changes hold on
+ * every node from the moment they commit — there is no window in which a revoked token works.
+ * The secret is compared in constant time against the stored hash. `lastUsedAt` is recorded in
+ * memory and flushed in batches.
+ */
+import type { Sql } from '../db/sql.js';
+import { unauthorized } from '../http/errors.js';
+import type { RateDecision } from '../http/server.js';
+import { decide, type RatePolicy } from '../ratelimit/limiter.js';
+import type { Clock } from '../util/clock.js';
+import type { LastUsedRecorder } from './last-used.js';
+import type { Principal, Role, Scope } from './principal.js';
+import { hashSecret, parseToken, secretMatches, type TokenEnv } from './tokens.js';
+
+interface AuthRow {
+  id: string;
+  env: TokenEnv;
+  scopes: string[];
+  secret_hash: Buffer;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  user_id: string;
+  role: Role;
+  org_id: number;
+  org_slug: string;
+  rate_limit_per_min: number | null;
+  rate_limit_burst: number | null;
+  allowed: boolean | null;
+  tat_ms: number | null;
+  interval_ms: number | null;
+  burst: number | null;
+}
+
+const AUTHENTICATE = 'select * from r3_authenticate($1, $2, $3, $4, $5, $6)';
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+const ENV_PREFIX = /^svc_(live|test)_/;
+
+/** A caller and its rate-limit reading (null when limiting is off for its org). */
+export interface Authenticated {
+  principal: Principal;
+  rate: RateDecision | null;
+}
+
+export type Authenticate = (authorization: string | undefined) => Promise<Authenticated>;
+
+/** Builds the authenticator of a deployment that issues and accepts `svc_<env>_` tokens. */
+export function createAuthenticator(deps: {
+  sql: Sql;
+  env: TokenEnv;
+  clock: Clock;
+  lastUsed: LastUsedRecorder;
+  /** The deployment's per-token limits (an org may override them). */
+  defaults: RatePolicy;
+}): Authenticate {
+  const { sql, env, clock, lastUsed, defaults } = deps;
+  return async (authorization) => {
+    if (!authorization) {
+      throw unauthorized('Missing Authorization header; send "Authorization: Bearer <token>".', {
+        reason: 'missing',
+      });
+    }
+    const bearer = BEARER.exec(authorization);
+    if (!bearer) {
+      throw unauthorized('The Authorization header must use the Bearer scheme.', { reason: 'not_bearer' });
+    }
+    const text = bearer[1] as string;
+    const tokenEnv = ENV_PREFIX.exec(text)?.[1];
+    if (tokenEnv && tokenEnv !== env) {
+      throw unauthorized(
+        `This is a svc_${tokenEnv}_ token; this deployment (R3_ENV=${env}) accepts only svc_${env}_ tokens.`,
+        { reason: 'wrong_environment' },
+      );
+    }
+    const parsed = parseToken(text);
+    if (!parsed) throw unauthorized('Malformed token.', { reason: 'malformed' });
+    const now = clock.now();
+    const [row] = await sql.prepared<AuthRow>('r3_authenticate', AUTHENTICATE, [
+      parsed.tokenId,
+      hashSecret(parsed.secret),
+      env,
+      now,
+      defaults.perMinute,
+      defaults.burst,
+    ]);
+    if (!row || row.env !== env || !secretMatches(parsed.secret, row.secret_hash)) {
+      throw unauthorized('Unknown token.', { reason: 'unknown' });
+    }
+    if (row.revoked_at) throw unauthorized('This token has been revoked.', { reason: 'revoked' });
+    if (row.expires_at && row.expires_at.getTime() <= now) {
+      throw unauthorized('This token has expired.', { reason: 'expired' });
+    }
+    lastUsed.record(row.id, now);
+    const rate =
+      row.allowed === null || row.tat_ms === null || row.interval_ms === null || row.burst === null
+        ? null
+        : decide(row.allowed, row.tat_ms, now, row.interval_ms, row.burst);
+    return {
+      principal: {
+        orgId: row.org_id,
+        orgSlug: row.org_slug,
+        userId: row.user_id,
+        role: row.role,
+        scopes: new Set(row.scopes as Scope[]),
+        tokenId: row.id,
+        actor: `token:${row.id}`,
+        rateLimit: { perMinute: row.rate_limit_per_min, burst: row.rate_limit_burst },
+      },
+      rate,
+    };
+  };
+}
+
+/** The principal of unauthenticated public routes: no org, no scopes. */
+export const ANONYMOUS: Principal = {
+  orgId: 0,
+  orgSlug: '',
+  userId: 'anonymous',
+  role: 'specialist',
+  scopes: new Set(),
+  tokenId: null,
+  actor: 'anonymous',
+  rateLimit: { perMinute: null, burst: null },
+};

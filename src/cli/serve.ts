@@ -1,0 +1,34 @@
+/** `r3 serve` and `r3 migrate`. */
+
+import { createLogger } from '../log.js';
+import { openConfiguredDatabase, startApp } from '../main.js';
+import type { CliContext } from './main.js';
+
+export async function serveCommand(_args: string[], { config, out }: CliContext): Promise<number> {
+  const log = createLogger(config.logLevel);
+  const app = await startApp(config, { log });
+  out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl})`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      void app.close().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  // Requests are drained and pools closed; idle keep-alive sockets must not hold the process open.
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
+  process.exit(0);
+}
+
+export async function migrateCommand(_args: string[], { config, out }: CliContext): Promise<number> {
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+  const db = await openConfiguredDatabase(config, log);
+  try {
+    const applied = await db.migrate();
+    out(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    return 0;
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * r3's configuration: the environment, parsed once by zod (decisions §1). A bad value stops start-up
+ * with a message naming the variable; nothing else in the code reads `process.env`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { parseDuration, parseDurationList } from './util/duration.js';
+
+const duration = (name: string) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be a duration like 500ms, 30s, 5m or 1h` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => ['true', '1', 'yes'].includes(v));
+const nonNegativeInt = z.coerce.number().int().min(0);
+const optionalUrl = z.url().optional();
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: optionalUrl,
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL')
+    .optional(),
+  R3_DATA_DIR: z.string().min(1).default('./.r3'),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls|ws|wss):\/\/|^[^:/]+:\d+$/, 'NATS_URL must be a nats:// URL')
+    .optional(),
+  R3_ENV: z.enum(['live', 'test']).default('test'),
+  R3_RATE_LIMIT_PER_MIN: nonNegativeInt.default(60),
+  R3_RATE_LIMIT_BURST: nonNegativeInt.default(120),
+  R3_WEBHOOK_BACKOFF: z
+    .string()
+    .default('1s,30s,5m,1h,6h,24h')
+    .transform((text, ctx) => {
+      const list = parseDurationList(text);
+      if (!list) {
+        ctx.addIssue({ code: 'custom', message: 'R3_WEBHOOK_BACKOFF must be a comma list of durations' });
+        return z.NEVER;
+      }
+      return list;
+    }),
+  R3_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(6),
+  R3_WEBHOOK_TIMEOUT: duration('R3_WEBHOOK_TIMEOUT').default(30_000),
+  R3_WEBHOOK_OLD_SECRET_WINDOW: duration('R3_WEBHOOK_OLD_SECRET_WINDOW').default(600_000),
+  R3_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  R3_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  R3_SSE_HEARTBEAT: duration('R3_SSE_HEARTBEAT').default(15_000),
+  R3_SSE_MAX_STREAMS_PER_TOKEN: nonNegativeInt.default(100),
+  R3_SSE_QUEUE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(256),
+  R3_MCP_HTTP_AUTHORING: bool.default(false),
+  R3_MCP_ALLOWED_ORIGINS: z.string().default(''),
+  R3_MODEL_PROVIDER: z.enum(['echo', 'openai']).default('echo'),
+  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.string().optional(),
+  R3_MODEL: z.string().default('gpt-4o-mini'),
+  R3_EMBEDDINGS_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  R3_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  R3_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(2).max(8192).optional(),
+  R3_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  R3_BUS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'R3_BUS_PREFIX may hold letters, digits, - and _')
+    .default('r3'),
+  R3_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  R3_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(32),
+  R3_SHUTDOWN_TIMEOUT: duration('R3_SHUTDOWN_TIMEOUT').default(10_000),
+  R3_TRUST_PROXY: bool.default(false),
+  R3_SECRET_KEY: z.string().min(32, 'R3_SECRET_KEY must be at least 32 characters').optional(),
+});
+
+/** The parsed, typed configuration every module receives (never `process.env`). */
+export interface Config {
+  port: number;
+  host: string;
+  /** Without a trailing slash. When BASE_URL is unset and PORT is 0, the bound port replaces 0 at start. */
+  baseUrl: string;
+  baseUrlExplicit: boolean;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  natsUrl: string | undefined;
+  env: 'live' | 'test';
+  rateLimit: { perMinute: number; burst: number };
+  webhooks: {
+    backoffMs: number[];
+    maxAttempts: number;
+    timeoutMs: number;
+    oldSecretWindowMs: number;
+    allowPrivate: boolean;
+    /** Attempts in flight per webhook per process (R3_WEBHOOK_CONCURRENCY). */
+    concurrencyPerEndpoint: number;
+  };
+  /** Per-run event streams: heartbeat period, open streams per token (0: no cap), events held for a slow client. */
+  sse: { heartbeatMs: number; maxStreamsPerToken: number; queueLimit: number };
+  mcp: { httpAuthoring: boolean; allowedOrigins: string[] };
+  model: {
+    provider: 'echo' | 'openai';
+    openai: { baseUrl: string; apiKey: string | undefined; model: string };
+  };
+  /** `dimensions`: 256 for the local embedder, 1536 for `openai` unless R3_EMBEDDINGS_DIMENSIONS says. */
+  embeddings: { provider: 'local' | 'openai'; model: string; dimensions: number };
+  logLevel: string;
+  busPrefix: string;
+  dbPoolSize: number;
+  workerConcurrency: number;
+  shutdownTimeoutMs: number;
+  trustProxy: boolean;
+  secretKey: string | undefined;
+}
+
+/** A configuration error names every offending variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment (default `process.env`); throws `ConfigError` naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? '?');
+        const value = present[name];
+        const shown =
+          value === undefined
+            ? ''
+            : ` (got ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)})`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  if (e.R3_RATE_LIMIT_PER_MIN > 0 && e.R3_RATE_LIMIT_BURST === 0) {
+    throw new ConfigError(['R3_RATE_LIMIT_BURST: must be at least 1 when R3_RATE_LIMIT_PER_MIN is set']);
+  }
+  const baseUrl = (e.BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(
+    /\/+$/,
+    '',
+  );
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    baseUrlExplicit: e.BASE_URL !== undefined,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.R3_DATA_DIR),
+    natsUrl: e.NATS_URL,
+    env: e.R3_ENV,
+    rateLimit: { perMinute: e.R3_RATE_LIMIT_PER_MIN, burst: e.R3_RATE_LIMIT_BURST },
+    webhooks: {
+      backoffMs: e.R3_WEBHOOK_BACKOFF,
+      maxAttempts: e.R3_WEBHOOK_MAX_ATTEMPTS,
+      timeoutMs: e.R3_WEBHOOK_TIMEOUT,
+      oldSecretWindowMs: e.R3_WEBHOOK_OLD_SECRET_WINDOW,
+      allowPrivate: e.R3_WEBHOOK_ALLOW_PRIVATE,
+      concurrencyPerEndpoint: e.R3_WEBHOOK_CONCURRENCY,
+    },
+    sse: {
+      heartbeatMs: e.R3_SSE_HEARTBEAT,
+      maxStreamsPerToken: e.R3_SSE_MAX_STREAMS_PER_TOKEN,
+      queueLimit: e.R3_SSE_QUEUE_LIMIT,
+    },
+    mcp: {
+      httpAuthoring: e.R3_MCP_HTTP_AUTHORING,
+      allowedOrigins: e.R3_MCP_ALLOWED_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    },
+    model: {
+      provider: e.R3_MODEL_PROVIDER,
+      openai: { baseUrl: e.OPENAI_BASE_URL.replace(/\/+$/, ''), apiKey: e.OPENAI_API_KEY, model: e.R3_MODEL },
+    },
+    embeddings: {
+      provider: e.R3_EMBEDDINGS_PROVIDER,
+      model: e.R3_EMBEDDINGS_MODEL,
+      dimensions: e.R3_EMBEDDINGS_DIMENSIONS ?? (e.R3_EMBEDDINGS_PROVIDER === 'local' ? 256 : 1536),
+    },
+    logLevel: e.R3_LOG_LEVEL,
+    busPrefix: e.R3_BUS_PREFIX,
+    dbPoolSize: e.R3_DB_POOL_SIZE,
+    workerConcurrency: e.R3_WORKER_CONCURRENCY,
+    shutdownTimeoutMs: e.R3_SHUTDOWN_TIMEOUT,
+    trustProxy: e.R3_TRUST_PROXY,
+    secretKey: e.R3_SECRET_KEY,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Opening r3's database: resolve the URL (DATABASE_URL, else the embedded cluster), start MikroORM
+ * (entities, migrations) and the plain-SQL pool. `migrate()` applies pending migrations.
+ *
+ * Terminology: *orm* is MikroORM (fork its `em` per request or job); *sql* is the plain pool of
+ * src/db/sql.ts for hot paths and row locking.
+ */
+
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './embedded.js';
+import { allEntities } from './entities/index.js';
+import { migrations } from './migrations/index.js';
+import { createDb, type Db } from './sql.js';
+
+export interface Database {
+  orm: MikroORM;
+  sql: Db;
+  url: string;
+  /** Applies pending migrations; returns their names. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Resolves the database URL: DATABASE_URL, or an embedded cluster under R3_DATA_DIR. */
+export async function resolveDatabaseUrl(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  log: Logger,
+): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
+  const embedded = await startEmbeddedPostgres(config.dataDir, log);
+  return { url: embedded.urlFor('r3'), embedded };
+}
+
+/** Opens the ORM and pool on `url`. */
+export async function openDatabase(
+  url: string,
+  options: { poolSize: number; log: Logger; embedded?: EmbeddedDatabase | null; applicationName?: string },
+): Promise<Database> {
+  const orm = await MikroORM.init({
+    clientUrl: url,
+    entities: allEntities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
+    pool: { min: 0, max: 4 },
+    discovery: { warnWhenNoEntities: false },
+    debug: false,
+    allowGlobalContext: false,
+    logger: (message) => options.log.debug({ orm: message }, 'mikro-orm'),
+  });
+  const sql = createDb(url, { max: options.poolSize, applicationName: options.applicationName ?? 'r3' });
+  return {
+    orm,
+    sql,
+    url,
+    async migrate() {
+      const applied = await orm.getMigrator().up();
+      return applied.map((m) => m.name);
+    },
+    async close() {
+      await Promise.allSettled([orm.close(true), sql.close()]);
+      await options.embedded?.stop();
+    },
+  };
+}

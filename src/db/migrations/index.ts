@@ -1,0 +1,18 @@
+/**
+ * The ordered list of migrations. Each is a numbered file; the list is explicit so a packaged build
+ * needs no filesystem globbing. Append, never edit a migration that has shipped.
+ */
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration0001Foundation } from './0001-foundation.js';
+import { Migration0002Resources } from './0002-resources.js';
+import { Migration0003Actors } from './0003-actors.js';
+import { Migration0004Reviews } from './0004-reviews.js';
+import { Migration0005Webhooks } from './0005-webhooks.js';
+
+export const migrations: MigrationObject[] = [
+  { name: '0001-foundation', class: Migration0001Foundation },
+  { name: '0002-resources', class: Migration0002Resources },
+  { name: '0003-actors', class: Migration0003Actors },
+  { name: '0004-reviews', class: Migration0004Reviews },
+  { name: '0005-webhooks', class: Migration0005Webhooks },
+];

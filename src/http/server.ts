@@ -1,0 +1,337 @@
+/**
+ * The HTTP server on uWebSockets.js. One catch-all uWS handler runs the pipeline:
+ *
+ *   read request (sync) → route → authenticate → rate limit → authorize → body → zod → handler → reply
+ *
+ * uWS rules this file keeps so no handler has to: everything is read from `req` before the first
+ * await; `onAborted` is registered at once and every later write checks it; writes after an await
+ * are corked; no exception crosses a uWS callback.
+ */
+
+import uWS from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { type Access, authorize } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../log.js';
+import { ApiError, internal, rateLimited, routeNotFound } from './errors.js';
+import {
+  acceptRequestId,
+  type Exchange,
+  parseJsonBody,
+  parseQuery,
+  readBody,
+  respond,
+  writeRaw,
+} from './exchange.js';
+import type { Reply, ResponseStream } from './reply.js';
+import { Router } from './router.js';
+import { openStream } from './stream.js';
+import { parseOrThrow } from './validate.js';
+
+export { MAX_BODY_BYTES, parseQuery } from './exchange.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** The request as a handler sees it. */
+export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly ip: string;
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** The body bytes as received (empty for GET). */
+  readonly rawBody: Buffer;
+  /** The caller; the anonymous principal on public routes. */
+  readonly principal: Principal;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** A route as registered: method, path pattern, access rule, optional zod schemas, handler. */
+export interface RouteDef {
+  method: HttpMethod;
+  path: string;
+  access: Access;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Keep the body as bytes (no JSON parse). */
+  rawBody?: boolean;
+  summary?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the typed handler is checked by defineRoute
+  handler(ctx: RequestContext<any, any, any>): Promise<Reply> | Reply;
+}
+
+/** Declares a route whose handler's params, query and body are typed by its zod schemas. */
+export function defineRoute<
+  PS extends z.ZodType | undefined = undefined,
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+>(def: {
+  method: HttpMethod;
+  path: string;
+  access: Access;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  rawBody?: boolean;
+  summary?: string;
+  handler(
+    ctx: RequestContext<
+      PS extends z.ZodType ? z.output<PS> : Record<string, string>,
+      QS extends z.ZodType ? z.output<QS> : Record<string, unknown>,
+      Infer<BS>
+    >,
+  ): Promise<Reply> | Reply;
+}): RouteDef {
+  return def as RouteDef;
+}
+
+/** One rate-limit reading, rendered into headers on every response. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the bucket is full again. */
+  resetAt: number;
+  retryAfterSec: number;
+  /** Seconds the bucket needs to refill from empty (the IETF policy window). */
+  windowSec: number;
+  /** Seconds until the bucket is full (the IETF `t`). */
+  fullInSec: number;
+}
+
+export interface HttpServerDeps {
+  log: Logger;
+  /** Resolves a Bearer header to a principal and takes its rate-limit step, or throws 401. */
+  authenticate(
+    authorization: string | undefined,
+  ): Promise<{ principal: Principal; rate: RateDecision | null }>;
+  /** Takes one request from an address's bucket (unauthenticated callers); null when limiting is off. */
+  rateLimitAddress(ip: string): Promise<RateDecision | null>;
+  trustProxy: boolean;
+  /** Anonymous principal used on public routes. */
+  anonymous: Principal;
+}
+
+export interface HttpServer {
+  readonly router: Router<RouteDef>;
+  add(route: RouteDef): void;
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting, waits for in-flight requests (up to `timeoutMs`), ends open streams. */
+  close(timeoutMs: number): Promise<void>;
+  readonly inflight: number;
+}
+
+const decoder = new TextDecoder();
+
+const NO_BODY = Buffer.alloc(0);
+
+/** Creates the uWS app with r3's pipeline mounted on every path. */
+export function createHttpServer(deps: HttpServerDeps): HttpServer {
+  const router = new Router<RouteDef>();
+  const app = uWS.App();
+  let listenSocket: uWS.us_listen_socket | null = null;
+  let inflight = 0;
+  let draining = false;
+  const streams = new Set<ResponseStream>();
+  let idle: (() => void) | null = null;
+
+  app.any('/*', (res, req) => {
+    const exchange: Exchange = { res, aborted: false, done: false, controller: null, onAbort: [] };
+    res.onAborted(() => {
+      exchange.aborted = true;
+      exchange.controller?.abort();
+      for (const fn of exchange.onAbort) fn();
+    });
+    // Everything from `req` must be read now: it is stack-allocated and gone after this callback.
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((key, value) => {
+      headers[key] = value;
+    });
+    const remote = decoder.decode(res.getRemoteAddressAsText());
+    const forwarded = deps.trustProxy ? headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined;
+    const ip = forwarded || remote;
+    const requestId = acceptRequestId(headers['x-request-id']) ?? randomUUID();
+    const body = method === 'GET' || method === 'HEAD' ? null : readBody(exchange, headers['content-length']);
+    if (draining) {
+      respond(
+        exchange,
+        503,
+        { error: { code: 'INTERNAL', message: 'Server is shutting down.', details: {} } },
+        {
+          'X-Request-Id': requestId,
+          Connection: 'close',
+        },
+      );
+      return;
+    }
+    inflight++;
+    const started = performance.now();
+    void handle(exchange, { method, path, rawQuery, headers, ip, requestId, body }).then((status) => {
+      inflight--;
+      if (inflight === 0 && idle) idle();
+      deps.log.info(
+        { reqId: requestId, method, path, status, ms: Math.round((performance.now() - started) * 100) / 100 },
+        'request',
+      );
+    });
+  });
+
+  async function handle(
+    exchange: Exchange,
+    request: {
+      method: string;
+      path: string;
+      rawQuery: string;
+      headers: Record<string, string>;
+      ip: string;
+      requestId: string;
+      body: Promise<Buffer> | null;
+    },
+  ): Promise<number> {
+    const { method, path, headers, ip, requestId } = request;
+    const lookup = router.find(method, path);
+    const route = lookup.kind === 'match' ? lookup.match.route : null;
+    let rate: RateDecision | null = null;
+    const baseHeaders = (): Record<string, string> => ({ 'X-Request-Id': requestId, ...rateHeaders(rate) });
+    try {
+      let principal = deps.anonymous;
+      if (route?.access.kind !== 'public') {
+        try {
+          ({ principal, rate } = await deps.authenticate(headers.authorization));
+        } catch (error) {
+          // A failed authentication is charged to the caller's address, so guessing is limited too.
+          rate = await deps.rateLimitAddress(ip);
+          if (rate && !rate.allowed) throw rateLimited(rate.retryAfterSec);
+          throw error;
+        }
+        if (rate && !rate.allowed) throw rateLimited(rate.retryAfterSec);
+      }
+      if (lookup.kind !== 'match') {
+        throw routeNotFound(method, path);
+      }
+      const { route: matched, params: rawParams } = lookup.match;
+      authorize(principal, matched.access);
+      const params = (
+        matched.params ? parseOrThrow(matched.params, rawParams, 'params') : rawParams
+      ) as Record<string, string>;
+      const query = (
+        matched.query ? parseOrThrow(matched.query, parseQuery(request.rawQuery), 'query') : {}
+      ) as Record<string, unknown>;
+      const rawBody = request.body ? await request.body : NO_BODY;
+      let parsed: unknown;
+      if (matched.body && !matched.rawBody) {
+        parsed = parseOrThrow(matched.body, parseJsonBody(rawBody), 'body');
+      }
+      const ctx: RequestContext = {
+        requestId,
+        method,
+        path,
+        headers,
+        ip,
+        params,
+        query,
+        body: parsed,
+        rawBody,
+        principal,
+        get signal() {
+          exchange.controller ??= new AbortController();
+          if (exchange.aborted) exchange.controller.abort();
+          return exchange.controller.signal;
+        },
+      };
+      const reply = await matched.handler(ctx);
+      return send(exchange, reply, baseHeaders());
+    } catch (error) {
+      const apiError = toApiError(error, deps.log, requestId);
+      respond(exchange, apiError.status, apiError.toBody(), {
+        ...baseHeaders(),
+        ...apiError.headers,
+        ...(apiError.status === 413 ? { Connection: 'close' } : {}),
+      });
+      return apiError.status;
+    }
+  }
+
+  function send(exchange: Exchange, reply: Reply, headers: Record<string, string>): number {
+    switch (reply.kind) {
+      case 'json':
+        respond(exchange, reply.status, reply.body, { ...headers, ...reply.headers });
+        return reply.status;
+      case 'raw':
+        writeRaw(exchange, reply.status, reply.body, {
+          ...headers,
+          ...reply.headers,
+          'Content-Type': reply.contentType,
+        });
+        return reply.status;
+      case 'stream':
+        openStream(exchange, reply, headers, streams);
+        return reply.status;
+    }
+  }
+
+  return {
+    router,
+    add(route) {
+      router.add(route.method, route.path, route);
+    },
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+          listenSocket = socket;
+          resolve(uWS.us_socket_local_port(socket));
+        });
+      });
+    },
+    async close(timeoutMs) {
+      draining = true;
+      if (listenSocket) {
+        uWS.us_listen_socket_close(listenSocket);
+        listenSocket = null;
+      }
+      for (const stream of [...streams]) stream.end();
+      if (inflight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, timeoutMs);
+          idle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    },
+    get inflight() {
+      return inflight;
+    },
+  };
+}
+
+function rateHeaders(rate: RateDecision | null): Record<string, string> {
+  if (!rate) return {};
+  return {
+    'X-RateLimit-Limit': String(rate.limit),
+    'X-RateLimit-Remaining': String(rate.remaining),
+    'X-RateLimit-Reset': String(rate.resetAt),
+    'RateLimit-Policy': `"default";q=${rate.limit};w=${rate.windowSec}`,
+    RateLimit: `"default";r=${rate.remaining};t=${rate.fullInSec}`,
+  };
+}
+
+function toApiError(error: unknown, log: Logger, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  log.error({ err: error, reqId: requestId }, 'unhandled error');
+  return internal();
+}

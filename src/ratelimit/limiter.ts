@@ -1,0 +1,87 @@
+/**
+ * Request rate limiting shared by every node: a GCRA token bucket (capacity `burst`, refilled at
+ * `perMinute`) whose state lives in PostgreSQL (`rate_limits`, one unlogged row per bucket, updated
+ * by `r3_rate_take` in a single round trip). Buckets: `t:<tokenId>` for authenticated calls (taken
+ * inside `r3_authenticate`, see src/auth/authenticate.ts), `ip:<address>` for everything else
+ * (taken here).
+ *
+ * A refused request leaves the bucket unchanged, so a node that saw a refusal can refuse locally
+ * until the retry time without asking the database again: every node would reach the same answer.
+ */
+import type { Sql } from '../db/sql.js';
+import type { RateDecision } from '../http/server.js';
+import type { Clock } from '../util/clock.js';
+
+export interface RatePolicy {
+  perMinute: number;
+  burst: number;
+}
+
+export interface RateLimiter {
+  /** Takes one request from an address's bucket; null when limiting is off. */
+  takeForAddress(ip: string): Promise<RateDecision | null>;
+  /** Drops idle buckets (full for over an hour). */
+  sweep(): Promise<number>;
+}
+
+export function createRateLimiter(deps: { sql: Sql; clock: Clock; defaults: RatePolicy }): RateLimiter {
+  const { sql, clock, defaults } = deps;
+  /** Buckets known to be empty: key → the bucket's theoretical arrival time (ms). */
+  const refused = new Map<string, { tatMs: number; untilMs: number }>();
+
+  return {
+    async takeForAddress(ip) {
+      const key = `ip:${ip}`;
+      const policy = defaults;
+      if (policy.perMinute === 0 || policy.burst === 0) return null;
+      const interval = 60_000 / policy.perMinute;
+      const now = clock.now();
+      const known = refused.get(key);
+      if (known && now < known.untilMs) return decide(false, known.tatMs, now, interval, policy.burst);
+      if (known) refused.delete(key);
+      const [row] = await sql.prepared<{ allowed: boolean; tat_ms: number }>(
+        'rate_take',
+        'select allowed, tat_ms from r3_rate_take($1, $2, $3, $4)',
+        [key, now, interval, policy.burst],
+      );
+      const allowed = row?.allowed ?? true;
+      const tatMs = row?.tat_ms ?? now;
+      const decision = decide(allowed, tatMs, now, interval, policy.burst);
+      if (!allowed) {
+        if (refused.size > 10_000) refused.clear();
+        refused.set(key, { tatMs, untilMs: now + decision.retryAfterSec * 1000 });
+      }
+      return decision;
+    },
+    async sweep() {
+      const rows = await sql.query('delete from rate_limits where tat_ms < $1 returning 1', [
+        clock.now() - 3_600_000,
+      ]);
+      return rows.length;
+    },
+  };
+}
+
+/** Turns a GCRA state into the numbers the headers carry. */
+export function decide(
+  allowed: boolean,
+  tatMs: number,
+  nowMs: number,
+  intervalMs: number,
+  burst: number,
+): RateDecision {
+  const capacityMs = intervalMs * burst;
+  const backlogMs = Math.max(0, tatMs - nowMs);
+  const remaining = Math.max(0, Math.floor((capacityMs - backlogMs) / intervalMs + 1e-9));
+  // Refused: the next request fits once the backlog has drained to capacity - one interval.
+  const retryAfterMs = allowed ? 0 : Math.max(1, backlogMs + intervalMs - capacityMs);
+  return {
+    allowed,
+    limit: burst,
+    remaining: allowed ? remaining : 0,
+    resetAt: Math.ceil(Math.max(tatMs, nowMs) / 1000),
+    retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    windowSec: Math.ceil(capacityMs / 1000),
+    fullInSec: Math.ceil(backlogMs / 1000),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * MCP clients for tests: the official SDK client over streamable HTTP (with a Bearer token) and over
+ * stdio (spawning `r3 mcp --org <slug>`), and a call helper that checks the result's two copies of its
+ * JSON agree (decisions §9) and hands back the JSON.
+ */
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect } from 'vitest';
+import { R3_BIN } from './process.js';
+
+/** What a tool call answered: whether it is an error result, and its JSON. */
+export interface ToolAnswer<T = any> {
+  isError: boolean;
+  body: T;
+}
+
+/** An SDK client connected to `baseUrl`'s `/api/mcp` with `token`. */
+export async function connectHttp(baseUrl: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'r3-tests', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** An SDK client of a `r3 mcp --org <org>` child on `databaseUrl`; its stderr is collected. */
+export async function connectStdio(
+  org: string,
+  env: Record<string, string>,
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [R3_BIN, 'mcp', '--org', org],
+    cwd: path.dirname(path.dirname(R3_BIN)),
+    env: { PATH: process.env.PATH ?? '', R3_LOG_LEVEL: 'warn', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'r3-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+/** Calls `name`; asserts the text item and `structuredContent` carry the same JSON. */
+export async function call<T = any>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolAnswer<T>> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as Array<{ type: string; text?: string }>;
+  expect(content).toHaveLength(1);
+  expect(content[0]?.type).toBe('text');
+  const body = JSON.parse(content[0]?.text ?? 'null') as T;
+  expect(result.structuredContent).toEqual(body);
+  return { isError: result.isError === true, body };
+}
+
+/** Calls `name` and expects success; returns the JSON. */
+export async function ok<T = any>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
+  const answer = await call<T>(client, name, args);
+  expect(answer.isError, JSON.stringify(answer.body)).toBe(false);
+  return answer.body;
+}
+
+/** Calls `name` and expects an error result with `code`; returns the error object. */
+export async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  code: string,
+): Promise<{ code: string; message: string; details: any }> {
+  const answer = await call<{ error: { code: string; message: string; details: any } }>(client, name, args);
+  expect(answer.isError, JSON.stringify(answer.body)).toBe(true);
+  expect(answer.body.error.code, JSON.stringify(answer.body)).toBe(code);
+  return answer.body.error;
+}

@@ -1,0 +1,54 @@
+/** Authored resources for run tests, created through their REST endpoints (the workspace write path). */
+import { expect } from 'vitest';
+import type { TestApp } from './app.js';
+
+/** Creates a skill: `manifest` fields over defaults, and its prompt. */
+export async function createSkill(
+  t: TestApp,
+  token: string,
+  manifest: Record<string, unknown> & { slug: string },
+  promptMd = 'Summarize: {{input.text}}',
+): Promise<void> {
+  const res = await t.request('POST', '/api/v1/skills', {
+    token,
+    body: { manifest: { name: `Skill ${manifest.slug}`, ...manifest }, promptMd },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+/** Updates a skill's manifest fields and/or prompt. */
+export async function patchSkill(
+  t: TestApp,
+  token: string,
+  slug: string,
+  body: { manifest?: Record<string, unknown>; promptMd?: string },
+): Promise<void> {
+  const res = await t.request('PATCH', `/api/v1/skills/${slug}`, { token, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** Creates a workflow from its manifest fields. */
+export async function createWorkflow(
+  t: TestApp,
+  token: string,
+  workflow: Record<string, unknown> & { slug: string; steps: unknown[] },
+): Promise<void> {
+  const res = await t.request('POST', '/api/v1/workflows', {
+    token,
+    body: { name: `Workflow ${workflow.slug}`, ...workflow },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+/** Creates an agent from its manifest fields. */
+export async function createAgent(
+  t: TestApp,
+  token: string,
+  agent: Record<string, unknown> & { slug: string },
+): Promise<void> {
+  const res = await t.request('POST', '/api/v1/agents', {
+    token,
+    body: { name: `Agent ${agent.slug}`, ...agent },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}

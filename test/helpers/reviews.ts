@@ -1,0 +1,117 @@
+/**
+ * Review-queue fixtures: an org with review-producing skills and workflows, runs that wait in the
+ * queue (a pending skill run, a workflow paused at its first gate), and readers of an item's row and
+ * of everything a refused call must leave alone.
+ */
+import { expect } from 'vitest';
+import type { CreatedToken } from '../../src/auth/token-service.js';
+import { ALL_SCOPES, type TestApp } from './app.js';
+import { createSkill, createWorkflow } from './resources.js';
+
+/** An org set up for review tests: an owner token (every scope) and its resources. */
+export interface ReviewOrg {
+  org: string;
+  owner: CreatedToken;
+}
+
+/**
+ * Creates org `org` with an owner (user `<org>-owner`, every scope) and: `gated` (requiresApproval),
+ * `gated-strict` (requiresApproval, a draft that always fails its outputSchema), `echoer`, and the
+ * workflows `gate-first` (gate `gate` titled "Go?", then `work`) and `routed` (gate assigned to
+ * `assignee`, if given).
+ */
+export async function setupReviewOrg(t: TestApp, org: string, assignee?: string): Promise<ReviewOrg> {
+  const owner = await t.token({ org, user: `${org}-owner`, role: 'owner', scopes: ALL_SCOPES });
+  await createSkill(t, owner.token, { slug: 'gated', name: 'Gated draft', requiresApproval: true });
+  await createSkill(t, owner.token, {
+    slug: 'gated-strict',
+    name: 'Strict draft',
+    requiresApproval: true,
+    outputSchema: { type: 'object', required: ['summary'] },
+  });
+  await createSkill(t, owner.token, { slug: 'echoer', name: 'Echoer' }, '<{{input.text}}>');
+  await createWorkflow(t, owner.token, {
+    slug: 'gate-first',
+    name: 'Gate first',
+    steps: [
+      { name: 'gate', type: 'approve', title: 'Go?' },
+      { name: 'work', type: 'skill', skill: 'echoer', input: { text: 'x' } },
+    ],
+  });
+  if (assignee !== undefined) {
+    await createWorkflow(t, owner.token, {
+      slug: 'routed',
+      name: 'Routed',
+      steps: [{ name: 'check', type: 'approve', assignTo: assignee }],
+    });
+  }
+  return { org, owner };
+}
+
+/** Triggers skill `slug` (default `gated`): a pending run, in the queue at once. */
+export async function pendingSkillRun(t: TestApp, token: string, slug = 'gated'): Promise<number> {
+  const res = await t.request('POST', `/api/v1/skills/${slug}/runs`, {
+    token,
+    body: { input: { text: 'x' } },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  expect(res.body.status).toBe('pending');
+  return res.body.runId as number;
+}
+
+/** Triggers workflow `slug` (default `gate-first`) and lets the worker bring it to its first gate. */
+export async function pausedWorkflowRun(t: TestApp, token: string, slug = 'gate-first'): Promise<number> {
+  const res = await t.request('POST', `/api/v1/workflows/${slug}/runs`, { token, body: { input: {} } });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  expect(res.body.status).toBe('running');
+  await t.app.jobs.drain();
+  const run = await t.request('GET', `/api/v1/runs/${res.body.runId}`, { token });
+  expect(run.body.status).toBe('paused');
+  return res.body.runId as number;
+}
+
+/** The review item rows of run `runId` (every one it ever had, oldest first). */
+export interface ItemRow {
+  id: number;
+  status: string;
+  open: boolean;
+  assigned_to: string | null;
+  snoozed_until: Date | null;
+  note: string | null;
+  version: number;
+}
+
+export async function itemsOf(t: TestApp, runId: number, kind = 'skill'): Promise<ItemRow[]> {
+  return t.app.db.sql.query<ItemRow>(
+    `select id, status, open, assigned_to, snoozed_until, note, version from review_items
+      where run_id = $1 and kind = $2 order by id`,
+    [runId, kind],
+  );
+}
+
+/** The one open item of `runId`. */
+export async function openItem(t: TestApp, runId: number, kind = 'skill'): Promise<ItemRow> {
+  const open = (await itemsOf(t, runId, kind)).filter((i) => i.open);
+  expect(open).toHaveLength(1);
+  return open[0] as ItemRow;
+}
+
+/**
+ * Everything a call on `runId` could change: the run as the API shows it, its items, and the org's
+ * transition-log, audit, outbox and timer rows. Equal before and after means the call changed nothing.
+ */
+export async function footprint(t: TestApp, token: string, runId: number, kind = 'skill') {
+  const run = await t.request('GET', `/api/v1/runs/${runId}`, { token });
+  const counts = await t.app.db.sql.one(
+    `select (select count(*)::int from actor_transitions) as transitions,
+            (select count(*)::int from audit_log) as audit,
+            (select count(*)::int from outbox) as outbox,
+            (select count(*)::int from timers) as timers`,
+  );
+  return { run: run.body, items: await itemsOf(t, runId, kind), counts };
+}
+
+/** The run ids of a queue answer. */
+export function ids(body: { reviews: Array<{ id: number }> }): number[] {
+  return body.reviews.map((r) => r.id);
+}

@@ -1,0 +1,140 @@
+/**
+ * Runs for tests that are about the actor machinery rather than the workspace: a skill or workflow run
+ * created straight through the actor host, with its manifest given inline (what a trigger would have
+ * resolved from the workspace).
+ */
+import { SYSTEM } from '../../src/actors/acting-as.js';
+import type { Transitioned } from '../../src/actors/host.js';
+import type { ActorTx } from '../../src/actors/tx.js';
+import type { App } from '../../src/main.js';
+import { SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from '../../src/runs/kinds.js';
+import type { RunManifest } from '../../src/runs/targets.js';
+import type { SkillManifest } from '../../src/workspace/skill-manifest.js';
+
+/** The org id of `slug` (created by `t.token({org})`). */
+export async function orgIdOf(app: App, slug = 'acme'): Promise<number> {
+  const row = await app.db.sql.one<{ id: number }>('select id from orgs where slug = $1', [slug]);
+  return row.id;
+}
+
+/** A skill manifest with defaults. */
+export function skillManifest(slug: string, overrides: Partial<SkillManifest> = {}): SkillManifest {
+  return {
+    slug,
+    name: `Skill ${slug}`,
+    description: '',
+    category: 'general',
+    status: 'active',
+    form: 'prompt',
+    requiresApproval: false,
+    ...overrides,
+  };
+}
+
+/** Creates a skill run of `slug` in `tx` (default: its own transaction). */
+export async function createSkillRun(
+  app: App,
+  orgId: number,
+  options: {
+    slug?: string;
+    requiresApproval?: boolean;
+    promptMd?: string;
+    input?: Record<string, unknown>;
+    manifest?: Partial<SkillManifest>;
+    tx?: ActorTx;
+  } = {},
+): Promise<Transitioned> {
+  const slug = options.slug ?? 'summarize';
+  const requiresApproval = options.requiresApproval ?? false;
+  const manifest: RunManifest = {
+    kind: 'skill',
+    skill: {
+      manifest: skillManifest(slug, { requiresApproval, ...options.manifest }),
+      promptMd: options.promptMd ?? 'Summarize: {{input.text}}',
+    },
+    agent: null,
+  };
+  const create = (tx: ActorTx) =>
+    app.actors.create(tx, SKILL_RUN_KIND, {
+      orgId,
+      input: (runId, at) => ({ runId, slug, requiresApproval, at }),
+      columns: {
+        slug,
+        name: `Skill ${slug}`,
+        agent_slug: null,
+        created_by: 'system',
+        api_token_id: null,
+        workspace_sha: 'abc1234',
+        trace_id: '0af7651916cd43dd8448eb211c80319c',
+        input: options.input ?? { text: 'hello' },
+        manifest,
+      },
+      actingAs: SYSTEM,
+    });
+  return options.tx ? create(options.tx) : app.actors.transact(create);
+}
+
+/** Creates a workflow run from `manifest` (a workflow run manifest). */
+export async function createWorkflowRun(
+  app: App,
+  orgId: number,
+  manifest: Extract<RunManifest, { kind: 'workflow' }>,
+  input: Record<string, unknown> = {},
+): Promise<Transitioned> {
+  const slug = manifest.workflow.slug;
+  const steps = manifest.workflow.steps.map((step) =>
+    step.type === 'approve'
+      ? {
+          name: step.name,
+          type: 'approve' as const,
+          ...(step.title ? { title: step.title } : {}),
+          assignTo: step.assignTo ?? null,
+        }
+      : { name: step.name, type: 'skill' as const },
+  );
+  return app.actors.transact((tx) =>
+    app.actors.create(tx, WORKFLOW_RUN_KIND, {
+      orgId,
+      input: (runId, at) => ({ runId, slug, steps, at }),
+      columns: {
+        slug,
+        name: manifest.workflow.name,
+        agent_slug: null,
+        created_by: 'system',
+        api_token_id: null,
+        workspace_sha: 'abc1234',
+        trace_id: '0af7651916cd43dd8448eb211c80319c',
+        input,
+        manifest,
+      },
+      actingAs: SYSTEM,
+    }),
+  );
+}
+
+/** Counts of the rows transitions write. */
+export interface RowCounts {
+  runs: number;
+  review_items: number;
+  transitions: number;
+  events: number;
+  outbox: number;
+  jobs: number;
+  timers: number;
+  audit: number;
+}
+
+/** Counts of the rows a transition writes, for "nothing half-written" checks. */
+export async function rowCounts(app: App): Promise<RowCounts> {
+  const row = await app.db.sql.one<RowCounts>(
+    `select (select count(*)::int from runs) as runs,
+            (select count(*)::int from review_items) as review_items,
+            (select count(*)::int from actor_transitions) as transitions,
+            (select count(*)::int from run_events) as events,
+            (select count(*)::int from outbox) as outbox,
+            (select count(*)::int from jobs) as jobs,
+            (select count(*)::int from timers) as timers,
+            (select count(*)::int from audit_log) as audit`,
+  );
+  return row;
+}
