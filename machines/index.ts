@@ -1,0 +1,245 @@
+/**
+ * r3's persisted actors: the pure state machines, their wire schemas and their row projections.
+ *
+ * Terminology:
+ * - kind: the name of an actor kind (`skill-run`, …); it is also the machine's `id`, and together
+ *   with the machine's `version` it identifies the definition a persisted snapshot belongs to.
+ * - input: what `initialTransition(machine, input)` takes when an actor is created.
+ * - event: what `transition(machine, snapshot, event)` takes. An event the current state does not
+ *   accept is unhandled there (`snapshot.can(event)` is false): the host answers 409.
+ * - effect: a named action with JSON params the host performs (see `shared/effects.ts`).
+ * - projection: the queryable row columns derived from a snapshot (`status` = top-level state).
+ *
+ * Everything here is pure: xstate and zod only, no clock, no I/O.
+ */
+
+import { reviewItemContextSchema } from './review-item/context.js';
+import { reviewItemEventSchema, reviewItemInputSchema } from './review-item/events.js';
+import { projectReviewItem, reviewItemMachine } from './review-item/machine.js';
+import { skillRunContextSchema } from './skill-run/context.js';
+import { skillRunEventSchema, skillRunInputSchema } from './skill-run/events.js';
+import { projectSkillRun, skillRunMachine } from './skill-run/machine.js';
+import { webhookDeliveryContextSchema } from './webhook-delivery/context.js';
+import { webhookDeliveryEventSchema, webhookDeliveryInputSchema } from './webhook-delivery/events.js';
+import { projectWebhookDelivery, webhookDeliveryMachine } from './webhook-delivery/machine.js';
+import { webhookEndpointContextSchema } from './webhook-endpoint/context.js';
+import { webhookEndpointEventSchema, webhookEndpointInputSchema } from './webhook-endpoint/events.js';
+import { projectWebhookEndpoint, webhookEndpointMachine } from './webhook-endpoint/machine.js';
+import { workflowRunContextSchema } from './workflow-run/context.js';
+import { workflowRunEventSchema, workflowRunInputSchema } from './workflow-run/events.js';
+import { projectWorkflowRun, workflowRunMachine } from './workflow-run/machine.js';
+
+/** Every persisted actor kind's machine, by kind (= the machine's `id`). */
+export const machines = {
+  'skill-run': skillRunMachine,
+  'workflow-run': workflowRunMachine,
+  'review-item': reviewItemMachine,
+  'webhook-delivery': webhookDeliveryMachine,
+  'webhook-endpoint': webhookEndpointMachine,
+} as const;
+
+/** A persisted actor kind. */
+export type MachineKind = keyof typeof machines;
+
+/** The persisted actor kinds. */
+export const MACHINE_KINDS = Object.keys(machines) as MachineKind[];
+
+/** Each kind's zod schemas: input (create), event (send) and context (a snapshot loaded from the database). */
+export const machineSchemas = {
+  'skill-run': { input: skillRunInputSchema, event: skillRunEventSchema, context: skillRunContextSchema },
+  'workflow-run': {
+    input: workflowRunInputSchema,
+    event: workflowRunEventSchema,
+    context: workflowRunContextSchema,
+  },
+  'review-item': {
+    input: reviewItemInputSchema,
+    event: reviewItemEventSchema,
+    context: reviewItemContextSchema,
+  },
+  'webhook-delivery': {
+    input: webhookDeliveryInputSchema,
+    event: webhookDeliveryEventSchema,
+    context: webhookDeliveryContextSchema,
+  },
+  'webhook-endpoint': {
+    input: webhookEndpointInputSchema,
+    event: webhookEndpointEventSchema,
+    context: webhookEndpointContextSchema,
+  },
+} as const satisfies Record<MachineKind, unknown>;
+
+/** Each kind's projection: snapshot → the row columns the host stores for querying. */
+export const projections = {
+  'skill-run': projectSkillRun,
+  'workflow-run': projectWorkflowRun,
+  'review-item': projectReviewItem,
+  'webhook-delivery': projectWebhookDelivery,
+  'webhook-endpoint': projectWebhookEndpoint,
+} as const satisfies Record<MachineKind, unknown>;
+
+export {
+  type ReviewDecision,
+  type ReviewItemContext,
+  reviewDecisionSchema,
+  reviewItemContextSchema,
+} from './review-item/context.js';
+export {
+  type ReviewAssignEvent,
+  type ReviewCancelEvent,
+  type ReviewDecideEvent,
+  type ReviewItemEvent,
+  type ReviewItemInput,
+  type ReviewSnoozeEvent,
+  type ReviewWakeEvent,
+  reviewAssignEventSchema,
+  reviewCancelEventSchema,
+  reviewDecideEventSchema,
+  reviewItemEventSchema,
+  reviewItemInputSchema,
+  reviewSnoozeEventSchema,
+  reviewWakeEventSchema,
+} from './review-item/events.js';
+export {
+  projectReviewItem,
+  REVIEW_ITEM_STATUSES,
+  type ReviewItemMachine,
+  type ReviewItemProjection,
+  type ReviewItemStatus,
+  reviewItemMachine,
+  SNOOZE_TIMER_ID,
+} from './review-item/machine.js';
+export {
+  type CancelTimerParams,
+  type CloseReviewParams,
+  EFFECT_TYPES,
+  type Effect,
+  type EmitReviewEventParams,
+  type EnqueueJobParams,
+  type NotifyParams,
+  type OpenReviewParams,
+  REVIEW_EVENT_NAMES,
+  type RecordEventParams,
+  type ReviewEventName,
+  RUN_EVENT_NAMES,
+  type RunEventName,
+  type ScheduleTimerParams,
+  type TimerEvent,
+  toEffects,
+} from './shared/effects.js';
+export {
+  type RunApproveEvent,
+  type RunCancelEvent,
+  type RunError,
+  type RunRejectEvent,
+  type RunReview,
+  runApproveEventSchema,
+  runCancelEventSchema,
+  runErrorSchema,
+  runRejectEventSchema,
+  runReviewSchema,
+  type StepFailedEvent,
+  type StepResults,
+  type StepSucceededEvent,
+  stepErrorSchema,
+  stepFailedEventSchema,
+  stepResultsSchema,
+  stepSucceededEventSchema,
+} from './shared/run.js';
+export { type JsonObject, jsonObjectSchema } from './shared/schemas.js';
+export {
+  SKILL_RUN_REVIEW_STATES,
+  type SkillRunContext,
+  type SkillRunReviewState,
+  skillRunContextSchema,
+} from './skill-run/context.js';
+export {
+  type SkillRunEvent,
+  type SkillRunInput,
+  skillRunEventSchema,
+  skillRunInputSchema,
+} from './skill-run/events.js';
+export {
+  projectSkillRun,
+  SKILL_RUN_STATUSES,
+  type SkillRunMachine,
+  type SkillRunProjection,
+  type SkillRunStatus,
+  skillRunMachine,
+} from './skill-run/machine.js';
+export { type WebhookDeliveryContext, webhookDeliveryContextSchema } from './webhook-delivery/context.js';
+export {
+  type AttemptFailedEvent,
+  type AttemptStartedEvent,
+  type AttemptSucceededEvent,
+  attemptFailedEventSchema,
+  attemptStartedEventSchema,
+  attemptSucceededEventSchema,
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  deliveryIdSchema,
+  type RetryDueEvent,
+  retryDueEventSchema,
+  type WebhookDeliveryEvent,
+  type WebhookDeliveryInput,
+  webhookDeliveryEventSchema,
+  webhookDeliveryInputSchema,
+} from './webhook-delivery/events.js';
+export {
+  backoffAfter,
+  projectWebhookDelivery,
+  RETRY_TIMER_ID,
+  WEBHOOK_DELIVERY_STATUSES,
+  type WebhookDeliveryMachine,
+  type WebhookDeliveryProjection,
+  type WebhookDeliveryStatus,
+  webhookDeliveryMachine,
+} from './webhook-delivery/machine.js';
+export {
+  DISABLED_REASONS,
+  type DisabledReason,
+  type WebhookEndpointContext,
+  webhookEndpointContextSchema,
+} from './webhook-endpoint/context.js';
+export {
+  type DeliveryFailedEvent,
+  type DeliverySucceededEvent,
+  deliveryFailedEventSchema,
+  deliverySucceededEventSchema,
+  type EndpointDisableEvent,
+  type EndpointEnableEvent,
+  endpointDisableEventSchema,
+  endpointEnableEventSchema,
+  type WebhookEndpointEvent,
+  type WebhookEndpointInput,
+  webhookEndpointEventSchema,
+  webhookEndpointInputSchema,
+} from './webhook-endpoint/events.js';
+export {
+  DISABLE_AFTER_CONSECUTIVE_FAILURES,
+  projectWebhookEndpoint,
+  WEBHOOK_ENDPOINT_STATUSES,
+  type WebhookEndpointMachine,
+  type WebhookEndpointProjection,
+  type WebhookEndpointStatus,
+  webhookEndpointMachine,
+} from './webhook-endpoint/machine.js';
+export { type WorkflowRunContext, workflowRunContextSchema } from './workflow-run/context.js';
+export {
+  type GateReachedEvent,
+  gateReachedEventSchema,
+  type WorkflowRunEvent,
+  type WorkflowRunInput,
+  type WorkflowStep,
+  workflowRunEventSchema,
+  workflowRunInputSchema,
+  workflowStepSchema,
+} from './workflow-run/events.js';
+export {
+  projectWorkflowRun,
+  WORKFLOW_RUN_STATUSES,
+  type WorkflowRunMachine,
+  type WorkflowRunProjection,
+  type WorkflowRunStatus,
+  workflowRunMachine,
+} from './workflow-run/machine.js';

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { entityIdSchema, isoTimestampSchema, principalSchema } from '../shared/schemas.js';
+
+/** A reviewer's decision on an item. */
+export const reviewDecisionSchema = z.strictObject({
+  action: z.enum(['approve', 'reject']),
+  by: principalSchema,
+  reason: z.string().nullable(),
+  at: isoTimestampSchema,
+});
+
+/** A reviewer's decision on an item. */
+export type ReviewDecision = z.infer<typeof reviewDecisionSchema>;
+
+/** The context of a review item, for validating snapshots loaded from the database. */
+export const reviewItemContextSchema = z.strictObject({
+  kind: z.enum(['skill', 'workflow', 'mission']),
+  runId: entityIdSchema,
+  title: z.string().min(1),
+  createdAt: isoTimestampSchema,
+  assignedTo: principalSchema.nullable(),
+  /** The note of the latest routing (an ASSIGN without a note clears it). */
+  note: z.string().nullable(),
+  /** Set only while snoozed. */
+  snoozedUntil: isoTimestampSchema.nullable(),
+  decision: reviewDecisionSchema.nullable(),
+  /** When the item was decided or cancelled. */
+  closedAt: isoTimestampSchema.nullable(),
+});
+
+/** The context of a review item. */
+export type ReviewItemContext = z.infer<typeof reviewItemContextSchema>;

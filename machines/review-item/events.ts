@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { entityIdSchema, isoTimestampSchema, principalSchema } from '../shared/schemas.js';
+import { isAfter } from '../shared/time.js';
+
+/** What the host passes to `initialTransition(reviewItemMachine, input)` when a run asks for review. */
+export const reviewItemInputSchema = z.strictObject({
+  kind: z.enum(['skill', 'workflow', 'mission']),
+  runId: entityIdSchema,
+  title: z.string().min(1),
+  assignedTo: principalSchema.nullish(),
+  at: isoTimestampSchema,
+});
+
+/** Input of a review item. */
+export type ReviewItemInput = z.infer<typeof reviewItemInputSchema>;
+
+/** Route the item to a user (`assignedTo`), or back to the triage lane (null). */
+export const reviewAssignEventSchema = z.strictObject({
+  type: z.literal('ASSIGN'),
+  assignedTo: principalSchema.nullable(),
+  note: z.string().nullish(),
+  by: principalSchema,
+  at: isoTimestampSchema,
+});
+
+/** Route the item. */
+export type ReviewAssignEvent = z.infer<typeof reviewAssignEventSchema>;
+
+/**
+ * Hide the item from the active queue until `until`. A past `until` is a validation error here (400);
+ * the machine's guard refuses it too, for callers that skip the schema.
+ */
+export const reviewSnoozeEventSchema = z
+  .strictObject({
+    type: z.literal('SNOOZE'),
+    until: isoTimestampSchema,
+    by: principalSchema,
+    at: isoTimestampSchema,
+  })
+  .refine((event) => isAfter(event.until, event.at), {
+    message: 'until must be in the future',
+    path: ['until'],
+  });
+
+/** Snooze the item. */
+export type ReviewSnoozeEvent = z.infer<typeof reviewSnoozeEventSchema>;
+
+/** The snooze timer fired; `until` identifies which snooze, so a stale timer is refused. */
+export const reviewWakeEventSchema = z.strictObject({
+  type: z.literal('WAKE'),
+  until: isoTimestampSchema,
+  at: isoTimestampSchema,
+});
+
+/** The snooze timer fired. */
+export type ReviewWakeEvent = z.infer<typeof reviewWakeEventSchema>;
+
+/** A reviewer decided; the host dispatches the decision to the run (approve/reject, resume/cancel). */
+export const reviewDecideEventSchema = z.strictObject({
+  type: z.literal('DECIDE'),
+  action: z.enum(['approve', 'reject']),
+  by: principalSchema,
+  reason: z.string().nullish(),
+  at: isoTimestampSchema,
+});
+
+/** A reviewer decided. */
+export type ReviewDecideEvent = z.infer<typeof reviewDecideEventSchema>;
+
+/** The run went away (cancelled or failed): the item leaves the queue undecided. */
+export const reviewCancelEventSchema = z.strictObject({
+  type: z.literal('CANCEL'),
+  at: isoTimestampSchema,
+});
+
+/** The run went away. */
+export type ReviewCancelEvent = z.infer<typeof reviewCancelEventSchema>;
+
+/** Every event a review item understands (whether a state accepts it is the machine's call). */
+export const reviewItemEventSchema = z.discriminatedUnion('type', [
+  reviewAssignEventSchema,
+  reviewSnoozeEventSchema,
+  reviewWakeEventSchema,
+  reviewDecideEventSchema,
+  reviewCancelEventSchema,
+]);
+
+/** An event of a review item. */
+export type ReviewItemEvent = z.infer<typeof reviewItemEventSchema>;

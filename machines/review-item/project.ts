@@ -1,0 +1,39 @@
+import type { SnapshotFrom } from 'xstate';
+import { statusOf } from '../shared/status.js';
+import type { ReviewDecision } from './context.js';
+import type { ReviewItemMachine } from './machine.js';
+
+/** A review item's statuses (the item's own; the queue's `pending`/`paused`/`awaiting_review` is its run's). */
+export const REVIEW_ITEM_STATUSES = ['unassigned', 'assigned', 'snoozed', 'decided', 'cancelled'] as const;
+
+/** A review item's status. */
+export type ReviewItemStatus = (typeof REVIEW_ITEM_STATUSES)[number];
+
+/** The columns of a review item's row that the host stores for querying. */
+export interface ReviewItemProjection {
+  status: ReviewItemStatus;
+  /** Whether the item is in the queue at all (not decided, not cancelled). */
+  open: boolean;
+  assignedTo: string | null;
+  note: string | null;
+  snoozedUntil: string | null;
+  decision: ReviewDecision | null;
+  closedAt: string | null;
+}
+
+/** The queryable columns of a review item's snapshot. */
+export function projectReviewItem(
+  snapshot: Pick<SnapshotFrom<ReviewItemMachine>, 'value' | 'context'>,
+): ReviewItemProjection {
+  const { context } = snapshot;
+  const status = statusOf(snapshot.value, REVIEW_ITEM_STATUSES, 'review-item');
+  return {
+    status,
+    open: status !== 'decided' && status !== 'cancelled',
+    assignedTo: context.assignedTo,
+    note: context.note,
+    snoozedUntil: context.snoozedUntil,
+    decision: context.decision,
+    closedAt: context.closedAt,
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The effect vocabulary shared by every machine and the actor host.
+ *
+ * Terminology:
+ * - effect: a named action with plain-JSON `params`. Its implementation in `setup()` is a no-op; the
+ *   host reads `type` and `params` from the actions that xstate's pure `transition()` returns and
+ *   performs the effect in the same database transaction as the snapshot write.
+ * - run event: a row in a run's event log (per-run sequence), replayed over SSE and turned into
+ *   webhooks. Recorded with `recordEvent`.
+ * - job: background work started after commit (`enqueueJob`).
+ * - timer: a durable row with a `dueAt`; when due, the scheduler sends the timer's `event` (plus `at`,
+ *   the firing time) to the actor that scheduled it. A timer id is unique per actor, so scheduling
+ *   the same id again replaces the pending timer.
+ * - review event: a review item's domain event (opened, assigned, snoozed, woken, decided,
+ *   cancelled), published through the outbox (`emitReviewEvent`).
+ * - signal: anything else the host must do (`notify`).
+ */
+
+/** The names of run events, in the spec's vocabulary (plus `rejected` and `cancelled`). */
+export const RUN_EVENT_NAMES = [
+  'started',
+  'step_started',
+  'step_completed',
+  'paused_for_review',
+  'approved',
+  'rejected',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
+/** A run event name. */
+export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
+
+/** The names of a review item's domain events (the last token of `evt.<org>.review.<itemId>.<name>`). */
+export const REVIEW_EVENT_NAMES = ['opened', 'assigned', 'snoozed', 'woken', 'decided', 'cancelled'] as const;
+
+/** A review event name. */
+export type ReviewEventName = (typeof REVIEW_EVENT_NAMES)[number];
+
+/** Params of `recordEvent`: append a run event. `step` names the workflow step (or the skill). */
+export interface RecordEventParams {
+  event: RunEventName;
+  step?: string;
+}
+
+/** Params of `enqueueJob`: background work to start after commit. */
+export type EnqueueJobParams =
+  | { job: 'execute_step'; step: string; attempt: number }
+  | { job: 'deliver'; attempt: number };
+
+/** The event a timer sends when due; the scheduler adds `at` (the firing time). */
+export interface TimerEvent {
+  type: string;
+  [field: string]: string | number | boolean | null;
+}
+
+/** Params of `scheduleTimer`: create or replace the actor's timer `timerId`. */
+export interface ScheduleTimerParams {
+  timerId: string;
+  event: TimerEvent;
+  dueAt: string;
+}
+
+/** Params of `cancelTimer`: delete the actor's timer `timerId` if it is still pending. */
+export interface CancelTimerParams {
+  timerId: string;
+}
+
+/** Params of `openReview`: create the run's review item. */
+export interface OpenReviewParams {
+  title?: string;
+  assignTo?: string | null;
+}
+
+/** Params of `closeReview`: close the run's review item (decided, or cancelled with its run). */
+export interface CloseReviewParams {
+  reason: 'decided' | 'cancelled';
+}
+
+/** Params of `emitReviewEvent`: publish a review item's domain event (its state after the transition). */
+export interface EmitReviewEventParams {
+  event: ReviewEventName;
+}
+
+/** Params of `notify`: a signal for the host, such as the outcome of a webhook delivery. */
+export type NotifyParams =
+  | { signal: 'delivery_succeeded' | 'delivery_failed'; deliveryId: string; webhookId: number }
+  | { signal: 'endpoint_disabled'; webhookId: number };
+
+/** One effect as the host sees it: `{type, params}` of an action returned by `transition()`. */
+export type Effect =
+  | { type: 'recordEvent'; params: RecordEventParams }
+  | { type: 'enqueueJob'; params: EnqueueJobParams }
+  | { type: 'scheduleTimer'; params: ScheduleTimerParams }
+  | { type: 'cancelTimer'; params: CancelTimerParams }
+  | { type: 'openReview'; params: OpenReviewParams }
+  | { type: 'closeReview'; params: CloseReviewParams }
+  | { type: 'emitReviewEvent'; params: EmitReviewEventParams }
+  | { type: 'notify'; params: NotifyParams };
+
+/** The effect action names. */
+export const EFFECT_TYPES = [
+  'recordEvent',
+  'enqueueJob',
+  'scheduleTimer',
+  'cancelTimer',
+  'openReview',
+  'closeReview',
+  'emitReviewEvent',
+  'notify',
+] as const satisfies readonly Effect['type'][];
+
+/**
+ * No-op implementations of every effect, spread into each machine's `setup({ actions })`. They exist
+ * only to name the actions and type their params; the host performs the effects.
+ */
+export const effectActions = {
+  recordEvent: (_args: unknown, _params: RecordEventParams): void => undefined,
+  enqueueJob: (_args: unknown, _params: EnqueueJobParams): void => undefined,
+  scheduleTimer: (_args: unknown, _params: ScheduleTimerParams): void => undefined,
+  cancelTimer: (_args: unknown, _params: CancelTimerParams): void => undefined,
+  openReview: (_args: unknown, _params: OpenReviewParams): void => undefined,
+  closeReview: (_args: unknown, _params: CloseReviewParams): void => undefined,
+  emitReviewEvent: (_args: unknown, _params: EmitReviewEventParams): void => undefined,
+  notify: (_args: unknown, _params: NotifyParams): void => undefined,
+};
+
+const effectTypes: ReadonlySet<string> = new Set(EFFECT_TYPES);
+
+/**
+ * The effects among the actions returned by `transition()`/`initialTransition()`, in order, as plain
+ * `{type, params}` objects. Every action a machine emits is an effect (context changes are `assign`s,
+ * which xstate does not return), so this drops nothing in practice; it is the host's typed view.
+ */
+export function toEffects(actions: readonly { type: string; params?: unknown }[]): Effect[] {
+  return actions
+    .filter((action) => effectTypes.has(action.type))
+    .map((action) => ({ type: action.type, params: action.params }) as Effect);
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import {
+  attemptSchema,
+  isoTimestampSchema,
+  jsonObjectSchema,
+  principalSchema,
+  stepNameSchema,
+} from './schemas.js';
+
+/*
+ * Events and context pieces shared by the two run machines (skill-run and workflow-run). A skill run
+ * is a one-step run whose step is named after the skill's slug.
+ */
+
+/** A worker finished executing a step. */
+export const stepSucceededEventSchema = z.strictObject({
+  type: z.literal('STEP_SUCCEEDED'),
+  step: stepNameSchema,
+  attempt: attemptSchema,
+  output: jsonObjectSchema,
+  at: isoTimestampSchema,
+});
+
+/** A worker finished executing a step. */
+export type StepSucceededEvent = z.infer<typeof stepSucceededEventSchema>;
+
+/** The error a step reports. */
+export const stepErrorSchema = z.strictObject({ code: z.string().min(1), message: z.string() });
+
+/** A worker gave up on a step (its retries, if any, are the worker's business). */
+export const stepFailedEventSchema = z.strictObject({
+  type: z.literal('STEP_FAILED'),
+  step: stepNameSchema,
+  attempt: attemptSchema,
+  error: stepErrorSchema,
+  at: isoTimestampSchema,
+});
+
+/** A worker gave up on a step. */
+export type StepFailedEvent = z.infer<typeof stepFailedEventSchema>;
+
+/** A reviewer approved (a pending skill run, or a paused workflow's gate). */
+export const runApproveEventSchema = z.strictObject({
+  type: z.literal('APPROVE'),
+  by: principalSchema,
+  onBehalfOf: principalSchema.nullish(),
+  note: z.string().nullish(),
+  at: isoTimestampSchema,
+});
+
+/** A reviewer approved. */
+export type RunApproveEvent = z.infer<typeof runApproveEventSchema>;
+
+/** A reviewer rejected (a pending skill run, or a paused workflow, which cancels it). */
+export const runRejectEventSchema = z.strictObject({
+  type: z.literal('REJECT'),
+  by: principalSchema,
+  onBehalfOf: principalSchema.nullish(),
+  reason: z.string().nullish(),
+  at: isoTimestampSchema,
+});
+
+/** A reviewer rejected. */
+export type RunRejectEvent = z.infer<typeof runRejectEventSchema>;
+
+/** A caller cancelled the run: a hard stop that cannot be resumed. */
+export const runCancelEventSchema = z.strictObject({
+  type: z.literal('CANCEL'),
+  by: principalSchema,
+  at: isoTimestampSchema,
+});
+
+/** A caller cancelled the run. */
+export type RunCancelEvent = z.infer<typeof runCancelEventSchema>;
+
+/** The last review decision on a run (the run object's `review`). */
+export const runReviewSchema = z.strictObject({
+  decision: z.enum(['approved', 'rejected']),
+  by: principalSchema,
+  onBehalfOf: principalSchema.nullable(),
+  note: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: isoTimestampSchema,
+});
+
+/** The last review decision on a run. */
+export type RunReview = z.infer<typeof runReviewSchema>;
+
+/** The `error` of a failed run; `step` is set by workflow runs. */
+export const runErrorSchema = z.strictObject({
+  code: z.string().min(1),
+  message: z.string(),
+  step: stepNameSchema.optional(),
+});
+
+/** The `error` of a failed run. */
+export type RunError = z.infer<typeof runErrorSchema>;
+
+/** A run's `stepResults`: step name → `{output}`. */
+export const stepResultsSchema = z.record(stepNameSchema, z.strictObject({ output: jsonObjectSchema }));
+
+/** A run's `stepResults`. */
+export type StepResults = z.infer<typeof stepResultsSchema>;
+
+/** The review decision an APPROVE or REJECT event carries, in the run object's `review` shape. */
+export function reviewFrom(event: RunApproveEvent | RunRejectEvent): RunReview {
+  const approved = event.type === 'APPROVE';
+  return {
+    decision: approved ? 'approved' : 'rejected',
+    by: event.by,
+    onBehalfOf: event.onBehalfOf ?? null,
+    note: approved ? (event.note ?? null) : null,
+    reason: approved ? null : (event.reason ?? null),
+    at: event.at,
+  };
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { runErrorSchema, runReviewSchema, stepResultsSchema } from '../shared/run.js';
+import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from '../shared/schemas.js';
+
+/** A skill run's review lane: `auto` when it never entered the review queue. */
+export const SKILL_RUN_REVIEW_STATES = ['auto', 'pending', 'approved', 'rejected'] as const;
+
+/** A skill run's review lane. */
+export type SkillRunReviewState = (typeof SKILL_RUN_REVIEW_STATES)[number];
+
+/** The context of a skill run, for validating snapshots loaded from the database. */
+export const skillRunContextSchema = z.strictObject({
+  runId: entityIdSchema,
+  slug: slugSchema,
+  requiresApproval: z.boolean(),
+  createdAt: isoTimestampSchema,
+  /** The step reported success: `output` and `stepResults[slug]` are set. */
+  draftReady: z.boolean(),
+  output: jsonObjectSchema.nullable(),
+  stepResults: stepResultsSchema,
+  error: runErrorSchema.nullable(),
+  review: runReviewSchema.nullable(),
+  reviewState: z.enum(SKILL_RUN_REVIEW_STATES),
+  /** When the run reached its final status (approved, rejected, completed, failed or cancelled). */
+  completedAt: isoTimestampSchema.nullable(),
+});
+
+/** The context of a skill run. */
+export type SkillRunContext = z.infer<typeof skillRunContextSchema>;

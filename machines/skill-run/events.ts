@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import {
+  runApproveEventSchema,
+  runCancelEventSchema,
+  runRejectEventSchema,
+  stepFailedEventSchema,
+  stepSucceededEventSchema,
+} from '../shared/run.js';
+import { entityIdSchema, isoTimestampSchema, slugSchema } from '../shared/schemas.js';
+
+/** What the host passes to `initialTransition(skillRunMachine, input)` when a skill run is created. */
+export const skillRunInputSchema = z.strictObject({
+  runId: entityIdSchema,
+  slug: slugSchema,
+  requiresApproval: z.boolean(),
+  at: isoTimestampSchema,
+});
+
+/** Input of a skill run. */
+export type SkillRunInput = z.infer<typeof skillRunInputSchema>;
+
+/** Every event a skill run understands (whether a state accepts it is the machine's call). */
+export const skillRunEventSchema = z.discriminatedUnion('type', [
+  stepSucceededEventSchema,
+  stepFailedEventSchema,
+  runApproveEventSchema,
+  runRejectEventSchema,
+  runCancelEventSchema,
+]);
+
+/** An event of a skill run. */
+export type SkillRunEvent = z.infer<typeof skillRunEventSchema>;

@@ -1,0 +1,162 @@
+/**
+ * skill-run: one execution of one skill, persisted as an actor.
+ *
+ * Terminology:
+ * - step: a skill run has exactly one, named after the skill's slug; a worker executes it
+ *   (`enqueueJob execute_step`) and reports `STEP_SUCCEEDED` or `STEP_FAILED`.
+ * - draft: the step's output. With `requiresApproval` the run starts `pending` (it is in the review
+ *   queue at once) while the draft executes in the background; a reviewer then approves or rejects.
+ * - awaited step result: a STEP_* for the skill's own step while no result has been stored yet. Only
+ *   that is ever accepted, so a duplicate or late STEP_* is refused in every state.
+ * - final status: approved, rejected, completed, failed, cancelled. `completed`, `failed` and
+ *   `cancelled` are xstate final states. `approved` and `rejected` are not, only because a reviewer
+ *   may decide before the draft exists: they still accept the awaited step result (exactly once,
+ *   without changing the status) and refuse everything else. Use `projectSkillRun().status`, not
+ *   `snapshot.status`, to tell whether a run is over.
+ */
+import { assertEvent, assign, setup } from 'xstate';
+import { effectActions, type RecordEventParams, type RunEventName } from '../shared/effects.js';
+import { reviewFrom } from '../shared/run.js';
+import type { SkillRunContext } from './context.js';
+import type { SkillRunEvent, SkillRunInput } from './events.js';
+
+export type { SkillRunProjection, SkillRunStatus } from './project.js';
+export { projectSkillRun, SKILL_RUN_STATUSES } from './project.js';
+
+const record = (event: RunEventName) => ({ type: 'recordEvent', params: { event } }) as const;
+
+const recordStep = (event: RunEventName) =>
+  ({
+    type: 'recordEvent',
+    params: ({ context }: { context: SkillRunContext }): RecordEventParams => ({ event, step: context.slug }),
+  }) as const;
+
+const closeReview = (reason: 'decided' | 'cancelled') =>
+  ({ type: 'closeReview', params: { reason } }) as const;
+
+/** The skill-run machine (`id` `skill-run`, `version` `1`). */
+export const skillRunMachine = setup({
+  types: {
+    context: {} as SkillRunContext,
+    events: {} as SkillRunEvent,
+    input: {} as SkillRunInput,
+  },
+  actions: {
+    ...effectActions,
+    storeDraft: assign(({ context, event }) => {
+      assertEvent(event, 'STEP_SUCCEEDED');
+      return {
+        draftReady: true,
+        output: event.output,
+        stepResults: { ...context.stepResults, [context.slug]: { output: event.output } },
+      };
+    }),
+    storeError: assign(({ event }) => {
+      assertEvent(event, 'STEP_FAILED');
+      return { error: { code: event.error.code, message: event.error.message } };
+    }),
+    storeDecision: assign(({ event }) => {
+      assertEvent(event, ['APPROVE', 'REJECT']);
+      const review = reviewFrom(event);
+      return { review, reviewState: review.decision };
+    }),
+    markFinished: assign({ completedAt: ({ event }) => event.at }),
+  },
+  guards: {
+    requiresApproval: ({ context }) => context.requiresApproval,
+    isAwaitedStepResult: ({ context, event }) =>
+      (event.type === 'STEP_SUCCEEDED' || event.type === 'STEP_FAILED') &&
+      event.step === context.slug &&
+      !context.draftReady &&
+      context.error === null,
+  },
+}).createMachine({
+  id: 'skill-run',
+  version: '1',
+  context: ({ input }) => ({
+    runId: input.runId,
+    slug: input.slug,
+    requiresApproval: input.requiresApproval,
+    createdAt: input.at,
+    draftReady: false,
+    output: null,
+    stepResults: {},
+    error: null,
+    review: null,
+    reviewState: input.requiresApproval ? 'pending' : 'auto',
+    completedAt: null,
+  }),
+  initial: 'starting',
+  states: {
+    // Transient: both lanes execute the step; only where the run waits for it differs.
+    starting: {
+      entry: [
+        record('started'),
+        recordStep('step_started'),
+        {
+          type: 'enqueueJob',
+          params: ({ context }) => ({ job: 'execute_step', step: context.slug, attempt: 1 }),
+        },
+      ],
+      always: [{ guard: 'requiresApproval', target: 'pending' }, { target: 'running' }],
+    },
+    running: {
+      on: {
+        STEP_SUCCEEDED: {
+          guard: 'isAwaitedStepResult',
+          target: 'completed',
+          actions: ['storeDraft', recordStep('step_completed')],
+        },
+        STEP_FAILED: { guard: 'isAwaitedStepResult', target: 'failed', actions: 'storeError' },
+        CANCEL: { target: 'cancelled' },
+      },
+    },
+    pending: {
+      entry: { type: 'openReview', params: {} },
+      on: {
+        // The draft is ready while the item waits: that is when a human is needed.
+        STEP_SUCCEEDED: {
+          guard: 'isAwaitedStepResult',
+          actions: ['storeDraft', recordStep('step_completed'), record('paused_for_review')],
+        },
+        STEP_FAILED: {
+          guard: 'isAwaitedStepResult',
+          target: 'failed',
+          actions: ['storeError', closeReview('cancelled')],
+        },
+        APPROVE: { target: 'approved', actions: 'storeDecision' },
+        REJECT: { target: 'rejected', actions: 'storeDecision' },
+        CANCEL: { target: 'cancelled', actions: closeReview('cancelled') },
+      },
+    },
+    // A decision taken before the draft was ready: the late step result is still stored (once), and
+    // the status stays. A late failure keeps its `error` for the record but emits no `failed` event:
+    // the run did not fail, the reviewer already decided.
+    approved: {
+      entry: ['markFinished', record('approved'), closeReview('decided')],
+      on: {
+        STEP_SUCCEEDED: {
+          guard: 'isAwaitedStepResult',
+          actions: ['storeDraft', recordStep('step_completed')],
+        },
+        STEP_FAILED: { guard: 'isAwaitedStepResult', actions: 'storeError' },
+      },
+    },
+    rejected: {
+      entry: ['markFinished', record('rejected'), closeReview('decided')],
+      on: {
+        STEP_SUCCEEDED: {
+          guard: 'isAwaitedStepResult',
+          actions: ['storeDraft', recordStep('step_completed')],
+        },
+        STEP_FAILED: { guard: 'isAwaitedStepResult', actions: 'storeError' },
+      },
+    },
+    completed: { type: 'final', entry: ['markFinished', record('completed')] },
+    failed: { type: 'final', entry: ['markFinished', record('failed')] },
+    cancelled: { type: 'final', entry: ['markFinished', record('cancelled')] },
+  },
+});
+
+/** The skill-run machine's type. */
+export type SkillRunMachine = typeof skillRunMachine;

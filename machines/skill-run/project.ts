@@ -1,0 +1,50 @@
+import type { SnapshotFrom } from 'xstate';
+import type { RunError, RunReview, StepResults } from '../shared/run.js';
+import type { JsonObject } from '../shared/schemas.js';
+import { statusOf } from '../shared/status.js';
+import type { SkillRunReviewState } from './context.js';
+import type { SkillRunMachine } from './machine.js';
+
+/** A skill run's statuses (the spec's run statuses minus `paused`). */
+export const SKILL_RUN_STATUSES = [
+  'running',
+  'pending',
+  'approved',
+  'rejected',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
+/** A skill run's status. */
+export type SkillRunStatus = (typeof SKILL_RUN_STATUSES)[number];
+
+/** The columns of a skill run's row that the host stores for querying. */
+export interface SkillRunProjection {
+  status: SkillRunStatus;
+  /** Always null: only workflow runs pause at a step. */
+  pausedAt: null;
+  output: JsonObject | null;
+  error: RunError | null;
+  review: RunReview | null;
+  reviewState: SkillRunReviewState;
+  completedAt: string | null;
+  stepResults: StepResults;
+}
+
+/** The queryable columns of a skill run's snapshot. */
+export function projectSkillRun(
+  snapshot: Pick<SnapshotFrom<SkillRunMachine>, 'value' | 'context'>,
+): SkillRunProjection {
+  const { context } = snapshot;
+  return {
+    status: statusOf(snapshot.value, SKILL_RUN_STATUSES, 'skill-run'),
+    pausedAt: null,
+    output: context.output,
+    error: context.error,
+    review: context.review,
+    reviewState: context.reviewState,
+    completedAt: context.completedAt,
+    stepResults: context.stepResults,
+  };
+}

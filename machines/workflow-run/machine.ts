@@ -1,0 +1,209 @@
+/**
+ * workflow-run: one execution of a multi-step workflow, persisted as an actor.
+ *
+ * Terminology:
+ * - step: an entry of `steps`; `index` points at the current one. A `skill` step is executed by a
+ *   worker (`enqueueJob execute_step`), which reports `STEP_SUCCEEDED`/`STEP_FAILED` for it; an
+ *   `approve` step (a gate) pauses the run until a reviewer approves (advance) or rejects (cancel).
+ * - starting: the transient initial state. A run starts `running` (decisions §5), so a run whose
+ *   first step is a gate does not pause at creation: it enqueues an `execute_step` job for the gate,
+ *   whose worker answers `GATE_REACHED`, and pauses then. Any other first step goes to `advancing`.
+ * - advancing: a transient state holding the one place that decides where the run goes at `index`:
+ *   `completed` past the last step, `paused` at a gate, else `running` (executing a skill step). The
+ *   run enters it from `starting`, after a skill step succeeds and after a gate is approved, each
+ *   time with `index` already moved on. A persisted snapshot is never in a transient state.
+ * - current step: the only step whose STEP_* (or GATE_REACHED, for a gate) is accepted, and only
+ *   while `running`; anything else (a stale step, a duplicate) is refused. A skill step takes
+ *   STEP_SUCCEEDED, a gate GATE_REACHED; either takes STEP_FAILED (a gate's job that died fails it).
+ */
+import { assertEvent, assign, setup } from 'xstate';
+import { effectActions, type OpenReviewParams, type RunEventName } from '../shared/effects.js';
+import { reviewFrom } from '../shared/run.js';
+import type { WorkflowRunContext } from './context.js';
+import type { WorkflowRunEvent, WorkflowRunInput, WorkflowStep } from './events.js';
+
+export type { WorkflowRunProjection, WorkflowRunStatus } from './project.js';
+export { projectWorkflowRun, WORKFLOW_RUN_STATUSES } from './project.js';
+
+/** The current step; only called in states where there is one. */
+function currentStep(context: WorkflowRunContext): WorkflowStep {
+  const step = context.steps[context.index];
+  if (step === undefined) {
+    throw new Error(`workflow-run ${context.runId}: no step at index ${context.index}`);
+  }
+  return step;
+}
+
+/** A step without absent optional fields, so the context stays plain JSON. */
+function copyStep(step: WorkflowStep): WorkflowStep {
+  return {
+    name: step.name,
+    type: step.type,
+    ...(step.title === undefined ? {} : { title: step.title }),
+    ...(step.assignTo === undefined ? {} : { assignTo: step.assignTo }),
+  };
+}
+
+const record = (event: RunEventName) => ({ type: 'recordEvent', params: { event } }) as const;
+
+/** Records `event` for the current step; before `advanceIndex` in an action list. */
+const recordCurrentStep = (event: RunEventName) =>
+  ({
+    type: 'recordEvent',
+    params: ({ context }: { context: WorkflowRunContext }) => ({ event, step: currentStep(context).name }),
+  }) as const;
+
+/** The current step's `execute_step` job (a skill step runs; a gate is reached). */
+const executeCurrentStep = {
+  type: 'enqueueJob',
+  params: ({ context }: { context: WorkflowRunContext }) => ({
+    job: 'execute_step' as const,
+    step: currentStep(context).name,
+    attempt: 1,
+  }),
+} as const;
+
+const closeReview = (reason: 'decided' | 'cancelled') =>
+  ({ type: 'closeReview', params: { reason } }) as const;
+
+/** The workflow-run machine (`id` `workflow-run`, `version` `1`). */
+export const workflowRunMachine = setup({
+  types: {
+    context: {} as WorkflowRunContext,
+    events: {} as WorkflowRunEvent,
+    input: {} as WorkflowRunInput,
+  },
+  actions: {
+    ...effectActions,
+    storeStepOutput: assign(({ context, event }) => {
+      assertEvent(event, 'STEP_SUCCEEDED');
+      return {
+        output: event.output,
+        stepResults: { ...context.stepResults, [event.step]: { output: event.output } },
+      };
+    }),
+    storeStepError: assign(({ event }) => {
+      assertEvent(event, 'STEP_FAILED');
+      return { error: { code: event.error.code, message: event.error.message, step: event.step } };
+    }),
+    markPaused: assign({ pausedAt: ({ context }) => currentStep(context).name }),
+    // The gate's result is the approval itself; `output` stays the last skill step's output.
+    storeGateApproval: assign(({ context, event }) => {
+      assertEvent(event, 'APPROVE');
+      const gate = currentStep(context).name;
+      return {
+        pausedAt: null,
+        review: reviewFrom(event),
+        stepResults: {
+          ...context.stepResults,
+          [gate]: { output: { approved: true, by: event.by, note: event.note ?? null } },
+        },
+      };
+    }),
+    storeRejection: assign(({ event }) => {
+      assertEvent(event, 'REJECT');
+      return { review: reviewFrom(event) };
+    }),
+    advanceIndex: assign({ index: ({ context }) => context.index + 1 }),
+    markFinished: assign({ completedAt: ({ event }) => event.at }),
+  },
+  guards: {
+    isCurrentStep: ({ context, event }) =>
+      (event.type === 'STEP_SUCCEEDED' || event.type === 'STEP_FAILED') &&
+      context.steps[context.index]?.name === event.step,
+    isCurrentSkillStep: ({ context, event }) =>
+      event.type === 'STEP_SUCCEEDED' &&
+      context.steps[context.index]?.type === 'skill' &&
+      context.steps[context.index]?.name === event.step,
+    isCurrentGate: ({ context, event }) =>
+      event.type === 'GATE_REACHED' &&
+      context.steps[context.index]?.type === 'approve' &&
+      context.steps[context.index]?.name === event.step,
+    isApproveStep: ({ context }) => context.steps[context.index]?.type === 'approve',
+    noMoreSteps: ({ context }) => context.index >= context.steps.length,
+  },
+}).createMachine({
+  id: 'workflow-run',
+  version: '1',
+  context: ({ input }) => ({
+    runId: input.runId,
+    slug: input.slug,
+    steps: input.steps.map(copyStep),
+    createdAt: input.at,
+    index: 0,
+    stepResults: {},
+    pausedAt: null,
+    output: null,
+    error: null,
+    review: null,
+    completedAt: null,
+  }),
+  entry: record('started'),
+  initial: 'starting',
+  states: {
+    starting: {
+      always: [
+        { guard: 'isApproveStep', target: 'running', actions: executeCurrentStep },
+        { target: 'advancing' },
+      ],
+    },
+    advancing: {
+      always: [
+        { guard: 'noMoreSteps', target: 'completed' },
+        { guard: 'isApproveStep', target: 'paused' },
+        { target: 'running', actions: [recordCurrentStep('step_started'), executeCurrentStep] },
+      ],
+    },
+    running: {
+      on: {
+        STEP_SUCCEEDED: {
+          guard: 'isCurrentSkillStep',
+          target: 'advancing',
+          actions: ['storeStepOutput', recordCurrentStep('step_completed'), 'advanceIndex'],
+        },
+        STEP_FAILED: { guard: 'isCurrentStep', target: 'failed', actions: 'storeStepError' },
+        GATE_REACHED: { guard: 'isCurrentGate', target: 'paused' },
+        CANCEL: { target: 'cancelled' },
+      },
+    },
+    paused: {
+      entry: [
+        'markPaused',
+        recordCurrentStep('paused_for_review'),
+        {
+          type: 'openReview',
+          params: ({ context }): OpenReviewParams => {
+            const gate = currentStep(context);
+            return {
+              ...(gate.title === undefined ? {} : { title: gate.title }),
+              assignTo: gate.assignTo ?? null,
+            };
+          },
+        },
+      ],
+      on: {
+        APPROVE: {
+          target: 'advancing',
+          actions: [
+            'storeGateApproval',
+            recordCurrentStep('approved'),
+            closeReview('decided'),
+            'advanceIndex',
+          ],
+        },
+        // Rejecting a gate cancels the run (the spec's "reject via decide": workflow is cancelled).
+        REJECT: {
+          target: 'cancelled',
+          actions: ['storeRejection', recordCurrentStep('rejected'), closeReview('decided')],
+        },
+        CANCEL: { target: 'cancelled', actions: closeReview('cancelled') },
+      },
+    },
+    completed: { type: 'final', entry: ['markFinished', record('completed')] },
+    failed: { type: 'final', entry: ['markFinished', record('failed')] },
+    cancelled: { type: 'final', entry: ['markFinished', record('cancelled')] },
+  },
+});
+
+/** The workflow-run machine's type. */
+export type WorkflowRunMachine = typeof workflowRunMachine;

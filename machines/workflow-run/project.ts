@@ -1,0 +1,41 @@
+import type { SnapshotFrom } from 'xstate';
+import type { RunError, RunReview, StepResults } from '../shared/run.js';
+import type { JsonObject } from '../shared/schemas.js';
+import { statusOf } from '../shared/status.js';
+import type { WorkflowRunMachine } from './machine.js';
+
+/** A workflow run's statuses. */
+export const WORKFLOW_RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+
+/** A workflow run's status. */
+export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
+
+/** The columns of a workflow run's row that the host stores for querying. */
+export interface WorkflowRunProjection {
+  status: WorkflowRunStatus;
+  pausedAt: string | null;
+  output: JsonObject | null;
+  error: RunError | null;
+  review: RunReview | null;
+  /** Always null: the review lane (`auto`…) is a skill-run notion. */
+  reviewState: null;
+  completedAt: string | null;
+  stepResults: StepResults;
+}
+
+/** The queryable columns of a workflow run's snapshot. */
+export function projectWorkflowRun(
+  snapshot: Pick<SnapshotFrom<WorkflowRunMachine>, 'value' | 'context'>,
+): WorkflowRunProjection {
+  const { context } = snapshot;
+  return {
+    status: statusOf(snapshot.value, WORKFLOW_RUN_STATUSES, 'workflow-run'),
+    pausedAt: context.pausedAt,
+    output: context.output,
+    error: context.error,
+    review: context.review,
+    reviewState: null,
+    completedAt: context.completedAt,
+    stepResults: context.stepResults,
+  };
+}

@@ -1,0 +1,378 @@
+import {
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstreamManager,
+  PubHeaders,
+} from '@nats-io/jetstream';
+import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import {
+  BUS_DEFAULTS,
+  type Bus,
+  BusClosedError,
+  type BusHealth,
+  type BusLogger,
+  type ConsumeOptions,
+  type ConsumerHandle,
+  type ConsumerHandler,
+  type PublishOptions,
+  type PublishResult,
+  redeliveryDelayMs,
+  type Subscription,
+  type SubscriptionHandler,
+  silentLogger,
+} from './bus.js';
+import { createBusMessage, encodePayload } from './message.js';
+import { createNamespace, type Namespace } from './namespace.js';
+import { ensureDurableConsumer, ensureStream, eventStreamConfig } from './nats-stream.js';
+
+/** Options of `connectNatsBus`. */
+export interface NatsBusOptions {
+  /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. */
+  url: string | string[];
+  /** Namespace prefix (default `r3`). */
+  prefix?: string;
+  logger?: BusLogger;
+  /** Age after which the stream drops a message (default 7 days). */
+  streamMaxAgeMs?: number;
+  /** Window in which a `msgId` dedupes (default 2 min). */
+  duplicateWindowMs?: number;
+  /** Stream replicas in a JetStream cluster (default 1). */
+  streamReplicas?: number;
+  /**
+   * How long the server waits for the ack of a delivery before redelivering it (default 30 s).
+   * While a handler runs, the bus tells the server it is still working every third of this, so only
+   * a dead or stuck process lets it expire. Applies when a consumer is created or confirmed.
+   */
+  ackWaitMs?: number;
+  /** Wait after failed delivery n before redelivery (default `BUS_DEFAULTS.redeliveryBackoffMs`). */
+  redeliveryBackoffMs?: readonly number[];
+  /** Connection name the server shows (default `r3:<prefix>`). */
+  connectionName?: string;
+}
+
+const HEALTH_TIMEOUT_MS = 1_000;
+
+/**
+ * Connects to NATS (reconnecting forever once connected), creates or updates the prefix's stream
+ * and returns the JetStream-backed `Bus`. Rejects when the first connection or the stream fails.
+ */
+export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
+  const ns = createNamespace(opts.prefix);
+  const logger = opts.logger ?? silentLogger;
+  const nc = await connect({
+    servers: opts.url,
+    name: opts.connectionName ?? `r3:${ns.prefix}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+  });
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc);
+    await ensureStream(
+      jsm,
+      eventStreamConfig(ns, {
+        maxAgeMs: opts.streamMaxAgeMs ?? BUS_DEFAULTS.streamMaxAgeMs,
+        duplicateWindowMs: opts.duplicateWindowMs ?? BUS_DEFAULTS.duplicateWindowMs,
+        replicas: opts.streamReplicas ?? 1,
+      }),
+    );
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+  return new NatsBus(nc, jsm, ns, logger, {
+    ackWaitMs: opts.ackWaitMs ?? BUS_DEFAULTS.ackWaitMs,
+    backoffMs: opts.redeliveryBackoffMs ?? BUS_DEFAULTS.redeliveryBackoffMs,
+  });
+}
+
+interface ConsumerSettings {
+  ackWaitMs: number;
+  backoffMs: readonly number[];
+}
+
+class NatsBus implements Bus {
+  readonly prefix: string;
+  private readonly js: JetStreamClient;
+  private readonly consumers = new Set<NatsConsumerLoop>();
+  private readonly statusWatch: Promise<void>;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly ns: Namespace,
+    private readonly logger: BusLogger,
+    private readonly settings: ConsumerSettings,
+  ) {
+    this.prefix = ns.prefix;
+    this.js = jsm.jetstream();
+    this.statusWatch = this.watchStatus();
+  }
+
+  async publish(subject: string, payload: unknown, opts?: PublishOptions): Promise<PublishResult> {
+    this.assertOpen();
+    const wire = this.ns.eventSubject(subject);
+    const ack = await this.js.publish(
+      wire,
+      encodePayload(payload),
+      opts?.msgId !== undefined ? { msgID: opts.msgId } : undefined,
+    );
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  async subscribe(pattern: string, handler: SubscriptionHandler): Promise<Subscription> {
+    this.assertOpen();
+    const sub = this.nc.subscribe(this.ns.subscribePattern(pattern), {
+      callback: (err, m) => {
+        if (err) {
+          this.logger.error({ err, pattern }, 'bus subscription failed');
+          return;
+        }
+        this.dispatch(m, handler);
+      },
+    });
+    // Once the server answers the flush it has processed the SUB: later publishes reach us.
+    await this.nc.flush();
+    return {
+      unsubscribe: () => {
+        if (!sub.isClosed()) sub.unsubscribe();
+      },
+    };
+  }
+
+  async consume(
+    name: string,
+    pattern: string,
+    handler: ConsumerHandler,
+    opts?: ConsumeOptions,
+  ): Promise<ConsumerHandle> {
+    this.assertOpen();
+    const durable = this.ns.durableName(name);
+    const stream = this.ns.streamName;
+    await ensureDurableConsumer(this.jsm, {
+      stream,
+      durable,
+      filter: this.ns.consumerFilter(pattern),
+      ackWaitMs: this.settings.ackWaitMs,
+    });
+    const consumer = await this.js.consumers.get(stream, durable);
+    const loop = new NatsConsumerLoop(consumer, durable, this.ns, handler, this.logger, {
+      ...this.settings,
+      concurrency: Math.max(1, Math.floor(opts?.concurrency ?? 1)),
+    });
+    await loop.start();
+    if (this.closing) {
+      // close() ran while the consumer was being set up: it did not see this loop.
+      await loop.stop();
+      throw new BusClosedError();
+    }
+    this.consumers.add(loop);
+    return {
+      stop: async () => {
+        this.consumers.delete(loop);
+        await loop.stop();
+      },
+    };
+  }
+
+  signal(subject: string, payload?: unknown): void {
+    try {
+      this.assertOpen();
+      this.nc.publish(this.ns.signalSubject(subject), encodePayload(payload));
+    } catch (err) {
+      this.logger.warn({ err, subject }, 'bus signal dropped');
+    }
+  }
+
+  async health(): Promise<BusHealth> {
+    if (this.closing || this.nc.isClosed()) return { ok: false, detail: 'bus closed' };
+    const broken = [...this.consumers].find((c) => c.failure !== undefined);
+    if (broken) return { ok: false, detail: `consumer ${broken.durable} stopped: ${broken.failure}` };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(new Error(`stream ${this.ns.streamName} did not answer within ${HEALTH_TIMEOUT_MS} ms`)),
+          HEALTH_TIMEOUT_MS,
+        );
+      });
+      await Promise.race([this.jsm.streams.info(this.ns.streamName), timeout]);
+      return { ok: true, detail: `nats ${this.nc.getServer()}` };
+    } catch (err) {
+      return { ok: false, detail: err instanceof Error ? err.message : String(err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.consumers].map((c) => c.stop()));
+      this.consumers.clear();
+      if (!this.nc.isClosed()) await this.nc.drain();
+      await this.statusWatch;
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing || this.nc.isClosed()) throw new BusClosedError();
+  }
+
+  private dispatch(m: Msg, handler: SubscriptionHandler): void {
+    const msg = createBusMessage({
+      subject: this.ns.relative(m.subject),
+      data: m.data,
+      msgId: m.headers?.get(PubHeaders.MsgIdHdr) || undefined,
+    });
+    try {
+      const result = handler(msg);
+      if (result instanceof Promise) {
+        result.catch((err: unknown) =>
+          this.logger.error({ err, subject: msg.subject }, 'bus subscriber failed'),
+        );
+      }
+    } catch (err) {
+      this.logger.error({ err, subject: msg.subject }, 'bus subscriber failed');
+    }
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      switch (status.type) {
+        case 'disconnect':
+        case 'error':
+        case 'staleConnection':
+        case 'slowConsumer':
+          this.logger.warn({ status }, 'nats connection');
+          break;
+        case 'reconnect':
+          this.logger.info({ status }, 'nats connection');
+          break;
+        default:
+          this.logger.debug({ status }, 'nats connection');
+      }
+    }
+  }
+}
+
+interface LoopSettings extends ConsumerSettings {
+  concurrency: number;
+}
+
+/** One `consume()` call: pulls at most `concurrency` messages ahead and runs the handler on them. */
+class NatsConsumerLoop {
+  /** Set when the message iterator ended without `stop()` (reported by `health()`). */
+  failure: string | undefined;
+  private messages: ConsumerMessages | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly consumer: Consumer,
+    readonly durable: string,
+    private readonly ns: Namespace,
+    private readonly handler: ConsumerHandler,
+    private readonly logger: BusLogger,
+    private readonly settings: LoopSettings,
+  ) {}
+
+  async start(): Promise<void> {
+    // Pulling only as many as can run keeps buffered messages from ageing toward ack_wait unseen.
+    const messages = await this.consumer.consume({ max_messages: this.settings.concurrency });
+    this.messages = messages;
+    this.running = this.run(messages);
+    void this.watch(messages);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.stopping) {
+      this.stopping = true;
+      void this.messages?.close();
+    }
+    await this.running;
+    await Promise.all(this.inFlight);
+  }
+
+  private async run(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const m of messages) {
+        while (!this.stopping && this.inFlight.size >= this.settings.concurrency) {
+          await Promise.race(this.inFlight);
+        }
+        if (this.stopping) {
+          // Already pulled but not started: hand it back at once instead of waiting for ack_wait.
+          m.nak();
+          continue;
+        }
+        const task = this.handle(m)
+          .catch((err: unknown) => this.logger.error({ err, consumer: this.durable }, 'bus delivery failed'))
+          .finally(() => this.inFlight.delete(task));
+        this.inFlight.add(task);
+      }
+      if (!this.stopping) this.fail('message iterator ended');
+    } catch (err) {
+      this.fail(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private async handle(m: JsMsg): Promise<void> {
+    const deliveryCount = m.info.deliveryCount;
+    const msg = createBusMessage({
+      subject: this.ns.relative(m.subject),
+      data: m.data,
+      msgId: m.headers?.get(PubHeaders.MsgIdHdr) || undefined,
+      deliveryCount,
+    });
+    const heartbeat = setInterval(() => m.working(), Math.max(100, Math.floor(this.settings.ackWaitMs / 3)));
+    heartbeat.unref();
+    let ok = false;
+    try {
+      await this.handler(msg);
+      ok = true;
+    } catch (err) {
+      const delayMs = redeliveryDelayMs(deliveryCount, this.settings.backoffMs);
+      this.logger.warn({ err, subject: msg.subject, deliveryCount, delayMs }, 'bus handler failed');
+      m.nak(delayMs);
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (!ok) return;
+    try {
+      // Wait for the server to record the ack: once `stop()` resolves, a restart cannot see the message again.
+      await m.ackAck();
+    } catch (err) {
+      this.logger.warn(
+        { err, subject: msg.subject },
+        'bus ack not confirmed; the message may be redelivered',
+      );
+    }
+  }
+
+  private async watch(messages: ConsumerMessages): Promise<void> {
+    for await (const status of messages.status()) {
+      switch (status.type) {
+        case 'heartbeats_missed':
+        case 'consumer_not_found':
+        case 'consumer_deleted':
+        case 'stream_not_found':
+        case 'no_responders':
+          this.logger.warn({ status, consumer: this.durable }, 'bus consumer');
+          break;
+        default:
+          this.logger.debug({ status, consumer: this.durable }, 'bus consumer');
+      }
+    }
+  }
+
+  private fail(reason: string): void {
+    this.failure = reason;
+    this.logger.error({ consumer: this.durable, reason }, 'bus consumer stopped unexpectedly');
+  }
+}

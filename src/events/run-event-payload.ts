@@ -1,0 +1,41 @@
+/**
+ * The wire shape of a run event on the bus (`evt.<org>.run.<runId>.<event>`, written to the outbox by
+ * the run kinds in the transition that records the event), parsed with zod by every consumer (SSE,
+ * the webhook dispatcher), and the rule that tells a run's last event.
+ */
+import { z } from 'zod';
+
+/** A run event as published (see `RunEventPayload` in src/runs/kinds.ts, which writes it). */
+export const runEventPayloadSchema = z.object({
+  eventId: z.string().min(1),
+  orgId: z.number().int().positive(),
+  runId: z.number().int().positive(),
+  kind: z.enum(['skill', 'workflow']),
+  slug: z.string().min(1),
+  seq: z.number().int().positive(),
+  event: z.string().min(1),
+  status: z.string().min(1),
+  step: z.string().nullable(),
+  output: z.unknown(),
+  workspaceSha: z.string().nullable(),
+  at: z.string().min(1),
+});
+
+/** A run event as published. */
+export type RunEventMessage = z.infer<typeof runEventPayloadSchema>;
+
+/**
+ * Whether `event` ends a run's event stream (decisions §7): `completed`, `failed`, `cancelled`, and
+ * for a skill run also `approved` and `rejected`. A workflow's `approved` resumes it, and its
+ * `rejected` is followed by `cancelled` in the same transition.
+ */
+export function isTerminalRunEvent(event: string, kind: 'skill' | 'workflow'): boolean {
+  if (event === 'completed' || event === 'failed' || event === 'cancelled') return true;
+  return kind === 'skill' && (event === 'approved' || event === 'rejected');
+}
+
+/** Whether a run in `status` has recorded its terminal event (no live event can end its stream any more). */
+export function isFinalRunStatus(status: string, kind: 'skill' | 'workflow'): boolean {
+  if (status === 'completed' || status === 'failed' || status === 'cancelled') return true;
+  return kind === 'skill' && (status === 'approved' || status === 'rejected');
+}

@@ -1,0 +1,144 @@
+/**
+ * Subjects of r3's bus, relative to the namespace prefix (the bus adds `<prefix>.`):
+ *
+ * - `evt.<org>.<kind>.<id>.<name>`: durable domain events (stored in the stream), e.g.
+ *   `evt.org_1.run.42.completed`. The org is the second token so a pattern can never cross tenants
+ *   by accident (`evt.<org>.>` is one tenant's events).
+ * - `sig.<…>`: wake signals, not stored (e.g. `sig.jobs.enqueued`).
+ *
+ * Tokens are validated, never rewritten: rewriting `a.b` to `a_b` would let two org ids collide.
+ */
+
+/** Root token of durable events. */
+export const EVENT_ROOT = 'evt';
+/** Root token of wake signals. */
+export const SIGNAL_ROOT = 'sig';
+
+/** Kinds of resources that emit events (the third token of an event subject). */
+export type EventKind = 'run' | 'object' | 'review';
+
+const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Thrown when a subject, pattern or token would be ambiguous or unsafe on the wire. */
+export class InvalidSubjectError extends Error {
+  override readonly name = 'InvalidSubjectError';
+}
+
+/** True when `value` can be one subject token: letters, digits, `_`, `-`, at most 128 characters. */
+export function isSubjectToken(value: string): boolean {
+  return TOKEN.test(value);
+}
+
+/**
+ * Returns `value` as a subject token, or throws `InvalidSubjectError` (dots, spaces, wildcards and
+ * empty strings are refused). `label` names the value in the error.
+ */
+export function subjectToken(value: string | number, label = 'token'): string {
+  const text = String(value);
+  if (!isSubjectToken(text)) {
+    throw new InvalidSubjectError(`${label} ${JSON.stringify(text)} is not a valid subject token`);
+  }
+  return text;
+}
+
+/** Subject of a run's event: `evt.<org>.run.<runId>.<name>` (name as in SSE: `completed`, `step_started`). */
+export function runEventSubject(orgId: string, runId: string | number, name: string): string {
+  return eventSubject(orgId, 'run', runId, name);
+}
+
+/** Subject of an object's event: `evt.<org>.object.<objectId>.<name>` (e.g. `created`). */
+export function objectEventSubject(orgId: string, objectId: string | number, name: string): string {
+  return eventSubject(orgId, 'object', objectId, name);
+}
+
+/** Subject of a review item's event: `evt.<org>.review.<reviewId>.<name>`. */
+export function reviewEventSubject(orgId: string, reviewId: string | number, name: string): string {
+  return eventSubject(orgId, 'review', reviewId, name);
+}
+
+/** Subject `evt.<org>.<kind>.<id>.<name>` with every token validated. */
+export function eventSubject(orgId: string, kind: EventKind, id: string | number, name: string): string {
+  return [
+    EVENT_ROOT,
+    subjectToken(orgId, 'org id'),
+    kind,
+    subjectToken(id, `${kind} id`),
+    subjectToken(name, 'event name'),
+  ].join('.');
+}
+
+/** Pattern of every event of one run: `evt.<org>.run.<runId>.*` (what an SSE stream follows). */
+export function runEventsPattern(orgId: string, runId: string | number): string {
+  return `${EVENT_ROOT}.${subjectToken(orgId, 'org id')}.run.${subjectToken(runId, 'run id')}.*`;
+}
+
+/** Pattern of every event of one org: `evt.<org>.>`. */
+export function orgEventsPattern(orgId: string): string {
+  return `${EVENT_ROOT}.${subjectToken(orgId, 'org id')}.>`;
+}
+
+/** Pattern of every durable event of every org: `evt.>` (what the webhook dispatcher consumes). */
+export const ALL_EVENTS_PATTERN = `${EVENT_ROOT}.>`;
+
+/** Subject of a wake signal: `sig.<token>.<token>…`, e.g. `signalSubject('jobs', 'enqueued')`. */
+export function signalSubject(...tokens: string[]): string {
+  if (tokens.length === 0) throw new InvalidSubjectError('a signal subject needs at least one token');
+  return [SIGNAL_ROOT, ...tokens.map((t) => subjectToken(t, 'signal token'))].join('.');
+}
+
+/** The parts of an event subject. `type` is the webhook event type (`run.completed`). */
+export interface ParsedEventSubject {
+  orgId: string;
+  kind: EventKind;
+  id: string;
+  name: string;
+  type: string;
+}
+
+/** Parses `evt.<org>.<kind>.<id>.<name>`; `undefined` for anything else. */
+export function parseEventSubject(subject: string): ParsedEventSubject | undefined {
+  const tokens = subject.split('.');
+  if (tokens.length !== 5 || tokens[0] !== EVENT_ROOT) return undefined;
+  const [, orgId, kind, id, name] = tokens as [string, string, string, string, string];
+  if (kind !== 'run' && kind !== 'object' && kind !== 'review') return undefined;
+  if (![orgId, id, name].every(isSubjectToken)) return undefined;
+  return { orgId, kind, id, name, type: `${kind}.${name}` };
+}
+
+/** Throws `InvalidSubjectError` unless `subject` is literal tokens joined by dots (no wildcards). */
+export function assertSubject(subject: string): void {
+  const tokens = subject.split('.');
+  if (!tokens.every(isSubjectToken)) {
+    throw new InvalidSubjectError(`subject ${JSON.stringify(subject)} is not valid`);
+  }
+}
+
+/**
+ * Throws `InvalidSubjectError` unless `pattern` is tokens, `*` (exactly one token) or a final `>`
+ * (one or more tokens), joined by dots.
+ */
+export function assertPattern(pattern: string): void {
+  const tokens = pattern.split('.');
+  const ok = tokens.every((t, i) => isSubjectToken(t) || t === '*' || (t === '>' && i === tokens.length - 1));
+  if (!ok) throw new InvalidSubjectError(`subject pattern ${JSON.stringify(pattern)} is not valid`);
+}
+
+/** Throws unless `subjectOrPattern` lies under `<root>.` (e.g. only `evt.…` is stored). */
+export function assertUnderRoot(subjectOrPattern: string, root: string, what: string): void {
+  if (!subjectOrPattern.startsWith(`${root}.`)) {
+    throw new InvalidSubjectError(`${what} ${JSON.stringify(subjectOrPattern)} must start with "${root}."`);
+  }
+}
+
+/** NATS matching: `*` matches exactly one token, a final `>` matches one or more tokens. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    const token = p[i];
+    if (token === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (token !== '*' && token !== s[i]) return false;
+  }
+  return p.length === s.length;
+}

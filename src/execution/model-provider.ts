@@ -1,0 +1,101 @@
+/**
+ * The model-provider extension point: one interface in front of every text-generation backend
+ * (`echo`, any OpenAI-compatible server, later others).
+ *
+ * Terminology:
+ * - provider: a named backend (`echo`, `openai`) that completes one prompt.
+ * - completion: one request/answer pair; retries inside a provider are invisible to the caller.
+ * - JSON mode: the caller passes `json.schema`; the provider asks the backend for a JSON answer and
+ *   parses it into `json`. Conformance to the schema is checked by the caller (the skill executor
+ *   validates against the skill's `outputSchema`), not by the provider.
+ */
+
+/** One completion request. */
+export interface CompletionRequest {
+  /** System message (an agent's `systemPrompt`), sent before the prompt. */
+  system?: string;
+  /** The rendered prompt (the user message). */
+  prompt: string;
+  /** Model name; the provider's configured model when absent. */
+  model?: string;
+  temperature?: number;
+  /** Ask for a JSON answer shaped by `schema` (a JSON Schema object); `name` labels it for the backend. */
+  json?: { schema: object; name?: string };
+  /**
+   * Cancels the request (a cancelled run). When it fires, `complete` rejects with the signal's
+   * `reason` as it is, not with a `ProviderError`, so the caller recognises its own cancellation.
+   */
+  signal?: AbortSignal;
+  /** W3C trace id of the run; sent as `traceparent` with a fresh span id. */
+  traceId?: string;
+}
+
+/** Token accounting as reported by the backend; fields it does not report are absent. */
+export interface CompletionUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+}
+
+/** One completion answer. */
+export interface CompletionResult {
+  text: string;
+  /** The parsed answer; set only when JSON mode was requested and honoured. */
+  json?: unknown;
+  usage?: CompletionUsage;
+  /** The model that answered, as the backend names it. */
+  model: string;
+}
+
+/** A text-generation backend. Implementations are safe to share across concurrent runs. */
+export interface ModelProvider {
+  readonly name: string;
+  complete(request: CompletionRequest): Promise<CompletionResult>;
+}
+
+/**
+ * Stable codes of provider failures; they become the run's `error.code`.
+ * - `PROVIDER_ERROR`: the backend refused or failed (non-2xx after retries, network failure after
+ *   retries, malformed answer, provider not configured).
+ * - `PROVIDER_TIMEOUT`: one attempt exceeded the provider's timeout.
+ * - `OUTPUT_INVALID`: JSON was requested but the answer does not parse as JSON.
+ */
+export type ProviderErrorCode = 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'OUTPUT_INVALID';
+
+/** Extra facts about a provider failure, safe to log and to show in a run's error. */
+export interface ProviderErrorDetails {
+  provider?: string;
+  /** HTTP status of the last answer, when there was one. */
+  status?: number;
+  /** Requests made, retries included. */
+  attempts?: number;
+  /** A prefix of the answer body or of the unparseable content. */
+  body?: string;
+  [key: string]: unknown;
+}
+
+/** A provider failure with a stable `code`. */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  readonly code: ProviderErrorCode;
+  readonly details: ProviderErrorDetails;
+
+  constructor(code: ProviderErrorCode, message: string, details: ProviderErrorDetails = {}, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** Whether `error` is a `ProviderError` (optionally of one code). */
+export function isProviderError(error: unknown, code?: ProviderErrorCode): error is ProviderError {
+  return error instanceof ProviderError && (code === undefined || error.code === code);
+}
+
+/**
+ * The skill output a completion maps to (decisions §8): the parsed JSON when there is one,
+ * otherwise `{text}` — which is what the `echo` provider always yields.
+ */
+export function completionOutput(result: CompletionResult): unknown {
+  return result.json !== undefined ? result.json : { text: result.text };
+}

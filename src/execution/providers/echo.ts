@@ -1,0 +1,18 @@
+import type { CompletionRequest, CompletionResult, ModelProvider } from '../model-provider.js';
+
+/**
+ * The `echo` provider: answers with the rendered prompt itself, so a skill's output is
+ * `{text: <rendered prompt>}` (decisions §8, via `completionOutput`). Deterministic and free of I/O,
+ * which makes it the default for tests and for a deployment without a model. It ignores `system`,
+ * `temperature` and JSON mode (it never sets `json`), so a skill with an `outputSchema` is validated
+ * against `{text}`.
+ */
+export function createEchoProvider(): ModelProvider {
+  return {
+    name: 'echo',
+    async complete(request: CompletionRequest): Promise<CompletionResult> {
+      if (request.signal?.aborted) throw request.signal.reason;
+      return { text: request.prompt, model: request.model ?? 'echo' };
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Bus } from '../../src/events/bus.js';
+import { createMemoryBroker } from '../../src/events/memory-broker.js';
+import { createMemoryBus } from '../../src/events/memory-bus.js';
+import { runEventSubject } from '../../src/events/subjects.js';
+import { createCollector } from '../helpers/wait.js';
+import { busContract } from './bus-contract.js';
+
+const broker = createMemoryBroker();
+afterAll(() => broker.dispose());
+
+busContract('memory bus', async ({ prefix, redeliveryBackoffMs }) =>
+  createMemoryBus({ prefix, broker, redeliveryBackoffMs }),
+);
+
+describe('memory bus: in-process limits', () => {
+  const subjectOf = (n: number): string => runEventSubject('org_1', n, 'completed');
+
+  /** A broker on a clock the test moves by hand. */
+  const manualClock = () => {
+    let now = 1_000_000;
+    return {
+      now: () => now,
+      advance: (ms: number) => {
+        now += ms;
+      },
+    };
+  };
+
+  it('forgets a msgId once the duplicate window has passed', async () => {
+    const clock = manualClock();
+    const bus = createMemoryBus({ broker: createMemoryBroker({ now: clock.now }), duplicateWindowMs: 1_000 });
+    try {
+      const first = await bus.publish(subjectOf(1), {}, { msgId: 'x' });
+      clock.advance(999);
+      expect(await bus.publish(subjectOf(1), {}, { msgId: 'x' })).toEqual({
+        seq: first.seq,
+        duplicate: true,
+      });
+      clock.advance(1);
+      expect(await bus.publish(subjectOf(1), {}, { msgId: 'x' })).toEqual({
+        seq: first.seq + 1,
+        duplicate: false,
+      });
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('keeps at most streamMaxMessages for consumers not attached yet, dropping the oldest', async () => {
+    const bus = createMemoryBus({ streamMaxMessages: 3 });
+    try {
+      for (const n of [1, 2, 3, 4, 5]) await bus.publish(subjectOf(n), { n });
+      const got = createCollector<number>();
+      await bus.consume('late', 'evt.>', async (m) => got.push(m.json<{ n: number }>().n));
+      await got.untilCount(3, 'the retained messages');
+      await bus.publish(subjectOf(6), { n: 6 });
+      await got.untilCount(4, 'the next message');
+      expect(got.items).toEqual([3, 4, 5, 6]);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('drops messages older than streamMaxAgeMs', async () => {
+    const clock = manualClock();
+    const bus = createMemoryBus({ broker: createMemoryBroker({ now: clock.now }), streamMaxAgeMs: 60_000 });
+    try {
+      await bus.publish(subjectOf(1), { n: 1 });
+      clock.advance(30_000);
+      await bus.publish(subjectOf(2), { n: 2 });
+      clock.advance(30_000);
+      const got = createCollector<number>();
+      await bus.consume('late', 'evt.>', async (m) => got.push(m.json<{ n: number }>().n));
+      await bus.publish(subjectOf(3), { n: 3 });
+      await got.untilCount(2, 'the young messages');
+      expect(got.items).toEqual([2, 3]);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('shares load round-robin between consumers of one name', async () => {
+    const bus = createMemoryBus();
+    try {
+      const got = createCollector<string>();
+      await bus.consume('rr', 'evt.>', async () => got.push('a'));
+      await bus.consume('rr', 'evt.>', async () => got.push('b'));
+      for (const n of [1, 2, 3, 4]) await bus.publish(subjectOf(n), { n });
+      await got.untilCount(4, 'four deliveries');
+      expect([...got.items].sort()).toEqual(['a', 'a', 'b', 'b']);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('without a shared broker, buses are separate (a single process needs only one)', async () => {
+    const buses: Bus[] = [createMemoryBus(), createMemoryBus()];
+    const [a, b] = buses as [Bus, Bus];
+    try {
+      const onB = createCollector<string>();
+      await b.subscribe('>', (m) => onB.push(m.subject));
+      await a.publish(subjectOf(1), {});
+      a.signal('sig.jobs.enqueued');
+      await b.publish(subjectOf(2), {});
+      await onB.untilCount(1, 'the own message');
+      expect(onB.items).toEqual([subjectOf(2)]);
+    } finally {
+      await Promise.all(buses.map((bus) => bus.close()));
+    }
+  });
+});

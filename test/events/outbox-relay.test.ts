@@ -1,0 +1,102 @@
+/**
+ * The outbox relay: rows written by transitions reach the bus in order with their event id as the
+ * message id, are marked published, are never published by two relays at once, and are published
+ * again (never lost) when marking fails after the publish.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BusMessage } from '../../src/events/bus.js';
+import { createOutboxRelay } from '../../src/events/outbox-relay.js';
+import { createLogger } from '../../src/log.js';
+import type { RunEventPayload } from '../../src/runs/kinds.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createSkillRun, orgIdOf } from '../helpers/runs.js';
+import { createCollector } from '../helpers/wait.js';
+
+let t: TestApp;
+let org: number;
+const seen = createCollector<BusMessage>();
+
+beforeAll(async () => {
+  t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
+  // The tests drive publishing themselves.
+  await t.app.outbox.stop();
+  await t.token();
+  org = await orgIdOf(t.app);
+  await t.app.bus.subscribe('evt.>', (msg) => seen.push(msg));
+});
+afterAll(() => t.close());
+
+const unpublished = async () =>
+  (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox where published_at is null'))
+    .n;
+
+describe('the outbox relay', () => {
+  it('publishes pending rows in order with the event id as message id, then marks them', async () => {
+    const { actor } = await createSkillRun(t.app, org);
+    const id = actor.row.id;
+    const from = seen.items.length;
+    expect(await t.app.outbox.flush()).toBe(2);
+    const messages = (await seen.untilCount(from + 2, 'two run events')).slice(from);
+    expect(messages.map((m) => m.subject)).toEqual([
+      `evt.${org}.run.${id}.started`,
+      `evt.${org}.run.${id}.step_started`,
+    ]);
+    const payloads = messages.map((m) => m.json<RunEventPayload>());
+    expect(payloads.map((p) => p.seq)).toEqual([1, 2]);
+    expect(messages.map((m) => m.msgId)).toEqual(payloads.map((p) => p.eventId));
+    expect(payloads[0]).toMatchObject({
+      orgId: org,
+      runId: id,
+      kind: 'skill',
+      event: 'started',
+      status: 'running',
+    });
+    expect(await unpublished()).toBe(0);
+    expect(await t.app.outbox.flush()).toBe(0);
+  });
+
+  it('is safe with several relays: every row is published once', async () => {
+    for (let i = 0; i < 5; i++) await createSkillRun(t.app, org);
+    const from = seen.items.length;
+    const other = createOutboxRelay({
+      db: t.app.db.sql,
+      bus: t.app.bus,
+      clock: t.clock,
+      log: createLogger('silent'),
+      batchSize: 3,
+    });
+    const mine = createOutboxRelay({
+      db: t.app.db.sql,
+      bus: t.app.bus,
+      clock: t.clock,
+      log: createLogger('silent'),
+      batchSize: 3,
+    });
+    const counts = await Promise.all([mine.flush(), other.flush(), mine.flush(), other.flush()]);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(10);
+    const ids = seen.items.slice(from).map((m) => m.msgId);
+    expect(ids).toHaveLength(10);
+    expect(new Set(ids).size).toBe(10);
+    expect(await unpublished()).toBe(0);
+  });
+
+  it('publishes again when marking fails after the publish: at-least-once', async () => {
+    await createSkillRun(t.app, org);
+    const from = seen.items.length;
+    const sql = t.app.db.sql;
+    await sql.query(`create or replace function r3_test_fault() returns trigger language plpgsql as $$
+      begin raise exception 'injected fault on %', tg_table_name; end $$`);
+    await sql.query(
+      'create trigger r3_test_fault before update on outbox for each row execute function r3_test_fault()',
+    );
+    const failed = await t.app.outbox.flush().catch((e: unknown) => e);
+    await sql.query('drop trigger r3_test_fault on outbox');
+    expect(String(failed)).toContain('injected fault');
+    expect(await unpublished()).toBe(2);
+    expect(await t.app.outbox.flush()).toBe(2);
+    const ids = seen.items.slice(from).map((m) => m.msgId);
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(2);
+    expect(await unpublished()).toBe(0);
+  });
+});

@@ -1,0 +1,357 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ReviewItemEvent,
+  type ReviewItemInput,
+  reviewItemEventSchema,
+  reviewItemInputSchema,
+  reviewSnoozeEventSchema,
+} from '../../machines/review-item/events.js';
+import { projectReviewItem, reviewItemMachine } from '../../machines/review-item/machine.js';
+import {
+  type InitialRow,
+  type RefusedRow,
+  reach,
+  roundTrip,
+  send,
+  specTable,
+  type TransitionRow,
+} from './helpers.js';
+
+type M = typeof reviewItemMachine;
+
+const T0 = '2025-03-01T10:00:00.000Z';
+const T1 = '2025-03-01T10:05:00.000Z';
+const T2 = '2025-03-01T10:10:00.000Z';
+const U1 = '2025-03-02T09:00:00.000Z';
+const U2 = '2025-03-03T09:00:00.000Z';
+
+const triage: ReviewItemInput = { kind: 'skill', runId: 7, title: 'Summarize Q1 notes', at: T0 };
+const routed: ReviewItemInput = {
+  kind: 'workflow',
+  runId: 41,
+  title: 'Legal review',
+  assignedTo: 'user:lee',
+  at: T0,
+};
+
+const assignAnn: ReviewItemEvent = {
+  type: 'ASSIGN',
+  assignedTo: 'user:ann',
+  note: 'your area',
+  by: 'token:pm',
+  at: T1,
+};
+const unassign: ReviewItemEvent = { type: 'ASSIGN', assignedTo: null, by: 'token:pm', at: T1 };
+const snooze1: ReviewItemEvent = { type: 'SNOOZE', until: U1, by: 'token:pm', at: T1 };
+const snooze2: ReviewItemEvent = { type: 'SNOOZE', until: U2, by: 'token:pm', at: T2 };
+const snoozePast: ReviewItemEvent = { type: 'SNOOZE', until: T0, by: 'token:pm', at: T1 };
+const snoozeNow: ReviewItemEvent = { type: 'SNOOZE', until: T1, by: 'token:pm', at: T1 };
+const wake1: ReviewItemEvent = { type: 'WAKE', until: U1, at: U1 };
+const wake2: ReviewItemEvent = { type: 'WAKE', until: U2, at: U2 };
+const approve: ReviewItemEvent = { type: 'DECIDE', action: 'approve', by: 'token:lee', at: T2 };
+const reject: ReviewItemEvent = {
+  type: 'DECIDE',
+  action: 'reject',
+  by: 'token:lee',
+  reason: 'wrong tone',
+  at: T2,
+};
+const cancel: ReviewItemEvent = { type: 'CANCEL', at: T2 };
+
+const wakeTimer = (until: string) => ({
+  type: 'scheduleTimer',
+  params: { timerId: 'snooze', event: { type: 'WAKE', until }, dueAt: until },
+});
+const cancelWake = { type: 'cancelTimer', params: { timerId: 'snooze' } };
+const emitted = (event: string) => ({ type: 'emitReviewEvent', params: { event } });
+
+const initialRows: InitialRow<M>[] = [
+  {
+    name: 'a run asks for review without an assignee: the item lands in the triage lane',
+    input: triage,
+    to: 'unassigned',
+    actions: [emitted('opened')],
+    context: {
+      assignedTo: null,
+      note: null,
+      snoozedUntil: null,
+      decision: null,
+      closedAt: null,
+      createdAt: T0,
+    },
+  },
+  {
+    name: 'a gate names an assignee: the item is assigned at once',
+    input: routed,
+    to: 'assigned',
+    actions: [emitted('opened')],
+    context: { assignedTo: 'user:lee' },
+  },
+];
+
+const transitionRows: TransitionRow<M>[] = [
+  {
+    name: 'unassigned: assigning routes it to the user with the note',
+    input: triage,
+    from: [],
+    event: assignAnn,
+    to: 'assigned',
+    actions: [emitted('assigned')],
+    context: { assignedTo: 'user:ann', note: 'your area' },
+  },
+  {
+    name: 'unassigned: assigning nobody keeps it in triage',
+    input: triage,
+    from: [],
+    event: { ...unassign, note: 'needs an owner' },
+    to: 'unassigned',
+    actions: [emitted('assigned')],
+    context: { assignedTo: null, note: 'needs an owner' },
+  },
+  {
+    name: 'assigned: reassigning changes the assignee and replaces the note',
+    input: routed,
+    from: [],
+    event: assignAnn,
+    to: 'assigned',
+    actions: [emitted('assigned')],
+    context: { assignedTo: 'user:ann', note: 'your area' },
+  },
+  {
+    name: 'assigned: unassigning sends it back to triage and clears the note',
+    input: triage,
+    from: [assignAnn],
+    event: unassign,
+    to: 'unassigned',
+    actions: [emitted('assigned')],
+    context: { assignedTo: null, note: null },
+  },
+  {
+    name: 'snoozed: assigning keeps it snoozed with the new assignee',
+    input: triage,
+    from: [snooze1],
+    event: assignAnn,
+    to: 'snoozed',
+    actions: [emitted('assigned')],
+    context: { assignedTo: 'user:ann', snoozedUntil: U1 },
+  },
+  {
+    name: 'unassigned: snoozing hides it and schedules the wake-up',
+    input: triage,
+    from: [],
+    event: snooze1,
+    to: 'snoozed',
+    actions: [wakeTimer(U1), emitted('snoozed')],
+    context: { snoozedUntil: U1, assignedTo: null },
+  },
+  {
+    name: 'assigned: snoozing hides it and schedules the wake-up',
+    input: routed,
+    from: [],
+    event: snooze1,
+    to: 'snoozed',
+    actions: [wakeTimer(U1), emitted('snoozed')],
+    context: { snoozedUntil: U1, assignedTo: 'user:lee' },
+  },
+  {
+    name: 'snoozed: snoozing again replaces the timer (same timer id)',
+    input: triage,
+    from: [snooze1],
+    event: snooze2,
+    to: 'snoozed',
+    actions: [wakeTimer(U2), emitted('snoozed')],
+    context: { snoozedUntil: U2 },
+  },
+  {
+    name: 'snoozed: the due wake-up returns an assigned item to its assignee',
+    input: routed,
+    from: [snooze1],
+    event: wake1,
+    to: 'assigned',
+    actions: [emitted('woken')],
+    context: { snoozedUntil: null, assignedTo: 'user:lee' },
+  },
+  {
+    name: 'snoozed: the due wake-up returns an unassigned item to triage',
+    input: triage,
+    from: [snooze1],
+    event: wake1,
+    to: 'unassigned',
+    actions: [emitted('woken')],
+    context: { snoozedUntil: null },
+  },
+  {
+    name: 'snoozed: the wake-up matches the same instant written differently',
+    input: triage,
+    from: [snooze1],
+    event: { type: 'WAKE', until: '2025-03-02T09:00:00Z', at: U1 },
+    to: 'unassigned',
+    actions: [emitted('woken')],
+  },
+  {
+    name: 'snoozed: the wake-up of the replacing snooze is honoured',
+    input: routed,
+    from: [snooze1, snooze2],
+    event: wake2,
+    to: 'assigned',
+    actions: [emitted('woken')],
+  },
+  {
+    name: 'unassigned: deciding closes the item with the decision',
+    input: triage,
+    from: [],
+    event: reject,
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: { decision: { action: 'reject', by: 'token:lee', reason: 'wrong tone', at: T2 }, closedAt: T2 },
+  },
+  {
+    name: 'assigned: deciding closes the item with the decision',
+    input: routed,
+    from: [],
+    event: approve,
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: { decision: { action: 'approve', by: 'token:lee', reason: null, at: T2 }, closedAt: T2 },
+  },
+  {
+    name: 'snoozed: deciding closes the item and cancels the wake-up',
+    input: routed,
+    from: [snooze1],
+    event: approve,
+    to: 'decided',
+    actions: [cancelWake, emitted('decided')],
+    context: { snoozedUntil: null, decision: { action: 'approve', by: 'token:lee', reason: null, at: T2 } },
+  },
+  {
+    name: 'unassigned: the run went away, so the item is cancelled',
+    input: triage,
+    from: [],
+    event: cancel,
+    to: 'cancelled',
+    actions: [emitted('cancelled')],
+    context: { closedAt: T2, decision: null },
+  },
+  {
+    name: 'assigned: the run went away, so the item is cancelled',
+    input: routed,
+    from: [],
+    event: cancel,
+    to: 'cancelled',
+    actions: [emitted('cancelled')],
+  },
+  {
+    name: 'snoozed: the run went away, so the item is cancelled and the wake-up too',
+    input: triage,
+    from: [snooze1],
+    event: cancel,
+    to: 'cancelled',
+    actions: [cancelWake, emitted('cancelled')],
+    context: { snoozedUntil: null, closedAt: T2 },
+  },
+];
+
+const paths = {
+  unassigned: { input: triage, from: [] },
+  assigned: { input: routed, from: [] },
+  snoozed: { input: triage, from: [snooze1] },
+  'assigned (after a wake-up)': { input: routed, from: [snooze1, wake1] },
+  'snoozed (re-snoozed)': { input: triage, from: [snooze1, snooze2] },
+  'decided (approved)': { input: triage, from: [approve] },
+  'decided (after a snooze)': { input: triage, from: [snooze1, reject] },
+  cancelled: { input: routed, from: [cancel] },
+  'cancelled (after a snooze)': { input: routed, from: [snooze1, cancel] },
+} satisfies Record<string, { input: ReviewItemInput; from: ReviewItemEvent[] }>;
+
+function refused(state: keyof typeof paths, events: ReviewItemEvent[], why: string): RefusedRow<M>[] {
+  return events.map((event) => ({ name: `${event.type} in ${state}: ${why}`, ...paths[state], event }));
+}
+
+const everything = [assignAnn, unassign, snooze1, wake1, approve, reject, cancel];
+
+const refusedRows: RefusedRow<M>[] = [
+  ...refused('decided (approved)', everything, 'the item is closed'),
+  ...refused('decided (after a snooze)', everything, 'the item is closed'),
+  ...refused('cancelled', everything, 'the item is closed'),
+  ...refused('cancelled (after a snooze)', everything, 'the item is closed'),
+  ...refused('unassigned', [wake1], 'not snoozed'),
+  ...refused('assigned', [wake1], 'not snoozed'),
+  ...refused('assigned (after a wake-up)', [wake1], 'the timer already fired'),
+  ...refused('snoozed (re-snoozed)', [wake1], 'a stale timer of the replaced snooze'),
+  ...refused('snoozed', [wake2], 'a wake-up for another snooze'),
+  ...refused('unassigned', [snoozePast, snoozeNow], 'until must be after at'),
+  ...refused('assigned', [snoozePast], 'until must be after at'),
+  ...refused('snoozed', [snoozePast], 'until must be after at'),
+];
+
+describe('review-item machine', () => {
+  specTable(reviewItemMachine, 'review-item', {
+    initial: initialRows,
+    transitions: transitionRows,
+    refused: refusedRows,
+  });
+
+  it('continues identically after a persistence round trip', () => {
+    const snoozed = reach(reviewItemMachine, routed, [snooze1]);
+    const restored = roundTrip(reviewItemMachine, snoozed);
+    expect(restored.value).toBe('snoozed');
+    expect(restored.can(wake2)).toBe(false);
+
+    const [direct, directActions] = send(reviewItemMachine, snoozed, wake1);
+    const [resumed, resumedActions] = send(reviewItemMachine, restored, wake1);
+    expect(resumed.value).toBe('assigned');
+    expect(resumed.context).toEqual(direct.context);
+    expect(resumedActions).toEqual(directActions);
+  });
+
+  it('projects the row columns, status being the state name', () => {
+    expect(projectReviewItem(reach(reviewItemMachine, triage, [assignAnn, snooze1]))).toEqual({
+      status: 'snoozed',
+      open: true,
+      assignedTo: 'user:ann',
+      note: 'your area',
+      snoozedUntil: U1,
+      decision: null,
+      closedAt: null,
+    });
+    expect(projectReviewItem(reach(reviewItemMachine, triage, [cancel]))).toMatchObject({
+      status: 'cancelled',
+      open: false,
+      closedAt: T2,
+    });
+  });
+});
+
+describe('review-item schemas', () => {
+  it('accept the inputs and every event used above', () => {
+    expect(reviewItemInputSchema.parse(triage)).toEqual(triage);
+    expect(reviewItemInputSchema.parse(routed)).toEqual(routed);
+    for (const event of [assignAnn, unassign, snooze1, wake1, approve, reject, cancel]) {
+      expect(reviewItemEventSchema.parse(event)).toEqual(event);
+    }
+  });
+
+  it('reject a snooze whose until is not after at, naming the field', () => {
+    const result = reviewSnoozeEventSchema.safeParse(snoozePast);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['until']);
+    expect(reviewItemEventSchema.safeParse(snoozeNow).success).toBe(false);
+  });
+
+  it.each([
+    ['an unknown kind', { ...triage, kind: 'proposal' }],
+    ['an empty title', { ...triage, title: '' }],
+    ['a string runId', { ...triage, runId: '7' }],
+  ])('reject an input with %s', (_why, input) => {
+    expect(reviewItemInputSchema.safeParse(input).success).toBe(false);
+  });
+
+  it.each([
+    ['an assign without assignedTo', { type: 'ASSIGN', by: 'token:pm', at: T1 }],
+    ['a decide with an unknown action', { ...approve, action: 'defer' }],
+    ['a wake without until', { type: 'WAKE', at: U1 }],
+    ['a snooze until a non-date', { ...snooze1, until: 'tomorrow' }],
+  ])('reject an event with %s', (_why, event) => {
+    expect(reviewItemEventSchema.safeParse(event).success).toBe(false);
+  });
+});

@@ -1,0 +1,441 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type SkillRunEvent,
+  type SkillRunInput,
+  skillRunEventSchema,
+  skillRunInputSchema,
+} from '../../machines/skill-run/events.js';
+import { projectSkillRun, skillRunMachine } from '../../machines/skill-run/machine.js';
+import {
+  create,
+  type InitialRow,
+  type RefusedRow,
+  reach,
+  roundTrip,
+  send,
+  specTable,
+  type TransitionRow,
+} from './helpers.js';
+
+type M = typeof skillRunMachine;
+
+const T0 = '2025-03-01T10:00:00.000Z';
+const T1 = '2025-03-01T10:00:05.000Z';
+const T2 = '2025-03-01T10:30:00.000Z';
+const T3 = '2025-03-01T10:31:00.000Z';
+
+const auto: SkillRunInput = { runId: 7, slug: 'summarize', requiresApproval: false, at: T0 };
+const gated: SkillRunInput = { ...auto, requiresApproval: true };
+
+const succeeded: SkillRunEvent = {
+  type: 'STEP_SUCCEEDED',
+  step: 'summarize',
+  attempt: 1,
+  output: { text: 'draft' },
+  at: T1,
+};
+const lateSucceeded: SkillRunEvent = { ...succeeded, at: T3 };
+const failed: SkillRunEvent = {
+  type: 'STEP_FAILED',
+  step: 'summarize',
+  attempt: 1,
+  error: { code: 'MODEL_ERROR', message: 'upstream timeout' },
+  at: T1,
+};
+const lateFailed: SkillRunEvent = { ...failed, at: T3 };
+const approve: SkillRunEvent = {
+  type: 'APPROVE',
+  by: 'token:abc',
+  onBehalfOf: 'user:ann',
+  note: 'ship it',
+  at: T2,
+};
+const reject: SkillRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'off-brand', at: T2 };
+const cancel: SkillRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
+const otherStepSucceeded: SkillRunEvent = { ...succeeded, step: 'translate' };
+const otherStepFailed: SkillRunEvent = { ...failed, step: 'translate' };
+
+const started = [
+  { type: 'recordEvent', params: { event: 'started' } },
+  { type: 'recordEvent', params: { event: 'step_started', step: 'summarize' } },
+  { type: 'enqueueJob', params: { job: 'execute_step', step: 'summarize', attempt: 1 } },
+];
+const stepCompleted = { type: 'recordEvent', params: { event: 'step_completed', step: 'summarize' } };
+const approvedReview = {
+  decision: 'approved',
+  by: 'token:abc',
+  onBehalfOf: 'user:ann',
+  note: 'ship it',
+  reason: null,
+  at: T2,
+};
+const rejectedReview = {
+  decision: 'rejected',
+  by: 'token:abc',
+  onBehalfOf: null,
+  note: null,
+  reason: 'off-brand',
+  at: T2,
+};
+
+const initialRows: InitialRow<M>[] = [
+  {
+    name: 'POST skill run without approval: running, executes the step',
+    input: auto,
+    to: 'running',
+    actions: started,
+    context: { reviewState: 'auto', draftReady: false, output: null, completedAt: null, createdAt: T0 },
+  },
+  {
+    name: 'POST skill run with requiresApproval: pending, executes the draft and opens a review item',
+    input: gated,
+    to: 'pending',
+    actions: [...started, { type: 'openReview', params: {} }],
+    context: { reviewState: 'pending', draftReady: false, output: null, completedAt: null },
+  },
+];
+
+const transitionRows: TransitionRow<M>[] = [
+  {
+    name: 'running: the step succeeds, so the run completes with its output',
+    input: auto,
+    from: [],
+    event: succeeded,
+    to: 'completed',
+    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'completed' } }],
+    context: {
+      output: { text: 'draft' },
+      stepResults: { summarize: { output: { text: 'draft' } } },
+      draftReady: true,
+      completedAt: T1,
+      reviewState: 'auto',
+      error: null,
+    },
+  },
+  {
+    name: 'running: the step fails, so the run fails with the error',
+    input: auto,
+    from: [],
+    event: failed,
+    to: 'failed',
+    actions: [{ type: 'recordEvent', params: { event: 'failed' } }],
+    context: { error: { code: 'MODEL_ERROR', message: 'upstream timeout' }, completedAt: T1, output: null },
+  },
+  {
+    name: 'running: cancel is a hard stop',
+    input: auto,
+    from: [],
+    event: cancel,
+    to: 'cancelled',
+    actions: [{ type: 'recordEvent', params: { event: 'cancelled' } }],
+    context: { completedAt: T2, reviewState: 'auto' },
+  },
+  {
+    name: 'pending: the draft is ready, so the run stays pending and asks for a human',
+    input: gated,
+    from: [],
+    event: succeeded,
+    to: 'pending',
+    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }],
+    context: {
+      draftReady: true,
+      output: { text: 'draft' },
+      stepResults: { summarize: { output: { text: 'draft' } } },
+      completedAt: null,
+    },
+  },
+  {
+    name: 'pending: the draft fails, so the run fails and its review item is cancelled',
+    input: gated,
+    from: [],
+    event: failed,
+    to: 'failed',
+    actions: [
+      { type: 'closeReview', params: { reason: 'cancelled' } },
+      { type: 'recordEvent', params: { event: 'failed' } },
+    ],
+    context: { error: { code: 'MODEL_ERROR', message: 'upstream timeout' }, completedAt: T1 },
+  },
+  {
+    name: 'pending: approve moves it to approved and records the reviewer',
+    input: gated,
+    from: [succeeded],
+    event: approve,
+    to: 'approved',
+    actions: [
+      { type: 'recordEvent', params: { event: 'approved' } },
+      { type: 'closeReview', params: { reason: 'decided' } },
+    ],
+    context: { review: approvedReview, reviewState: 'approved', completedAt: T2, output: { text: 'draft' } },
+  },
+  {
+    name: 'pending: reject moves it to rejected and records the reason',
+    input: gated,
+    from: [succeeded],
+    event: reject,
+    to: 'rejected',
+    actions: [
+      { type: 'recordEvent', params: { event: 'rejected' } },
+      { type: 'closeReview', params: { reason: 'decided' } },
+    ],
+    context: { review: rejectedReview, reviewState: 'rejected', completedAt: T2 },
+  },
+  {
+    name: 'pending: approve before the draft is ready is taken',
+    input: gated,
+    from: [],
+    event: approve,
+    to: 'approved',
+    actions: [
+      { type: 'recordEvent', params: { event: 'approved' } },
+      { type: 'closeReview', params: { reason: 'decided' } },
+    ],
+    context: { review: approvedReview, draftReady: false, output: null },
+  },
+  {
+    name: 'pending: reject before the draft is ready is taken',
+    input: gated,
+    from: [],
+    event: reject,
+    to: 'rejected',
+    actions: [
+      { type: 'recordEvent', params: { event: 'rejected' } },
+      { type: 'closeReview', params: { reason: 'decided' } },
+    ],
+    context: { review: rejectedReview, draftReady: false },
+  },
+  {
+    name: 'pending: cancel while the draft executes cancels the run and its review item',
+    input: gated,
+    from: [],
+    event: cancel,
+    to: 'cancelled',
+    actions: [
+      { type: 'closeReview', params: { reason: 'cancelled' } },
+      { type: 'recordEvent', params: { event: 'cancelled' } },
+    ],
+    context: { completedAt: T2, review: null, reviewState: 'pending' },
+  },
+  {
+    name: 'pending: cancel with the draft ready cancels the run and its review item',
+    input: gated,
+    from: [succeeded],
+    event: cancel,
+    to: 'cancelled',
+    actions: [
+      { type: 'closeReview', params: { reason: 'cancelled' } },
+      { type: 'recordEvent', params: { event: 'cancelled' } },
+    ],
+  },
+  {
+    name: 'approved before the draft: the late draft is stored once, the status stays',
+    input: gated,
+    from: [approve],
+    event: lateSucceeded,
+    to: 'approved',
+    actions: [stepCompleted],
+    context: {
+      output: { text: 'draft' },
+      stepResults: { summarize: { output: { text: 'draft' } } },
+      draftReady: true,
+      completedAt: T2,
+      reviewState: 'approved',
+    },
+  },
+  {
+    name: 'rejected before the draft: the late draft is stored once, the status stays',
+    input: gated,
+    from: [reject],
+    event: lateSucceeded,
+    to: 'rejected',
+    actions: [stepCompleted],
+    context: { output: { text: 'draft' }, draftReady: true, completedAt: T2, reviewState: 'rejected' },
+  },
+  {
+    name: 'approved before the draft: a late failure is kept as the error, without a failed event',
+    input: gated,
+    from: [approve],
+    event: lateFailed,
+    to: 'approved',
+    actions: [],
+    context: {
+      error: { code: 'MODEL_ERROR', message: 'upstream timeout' },
+      draftReady: false,
+      completedAt: T2,
+    },
+  },
+  {
+    name: 'rejected before the draft: a late failure is kept as the error, without a failed event',
+    input: gated,
+    from: [reject],
+    event: lateFailed,
+    to: 'rejected',
+    actions: [],
+    context: { error: { code: 'MODEL_ERROR', message: 'upstream timeout' } },
+  },
+];
+
+/** How to reach each state (or state variant) from creation. */
+const paths = {
+  running: { input: auto, from: [] },
+  completed: { input: auto, from: [succeeded] },
+  failed: { input: auto, from: [failed] },
+  cancelled: { input: auto, from: [cancel] },
+  'pending (draft executing)': { input: gated, from: [] },
+  'pending (draft ready)': { input: gated, from: [succeeded] },
+  'failed (draft failed while pending)': { input: gated, from: [failed] },
+  'cancelled (while pending)': { input: gated, from: [cancel] },
+  'approved (draft ready)': { input: gated, from: [succeeded, approve] },
+  'rejected (draft ready)': { input: gated, from: [succeeded, reject] },
+  'approved (before the draft)': { input: gated, from: [approve] },
+  'rejected (before the draft)': { input: gated, from: [reject] },
+  'approved (late draft stored)': { input: gated, from: [approve, lateSucceeded] },
+  'rejected (late draft stored)': { input: gated, from: [reject, lateSucceeded] },
+  'approved (late draft failed)': { input: gated, from: [approve, lateFailed] },
+} satisfies Record<string, { input: SkillRunInput; from: SkillRunEvent[] }>;
+
+type PathName = keyof typeof paths;
+
+function refused(state: PathName, events: SkillRunEvent[], why: string): RefusedRow<M>[] {
+  return events.map((event) => ({
+    name: `${event.type}${'step' in event ? ` (${event.step})` : ''} in ${state}: ${why}`,
+    ...paths[state],
+    event,
+  }));
+}
+
+const decisions = [approve, reject];
+const stepResults = [succeeded, failed];
+
+const refusedRows: RefusedRow<M>[] = [
+  ...refused('running', decisions, 'only a pending run is decided'),
+  ...refused('completed', decisions, 'only a pending run is decided'),
+  ...refused('failed', decisions, 'only a pending run is decided'),
+  ...refused('cancelled', decisions, 'only a pending run is decided'),
+  ...refused('approved (draft ready)', decisions, 'already decided'),
+  ...refused('rejected (draft ready)', decisions, 'already decided'),
+  ...refused('approved (before the draft)', decisions, 'already decided'),
+  ...refused('rejected (before the draft)', decisions, 'already decided'),
+  ...refused('completed', [cancel], 'cancel is accepted from running and pending only'),
+  ...refused('failed', [cancel], 'cancel is accepted from running and pending only'),
+  ...refused('cancelled', [cancel], 'cancel is accepted from running and pending only'),
+  ...refused('approved (draft ready)', [cancel], 'cancel is accepted from running and pending only'),
+  ...refused('rejected (draft ready)', [cancel], 'cancel is accepted from running and pending only'),
+  ...refused('approved (before the draft)', [cancel], 'cancel is accepted from running and pending only'),
+  ...refused('completed', stepResults, 'the step already reported'),
+  ...refused('failed', stepResults, 'the step already reported'),
+  ...refused('cancelled', stepResults, 'a cancelled run ignores its worker'),
+  ...refused('failed (draft failed while pending)', stepResults, 'the step already reported'),
+  ...refused('cancelled (while pending)', stepResults, 'a cancelled run ignores its worker'),
+  ...refused('pending (draft ready)', stepResults, 'a duplicate step result'),
+  ...refused('approved (draft ready)', stepResults, 'a duplicate step result'),
+  ...refused('rejected (draft ready)', stepResults, 'a duplicate step result'),
+  ...refused('approved (late draft stored)', stepResults, 'a duplicate late step result'),
+  ...refused('rejected (late draft stored)', stepResults, 'a duplicate late step result'),
+  ...refused('approved (late draft failed)', stepResults, 'a duplicate late step result'),
+  ...refused('running', [otherStepSucceeded, otherStepFailed], 'not the skill’s step'),
+  ...refused('pending (draft executing)', [otherStepSucceeded, otherStepFailed], 'not the skill’s step'),
+  ...refused('approved (before the draft)', [otherStepSucceeded, otherStepFailed], 'not the skill’s step'),
+];
+
+describe('skill-run machine', () => {
+  specTable(skillRunMachine, 'skill-run', {
+    initial: initialRows,
+    transitions: transitionRows,
+    refused: refusedRows,
+  });
+
+  it('never accepts the same step result twice on any path', () => {
+    for (const path of Object.values(paths)) {
+      let snapshot = reach(skillRunMachine, path.input, path.from);
+      let accepted = 0;
+      for (const event of [succeeded, succeeded, lateSucceeded]) {
+        if (snapshot.can(event)) {
+          accepted += 1;
+          [snapshot] = send(skillRunMachine, snapshot, event);
+        }
+      }
+      const alreadyReported = path.from.some((e) => e.type === 'STEP_SUCCEEDED' || e.type === 'STEP_FAILED');
+      expect(accepted).toBeLessThanOrEqual(alreadyReported ? 0 : 1);
+    }
+  });
+
+  it('continues identically after a persistence round trip', () => {
+    const pending = reach(skillRunMachine, gated, [succeeded]);
+    const restored = roundTrip(skillRunMachine, pending);
+    expect(restored.value).toBe('pending');
+    expect(restored.context).toEqual(pending.context);
+    expect(restored.can(succeeded)).toBe(false);
+
+    const [direct, directActions] = send(skillRunMachine, pending, approve);
+    const [resumed, resumedActions] = send(skillRunMachine, restored, approve);
+    expect(resumed.value).toBe('approved');
+    expect(resumed.context).toEqual(direct.context);
+    expect(resumedActions).toEqual(directActions);
+
+    const completed = roundTrip(skillRunMachine, reach(skillRunMachine, auto, [succeeded]));
+    expect(completed.status).toBe('done');
+    expect(completed.can(cancel)).toBe(false);
+  });
+
+  it('projects the row columns, status being the state name', () => {
+    const [created] = create(skillRunMachine, gated);
+    expect(projectSkillRun(created)).toEqual({
+      status: 'pending',
+      pausedAt: null,
+      output: null,
+      error: null,
+      review: null,
+      reviewState: 'pending',
+      completedAt: null,
+      stepResults: {},
+    });
+    const approved = reach(skillRunMachine, gated, [succeeded, approve]);
+    expect(projectSkillRun(approved)).toEqual({
+      status: 'approved',
+      pausedAt: null,
+      output: { text: 'draft' },
+      error: null,
+      review: approvedReview,
+      reviewState: 'approved',
+      completedAt: T2,
+      stepResults: { summarize: { output: { text: 'draft' } } },
+    });
+    expect(projectSkillRun(reach(skillRunMachine, auto, [failed]))).toMatchObject({
+      status: 'failed',
+      reviewState: 'auto',
+      error: { code: 'MODEL_ERROR', message: 'upstream timeout' },
+    });
+  });
+});
+
+describe('skill-run schemas', () => {
+  it('accept the input and every event used above', () => {
+    expect(skillRunInputSchema.parse(gated)).toEqual(gated);
+    for (const event of [succeeded, failed, approve, reject, cancel]) {
+      expect(skillRunEventSchema.parse(event)).toEqual(event);
+    }
+  });
+
+  it.each([
+    ['a non-integer runId', { ...auto, runId: 1.5 }],
+    ['a missing slug', { runId: 7, requiresApproval: false, at: T0 }],
+    ['a string requiresApproval', { ...auto, requiresApproval: 'yes' }],
+    ['a local time', { ...auto, at: '2025-03-01 10:00' }],
+    ['an unknown field', { ...auto, priority: 'high' }],
+  ])('reject an input with %s', (_why, input) => {
+    expect(skillRunInputSchema.safeParse(input).success).toBe(false);
+  });
+
+  it.each([
+    ['an unknown type', { type: 'RESUME', at: T1 }],
+    ['an output that is not an object', { ...succeeded, output: ['a'] }],
+    ['attempt 0', { ...succeeded, attempt: 0 }],
+    ['an error without a code', { ...failed, error: { message: 'x' } }],
+    ['an approval without a reviewer', { type: 'APPROVE', at: T2 }],
+    ['a cancel without at', { type: 'CANCEL', by: 'token:abc' }],
+    ['an offset timestamp', { ...cancel, at: '2025-03-01T11:00:00+01:00' }],
+  ])('reject an event with %s', (_why, event) => {
+    expect(skillRunEventSchema.safeParse(event).success).toBe(false);
+  });
+});
