@@ -1,0 +1,58 @@
+/**
+ * The services of authored resources and object instances, built together because they share the
+ * embedder and the reindex worker: the workspace write path, resource reads (wire views for REST, applied
+ * manifests for the runtime), object instances, hybrid search and reindex passes.
+ */
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { JobQueue } from './jobs/queue.js';
+import type { Logger } from './log.js';
+import { ObjectService } from './objects/object-service.js';
+import { ReindexService } from './objects/reindex.js';
+import { createConfiguredEmbedder } from './search/configured-embedder.js';
+import type { Embedder } from './search/embedder.js';
+import { SearchService } from './search/search-service.js';
+import type { Clock } from './util/clock.js';
+import { AppliedResources } from './workspace/applied.js';
+import { ResourceViews } from './workspace/resource-views.js';
+import { WorkspaceStore } from './workspace/store.js';
+
+export interface ResourceServices {
+  workspace: WorkspaceStore;
+  resources: ResourceViews;
+  applied: AppliedResources;
+  objects: ObjectService;
+  search: SearchService;
+  reindex: ReindexService;
+}
+
+/** Builds the services; reindex passes run as jobs of `jobs` (kind `reindex`, registered here). */
+export function createResourceServices(deps: {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  db: Database;
+  jobs: JobQueue;
+  embedder?: Embedder;
+  /** Wakes the outbox relay after a commit that wrote events (object ingest). */
+  onOutbox?: () => void;
+}): ResourceServices {
+  const { config, log, clock, db, jobs } = deps;
+  const embedder = deps.embedder ?? createConfiguredEmbedder(config);
+  const reindex = new ReindexService({ db, clock, log, embedder, config, jobs });
+  return {
+    workspace: new WorkspaceStore({ db, clock, reindex }),
+    resources: new ResourceViews(db.orm.em),
+    applied: new AppliedResources(db.sql),
+    objects: new ObjectService({
+      db,
+      clock,
+      log,
+      config,
+      embedder,
+      ...(deps.onOutbox ? { onOutbox: deps.onOutbox } : {}),
+    }),
+    search: new SearchService({ db, clock, embedder, baseUrl: () => config.baseUrl }),
+    reindex,
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The agent manifest (`agents/<slug>.yaml`).
+ */
+import { z } from 'zod';
+import {
+  descriptionSchema,
+  longTextSchema,
+  nameSchema,
+  slugListSchema,
+  slugSchema,
+} from './manifest-fields.js';
+
+const agentFields = {
+  name: nameSchema,
+  description: descriptionSchema,
+  active: z.boolean(),
+  systemPrompt: longTextSchema,
+  skillSlugs: slugListSchema,
+  workflowSlugs: slugListSchema,
+  sourceSlugs: slugListSchema,
+};
+
+/**
+ * An agent (`agents/<slug>.yaml`, body of `POST /agents`). Required: `slug`, `name`. Defaults:
+ * description `''`, active `true`, systemPrompt `''`, and empty `skillSlugs`, `workflowSlugs`,
+ * `sourceSlugs` (each without duplicates).
+ */
+export const agentManifestSchema = z.strictObject({
+  slug: slugSchema,
+  name: agentFields.name,
+  description: agentFields.description.default(''),
+  active: agentFields.active.default(true),
+  systemPrompt: agentFields.systemPrompt.default(''),
+  skillSlugs: agentFields.skillSlugs.default(() => []),
+  workflowSlugs: agentFields.workflowSlugs.default(() => []),
+  sourceSlugs: agentFields.sourceSlugs.default(() => []),
+});
+/** A validated agent manifest. */
+export type AgentManifest = z.output<typeof agentManifestSchema>;
+
+/** Any subset of an agent's fields (body of `PATCH /agents/:slug`); a list replaces the whole list. */
+export const agentManifestPatchSchema = z.strictObject({ ...agentFields, slug: slugSchema }).partial();
+/** An agent manifest patch. */
+export type AgentManifestPatch = z.output<typeof agentManifestPatchSchema>;

@@ -1,0 +1,39 @@
+/**
+ * Field schemas shared by every manifest kind: slugs, names, descriptions, free-form objects.
+ */
+import { z } from 'zod';
+
+/** What a slug looks like: lowercase letters, digits and `-`, not starting with `-`, 1–63 characters. */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** A resource slug (see {@link SLUG_PATTERN}). */
+export const slugSchema = z
+  .string()
+  .regex(SLUG_PATTERN, 'must be a slug: 1-63 lowercase letters, digits or "-", not starting with "-"');
+
+/** A display name. */
+export const nameSchema = z.string().min(1).max(200);
+/** A description. */
+export const descriptionSchema = z.string().max(4_000);
+/** Long authored text (a system prompt, a prompt template). */
+export const longTextSchema = z.string().max(100_000);
+
+/**
+ * A JSON Schema document (dialect 2020-12, see json-schema.ts). Free-form here; `validateWorkspace`
+ * compiles it.
+ */
+export const jsonSchemaSchema = z.record(z.string(), z.unknown());
+/** A free-form JSON object (step input, connection settings). */
+export const freeObjectSchema = z.record(z.string(), z.unknown());
+
+/** Refinement: each item of a string list at most once (reported at the repeat's index). */
+export function uniqueItems(items: readonly string[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (seen.has(item)) ctx.addIssue({ code: 'custom', path: [index], message: `"${item}" is listed twice` });
+    seen.add(item);
+  });
+}
+
+/** A list of distinct slugs. */
+export const slugListSchema = z.array(slugSchema).max(1_000).superRefine(uniqueItems);

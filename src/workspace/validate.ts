@@ -1,0 +1,175 @@
+/**
+ * Validation of a whole workspace tree, the gate before anything is written or committed. It reports
+ * every problem it finds (not only the first), each naming the file and the field.
+ */
+import { groupResourceFiles, manifestPath, parseResource } from './files.js';
+import { compareIssues, type FieldPath, type WorkspaceIssue } from './issues.js';
+import { checkJsonSchema, createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
+import { SLUG_PATTERN } from './manifest-fields.js';
+import { RESOURCE_KINDS, type ResourceKind, type WorkspaceResource } from './manifests.js';
+
+/** Outcome of {@link validateWorkspace}: the parsed resources, or every issue found. */
+export type WorkspaceValidation =
+  | { ok: true; resources: WorkspaceResource[] }
+  | { ok: false; errors: WorkspaceIssue[] };
+
+const LAYOUT_HINT =
+  'agents/<slug>.yaml, skills/<slug>/manifest.yaml, skills/<slug>/prompt.md, workflows/<slug>.yaml, ' +
+  'object-types/<slug>.yaml, sources/<slug>.yaml';
+
+const KIND_LABEL: Record<ResourceKind, string> = {
+  agent: 'agent',
+  skill: 'skill',
+  workflow: 'workflow',
+  object_type: 'object type',
+  source: 'source',
+};
+
+type SlugIndex = Record<ResourceKind, Set<string>>;
+
+// Building an ajv instance costs tens of milliseconds; checks are synchronous and keep nothing compiled.
+let sharedCompiler: JsonSchemaCompiler | undefined;
+
+function defaultCompiler(): JsonSchemaCompiler {
+  if (!sharedCompiler) sharedCompiler = createJsonSchemaCompiler();
+  return sharedCompiler;
+}
+
+/** A JSON Schema field of a manifest, with where it sits. */
+interface SchemaField {
+  path: FieldPath;
+  schema: Record<string, unknown>;
+}
+
+function schemaFields(resource: WorkspaceResource): SchemaField[] {
+  switch (resource.kind) {
+    case 'skill': {
+      const { inputSchema, outputSchema } = resource.manifest;
+      const fields: SchemaField[] = [];
+      if (inputSchema) fields.push({ path: ['inputSchema'], schema: inputSchema });
+      if (outputSchema) fields.push({ path: ['outputSchema'], schema: outputSchema });
+      return fields;
+    }
+    case 'workflow':
+      return [{ path: ['inputSchema'], schema: resource.manifest.inputSchema }];
+    case 'object_type':
+      return [{ path: ['schema'], schema: resource.manifest.schema }];
+    default:
+      return [];
+  }
+}
+
+/** Inputs, outputs and metadata are JSON objects, so a schema whose root `type` excludes object is a mistake. */
+function rootTypeIssue(schema: Record<string, unknown>): string | undefined {
+  const type = schema.type;
+  if (type === undefined || type === 'object') return undefined;
+  if (Array.isArray(type) && type.includes('object')) return undefined;
+  return 'must describe an object: use type "object"';
+}
+
+/** References from one resource to others, each with the field that holds it. */
+function references(
+  resource: WorkspaceResource,
+): Array<{ path: FieldPath; kind: ResourceKind; slug: string }> {
+  const refs: Array<{ path: FieldPath; kind: ResourceKind; slug: string }> = [];
+  const list = (field: string, kind: ResourceKind, slugs: readonly string[]) => {
+    slugs.forEach((slug, index) => {
+      refs.push({ path: [field, index], kind, slug });
+    });
+  };
+  switch (resource.kind) {
+    case 'agent':
+      list('skillSlugs', 'skill', resource.manifest.skillSlugs);
+      list('workflowSlugs', 'workflow', resource.manifest.workflowSlugs);
+      list('sourceSlugs', 'source', resource.manifest.sourceSlugs);
+      break;
+    case 'workflow': {
+      const { trigger, steps } = resource.manifest;
+      if (trigger.type === 'object.created') {
+        refs.push({ path: ['trigger', 'objectType'], kind: 'object_type', slug: trigger.objectType });
+      }
+      steps.forEach((step, index) => {
+        if (step.type === 'skill')
+          refs.push({ path: ['steps', index, 'skill'], kind: 'skill', slug: step.skill });
+      });
+      break;
+    }
+    case 'object_type':
+      for (const slug of Object.keys(resource.manifest.sourceRelevance)) {
+        refs.push({ path: ['sourceRelevance', slug], kind: 'source', slug });
+      }
+      break;
+    default:
+      break;
+  }
+  return refs;
+}
+
+/**
+ * Validates a whole tree (path → content): every path belongs to the layout and carries a valid slug;
+ * every file parses and matches its kind's schema; a manifest's slug equals its path's; a skill has
+ * both files; every cross reference names a resource in the tree (agent → skills, workflows, sources;
+ * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources); every JSON
+ * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object. A reference to a
+ * resource whose file is present but invalid is not reported again as missing.
+ */
+export function validateWorkspace(
+  tree: ReadonlyMap<string, string>,
+  compiler: JsonSchemaCompiler = defaultCompiler(),
+): WorkspaceValidation {
+  const errors: WorkspaceIssue[] = [];
+  const { resources: groups, unknown } = groupResourceFiles(tree.keys());
+  for (const file of unknown) {
+    errors.push({ file, path: [], message: `not part of the workspace layout (${LAYOUT_HINT})` });
+  }
+
+  const present: SlugIndex = {
+    agent: new Set(),
+    skill: new Set(),
+    workflow: new Set(),
+    object_type: new Set(),
+    source: new Set(),
+  };
+  const resources: WorkspaceResource[] = [];
+  for (const group of groups.values()) {
+    if (!SLUG_PATTERN.test(group.slug)) {
+      for (const file of Object.values(group.files)) {
+        errors.push({ file, path: [], message: `"${group.slug}" in the file name is not a valid slug` });
+      }
+      continue;
+    }
+    present[group.kind].add(group.slug);
+    const parsed = parseResource(group.kind, group.slug, tree);
+    if (parsed.ok) resources.push(parsed.value);
+    else errors.push(...parsed.errors);
+  }
+
+  for (const resource of resources) {
+    const file = manifestPath(resource.kind, resource.manifest.slug);
+    for (const ref of references(resource)) {
+      if (!present[ref.kind].has(ref.slug)) {
+        errors.push({
+          file,
+          path: ref.path,
+          message: `${KIND_LABEL[ref.kind]} "${ref.slug}" does not exist in the workspace`,
+        });
+      }
+    }
+    for (const field of schemaFields(resource)) {
+      const rootIssue = rootTypeIssue(field.schema);
+      if (rootIssue) errors.push({ file, path: [...field.path, 'type'], message: rootIssue });
+      for (const issue of checkJsonSchema(compiler, field.schema)) {
+        errors.push({ file, path: [...field.path, ...issue.path], message: `JSON Schema: ${issue.message}` });
+      }
+    }
+  }
+
+  if (errors.length > 0) return { ok: false, errors: errors.sort(compareIssues) };
+  const order = (kind: ResourceKind) => RESOURCE_KINDS.indexOf(kind);
+  resources.sort(
+    (a, b) =>
+      order(a.kind) - order(b.kind) ||
+      (a.manifest.slug < b.manifest.slug ? -1 : a.manifest.slug > b.manifest.slug ? 1 : 0),
+  );
+  return { ok: true, resources };
+}
