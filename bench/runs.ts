@@ -1,0 +1,271 @@
+/**
+ * `npm run bench:runs`: skill runs end to end on the echo provider.
+ *
+ * 1. Baseline, measured in the same run: single-row INSERT transactions per second (autocommit) on
+ *    the same PostgreSQL, from this process, at 16 and 64 connections.
+ * 2. Accepted runs per second: `POST /skills/:slug/runs` at 16 and 64 connections against an r3 with
+ *    no workers (R3_WORKER_CONCURRENCY=0), so the figure is the API's alone.
+ * 3. End to end: against a second r3 (own database) whose workers execute the runs while the load
+ *    runs: runs completed per second, and POST→completed latency p50/p99, taken from each run's
+ *    `created_at` and `completed_at` (both written by r3's clock; `created_at` is stamped in the
+ *    trigger's transaction, so the HTTP parse before it — well under a millisecond — is not counted).
+ */
+import pg from 'pg';
+import {
+  type BenchDatabase,
+  type Child,
+  createBenchDatabase,
+  DURATION_S,
+  type LoadResult,
+  load,
+  percentiles,
+  printTable,
+  r3Cli,
+  spawnR3,
+} from './lib.js';
+
+const CONNECTIONS = [16, 64];
+const BODY = JSON.stringify({ input: { text: 'benchmark input' } });
+
+/**
+ * Closed-loop single-row INSERTs from `connections` clients: autocommit (each INSERT its own
+ * transaction, the goal's baseline), or wrapped in BEGIN/COMMIT (shown for reference).
+ */
+async function baseline(url: string, connections: number, explicit = false): Promise<LoadResult> {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  await pool.query(
+    'create table if not exists bench_baseline (id bigserial primary key, org_id bigint, payload jsonb, created_at timestamptz)',
+  );
+  const latencies: number[] = [];
+  const end = performance.now() + DURATION_S * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      const client = await pool.connect();
+      try {
+        while (performance.now() < end) {
+          const t0 = performance.now();
+          if (explicit) await client.query('begin');
+          await client.query({
+            name: 'baseline_insert',
+            text: 'insert into bench_baseline (org_id, payload, created_at) values ($1, $2, $3)',
+            values: [1, '{"input":{"text":"benchmark input"}}', new Date()],
+          });
+          if (explicit) await client.query('commit');
+          latencies.push(performance.now() - t0);
+        }
+      } finally {
+        client.release();
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.end();
+  const p = percentiles(latencies);
+  return {
+    label: explicit ? 'ref: BEGIN;INSERT;COMMIT (pg)' : 'baseline: INSERT tx (pg, in-process)',
+    connections,
+    rps: Math.round(latencies.length / elapsed),
+    p50: p.p50,
+    p99: p.p99,
+    errors: 0,
+    non2xx: 0,
+    statuses: {},
+  };
+}
+
+/** Creates skill `slug` through the API. */
+async function createSkill(url: string, token: string, slug: string): Promise<void> {
+  const res = await fetch(`${url}/api/v1/skills`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      manifest: {
+        slug,
+        name: slug,
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
+      promptMd: 'Summarize: {{input.text}}',
+    }),
+  });
+  if (res.status !== 201) throw new Error(`creating skill ${slug} failed: ${res.status} ${await res.text()}`);
+}
+
+/** An r3 on `db` with a token and the benchmark skills. */
+async function prepare(
+  db: BenchDatabase,
+  env: Record<string, string>,
+): Promise<{ r3: Child; token: string }> {
+  const r3 = await spawnR3(db.url, env);
+  const cliEnv = { DATABASE_URL: db.url };
+  const created = JSON.parse(
+    await r3Cli(
+      [
+        'token',
+        'create',
+        '--org',
+        'bench',
+        '--user',
+        'bench',
+        '--role',
+        'owner',
+        '--name',
+        'bench',
+        '--scope',
+        'read:all,write:resources,run:invoke',
+        '--json',
+      ],
+      cliEnv,
+    ),
+  ) as { token: string };
+  await r3Cli(['org', 'limits', '--org', 'bench', '--unlimited'], cliEnv);
+  for (const slug of ['bench', 'bench-light']) await createSkill(r3.url, created.token, slug);
+  return { r3, token: created.token };
+}
+
+/** Waits until no run of `slug` is unfinished; resolves with how many still are at the timeout. */
+async function waitForCompletion(client: pg.Client, slug: string, timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from runs where slug = $1 and status not in ('completed', 'failed')`,
+      [slug],
+    );
+    const left = rows[0]?.n ?? 0;
+    if (left === 0 || performance.now() > deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface EndToEnd {
+  completed: number;
+  failed: number;
+  inWindow: number;
+  spanS: number;
+  p50: number;
+  p99: number;
+}
+
+/** Completion figures of `slug`'s runs; `window` (epoch ms) bounds the steady-state count. */
+async function endToEnd(client: pg.Client, slug: string, window: [number, number]): Promise<EndToEnd> {
+  const { rows } = await client.query<EndToEnd>(
+    `select count(*) filter (where status = 'completed')::int as completed,
+            count(*) filter (where status = 'failed')::int as failed,
+            count(*) filter (where completed_at between to_timestamp($2 / 1000.0) and to_timestamp($3 / 1000.0))::int
+              as "inWindow",
+            extract(epoch from max(completed_at) - min(created_at))::float8 as "spanS",
+            percentile_cont(0.5) within group (order by extract(epoch from completed_at - created_at) * 1000) as p50,
+            percentile_cont(0.99) within group (order by extract(epoch from completed_at - created_at) * 1000) as p99
+       from runs where slug = $1`,
+    [slug, window[0], window[1]],
+  );
+  return rows[0] as EndToEnd;
+}
+
+const api = await createBenchDatabase('runs_api');
+const e2e = await createBenchDatabase('runs_e2e');
+const children: Child[] = [];
+try {
+  const rows: LoadResult[] = [];
+  for (const c of CONNECTIONS) rows.push(await baseline(api.url, c));
+  for (const c of CONNECTIONS) rows.push(await baseline(api.url, c, true));
+
+  const apiOnly = await prepare(api, { R3_WORKER_CONCURRENCY: '0', R3_DB_POOL_SIZE: '20' });
+  children.push(apiOnly.r3);
+  const headers = { authorization: `Bearer ${apiOnly.token}` };
+  const target = `${apiOnly.r3.url}/api/v1/skills/bench/runs`;
+  await load('warm-up', target, 16, { method: 'POST', headers, body: BODY, duration: 2 });
+  for (const c of CONNECTIONS) {
+    rows.push(
+      await load('r3 POST /skills/:slug/runs (accept)', target, c, { method: 'POST', headers, body: BODY }),
+    );
+  }
+  await apiOnly.r3.stop();
+
+  // The runs accepted above are still queued: a process with workers drains the backlog, which
+  // measures what the workers complete when they have the machine to themselves.
+  const workers = process.env.BENCH_WORKERS ?? '32';
+  const drainer = await spawnR3(api.url, { R3_DB_POOL_SIZE: '20', R3_WORKER_CONCURRENCY: workers });
+  children.push(drainer);
+  const apiClient = new pg.Client({ connectionString: api.url });
+  await apiClient.connect();
+  const backlogLeft = await waitForCompletion(apiClient, 'bench', 300_000);
+  const { rows: drained } = await apiClient.query<{ n: number; span_s: number }>(
+    `select count(*)::int as n, extract(epoch from max(completed_at) - min(completed_at))::float8 as span_s
+       from runs where status = 'completed'`,
+  );
+  await apiClient.end();
+  await drainer.stop();
+
+  const full = await prepare(e2e, { R3_DB_POOL_SIZE: '20', R3_WORKER_CONCURRENCY: workers });
+  children.push(full.r3);
+  const e2eHeaders = { authorization: `Bearer ${full.token}` };
+  const client = new pg.Client({ connectionString: e2e.url });
+  await client.connect();
+  const e2eRows: Array<{
+    label: string;
+    accepted: number;
+    left: number;
+    figures: EndToEnd;
+    windowS: number;
+  }> = [];
+  const phases = [
+    { label: 'sustained load, 16 connections', slug: 'bench', connections: 16 },
+    { label: 'light load, 2 connections', slug: 'bench-light', connections: 2 },
+  ];
+  for (const phase of phases) {
+    const started = Date.now();
+    const result = await load(
+      `e2e ${phase.slug}`,
+      `${full.r3.url}/api/v1/skills/${phase.slug}/runs`,
+      phase.connections,
+      {
+        method: 'POST',
+        headers: e2eHeaders,
+        body: BODY,
+      },
+    );
+    const ended = Date.now();
+    const left = await waitForCompletion(client, phase.slug, 120_000);
+    e2eRows.push({
+      label: phase.label,
+      accepted: result.rps,
+      left,
+      figures: await endToEnd(client, phase.slug, [started, ended]),
+      windowS: (ended - started) / 1000,
+    });
+  }
+  await client.end();
+  await full.r3.stop();
+
+  printTable(
+    `bench:runs — ${DURATION_S}s per row; r3 in a child process, load generator and baseline in this one`,
+    rows,
+    (row) => rows.find((r) => r.label.startsWith('baseline:') && r.connections === row.connections),
+  );
+  const backlog = drained[0];
+  if (backlog) {
+    console.log(`\nbacklog drain (echo provider, ${workers} workers, no HTTP load):`);
+    console.log(
+      `  ${backlog.n} queued runs completed at ${Math.round(backlog.n / backlog.span_s)}/s (${backlogLeft} unfinished)`,
+    );
+  }
+  console.log(
+    `\nend to end (echo provider, ${workers} workers in the r3 process that also serves the POSTs):`,
+  );
+  for (const row of e2eRows) {
+    const f = row.figures;
+    console.log(`  ${row.label}:`);
+    console.log(
+      `    accepted/s ${row.accepted}; completed during the load ${Math.round(f.inWindow / row.windowS)}/s;`,
+    );
+    console.log(
+      `    all ${f.completed} runs completed (${f.failed} failed, ${row.left} unfinished) at ${Math.round(f.completed / f.spanS)}/s from first POST to last completion`,
+    );
+    console.log(`    POST→completed p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms`);
+  }
+} finally {
+  await Promise.all(children.map((c) => c.stop()));
+  await api.drop();
+  await e2e.drop();
+}

@@ -1,0 +1,130 @@
+/**
+ * Natural batching of single-statement transitions (group commit in the application): while a
+ * kind's statement is in flight, further transitions of that kind queue and go out together as the
+ * next statement, up to `maxBatch` at a time and `maxInFlight` statements at once. Under light load
+ * every transition goes out alone, at once; under heavy load the per-statement costs (round trip,
+ * parse/bind, plan start, commit) are shared by the whole batch.
+ *
+ * Each transition still succeeds or fails on its own: the statement reports which actors it wrote
+ * (a version miss leaves an actor out), two transitions of one actor never share a statement, and a
+ * failing statement is retried transition by transition so one bad row cannot fail the others.
+ */
+import type { Sql } from '../db/sql.js';
+import { type Statement, statementParams, type TransitionRows } from './statements.js';
+
+/** Sends transitions of one kind and mode. */
+export interface StatementBatcher {
+  /** Writes `rows` (one transition of actor `actorId`); resolves with whether the actor's row was written. */
+  submit(rows: TransitionRows, actorId: number): Promise<boolean>;
+}
+
+interface Pending {
+  rows: TransitionRows;
+  actorId: number;
+  resolve(written: boolean): void;
+  reject(error: unknown): void;
+}
+
+const ARRAYS = [
+  'actors',
+  'transitions',
+  'events',
+  'outbox',
+  'jobs',
+  'timersSet',
+  'timersDelete',
+  'audit',
+  'jobsDone',
+] as const;
+
+function merge(items: readonly Pending[]): TransitionRows {
+  const merged = Object.fromEntries(
+    ARRAYS.map((array) => [array, [] as Record<string, unknown>[]]),
+  ) as unknown as TransitionRows;
+  merged.extra = {};
+  for (const item of items) {
+    for (const array of ARRAYS) merged[array].push(...item.rows[array]);
+    for (const [name, rows] of Object.entries(item.rows.extra)) {
+      merged.extra[name] = [...(merged.extra[name] ?? []), ...rows];
+    }
+  }
+  return merged;
+}
+
+/** A batcher of `statement` (prepared as `name`) on `sql`, the pool. */
+export function createStatementBatcher(options: {
+  sql: Sql;
+  name: string;
+  statement: Statement;
+  maxBatch?: number;
+  maxInFlight?: number;
+}): StatementBatcher {
+  const { sql, name, statement } = options;
+  const maxBatch = options.maxBatch ?? 64;
+  const maxInFlight = options.maxInFlight ?? 3;
+  const queue: Pending[] = [];
+  let inFlight = 0;
+
+  async function written(rows: TransitionRows): Promise<Set<number>> {
+    const result = await sql.prepared<{ id: number }>(name, statement.text, statementParams(statement, rows));
+    return new Set(result.map((r) => r.id));
+  }
+
+  async function execute(batch: Pending[]): Promise<void> {
+    try {
+      const ids = await written(merge(batch));
+      for (const item of batch) item.resolve(ids.has(item.actorId));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]?.reject(error);
+        return;
+      }
+      await Promise.all(
+        batch.map(async (item) => {
+          try {
+            item.resolve((await written(item.rows)).has(item.actorId));
+          } catch (itemError) {
+            item.reject(itemError);
+          }
+        }),
+      );
+    }
+  }
+
+  /** The next batch: queued transitions in order, at most one per actor. */
+  function take(): Pending[] {
+    const batch: Pending[] = [];
+    const actors = new Set<number>();
+    for (let i = 0; i < queue.length && batch.length < maxBatch; ) {
+      const item = queue[i] as Pending;
+      if (actors.has(item.actorId)) {
+        i++;
+        continue;
+      }
+      actors.add(item.actorId);
+      batch.push(item);
+      queue.splice(i, 1);
+    }
+    return batch;
+  }
+
+  function pump(): void {
+    while (inFlight < maxInFlight && queue.length > 0) {
+      const batch = take();
+      inFlight++;
+      void execute(batch).finally(() => {
+        inFlight--;
+        pump();
+      });
+    }
+  }
+
+  return {
+    submit(rows, actorId) {
+      return new Promise<boolean>((resolve, reject) => {
+        queue.push({ rows, actorId, resolve, reject });
+        pump();
+      });
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * From a transition to the rows of its statement, and from a stored snapshot back to a machine
+ * snapshot.
+ */
+import type { AnyStateMachine } from 'xstate';
+import type { ActingAs } from './acting-as.js';
+import type { ActorKindDef, ActorRow, MachineSnapshotLike } from './kind.js';
+import type { TransitionRows } from './statements.js';
+import type { SendOptions } from './types.js';
+import type { TransitionWrites } from './writes.js';
+
+/** Resolves a stored snapshot, validating its context first (zod at the database edge). */
+export function resolveSnapshot(def: ActorKindDef, stored: unknown): MachineSnapshotLike {
+  const persisted = stored as { value?: unknown; context?: unknown };
+  const parsed = def.contextSchema.safeParse(persisted?.context);
+  if (!parsed.success) {
+    throw new Error(
+      `${def.name}: stored snapshot does not match the machine's context: ${parsed.error.message}`,
+    );
+  }
+  return (def.machine as AnyStateMachine).resolveState({
+    value: persisted.value as never,
+    context: parsed.data as never,
+  }) as MachineSnapshotLike;
+}
+
+/** Everything one transition writes, as the rows of its statement. */
+export function transitionRows(
+  def: ActorKindDef,
+  row: ActorRow,
+  t: {
+    also: Pick<SendOptions, 'extraRows' | 'completesJob'>;
+    insert: Record<string, unknown> | null;
+    projection: Record<string, unknown>;
+    persisted: unknown;
+    writes: TransitionWrites;
+    at: string;
+    from: string | null;
+    to: string;
+    event: { type: string };
+    by: ActingAs;
+  },
+): TransitionRows {
+  const { writes, at } = t;
+  const actorId = row.id;
+  const orgId = row.orgId;
+  const actor: Record<string, unknown> = {
+    ...t.projection,
+    id: actorId,
+    org_id: orgId,
+    snapshot: t.persisted,
+    updated_at: at,
+    // Insert: the first version; update: the version the write expects to find.
+    version: t.insert ? 1 : row.version,
+  };
+  if (def.runEvents) actor.last_seq = writes.seq;
+  if (t.insert) Object.assign(actor, t.insert, { created_at: at });
+  const timers = [...writes.timers.entries()];
+  return {
+    actors: [actor],
+    transitions: [
+      {
+        org_id: orgId,
+        actor_kind: def.name,
+        actor_id: actorId,
+        from_state: t.from,
+        event_type: t.event.type,
+        event: t.event,
+        to_state: t.to,
+        actor: t.by.actor,
+        api_token_id: t.by.apiTokenId,
+        at,
+      },
+    ],
+    events: writes.events.map((e) => ({ ...e, run_id: actorId, org_id: orgId })),
+    outbox: writes.outbox.map((o, ord) => ({ ...o, actor_id: actorId, ord, org_id: orgId, created_at: at })),
+    jobs: writes.jobs.map((j) => ({ ...j, actor_id: actorId, org_id: orgId, created_at: at })),
+    timersSet: timers.flatMap(([, timer]) =>
+      timer ? [{ ...timer, actor_kind: def.name, actor_id: actorId, org_id: orgId, created_at: at }] : [],
+    ),
+    timersDelete: timers.flatMap(([timerId, timer]) =>
+      timer ? [] : [{ actor_kind: def.name, actor_id: actorId, timer_id: timerId }],
+    ),
+    audit: writes.audit.map((a) => ({
+      ...a,
+      actor_id: actorId,
+      org_id: orgId,
+      api_token_id: t.by.apiTokenId,
+      actor: t.by.actor,
+      at,
+    })),
+    jobsDone: t.also.completesJob
+      ? [{ actor_id: actorId, job_id: t.also.completesJob.id, locked_by: t.also.completesJob.workerId }]
+      : [],
+    extra: t.also.extraRows ?? {},
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The SQL of transitions, built once per actor kind. One statement writes one or more transitions of
+ * a kind: the actor rows (inserted, or updated where `version` still matches) in a CTE `a`, and every
+ * other row — transition log, run events, outbox, jobs, timers, audit — joined to `a` by actor id,
+ * so a row is written only with its actor's: a version miss writes nothing for that actor, and a
+ * failure anywhere fails the statement. Rows travel as one JSON array per table; actor rows are read
+ * with `json_populate_recordset(null::<table>, …)`, so the table itself types them.
+ */
+import type { ActorKindDef } from './kind.js';
+
+/** The rows of one transition (or a batch of them), each side row naming its actor. */
+export interface TransitionRows {
+  /** Actor rows: insert = every column; update = id, org_id, version (the expected one), the written columns. */
+  actors: Record<string, unknown>[];
+  transitions: Record<string, unknown>[];
+  events: Record<string, unknown>[];
+  outbox: Record<string, unknown>[];
+  jobs: Record<string, unknown>[];
+  timersSet: Record<string, unknown>[];
+  timersDelete: Record<string, unknown>[];
+  audit: Record<string, unknown>[];
+  /** Jobs this transition completes: `{actor_id, job_id, locked_by}` (deleted while still held so). */
+  jobsDone: Record<string, unknown>[];
+  /** Rows of the kind's `extraWrites`, by name. */
+  extra: Record<string, Record<string, unknown>[]>;
+}
+
+/** An array of `TransitionRows`: a built-in one, or `extra:<name>`. */
+export type RowArray = Exclude<keyof TransitionRows, 'extra'> | `extra:${string}`;
+
+/** A statement and the arrays it takes, in `$n` order. */
+export interface Statement {
+  text: string;
+  params: readonly RowArray[];
+}
+
+/** The statements of one kind. */
+export interface KindStatements {
+  load: string;
+  insert: Statement;
+  update: Statement;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+function ident(name: string): string {
+  if (!IDENT.test(name)) throw new Error(`unsafe SQL identifier ${JSON.stringify(name)}`);
+  return name;
+}
+
+function sideWrites(def: ActorKindDef, ref: (array: RowArray) => string): string {
+  const runEvents = def.runEvents
+    ? `, e as (
+  insert into run_events (run_id, seq, org_id, event, status, step, output, at)
+  select x.run_id, x.seq, x.org_id, x.event, x.status, x.step, x.output, x.at
+    from json_to_recordset(${ref('events')}::json)
+      as x(run_id bigint, seq integer, org_id bigint, event text, status text, step text, output json, at timestamptz)
+    join a on a.id = x.run_id
+)`
+    : '';
+  return `, l as (
+  insert into actor_transitions (org_id, actor_kind, actor_id, from_state, event_type, event, to_state, actor, api_token_id, at)
+  select x.org_id, x.actor_kind, x.actor_id, x.from_state, x.event_type, x.event, x.to_state, x.actor, x.api_token_id, x.at
+    from json_to_recordset(${ref('transitions')}::json)
+      as x(org_id bigint, actor_kind text, actor_id bigint, from_state text, event_type text, event json,
+           to_state text, actor text, api_token_id text, at timestamptz)
+    join a on a.id = x.actor_id
+)${runEvents}, o as (
+  insert into outbox (org_id, subject, event_id, payload, created_at)
+  select x.org_id, x.subject, x.event_id, x.payload, x.created_at
+    from json_to_recordset(${ref('outbox')}::json)
+      as x(actor_id bigint, ord integer, org_id bigint, subject text, event_id uuid, payload json,
+           created_at timestamptz)
+    join a on a.id = x.actor_id
+  -- Outbox ids follow each actor's event order (the relay publishes in id order).
+  order by x.actor_id, x.ord
+), j as (
+  insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at)
+  select x.org_id, x.kind, x.payload, x.key, x.run_at, coalesce(x.max_attempts, 5), x.created_at
+    from json_to_recordset(${ref('jobs')}::json)
+      as x(actor_id bigint, org_id bigint, kind text, payload jsonb, key text, run_at timestamptz,
+           max_attempts integer, created_at timestamptz)
+    join a on a.id = x.actor_id
+  on conflict (key) where key is not null do nothing
+), ts as (
+  insert into timers (actor_kind, actor_id, timer_id, org_id, event, due_at, created_at)
+  select x.actor_kind, x.actor_id, x.timer_id, x.org_id, x.event, x.due_at, x.created_at
+    from json_to_recordset(${ref('timersSet')}::json)
+      as x(actor_kind text, actor_id bigint, timer_id text, org_id bigint, event jsonb, due_at timestamptz,
+           created_at timestamptz)
+    join a on a.id = x.actor_id
+  on conflict (actor_kind, actor_id, timer_id)
+    do update set event = excluded.event, due_at = excluded.due_at, created_at = excluded.created_at
+), td as (
+  delete from timers t
+   using json_to_recordset(${ref('timersDelete')}::json) as x(actor_kind text, actor_id bigint, timer_id text), a
+   where a.id = x.actor_id and t.actor_kind = x.actor_kind and t.actor_id = x.actor_id and t.timer_id = x.timer_id
+), au as (
+  insert into audit_log (org_id, api_token_id, actor, action, target_kind, target_id, details, request_id, at)
+  select x.org_id, x.api_token_id, x.actor, x.action, x.target_kind, x.target_id, coalesce(x.details, '{}'::jsonb),
+         x.request_id, x.at
+    from json_to_recordset(${ref('audit')}::json)
+      as x(actor_id bigint, org_id bigint, api_token_id text, actor text, action text, target_kind text,
+           target_id text, details jsonb, request_id text, at timestamptz)
+    join a on a.id = x.actor_id
+), jd as (
+  delete from jobs j
+   using json_to_recordset(${ref('jobsDone')}::json) as x(actor_id bigint, job_id bigint, locked_by text), a
+   where a.id = x.actor_id and j.id = x.job_id and j.locked_by = x.locked_by
+)${Object.entries(def.extraWrites ?? {})
+    .map(
+      ([name, cte]) => `, ${ident(`x_${name}`)} as (
+${cte(`${ref(`extra:${name}`)}::json`)}
+)`,
+    )
+    .join('')}
+select id from a`;
+}
+
+/** Numbers the arrays a statement uses in order of first use. */
+function numbering(): { ref: (array: RowArray) => string; params: RowArray[] } {
+  const params: RowArray[] = [];
+  return {
+    params,
+    ref(array) {
+      let index = params.indexOf(array);
+      if (index < 0) index = params.push(array) - 1;
+      return `$${index + 1}`;
+    },
+  };
+}
+
+/** Builds the load, insert and update statements of `def`. */
+export function buildStatements(def: ActorKindDef): KindStatements {
+  const table = ident(def.table);
+  const projected = def.projectedColumns.map(ident);
+  def.createColumns.forEach(ident);
+  const loaded = def.loadColumns.map(ident);
+  const seqColumn = def.runEvents ? 'last_seq' : '0 as last_seq';
+  const load = `select id, org_id, version, ${seqColumn}, snapshot${loaded.map((c) => `, ${c}`).join('')}
+  from ${table} where id = $1 and org_id = $2`;
+
+  const ins = numbering();
+  const insertText = `with a as (
+  insert into ${table}
+  select * from json_populate_recordset(null::${table}, ${ins.ref('actors')}::json)
+  returning id
+)${sideWrites(def, ins.ref)}`;
+
+  const up = numbering();
+  const sets = ['snapshot = x.snapshot', 'version = r.version + 1', 'updated_at = x.updated_at'];
+  if (def.runEvents) sets.push('last_seq = x.last_seq');
+  for (const column of projected) sets.push(`${column} = x.${column}`);
+  const updateText = `with a as (
+  update ${table} r set ${sets.join(', ')}
+    from json_populate_recordset(null::${table}, ${up.ref('actors')}::json) x
+   where r.id = x.id and r.org_id = x.org_id and r.version = x.version
+  returning r.id
+)${sideWrites(def, up.ref)}`;
+
+  return {
+    load,
+    insert: { text: insertText, params: ins.params },
+    update: { text: updateText, params: up.params },
+  };
+}
+
+/** The JSON text of each array `statement` takes, in parameter order. */
+export function statementParams(statement: Statement, rows: TransitionRows): string[] {
+  return statement.params.map((array) =>
+    JSON.stringify(
+      array.startsWith('extra:') ? (rows.extra[array.slice(6)] ?? []) : rows[array as keyof TransitionRows],
+    ),
+  );
+}

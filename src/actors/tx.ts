@@ -1,0 +1,74 @@
+/**
+ * One database transaction as the actor host hands it out (`host.transact`). It carries what must
+ * happen once the transaction commits: wake-ups of the loops that consume what it wrote (jobs,
+ * outbox, timers) and any `afterCommit` callbacks. Nothing of that runs when it rolls back.
+ *
+ * A *single* transaction (`transact(fn, {single: true})`) is for exactly one transition: its load
+ * and its one statement run on the pool without BEGIN/COMMIT, since one statement is atomic by
+ * itself and the version check covers the gap after the load. Anything more (a follow-up transition,
+ * any other statement) raises `NeedsTransaction` before anything was written, and the host runs
+ * the function again in a real transaction.
+ */
+import type { Sql } from '../db/sql.js';
+
+/** A background loop that a commit may have given work. */
+export type Wake = 'jobs' | 'outbox' | 'timers';
+
+/** A transaction of the actor host. */
+export interface ActorTx {
+  /** Statements inside the transaction. (In a single transaction, using it falls back to a real one.) */
+  readonly sql: Sql;
+  /** How many transitions deep this is (a transition's follow-ups run at depth + 1). */
+  readonly depth: number;
+  /** 1 on the first run of the transaction's function, 2 after a retry, … */
+  readonly attempt: number;
+  /** Set in a single transaction: the pool, and whether its one statement ran. */
+  readonly single: { pool: Sql; wrote: boolean } | null;
+  /** Asks for `what` to be woken after commit. */
+  wake(what: Wake): void;
+  /** Runs `fn` after commit (not after a rollback). Exceptions are logged, never thrown. */
+  afterCommit(fn: () => void): void;
+}
+
+/** Raised inside a single transaction that turns out to need a real one; nothing was written yet. */
+export class NeedsTransaction extends Error {
+  override readonly name = 'NeedsTransaction';
+  constructor() {
+    super('this work needs a database transaction');
+  }
+}
+
+/** The commit-side bookkeeping shared by a transaction and its nested (follow-up) views. */
+export class TxState {
+  readonly wakes = new Set<Wake>();
+  readonly callbacks: Array<() => void> = [];
+}
+
+/** An `ActorTx` over `sql` at `depth`, recording into `state`. */
+export function actorTx(sql: Sql, state: TxState, attempt = 1): ActorTx {
+  return {
+    sql,
+    depth: 0,
+    attempt,
+    single: null,
+    wake: (what) => state.wakes.add(what),
+    afterCommit: (fn) => state.callbacks.push(fn),
+  };
+}
+
+const refuse = (): never => {
+  throw new NeedsTransaction();
+};
+
+/** Direct statements in a single transaction: each one asks for a real transaction. */
+const noStatements: Sql = { query: refuse, one: refuse, maybeOne: refuse, prepared: refuse };
+
+/** A single transaction over `pool`. */
+export function singleTx(pool: Sql, state: TxState, attempt = 1): ActorTx {
+  return { ...actorTx(noStatements, state, attempt), single: { pool, wrote: false } };
+}
+
+/** The same transaction one transition deeper. */
+export function deeper(tx: ActorTx): ActorTx {
+  return { ...tx, depth: tx.depth + 1 };
+}

@@ -1,0 +1,77 @@
+/**
+ * The rows one transition writes besides the actor row itself. Effect handlers fill it; the host
+ * writes all of it in the transition's single statement, so either everything or nothing lands.
+ * Work that needs its own statements (another actor's transition) goes into `followUp()` and runs right
+ * after, in the same database transaction.
+ */
+import type { ActorTx } from './tx.js';
+
+/** A run event (a row of `run_events`). */
+export interface RunEventRow {
+  seq: number;
+  event: string;
+  status: string;
+  step: string | null;
+  output: unknown;
+  at: string;
+}
+
+/** An outbox row: published to the bus after commit. */
+export interface OutboxRow {
+  subject: string;
+  event_id: string;
+  payload: unknown;
+}
+
+/** A job row. */
+export interface JobRow {
+  kind: string;
+  payload: unknown;
+  key: string | null;
+  run_at: string;
+  max_attempts: number | null;
+}
+
+/** A timer of the transitioning actor. */
+export interface TimerRow {
+  timer_id: string;
+  event: unknown;
+  due_at: string;
+}
+
+/** An audit row written with the transition (org, actor and token come from the transition). */
+export interface AuditRow {
+  action: string;
+  target_kind: string | null;
+  target_id: string | null;
+  details: Record<string, unknown>;
+  request_id: string | null;
+}
+
+export class TransitionWrites {
+  readonly events: RunEventRow[] = [];
+  readonly outbox: OutboxRow[] = [];
+  readonly jobs: JobRow[] = [];
+  /** Timer id → the timer to (re)schedule, or null to cancel it; the last word per id wins. */
+  readonly timers = new Map<string, TimerRow | null>();
+  readonly audit: AuditRow[] = [];
+  readonly followUps: Array<(tx: ActorTx) => Promise<void>> = [];
+
+  constructor(private lastSeq: number) {}
+
+  /** The next run-event sequence number. */
+  nextSeq(): number {
+    this.lastSeq += 1;
+    return this.lastSeq;
+  }
+
+  /** The run-event sequence after this transition. */
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  /** Work to do after the transition's statement, in the same transaction (e.g. another actor's transition). */
+  followUp(work: (tx: ActorTx) => Promise<void>): void {
+    this.followUps.push(work);
+  }
+}
