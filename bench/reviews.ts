@@ -1,0 +1,247 @@
+/**
+ * `npm run bench:reviews`: `GET /reviews` latency over HTTP in a big queue. Goal: p99 < 20 ms with
+ * 10,000 open items in the org and 100 in the lane asked for.
+ *
+ * The queue is seeded the way production fills it, through r3's own API against `r3 serve` (so every
+ * row is what the actor host writes: snapshots, projections, transition log, outbox):
+ * - BENCH_OPEN (10,000) pending runs of a requiresApproval skill, plus BENCH_CLOSED (3,000) more that
+ *   are then decided (closed items stay in the table) and BENCH_NOISE (2,000) open items in another org;
+ * - of the open ones, 100 are assigned to `lane-user` and BENCH_OTHER_ASSIGNED (3,900) to 19 other
+ *   reviewers, at random positions in the queue; 500 of the unassigned ones are snoozed for a day; the
+ *   rest (≈5,500) wait in the triage lane. Workers execute the drafts meanwhile; the measurement
+ *   starts once no job is left.
+ *
+ * Then each view's first page (`limit` default 50) is driven by the closed-loop load generator at
+ * 1 and 8 connections for BENCH_DURATION seconds. Finally the lane views are measured once more
+ * without the `review_items_lane` index (migration 0004), to show what it buys.
+ */
+import { randomInt } from 'node:crypto';
+import { TokenService } from '../src/auth/token-service.js';
+import { openDatabase } from '../src/db/database.js';
+import { createLogger } from '../src/log.js';
+import { systemClock } from '../src/util/clock.js';
+import {
+  type Child,
+  createBenchDatabase,
+  DURATION_S,
+  type LoadResult,
+  load,
+  printTable,
+  r3Cli,
+  spawnR3,
+} from './lib.js';
+
+const OPEN = Number(process.env.BENCH_OPEN ?? 10_000);
+const LANE = Number(process.env.BENCH_LANE ?? 100);
+const OTHER_ASSIGNED = Number(process.env.BENCH_OTHER_ASSIGNED ?? 3_900);
+const SNOOZED = Number(process.env.BENCH_SNOOZED ?? 500);
+const CLOSED = Number(process.env.BENCH_CLOSED ?? 3_000);
+const NOISE = Number(process.env.BENCH_NOISE ?? 2_000);
+const SEED_CONCURRENCY = 32;
+const CONNECTIONS = [1, 8];
+const LANE_USER = 'lane-user';
+const OTHERS = Array.from({ length: 19 }, (_, i) => `reviewer-${String(i).padStart(2, '0')}`);
+
+const log = createLogger('warn', 2);
+const bench = await createBenchDatabase('reviews');
+const db = await openDatabase(bench.url, { poolSize: 4, log });
+const children: Child[] = [];
+
+/** Runs `task(i)` for i in [0, n) with at most `concurrency` in flight. */
+async function pool<T>(n: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await task(i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** One API call that must answer `expected`; returns the JSON body. */
+async function call(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+  expected: number,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Shuffles in place (Fisher–Yates). */
+function shuffle<T>(list: T[]): T[] {
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [list[i], list[j]] = [list[j] as T, list[i] as T];
+  }
+  return list;
+}
+
+try {
+  await db.migrate();
+  const tokens = new TokenService(db, 'test', systemClock);
+  const issue = (org: string, userId: string) =>
+    tokens.create({
+      org,
+      userId,
+      role: 'owner',
+      name: 'bench',
+      scopes: ['read:all', 'write:resources', 'run:invoke', 'run:approve'],
+      expiresAt: null,
+    });
+  const owner = (await issue('bench', 'bench-owner')).token;
+  const noise = (await issue('noise', 'noise-owner')).token;
+  for (const user of [LANE_USER, ...OTHERS]) await issue('bench', user);
+  for (const org of ['bench', 'noise'])
+    await r3Cli(['org', 'limits', '--org', org, '--unlimited'], { DATABASE_URL: bench.url });
+
+  const r3 = await spawnR3(bench.url, { R3_DB_POOL_SIZE: '20', R3_WORKER_CONCURRENCY: '16' });
+  children.push(r3);
+  const skill = {
+    manifest: { slug: 'draft', name: 'Draft reply', requiresApproval: true },
+    promptMd: 'Reply to {{input.text}}',
+  };
+  await call(r3.url, owner, 'POST', '/skills', skill, 201);
+  await call(r3.url, noise, 'POST', '/skills', skill, 201);
+
+  const seedStarted = performance.now();
+  const trigger = (token: string) => async () =>
+    (await call(r3.url, token, 'POST', '/skills/draft/runs', { input: { text: 'a customer mail' } }, 202))
+      .runId as number;
+  const runs = await pool(OPEN + CLOSED, SEED_CONCURRENCY, trigger(owner));
+  await pool(NOISE, SEED_CONCURRENCY, trigger(noise));
+  // Close a random CLOSED of them (history), keep OPEN open.
+  shuffle(runs);
+  const closed = runs.slice(0, CLOSED);
+  const open = runs.slice(CLOSED);
+  await pool(closed.length, SEED_CONCURRENCY, (i) =>
+    call(
+      r3.url,
+      owner,
+      'POST',
+      '/reviews/decide?limit=1',
+      { kind: 'skill', id: closed[i], action: 'approve' },
+      200,
+    ),
+  );
+  // Lanes at random positions: `open` is shuffled.
+  const lane = open.slice(0, LANE);
+  const others = open.slice(LANE, LANE + OTHER_ASSIGNED);
+  const snoozed = open.slice(LANE + OTHER_ASSIGNED, LANE + OTHER_ASSIGNED + SNOOZED);
+  await pool(lane.length, SEED_CONCURRENCY, (i) =>
+    call(
+      r3.url,
+      owner,
+      'POST',
+      '/reviews/assign?limit=1',
+      { kind: 'skill', id: lane[i], assignedTo: LANE_USER, note: 'yours' },
+      200,
+    ),
+  );
+  await pool(others.length, SEED_CONCURRENCY, (i) =>
+    call(
+      r3.url,
+      owner,
+      'POST',
+      '/reviews/assign?limit=1',
+      { kind: 'skill', id: others[i], assignedTo: OTHERS[i % OTHERS.length] },
+      200,
+    ),
+  );
+  const until = new Date(Date.now() + 86_400_000).toISOString();
+  await pool(snoozed.length, SEED_CONCURRENCY, (i) =>
+    call(r3.url, owner, 'POST', '/reviews/snooze?limit=1', { kind: 'skill', id: snoozed[i], until }, 200),
+  );
+  // Wait for the drafts (the workers) to finish, so the measurement has the machine to itself.
+  for (;;) {
+    const { n } = await db.sql.one<{ n: number }>(
+      'select count(*)::int as n from jobs where dead_at is null',
+    );
+    if (n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await db.sql.query('vacuum analyze review_items');
+  await db.sql.query('vacuum analyze runs');
+  const seedS = (performance.now() - seedStarted) / 1000;
+
+  const counts = await db.sql.one<Record<string, number>>(
+    `select count(*) filter (where open)::int as open,
+            count(*) filter (where not open)::int as closed,
+            count(*) filter (where open and assigned_to = $2)::int as lane,
+            count(*) filter (where open and assigned_to is null and snoozed_until is null)::int as triage,
+            count(*) filter (where open and snoozed_until is not null)::int as snoozed
+       from review_items where org_id = (select id from orgs where slug = $1)`,
+    ['bench', LANE_USER],
+  );
+  console.log(
+    `seeded in ${seedS.toFixed(1)} s through the API: ${JSON.stringify(counts)} (+${NOISE} open in another org)`,
+  );
+
+  const headers = { authorization: `Bearer ${owner}` };
+  const views = [
+    { label: `GET /reviews?assignedTo=<user>`, query: `?assignedTo=${LANE_USER}` },
+    { label: 'GET /reviews?assignedTo=unassigned', query: '?assignedTo=unassigned' },
+    { label: 'GET /reviews (every lane)', query: '' },
+  ];
+  // Every view answers a full first page (the lane of 100: 50 items).
+  for (const view of views) {
+    const page = await call(r3.url, owner, 'GET', `/reviews${view.query}`, undefined, 200);
+    const n = (page.reviews as unknown[]).length;
+    if (n !== 50 || page.nextCursor === null) throw new Error(`${view.label}: a first page of ${n}`);
+  }
+  const measure = async (label: string, query: string, rows: LoadResult[], connections = CONNECTIONS) => {
+    const target = `${r3.url}/api/v1/reviews${query}`;
+    await load('warm-up', target, 4, { headers, duration: 1 });
+    for (const c of connections) rows.push(await load(label, target, c, { headers }));
+  };
+  const rows: LoadResult[] = [];
+  for (const view of views) await measure(view.label, view.query, rows);
+
+  // What the lane index buys: the same lane views without it.
+  const explain = (lane: string) =>
+    db.sql.query<{ 'QUERY PLAN': string }>(
+      `explain (analyze, buffers, costs off)
+       select i.id from review_items i
+        where i.org_id = (select id from orgs where slug = 'bench') and i.open and ${lane}
+          and (i.snoozed_until is null or i.snoozed_until <= now())
+        order by i.created_at, i.id limit 51`,
+    );
+  const plans = {
+    [`assignedTo=${LANE_USER}`]: await explain(`i.assigned_to = '${LANE_USER}'`),
+    'assignedTo=unassigned': await explain('i.assigned_to is null'),
+  };
+  await db.sql.query('drop index review_items_lane');
+  const without: LoadResult[] = [];
+  for (const view of views.slice(0, 2))
+    await measure(`${view.label} — no lane index`, view.query, without, [1]);
+
+  printTable(
+    `bench:reviews — ${DURATION_S}s per row; first pages (50 items) of a ${counts.open}-item queue; r3 in a child process`,
+    [...rows, ...without],
+  );
+  for (const [view, plan] of Object.entries(plans)) {
+    console.log(`\nplan of the ${view} page (with the index):`);
+    for (const line of plan) console.log(`  ${line['QUERY PLAN']}`);
+  }
+  const worst = Math.max(...rows.map((r) => r.p99));
+  console.log(
+    `\ngoal p99 < 20 ms: ${worst < 20 ? 'met' : 'NOT met'} (worst p99 with the index ${worst.toFixed(2)} ms)`,
+  );
+} finally {
+  await Promise.all(children.map((c) => c.stop()));
+  await db.close();
+  await bench.drop();
+}
