@@ -1,0 +1,86 @@
+/**
+ * r3's MCP server: the toolset (built once per process) behind an MCP protocol server bound to one
+ * caller. Over HTTP a fresh server and transport serve each request (the SDK's stateless mode); over
+ * stdio one server serves the whole session.
+ *
+ * Terminology (src/mcp/):
+ * - **tool**: one operation (`tool.ts`), grouped as workspace, runtime and data tools (`tools/`).
+ * - **toolset**: the registry of tools with their precomputed listings (`toolset.ts`).
+ * - **session**: the caller an MCP server is bound to: principal, transport kind, request id, abort
+ *   signal. Over HTTP it lasts one request; over stdio, the process.
+ * - **authoring tools**: `workspace_write_*`, `workspace_delete`, `workspace_apply`; over HTTP only when
+ *   `R3_MCP_HTTP_AUTHORING=true`.
+ *
+ * The low-level `Server` is used rather than `McpServer` on purpose: r3 answers invalid arguments,
+ * disabled and unknown tools with REST's error object (`VALIDATION_FAILED`, `FORBIDDEN`, `NOT_FOUND`),
+ * which `McpServer`'s built-in validation cannot, and a listing precomputed once keeps per-request
+ * construction to two handler registrations.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Principal } from '../auth/principal.js';
+import type { McpTransportKind, ToolContext } from './tool.js';
+import type { Toolset } from './toolset.js';
+
+const CALL_TOOL = 'tools/call';
+
+/** How r3 introduces itself to MCP clients. */
+export const SERVER_INFO = { name: 'r3', version: '0.1.0' } as const;
+
+const INSTRUCTIONS =
+  'r3 runs authored automation units (skills, workflows) and puts their output in front of humans for ' +
+  'review. workspace_* tools read (and, where enabled, write) the authored agents, skills, workflows and ' +
+  'object types; runtime_* tools run skills and approve or reject drafts; objects_*, object_types_list ' +
+  'and search_query read the organization’s data. Errors are results whose JSON is ' +
+  '{"error": {"code", "message", "details"}}.';
+
+/**
+ * The server validates nothing against JSON Schema itself (it is for elicitation, which r3 does not
+ * use); one shared validator spares each per-request server building its own Ajv instance.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
+/** The caller an MCP server serves. */
+export interface McpSession {
+  principal: Principal;
+  transport: McpTransportKind;
+  /** Over HTTP, the request's id (every call of the request shares it); over stdio, absent (one per call). */
+  requestId?: string;
+  /** Over HTTP, the request's abort signal (aborted when the client goes away); read only when a tool asks. */
+  signal?: () => AbortSignal;
+}
+
+/** A protocol server for `session` over `toolset` (connect it to a transport). */
+export function createMcpServer(toolset: Toolset, session: McpSession): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: SHARED_VALIDATOR,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolset.list(session.transport) }));
+  // tools/call, the hot path, is the protocol's fallback handler: a handler set with setRequestHandler
+  // would add three zod passes (the request twice, the result once) to the JSON-RPC one the transport
+  // already made, while r3 validates the arguments itself and builds every result by construction.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== CALL_TOOL) {
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
+    const params = request.params ?? {};
+    if (typeof params.name !== 'string') {
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, a tool name');
+    }
+    const ctx: ToolContext = {
+      principal: session.principal,
+      transport: session.transport,
+      requestId: session.requestId ?? randomUUID(),
+      // Lazy: signals cost more than most calls, and only waiting tools read them.
+      get signal() {
+        return session.signal ? AbortSignal.any([session.signal(), extra.signal]) : extra.signal;
+      },
+    };
+    return toolset.call(params.name, params.arguments, ctx);
+  };
+  return server;
+}
