@@ -60,13 +60,15 @@ interface DeliveryRow {
 }
 
 // Deliveries (as the host loads them) with what an attempt needs of their webhook: one round trip
-// for all the jobs a worker pool starts together.
+// for all the jobs a worker pool starts together. Looked up by primary key (a join with the unnested
+// pairs let the generic plan scan every delivery of each webhook); a row is only used under the
+// (id, org) key it was asked for, so an id of another org never answers.
 const LOAD = `
   select d.id, d.org_id, d.version, 0 as last_seq, d.snapshot, d.webhook_id, d.delivery_id, d.event_type,
          d.body, w.url, w.secret_sealed, w.old_secret_sealed, w.old_secret_expires_at
     from webhook_deliveries d
     join webhooks w on w.id = d.webhook_id and w.org_id = d.org_id
-    join unnest($1::bigint[], $2::bigint[]) as k (id, org_id) on k.id = d.id and k.org_id = d.org_id`;
+   where d.id = any($1::bigint[]) and d.org_id = any($2::bigint[])`;
 
 export interface DeliverJobDeps {
   db: Db;

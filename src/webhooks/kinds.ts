@@ -109,8 +109,7 @@ export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef {
     const rows = await db.prepared<{ id: number; org_id: number; consecutive_failures: number }>(
       'webhook_endpoint_failures',
       `select w.id, w.org_id, w.consecutive_failures
-         from webhooks w join unnest($1::bigint[], $2::bigint[]) as k (id, org_id)
-           on k.id = w.id and k.org_id = w.org_id`,
+         from webhooks w where w.id = any($1::bigint[]) and w.org_id = any($2::bigint[])`,
       [refs.map(([id]) => id), refs.map(([, org]) => org)],
     );
     return new Map(rows.map((r) => [`${r.id}:${r.org_id}`, r.consecutive_failures]));

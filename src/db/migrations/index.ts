@@ -8,6 +8,7 @@ import { Migration0002Resources } from './0002-resources.js';
 import { Migration0003Actors } from './0003-actors.js';
 import { Migration0004Reviews } from './0004-reviews.js';
 import { Migration0005Webhooks } from './0005-webhooks.js';
+import { Migration0006QueueTables } from './0006-queue-tables.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -15,4 +16,5 @@ export const migrations: MigrationObject[] = [
   { name: '0003-actors', class: Migration0003Actors },
   { name: '0004-reviews', class: Migration0004Reviews },
   { name: '0005-webhooks', class: Migration0005Webhooks },
+  { name: '0006-queue-tables', class: Migration0006QueueTables },
 ];
