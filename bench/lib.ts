@@ -49,7 +49,9 @@ export interface Child {
 
 /** Spawns a server process and resolves when a stdout line matches `ready` (group 1 = its URL). */
 export function spawnServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
-  const child = spawn(process.execPath, args, {
+  // BENCH_NODE_ARGS go to the servers' node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
