@@ -45,6 +45,41 @@ export const idCursorSchema = z.string().transform((cursor, ctx) => {
   return key;
 });
 
+/** The position of a list ordered by (createdAt, id): its last item. */
+export interface TimeCursor {
+  createdAt: Date;
+  id: number;
+}
+
+/** Encodes a (createdAt, id) position as an opaque cursor (an ISO string is kept as given). */
+export function encodeTimeCursor(createdAt: Date | string, id: number): string {
+  const c = typeof createdAt === 'string' ? createdAt : createdAt.toISOString();
+  return Buffer.from(JSON.stringify({ c, i: id }), 'utf8').toString('base64url');
+}
+
+/** The `cursor` query parameter of a list ordered by (createdAt, id). */
+export const timeCursorSchema = z.string().transform((cursor, ctx): TimeCursor => {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      c?: unknown;
+      i?: unknown;
+    };
+    const createdAt = typeof parsed.c === 'string' ? new Date(parsed.c) : null;
+    if (
+      createdAt &&
+      !Number.isNaN(createdAt.getTime()) &&
+      Number.isSafeInteger(parsed.i) &&
+      (parsed.i as number) > 0
+    ) {
+      return { createdAt, id: parsed.i as number };
+    }
+  } catch {
+    // falls through to the issue below
+  }
+  ctx.addIssue({ code: 'custom', message: 'is not a cursor this list returned' });
+  return z.NEVER;
+});
+
 /** `nextCursor` of an answer. */
 export function nextCursor(key: string | number | null): string | null {
   return key === null ? null : encodeCursor(key);

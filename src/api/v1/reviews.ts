@@ -12,42 +12,13 @@ import { defineRoute, type RouteDef } from '../../http/server.js';
 import {
   REVIEW_KINDS,
   type ReviewPage,
-  type ReviewPosition,
   type ReviewQuery,
   type ReviewService,
 } from '../../reviews/service.js';
-import { limitSchema } from './pagination.js';
+import { encodeTimeCursor, limitSchema, timeCursorSchema } from './pagination.js';
 
 /** `assignedTo=unassigned` names the triage lane (items assigned to nobody). */
 export const UNASSIGNED_LANE = 'unassigned';
-
-/** A cursor: the last item's position (createdAt, item id), base64url JSON. Opaque to clients. */
-function encodeReviewCursor(position: ReviewPosition): string {
-  return Buffer.from(JSON.stringify({ c: position.createdAt, i: position.itemId }), 'utf8').toString(
-    'base64url',
-  );
-}
-
-const reviewCursorSchema = z.string().transform((cursor, ctx): ReviewPosition => {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      c?: unknown;
-      i?: unknown;
-    };
-    if (
-      typeof parsed.c === 'string' &&
-      !Number.isNaN(Date.parse(parsed.c)) &&
-      Number.isSafeInteger(parsed.i) &&
-      (parsed.i as number) > 0
-    ) {
-      return { createdAt: new Date(parsed.c).toISOString(), itemId: parsed.i as number };
-    }
-  } catch {
-    // falls through to the issue below
-  }
-  ctx.addIssue({ code: 'custom', message: 'is not a cursor this list returned' });
-  return z.NEVER;
-});
 
 /** Query of `GET /reviews` (and of the POSTs, naming the view they answer with). */
 export const reviewListQuerySchema = z.object({
@@ -57,7 +28,7 @@ export const reviewListQuerySchema = z.object({
     .transform((value) => value === 'true')
     .optional(),
   limit: limitSchema,
-  cursor: reviewCursorSchema.optional(),
+  cursor: timeCursorSchema.optional(),
 });
 
 const kindSchema = z.enum(REVIEW_KINDS);
@@ -100,12 +71,15 @@ function toQuery(query: ListQuery): ReviewQuery {
           : query.assignedTo,
     includeSnoozed: query.includeSnoozed,
     limit: query.limit,
-    after: query.cursor,
+    after: query.cursor && { createdAt: query.cursor.createdAt.toISOString(), itemId: query.cursor.id },
   };
 }
 
 function pageBody(page: ReviewPage): { reviews: ReviewPage['reviews']; nextCursor: string | null } {
-  return { reviews: page.reviews, nextCursor: page.next ? encodeReviewCursor(page.next) : null };
+  return {
+    reviews: page.reviews,
+    nextCursor: page.next ? encodeTimeCursor(page.next.createdAt, page.next.itemId) : null,
+  };
 }
 
 /** The review queue routes over `reviews`. */

@@ -10,7 +10,7 @@ import { json, ok } from '../../http/reply.js';
 import { defineRoute, type RouteDef } from '../../http/server.js';
 import type { RunService } from '../../runs/service.js';
 import type { RunFilter } from '../../runs/view.js';
-import { limitSchema } from './pagination.js';
+import { encodeTimeCursor, limitSchema, timeCursorSchema } from './pagination.js';
 
 /** Statuses `GET /runs?status=` accepts: the run statuses, and `auto` (skill runs that never entered review). */
 export const RUN_STATUS_FILTERS = [
@@ -50,28 +50,6 @@ const feedbackBodySchema = z.strictObject({
   note: z.string().max(10_000).nullish(),
 });
 
-/** A list cursor: the last item's (createdAt, id), base64url JSON. */
-function encodeRunCursor(createdAt: string, id: number): string {
-  return Buffer.from(JSON.stringify({ c: createdAt, i: id }), 'utf8').toString('base64url');
-}
-
-const runCursorSchema = z.string().transform((cursor, ctx) => {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      c?: unknown;
-      i?: unknown;
-    };
-    const createdAt = typeof parsed.c === 'string' ? new Date(parsed.c) : null;
-    if (createdAt && !Number.isNaN(createdAt.getTime()) && Number.isSafeInteger(parsed.i)) {
-      return { createdAt, id: parsed.i as number };
-    }
-  } catch {
-    // falls through to the issue below
-  }
-  ctx.addIssue({ code: 'custom', message: 'is not a cursor this list returned' });
-  return z.NEVER;
-});
-
 const listQuerySchema = z.object({
   status: z.enum(RUN_STATUS_FILTERS).optional(),
   kind: z.enum(['skill', 'workflow']).optional(),
@@ -84,7 +62,7 @@ const listQuerySchema = z.object({
     .transform((text) => new Date(text))
     .optional(),
   limit: limitSchema,
-  cursor: runCursorSchema.optional(),
+  cursor: timeCursorSchema.optional(),
 });
 
 /** A run id from the path; anything but a positive integer is no run (404). */
@@ -130,7 +108,8 @@ export function runRoutes(runs: RunService): RouteDef[] {
         if (query.createdAfter) filter.createdAfter = query.createdAfter;
         if (query.cursor) filter.before = query.cursor;
         const page = await runs.list(principal, filter);
-        const nextCursor = page.more && page.last ? encodeRunCursor(page.last.createdAt, page.last.id) : null;
+        const nextCursor =
+          page.more && page.last ? encodeTimeCursor(page.last.createdAt, page.last.id) : null;
         return ok({ runs: page.runs, nextCursor });
       },
     }),

@@ -11,35 +11,11 @@ import { json, ok } from '../../http/reply.js';
 import { defineRoute, type RouteDef } from '../../http/server.js';
 import { deliveryIdSchema } from '../../webhooks/payload.js';
 import { createWebhookBodySchema, updateWebhookBodySchema } from '../../webhooks/webhook-schemas.js';
-import type { DeliveryCursor, WebhookService } from '../../webhooks/webhook-service.js';
-import { idCursorSchema, limitSchema, nextCursor } from './pagination.js';
+import type { WebhookService } from '../../webhooks/webhook-service.js';
+import { encodeTimeCursor, idCursorSchema, limitSchema, nextCursor, timeCursorSchema } from './pagination.js';
 
 const idParams = z.object({ id: z.string() });
 const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() });
-
-/** A deliveries cursor: the last item's (createdAt, id), base64url JSON. */
-function encodeDeliveryCursor(cursor: DeliveryCursor): string {
-  return Buffer.from(JSON.stringify({ c: cursor.createdAt.toISOString(), i: cursor.id }), 'utf8').toString(
-    'base64url',
-  );
-}
-
-const deliveryCursorSchema = z.string().transform((text, ctx): DeliveryCursor => {
-  try {
-    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as {
-      c?: unknown;
-      i?: unknown;
-    };
-    const createdAt = typeof parsed.c === 'string' ? new Date(parsed.c) : null;
-    if (createdAt && !Number.isNaN(createdAt.getTime()) && Number.isSafeInteger(parsed.i)) {
-      return { createdAt, id: parsed.i as number };
-    }
-  } catch {
-    // falls through to the issue below
-  }
-  ctx.addIssue({ code: 'custom', message: 'is not a cursor this list returned' });
-  return z.NEVER;
-});
 
 /** A webhook id from the path; anything that is not one names no webhook (404). */
 function webhookId(raw: string): number {
@@ -112,7 +88,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       params: idParams,
       query: z.strictObject({
         limit: limitSchema,
-        cursor: deliveryCursorSchema.optional(),
+        cursor: timeCursorSchema.optional(),
         status: z.enum(['pending', 'delivered', 'failed']).optional(),
       }),
       summary: "The webhook's deliveries, newest first: {deliveries, nextCursor}.",
@@ -122,7 +98,10 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
           before: query.cursor,
           status: query.status,
         });
-        return ok({ deliveries: page.items, nextCursor: page.next ? encodeDeliveryCursor(page.next) : null });
+        return ok({
+          deliveries: page.items,
+          nextCursor: page.next ? encodeTimeCursor(page.next.createdAt, page.next.id) : null,
+        });
       },
     }),
     defineRoute({
