@@ -5,12 +5,14 @@
  */
 import {
   createBenchDatabase,
+  createBenchToken,
   type LoadResult,
   load,
   printTable,
   r3Cli,
   spawnR3,
   spawnServer,
+  unlimitOrg,
 } from './lib.js';
 
 const CONNECTIONS = [1, 16, 64];
@@ -20,29 +22,12 @@ const env = { DATABASE_URL: db.url };
 const bare = await spawnServer(['--import', 'tsx', 'bench/bare-uws.ts'], {}, /listening on (http:\/\/\S+)/);
 const r3 = await spawnR3(db.url);
 try {
-  const created = JSON.parse(
-    await r3Cli(
-      [
-        'token',
-        'create',
-        '--org',
-        'bench',
-        '--user',
-        'bench',
-        '--role',
-        'owner',
-        '--name',
-        'bench',
-        '--json',
-      ],
-      env,
-    ),
-  ) as { token: string };
-  const headers = { authorization: `Bearer ${created.token}` };
+  const token = await createBenchToken(db.url);
+  const headers = { authorization: `Bearer ${token}` };
   const rows: LoadResult[] = [];
   await load('warm-up', `${r3.url}/api/v1/tokens`, 16, { headers, duration: 3 });
 
-  await r3Cli(['org', 'limits', '--org', 'bench', '--unlimited'], env);
+  await unlimitOrg(db.url);
   for (const c of CONNECTIONS) rows.push(await load('bare uWS hello', `${bare.url}/`, c));
   for (const c of CONNECTIONS)
     rows.push(await load('r3 GET /tokens (auth, no limit)', `${r3.url}/api/v1/tokens`, c, { headers }));

@@ -99,6 +99,24 @@ export function r3Cli(args: string[], env: Record<string, string>): Promise<stri
   });
 }
 
+/**
+ * `r3 token create` for user `bench`, owner of org `bench` (created on first use); the plaintext token.
+ * Without `scopes`, the CLI's default scopes.
+ */
+export async function createBenchToken(databaseUrl: string, scopes?: readonly string[]): Promise<string> {
+  const args = ['token', 'create', '--org', 'bench', '--user', 'bench', '--role', 'owner', '--name', 'bench'];
+  if (scopes) args.push('--scope', scopes.join(','));
+  const created = JSON.parse(await r3Cli([...args, '--json'], { DATABASE_URL: databaseUrl })) as {
+    token: string;
+  };
+  return created.token;
+}
+
+/** Lifts the rate limit of org `org` (`r3 org limits --unlimited`). */
+export async function unlimitOrg(databaseUrl: string, org = 'bench'): Promise<void> {
+  await r3Cli(['org', 'limits', '--org', org, '--unlimited'], { DATABASE_URL: databaseUrl });
+}
+
 export interface LoadResult {
   label: string;
   connections: number;

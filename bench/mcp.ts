@@ -19,12 +19,13 @@ import { createToolset } from '../src/mcp/toolset.js';
 import {
   type Child,
   createBenchDatabase,
+  createBenchToken,
   DURATION_S,
   type LoadResult,
   load,
   printTable,
-  r3Cli,
   spawnR3,
+  unlimitOrg,
 } from './lib.js';
 
 const CONNECTIONS = 16;
@@ -45,28 +46,18 @@ async function api(url: string, token: string, method: string, path: string, bod
 /** An r3 with an unlimited token, a skill, and one completed run of it. */
 async function prepare(databaseUrl: string): Promise<{ r3: Child; token: string; runId: number }> {
   const r3 = await spawnR3(databaseUrl, { R3_DB_POOL_SIZE: '20' });
-  const cliEnv = { DATABASE_URL: databaseUrl };
-  const created = JSON.parse(
-    await r3Cli(
-      ['token', 'create', '--org', 'bench', '--user', 'bench', '--role', 'owner', '--name', 'bench'].concat([
-        '--scope',
-        'read:all,write:resources,run:invoke',
-        '--json',
-      ]),
-      cliEnv,
-    ),
-  ) as { token: string };
-  await r3Cli(['org', 'limits', '--org', 'bench', '--unlimited'], cliEnv);
-  await api(r3.url, created.token, 'POST', '/api/v1/skills', {
+  const token = await createBenchToken(databaseUrl, ['read:all', 'write:resources', 'run:invoke']);
+  await unlimitOrg(databaseUrl);
+  await api(r3.url, token, 'POST', '/api/v1/skills', {
     manifest: { slug: 'bench', name: 'bench' },
     promptMd: 'Summarize: {{input.text}}',
   });
-  const { runId } = (await api(r3.url, created.token, 'POST', '/api/v1/skills/bench/runs', {
+  const { runId } = (await api(r3.url, token, 'POST', '/api/v1/skills/bench/runs', {
     input: { text: 'benchmark' },
   })) as { runId: number };
   for (let i = 0; i < 100; i++) {
-    const run = await api(r3.url, created.token, 'GET', `/api/v1/runs/${runId}`);
-    if (run.status === 'completed') return { r3, token: created.token, runId };
+    const run = await api(r3.url, token, 'GET', `/api/v1/runs/${runId}`);
+    if (run.status === 'completed') return { r3, token: token, runId };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('the benchmark run did not complete');

@@ -27,8 +27,8 @@ import {
   type LoadResult,
   load,
   printTable,
-  r3Cli,
   spawnR3,
+  unlimitOrg,
 } from './lib.js';
 
 const OPEN = Number(process.env.BENCH_OPEN ?? 10_000);
@@ -105,8 +105,7 @@ try {
   const owner = (await issue('bench', 'bench-owner')).token;
   const noise = (await issue('noise', 'noise-owner')).token;
   for (const user of [LANE_USER, ...OTHERS]) await issue('bench', user);
-  for (const org of ['bench', 'noise'])
-    await r3Cli(['org', 'limits', '--org', org, '--unlimited'], { DATABASE_URL: bench.url });
+  for (const org of ['bench', 'noise']) await unlimitOrg(bench.url, org);
 
   const r3 = await spawnR3(bench.url, { R3_DB_POOL_SIZE: '20', R3_WORKER_CONCURRENCY: '16' });
   children.push(r3);

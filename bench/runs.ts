@@ -15,13 +15,14 @@ import {
   type BenchDatabase,
   type Child,
   createBenchDatabase,
+  createBenchToken,
   DURATION_S,
   type LoadResult,
   load,
   percentiles,
   printTable,
-  r3Cli,
   spawnR3,
+  unlimitOrg,
 } from './lib.js';
 
 const CONNECTIONS = [16, 64];
@@ -97,30 +98,10 @@ async function prepare(
   env: Record<string, string>,
 ): Promise<{ r3: Child; token: string }> {
   const r3 = await spawnR3(db.url, env);
-  const cliEnv = { DATABASE_URL: db.url };
-  const created = JSON.parse(
-    await r3Cli(
-      [
-        'token',
-        'create',
-        '--org',
-        'bench',
-        '--user',
-        'bench',
-        '--role',
-        'owner',
-        '--name',
-        'bench',
-        '--scope',
-        'read:all,write:resources,run:invoke',
-        '--json',
-      ],
-      cliEnv,
-    ),
-  ) as { token: string };
-  await r3Cli(['org', 'limits', '--org', 'bench', '--unlimited'], cliEnv);
-  for (const slug of ['bench', 'bench-light']) await createSkill(r3.url, created.token, slug);
-  return { r3, token: created.token };
+  const token = await createBenchToken(db.url, ['read:all', 'write:resources', 'run:invoke']);
+  await unlimitOrg(db.url);
+  for (const slug of ['bench', 'bench-light']) await createSkill(r3.url, token, slug);
+  return { r3, token };
 }
 
 /** Waits until no run of `slug` is unfinished; resolves with how many still are at the timeout. */

@@ -17,7 +17,7 @@ import { systemClock } from '../src/util/clock.js';
 import type { WorkspaceResource } from '../src/workspace/manifests.js';
 import { WorkspaceStore } from '../src/workspace/store.js';
 import { CORPUS_TYPES, type CorpusDoc, createCorpus } from './corpus.js';
-import { createBenchDatabase, load, percentiles, r3Cli, spawnR3 } from './lib.js';
+import { createBenchDatabase, load, percentiles, spawnR3, unlimitOrg } from './lib.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
@@ -27,7 +27,6 @@ const HTTP_QUERIES = Number(process.env.BENCH_HTTP_QUERIES ?? 300);
 
 const log = createLogger('warn', 2);
 const bench = await createBenchDatabase('search');
-const env = { DATABASE_URL: bench.url };
 const db = await openDatabase(bench.url, { poolSize: 8, log });
 const fmt = (n: number, digits = 2) => n.toFixed(digits).padStart(9);
 try {
@@ -178,7 +177,7 @@ try {
   // HTTP: the same database behind `r3 serve`.
   const r3 = await spawnR3(bench.url);
   try {
-    await r3Cli(['org', 'limits', '--org', 'bench', '--unlimited'], env);
+    await unlimitOrg(bench.url);
     const headers = { authorization: `Bearer ${created.token}` };
     const extra = createCorpus(7);
     let n = 0;

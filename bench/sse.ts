@@ -17,7 +17,14 @@
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { type BenchDatabase, type Child, createBenchDatabase, percentiles, r3Cli, spawnR3 } from './lib.js';
+import {
+  type BenchDatabase,
+  type Child,
+  createBenchDatabase,
+  createBenchToken,
+  percentiles,
+  spawnR3,
+} from './lib.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5_000);
 const RUNS = Number(process.env.BENCH_SSE_RUNS ?? 100);
@@ -165,27 +172,12 @@ async function scenario(label: string, db: BenchDatabase, env: Record<string, st
     ...env,
   });
   try {
-    const created = JSON.parse(
-      await r3Cli(
-        [
-          'token',
-          'create',
-          '--org',
-          'bench',
-          '--user',
-          'bench',
-          '--role',
-          'owner',
-          '--name',
-          'bench',
-          '--scope',
-          'read:all,write:resources,run:invoke,run:approve',
-          '--json',
-        ],
-        { DATABASE_URL: db.url },
-      ),
-    ) as { token: string };
-    const token = created.token;
+    const token = await createBenchToken(db.url, [
+      'read:all',
+      'write:resources',
+      'run:invoke',
+      'run:approve',
+    ]);
     await api(r3.url, token, 'POST', '/api/v1/skills', {
       manifest: { slug: 'prep', name: 'Prep' },
       promptMd: 'Prep {{input.text}}',

@@ -17,7 +17,14 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { type Child, createBenchDatabase, DURATION_S, percentiles, r3Cli, spawnR3 } from './lib.js';
+import {
+  type Child,
+  createBenchDatabase,
+  createBenchToken,
+  DURATION_S,
+  percentiles,
+  spawnR3,
+} from './lib.js';
 
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10);
 const INGESTERS = Number(process.env.BENCH_INGESTERS ?? 8);
@@ -90,22 +97,6 @@ async function api(base: string, token: string, method: string, path: string, bo
   return text ? JSON.parse(text) : null;
 }
 
-const TOKEN_ARGS = [
-  'token',
-  'create',
-  '--org',
-  'bench',
-  '--user',
-  'bench',
-  '--role',
-  'owner',
-  '--name',
-  'bench',
-  '--scope',
-  'read:all,write:resources,run:invoke',
-  '--json',
-];
-
 const R3_ENV = {
   R3_WEBHOOK_ALLOW_PRIVATE: 'true',
   R3_RATE_LIMIT_PER_MIN: '0',
@@ -116,7 +107,7 @@ const R3_ENV = {
 
 /** Registers the webhooks and the object type; returns the token. */
 async function prepare(r3: Child, dbUrl: string, receiverUrl: string): Promise<string> {
-  const { token } = JSON.parse(await r3Cli(TOKEN_ARGS, { DATABASE_URL: dbUrl })) as { token: string };
+  const token = await createBenchToken(dbUrl, ['read:all', 'write:resources', 'run:invoke']);
   await api(r3.url, token, 'POST', '/api/v1/objects/types', { slug: 'ticket', name: 'Ticket' });
   for (let i = 0; i < WEBHOOKS; i++) {
     await api(r3.url, token, 'POST', '/api/v1/webhooks', {
