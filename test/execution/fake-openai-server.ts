@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ProviderError } from '../../src/execution/model-provider.js';
 
 export interface RecordedRequest {
   method: string;
@@ -211,4 +212,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/** The ProviderError `promise` rejects with (anything else fails the test). */
+export async function providerFailure(promise: Promise<unknown>): Promise<ProviderError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
+  return error;
 }

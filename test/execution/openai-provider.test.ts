@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isProviderError, ProviderError } from '../../src/execution/model-provider.js';
+import { isProviderError } from '../../src/execution/model-provider.js';
 import { createOpenAIProvider, type OpenAIProviderOptions } from '../../src/execution/providers/openai.js';
 import { newTraceId, parseTraceparent } from '../../src/execution/trace.js';
 import {
   type ChatBody,
   type FakeOpenAI,
   type FakeOpenAIOptions,
+  providerFailure,
   startFakeOpenAI,
 } from './fake-openai-server.js';
 
@@ -34,15 +35,6 @@ function provider(overrides: Partial<OpenAIProviderOptions> = {}) {
     },
     ...overrides,
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
 }
 
 beforeEach(async () => {
@@ -152,7 +144,7 @@ describe('openai provider: JSON mode', () => {
   it('does not remember the fallback when the json_object request fails too', async () => {
     const p = provider();
     server.enqueue({ status: 400, body: { error: { message: 'bad request' } } }, { status: 400, body: {} });
-    const error = await failure(p.complete({ prompt: 'P', json: { schema } }));
+    const error = await providerFailure(p.complete({ prompt: 'P', json: { schema } }));
     expect(error.code).toBe('PROVIDER_ERROR');
     expect(error.details.status).toBe(400);
     await p.complete({ prompt: 'P', json: { schema } });
@@ -167,7 +159,7 @@ describe('openai provider: JSON mode', () => {
 
   it('fails with OUTPUT_INVALID when the answer is not JSON', async () => {
     await start({ chatContent: () => 'Sorry, I cannot do JSON today.' });
-    const error = await failure(provider().complete({ prompt: 'P', json: { schema } }));
+    const error = await providerFailure(provider().complete({ prompt: 'P', json: { schema } }));
     expect(error.code).toBe('OUTPUT_INVALID');
     expect(error.details.body).toBe('Sorry, I cannot do JSON today.');
   });
@@ -206,7 +198,7 @@ describe('openai provider: retries and failures', () => {
   it('retries 5xx with exponential backoff and gives up with PROVIDER_ERROR', async () => {
     const failing = { status: 500, body: { error: { message: 'The server had an error' } } };
     server.enqueue(failing, failing, failing, failing);
-    const error = await failure(provider({ maxRetries: 3 }).complete({ prompt: 'x' }));
+    const error = await providerFailure(provider({ maxRetries: 3 }).complete({ prompt: 'x' }));
     expect(error.code).toBe('PROVIDER_ERROR');
     expect(error.message).toContain('The server had an error');
     expect(error.details).toMatchObject({ provider: 'openai', status: 500, attempts: 4 });
@@ -227,7 +219,7 @@ describe('openai provider: retries and failures', () => {
       status: 400,
       body: { error: { message: 'context too long', type: 'invalid_request_error' } },
     });
-    const error = await failure(provider().complete({ prompt: 'x' }));
+    const error = await providerFailure(provider().complete({ prompt: 'x' }));
     expect(error.code).toBe('PROVIDER_ERROR');
     expect(error.details.status).toBe(400);
     expect(error.message).toContain('context too long');
@@ -236,7 +228,7 @@ describe('openai provider: retries and failures', () => {
   });
 
   it('does not retry a wrong api key (401 from the server)', async () => {
-    const error = await failure(provider({ apiKey: 'sk-wrong' }).complete({ prompt: 'x' }));
+    const error = await providerFailure(provider({ apiKey: 'sk-wrong' }).complete({ prompt: 'x' }));
     expect(error.details.status).toBe(401);
     expect(error.message).toContain('Incorrect API key');
     expect(server.requests).toHaveLength(1);
@@ -244,14 +236,14 @@ describe('openai provider: retries and failures', () => {
 
   it('gives up at once when Retry-After exceeds the longest wait it honours', async () => {
     server.enqueue({ status: 429, headers: { 'retry-after': '3600' }, body: {} });
-    const error = await failure(provider().complete({ prompt: 'x' }));
+    const error = await providerFailure(provider().complete({ prompt: 'x' }));
     expect(error.details.status).toBe(429);
     expect(server.requests).toHaveLength(1);
   });
 
   it('times out a hanging attempt with PROVIDER_TIMEOUT and does not retry it', async () => {
     server.enqueue({ hang: true });
-    const error = await failure(provider({ timeoutMs: 100 }).complete({ prompt: 'x' }));
+    const error = await providerFailure(provider({ timeoutMs: 100 }).complete({ prompt: 'x' }));
     expect(error.code).toBe('PROVIDER_TIMEOUT');
     expect(server.requests).toHaveLength(1);
   });
@@ -269,7 +261,7 @@ describe('openai provider: retries and failures', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const error = await failure(
+    const error = await providerFailure(
       provider({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 2 }).complete({ prompt: 'x' }),
     );
     expect(error.code).toBe('PROVIDER_ERROR');
@@ -280,7 +272,7 @@ describe('openai provider: retries and failures', () => {
 
   it('fails with PROVIDER_ERROR on a 200 that is not a chat completion', async () => {
     server.enqueue({ status: 200, body: { hello: 'world' } });
-    const error = await failure(provider().complete({ prompt: 'x' }));
+    const error = await providerFailure(provider().complete({ prompt: 'x' }));
     expect(error.code).toBe('PROVIDER_ERROR');
     expect(error.message).toContain('unexpected body');
   });
@@ -293,7 +285,7 @@ describe('openai provider: retries and failures', () => {
         choices: [{ message: { content: null, refusal: 'I cannot help' }, finish_reason: 'stop' }],
       },
     });
-    const error = await failure(provider().complete({ prompt: 'x' }));
+    const error = await providerFailure(provider().complete({ prompt: 'x' }));
     expect(error.message).toContain('I cannot help');
   });
 

@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/execution/model-provider.js';
 import { createOpenAIEmbedder, type OpenAIEmbedderOptions } from '../../src/search/openai-embedder.js';
 import { dot } from '../../src/search/vector-codec.js';
-import { type FakeOpenAI, fakeEmbedding, startFakeOpenAI } from '../execution/fake-openai-server.js';
+import {
+  type FakeOpenAI,
+  fakeEmbedding,
+  providerFailure,
+  startFakeOpenAI,
+} from '../execution/fake-openai-server.js';
 
 let server: FakeOpenAI;
 let delays: number[];
@@ -27,15 +31,6 @@ function embedder(overrides: Partial<OpenAIEmbedderOptions> = {}) {
 function unit(values: number[]): number[] {
   const n = Math.sqrt(values.reduce((s, x) => s + x * x, 0));
   return values.map((x) => x / n);
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
 }
 
 beforeEach(async () => {
@@ -113,7 +108,7 @@ describe('openai embedder', () => {
   it('gives up after maxRetries with PROVIDER_ERROR', async () => {
     const failing = { status: 500, body: { error: { message: 'boom' } } };
     server.enqueue(failing, failing, failing);
-    const error = await failure(embedder({ maxRetries: 2 }).embed(['a']));
+    const error = await providerFailure(embedder({ maxRetries: 2 }).embed(['a']));
     expect(error.code).toBe('PROVIDER_ERROR');
     expect(error.details).toMatchObject({ status: 500, attempts: 3 });
     expect(server.requests).toHaveLength(3);
@@ -121,22 +116,22 @@ describe('openai embedder', () => {
 
   it('does not retry a 400', async () => {
     server.enqueue({ status: 400, body: { error: { message: 'too many tokens' } } });
-    const error = await failure(embedder().embed(['a']));
+    const error = await providerFailure(embedder().embed(['a']));
     expect(error.details.status).toBe(400);
     expect(server.requests).toHaveLength(1);
   });
 
   it('times out a hanging request with PROVIDER_TIMEOUT', async () => {
     server.enqueue({ hang: true });
-    const error = await failure(embedder({ timeoutMs: 100 }).embed(['a']));
+    const error = await providerFailure(embedder({ timeoutMs: 100 }).embed(['a']));
     expect(error.code).toBe('PROVIDER_TIMEOUT');
   });
 
   it('fails on a dimension mismatch or a missing embedding', async () => {
-    const wrong = await failure(embedder({ dimensions: 16 }).embed(['a']));
+    const wrong = await providerFailure(embedder({ dimensions: 16 }).embed(['a']));
     expect(wrong.message).toContain('8 dimensions, configured 16');
     server.enqueue({ status: 200, body: { data: [{ index: 0, embedding: [1, 0, 0, 0, 0, 0, 0, 0] }] } });
-    const missing = await failure(embedder().embed(['a', 'b']));
+    const missing = await providerFailure(embedder().embed(['a', 'b']));
     expect(missing.message).toContain('no embedding for input 1');
   });
 
