@@ -112,6 +112,17 @@ export interface WorkspaceStoreDeps {
   reindex?: ReindexQueue;
 }
 
+/** A write or apply in progress: its transaction, the org's locked head, and the tree it commits. */
+interface Pass {
+  sql: Sql;
+  orgId: number;
+  head: HeadState;
+  shas: ReadonlyMap<string, string>;
+  files: ReadonlyMap<string, string>;
+  by: Attribution;
+  at: Date;
+}
+
 export class WorkspaceStore {
   constructor(private readonly deps: WorkspaceStoreDeps) {}
 
@@ -148,7 +159,8 @@ export class WorkspaceStore {
       let apply: ApplyResult | null = null;
       if (autoCommit) {
         const message = options.message ?? describeChanges(plan, before);
-        const done = await this.commitAndApply(sql, orgId, head, shas, after, by, at, message, autoApply);
+        const pass = { sql, orgId, head, shas, files: after, by, at };
+        const done = await this.commitAndApply(pass, message, autoApply);
         commit = done.commit;
         apply = done.apply;
         queued = done.queued;
@@ -172,25 +184,19 @@ export class WorkspaceStore {
 
   /** Commits the tree (no version when unchanged), applies head when asked, and moves the head row. */
   private async commitAndApply(
-    sql: Sql,
-    orgId: number,
-    head: HeadState,
-    shas: ReadonlyMap<string, string>,
-    files: ReadonlyMap<string, string>,
-    by: Attribution,
-    at: Date,
+    pass: Pass,
     message: string,
     apply: boolean,
   ): Promise<{ commit: CommitResult | null; apply: ApplyResult | null; queued: boolean }> {
-    const commit = await this.commit(sql, orgId, head, shas, files, by, at, message);
+    const commit = await this.commit(pass, message);
     let counts: ApplyResult | null = null;
     let queued = false;
-    if (apply && head.headSha) {
-      const applied = await this.reconcileTo(sql, orgId, head, shas, files, by, at);
+    if (apply && pass.head.headSha) {
+      const applied = await this.reconcileTo(pass);
       counts = applied.counts;
       queued = applied.queued;
     }
-    await setHead(sql, orgId, head, at);
+    await setHead(pass.sql, pass.orgId, pass.head, pass.at);
     return { commit, apply: counts, queued };
   }
 
@@ -222,7 +228,7 @@ export class WorkspaceStore {
       const files = contentsOf(working);
       const shas = shasOf(files, working);
       const message = options.message ?? 'Apply pending workspace changes';
-      const done = await this.commitAndApply(sql, orgId, head, shas, files, by, at, message, true);
+      const done = await this.commitAndApply({ sql, orgId, head, shas, files, by, at }, message, true);
       const { commit } = done;
       const apply: ApplyResult = done.apply ?? { created: 0, updated: 0, unchanged: 0, deleted: 0 };
       queued = done.queued;
@@ -324,16 +330,8 @@ export class WorkspaceStore {
   }
 
   /** Commits `files` on top of head when they differ from it; moves `head.headSha` (not saved yet). */
-  private async commit(
-    sql: Sql,
-    orgId: number,
-    head: HeadState,
-    shas: ReadonlyMap<string, string>,
-    files: ReadonlyMap<string, string>,
-    by: Attribution,
-    at: Date,
-    message: string,
-  ): Promise<CommitResult | null> {
+  private async commit(pass: Pass, message: string): Promise<CommitResult | null> {
+    const { sql, orgId, head, shas, files, by, at } = pass;
     const parent = head.headSha ? await loadVersion(sql, orgId, head.headSha) : null;
     const author = authorFor(by.actor);
     const plan = planVersion({
@@ -366,15 +364,8 @@ export class WorkspaceStore {
    * Applies head, whose tree is `shas`/`files`, to the tables; moves `head.appliedSha`. Queues reindex
    * passes for object types whose instances were indexed with another language.
    */
-  private async reconcileTo(
-    sql: Sql,
-    orgId: number,
-    head: HeadState,
-    shas: ReadonlyMap<string, string>,
-    files: ReadonlyMap<string, string>,
-    by: Attribution,
-    at: Date,
-  ): Promise<{ counts: DiffCounts; queued: boolean }> {
+  private async reconcileTo(pass: Pass): Promise<{ counts: DiffCounts; queued: boolean }> {
+    const { sql, orgId, head, shas, files, by, at } = pass;
     const headSha = head.headSha as string;
     let from: ReadonlyMap<string, string> = shas;
     if (head.appliedSha !== headSha) {
