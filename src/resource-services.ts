@@ -18,11 +18,17 @@ import { ResourceViews } from './workspace/resource-views.js';
 import { WorkspaceStore } from './workspace/store.js';
 
 export interface ResourceServices {
+  /** The one write path of authored resources (workspace files → version → apply). */
   workspace: WorkspaceStore;
+  /** Authored resources in their REST/MCP wire shapes. */
   resources: ResourceViews;
+  /** Applied manifests with their workspaceSha, for the runtime. */
   applied: AppliedResources;
+  /** Object instances: ingest, list, detail, update, links. */
   objects: ObjectService;
+  /** Hybrid search over object instances. */
   search: SearchService;
+  /** Background reindex passes. */
   reindex: ReindexService;
 }
 

@@ -12,38 +12,21 @@ import type { OutboxRelay } from './events/outbox-relay.js';
 import type { ModelProviderRegistry } from './execution/providers/index.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
-import type { ObjectService } from './objects/object-service.js';
-import type { ReindexService } from './objects/reindex.js';
+import type { ResourceServices } from './resource-services.js';
 import type { ReviewService } from './reviews/service.js';
 import type { RunService } from './runs/service.js';
-import type { SearchService } from './search/search-service.js';
 import type { RunStreamService } from './sse/stream-service.js';
 import type { Clock } from './util/clock.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
-import type { AppliedResources } from './workspace/applied.js';
-import type { ResourceViews } from './workspace/resource-views.js';
-import type { WorkspaceStore } from './workspace/store.js';
 
-export interface Services {
+export interface Services extends ResourceServices {
   config: Config;
   log: Logger;
   clock: Clock;
   db: Database;
   bus: Bus;
   tokens: TokenService;
-  /** The one write path of authored resources (workspace files → version → apply). */
-  workspace: WorkspaceStore;
-  /** Authored resources in their REST/MCP wire shapes. */
-  resources: ResourceViews;
-  /** Applied manifests with their workspaceSha, for the runtime. */
-  applied: AppliedResources;
-  /** Object instances: ingest, list, detail, update, links. */
-  objects: ObjectService;
-  /** Hybrid search over object instances. */
-  search: SearchService;
-  /** Background reindex passes. */
-  reindex: ReindexService;
   /** The actor host: every persisted actor's transitions (`transact`, `create`, `send`). */
   actors: ActorHost;
   /** The job queue and this process's workers. */
