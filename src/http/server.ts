@@ -135,6 +135,25 @@ const decoder = new TextDecoder();
 const NO_BODY = Buffer.alloc(0);
 
 /** Creates the uWS app with r3's pipeline mounted on every path. */
+/** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (declared in its typings, not exported at run time). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** `app.listen(host, port, options, cb)`: the native call takes options after the port; the typings lack it. */
+function listenExclusive(
+  app: uWS.TemplatedApp,
+  host: string,
+  port: number,
+  cb: (socket: uWS.us_listen_socket | false) => void,
+): void {
+  const listen = app.listen as unknown as (
+    host: string,
+    port: number,
+    options: number,
+    cb: (socket: uWS.us_listen_socket | false) => void,
+  ) => uWS.TemplatedApp;
+  listen.call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb);
+}
+
 export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const router = new Router<RouteDef>();
   const app = uWS.App();
@@ -289,8 +308,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     },
     listen(host, port) {
       return new Promise((resolve, reject) => {
-        app.listen(host, port, (socket) => {
-          if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+        // Exclusive: without it uWS sets SO_REUSEPORT, and a second r3 started on a taken port would
+        // silently share it, each process answering some of the connections.
+        listenExclusive(app, host, port, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (is it in use?)`));
           listenSocket = socket;
           resolve(uWS.us_socket_local_port(socket));
         });

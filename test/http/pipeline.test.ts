@@ -254,3 +254,27 @@ describe('probes', () => {
     });
   });
 });
+
+/** A port that was free a moment ago: the sharing this guards against shows only on a fixed port, not PORT=0. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the listening port', () => {
+  it('is not shared: a second r3 on a port in use fails to start, and the first keeps serving', async () => {
+    const port = await freePort();
+    const first = await startTestApp({ PORT: String(port) }, { database: t.database });
+    try {
+      await expect(startTestApp({ PORT: String(port) }, { database: t.database })).rejects.toThrow(
+        `cannot listen on 127.0.0.1:${port}`,
+      );
+      expect((await first.request('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await first.close();
+    }
+  });
+});
