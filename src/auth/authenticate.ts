@@ -1,22 +1,26 @@
 /**
- * Bearer token → principal and the token's rate-limit step, in one database round trip
- * (`r3_authenticate`, a prepared statement). Nothing about a token is cached: every request reads
- * the committed token, user and org rows, so revocation, expiry, role and limit changes hold on
- * every node from the moment they commit — there is no window in which a revoked token works.
- * The secret is compared in constant time against the stored hash. `lastUsedAt` is recorded in
- * memory and flushed in batches.
+ * Bearer token → principal and the token's rate-limit step. Nothing about a token is cached: every
+ * request reads the committed token, user and org rows, so revocation, expiry, role and limit
+ * changes hold on every node from the moment they commit — there is no window in which a revoked
+ * token works. Concurrent requests share the read: their tokens go to `r3_authenticate_batch` (a
+ * prepared statement) together, one round trip per batch (src/util/batch-loader.ts), and a batch is
+ * always sent after its requests arrived. The secret is compared in constant time against the
+ * stored hash. `lastUsedAt` is recorded in memory and flushed in batches.
  */
 import type { Sql } from '../db/sql.js';
 import { unauthorized } from '../http/errors.js';
 import type { RateDecision } from '../http/server.js';
 import { decide, type RatePolicy } from '../ratelimit/limiter.js';
+import { createBatchLoader } from '../util/batch-loader.js';
 import type { Clock } from '../util/clock.js';
 import type { LastUsedRecorder } from './last-used.js';
 import type { Principal, Role, Scope } from './principal.js';
-import { hashSecret, parseToken, secretMatches, type TokenEnv } from './tokens.js';
+import { hashMatches, hashSecret, parseToken, type TokenEnv } from './tokens.js';
 
 interface AuthRow {
-  id: string;
+  ord: number;
+  /** Null when the token id is unknown. */
+  id: string | null;
   env: TokenEnv;
   scopes: string[];
   secret_hash: Buffer;
@@ -34,7 +38,19 @@ interface AuthRow {
   burst: number | null;
 }
 
-const AUTHENTICATE = 'select * from r3_authenticate($1, $2, $3, $4, $5, $6)';
+const AUTHENTICATE = 'select * from r3_authenticate_batch($1, $2, $3, $4, $5, $6)';
+
+/** One request's presented token: its id and the SHA-256 of its secret. */
+interface Presented {
+  tokenId: string;
+  secretHash: Buffer;
+}
+
+/** What the batch found for one request (no row: unknown token id), and the batch's instant. */
+interface Lookup {
+  row: (AuthRow & { id: string }) | null;
+  now: number;
+}
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const ENV_PREFIX = /^svc_(live|test)_/;
 
@@ -56,6 +72,25 @@ export function createAuthenticator(deps: {
   defaults: RatePolicy;
 }): Authenticate {
   const { sql, env, clock, lastUsed, defaults } = deps;
+  const lookups = createBatchLoader<Presented, Lookup>({
+    async batch(presented) {
+      // One instant per batch: its rate-limit steps and expiry checks are taken at that time.
+      const now = clock.now();
+      const found = await sql.prepared<AuthRow>('r3_authenticate_batch', AUTHENTICATE, [
+        presented.map((p) => p.tokenId),
+        presented.map((p) => p.secretHash),
+        env,
+        now,
+        defaults.perMinute,
+        defaults.burst,
+      ]);
+      const answers: Lookup[] = presented.map(() => ({ row: null, now }));
+      for (const row of found) {
+        if (row.id !== null) (answers[row.ord - 1] as Lookup).row = row as AuthRow & { id: string };
+      }
+      return answers;
+    },
+  });
   return async (authorization) => {
     if (!authorization) {
       throw unauthorized('Missing Authorization header; send "Authorization: Bearer <token>".', {
@@ -76,16 +111,9 @@ export function createAuthenticator(deps: {
     }
     const parsed = parseToken(text);
     if (!parsed) throw unauthorized('Malformed token.', { reason: 'malformed' });
-    const now = clock.now();
-    const [row] = await sql.prepared<AuthRow>('r3_authenticate', AUTHENTICATE, [
-      parsed.tokenId,
-      hashSecret(parsed.secret),
-      env,
-      now,
-      defaults.perMinute,
-      defaults.burst,
-    ]);
-    if (!row || row.env !== env || !secretMatches(parsed.secret, row.secret_hash)) {
+    const secretHash = hashSecret(parsed.secret);
+    const { row, now } = await lookups.load({ tokenId: parsed.tokenId, secretHash });
+    if (!row || row.env !== env || !hashMatches(secretHash, row.secret_hash)) {
       throw unauthorized('Unknown token.', { reason: 'unknown' });
     }
     if (row.revoked_at) throw unauthorized('This token has been revoked.', { reason: 'revoked' });

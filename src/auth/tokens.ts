@@ -72,8 +72,12 @@ export function hashSecret(secret: string): Buffer {
 
 /** Constant-time check of a presented secret against a stored hash. */
 export function secretMatches(secret: string, storedHash: Buffer): boolean {
-  const presented = hashSecret(secret);
-  return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
+  return hashMatches(hashSecret(secret), storedHash);
+}
+
+/** Constant-time check of a presented secret's hash (already computed) against a stored hash. */
+export function hashMatches(presentedHash: Buffer, storedHash: Buffer): boolean {
+  return presentedHash.length === storedHash.length && timingSafeEqual(presentedHash, storedHash);
 }
 
 function checksum(text: string): string {

@@ -1,15 +1,16 @@
 /**
  * Request rate limiting shared by every node: a GCRA token bucket (capacity `burst`, refilled at
  * `perMinute`) whose state lives in PostgreSQL (`rate_limits`, one unlogged row per bucket, updated
- * by `r3_rate_take` in a single round trip). Buckets: `t:<tokenId>` for authenticated calls (taken
- * inside `r3_authenticate`, see src/auth/authenticate.ts), `ip:<address>` for everything else
- * (taken here).
+ * by `r3_rate_take_batch`, one round trip for a batch of concurrent requests). Buckets:
+ * `t:<tokenId>` for authenticated calls (taken inside `r3_authenticate_batch`, see
+ * src/auth/authenticate.ts), `ip:<address>` for everything else (taken here).
  *
  * A refused request leaves the bucket unchanged, so a node that saw a refusal can refuse locally
  * until the retry time without asking the database again: every node would reach the same answer.
  */
 import type { Sql } from '../db/sql.js';
 import type { RateDecision } from '../http/server.js';
+import { createBatchLoader } from '../util/batch-loader.js';
 import type { Clock } from '../util/clock.js';
 
 export interface RatePolicy {
@@ -28,6 +29,18 @@ export function createRateLimiter(deps: { sql: Sql; clock: Clock; defaults: Rate
   const { sql, clock, defaults } = deps;
   /** Buckets known to be empty: key → the bucket's theoretical arrival time (ms). */
   const refused = new Map<string, { tatMs: number; untilMs: number }>();
+  const steps = createBatchLoader<string, { allowed: boolean; tat_ms: number; now: number }>({
+    async batch(keys) {
+      const interval = 60_000 / defaults.perMinute;
+      const now = clock.now();
+      const rows = await sql.prepared<{ ord: number; allowed: boolean; tat_ms: number }>(
+        'rate_take_batch',
+        'select ord, allowed, tat_ms from r3_rate_take_batch($1, $2, $3, $4)',
+        [keys, now, keys.map(() => interval), keys.map(() => defaults.burst)],
+      );
+      return rows.map((row) => ({ ...row, now }));
+    },
+  });
 
   return {
     async takeForAddress(ip) {
@@ -35,17 +48,13 @@ export function createRateLimiter(deps: { sql: Sql; clock: Clock; defaults: Rate
       const policy = defaults;
       if (policy.perMinute === 0 || policy.burst === 0) return null;
       const interval = 60_000 / policy.perMinute;
-      const now = clock.now();
       const known = refused.get(key);
-      if (known && now < known.untilMs) return decide(false, known.tatMs, now, interval, policy.burst);
-      if (known) refused.delete(key);
-      const [row] = await sql.prepared<{ allowed: boolean; tat_ms: number }>(
-        'rate_take',
-        'select allowed, tat_ms from r3_rate_take($1, $2, $3, $4)',
-        [key, now, interval, policy.burst],
-      );
-      const allowed = row?.allowed ?? true;
-      const tatMs = row?.tat_ms ?? now;
+      if (known) {
+        const now = clock.now();
+        if (now < known.untilMs) return decide(false, known.tatMs, now, interval, policy.burst);
+        refused.delete(key);
+      }
+      const { allowed, tat_ms: tatMs, now } = await steps.load(key);
       const decision = decide(allowed, tatMs, now, interval, policy.burst);
       if (!allowed) {
         if (refused.size > 10_000) refused.clear();

@@ -9,6 +9,7 @@ import { Migration0003Actors } from './0003-actors.js';
 import { Migration0004Reviews } from './0004-reviews.js';
 import { Migration0005Webhooks } from './0005-webhooks.js';
 import { Migration0006QueueTables } from './0006-queue-tables.js';
+import { Migration0007BatchedAuth } from './0007-batched-auth.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -17,4 +18,5 @@ export const migrations: MigrationObject[] = [
   { name: '0004-reviews', class: Migration0004Reviews },
   { name: '0005-webhooks', class: Migration0005Webhooks },
   { name: '0006-queue-tables', class: Migration0006QueueTables },
+  { name: '0007-batched-auth', class: Migration0007BatchedAuth },
 ];
