@@ -19,7 +19,15 @@ import { claimKey, completeKey, findKey, replay, requestHash } from './idempoten
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './kinds.js';
 import type { SchemaCache } from './schema-cache.js';
 import { type RunTarget, resolveSkillTarget, resolveWorkflowTarget } from './targets.js';
-import { listRuns, type RunFilter, type RunView, readRun, runPath, toRunView } from './view.js';
+import {
+  createRunReader,
+  listRuns,
+  type RunFilter,
+  type RunView,
+  readRun,
+  runPath,
+  toRunView,
+} from './view.js';
 
 /** Body of `POST /skills/:slug/runs` and `POST /workflows/:slug/runs`. */
 export interface TriggerBody {
@@ -75,7 +83,12 @@ export interface DecisionArgs {
 }
 
 export class RunService {
-  constructor(private readonly deps: RunServiceDeps) {}
+  /** Reads runs by id for concurrent callers in one statement per batch. */
+  private readonly reader: ReturnType<typeof createRunReader>;
+
+  constructor(private readonly deps: RunServiceDeps) {
+    this.reader = createRunReader(deps.db);
+  }
 
   /**
    * Creates a run of skill or workflow `slug` (decisions §5): 404 unknown slug, 409 inactive skill,
@@ -153,7 +166,7 @@ export class RunService {
 
   /** The run `id` of the caller's org; 404 otherwise. */
   async get(principal: Principal, id: number): Promise<RunView> {
-    const row = await readRun(this.deps.db, principal.orgId, id);
+    const row = await this.reader.load({ orgId: principal.orgId, id });
     if (!row) throw notFound('run', id);
     return toRunView(row, this.deps.baseUrl());
   }

@@ -4,6 +4,7 @@
  * from the snapshot), with the org in every query.
  */
 import type { Sql } from '../db/sql.js';
+import { type BatchLoader, createBatchLoader } from '../util/batch-loader.js';
 
 /** A run as the API shows it. */
 export interface RunView {
@@ -105,6 +106,33 @@ export async function readRun(sql: Sql, orgId: number, id: number): Promise<RunV
     [id, orgId],
   );
   return rows[0] ?? null;
+}
+
+/** A run of an org, as a key of the batched reader. */
+export interface RunKey {
+  orgId: number;
+  id: number;
+}
+
+/**
+ * `readRun` for concurrent callers: their (org, id) pairs go out as one statement per batch
+ * (src/util/batch-loader.ts), each run still matched on its org.
+ */
+export function createRunReader(sql: Sql): BatchLoader<RunKey, RunViewRow | null> {
+  return createBatchLoader<RunKey, RunViewRow | null>({
+    async batch(keys) {
+      const rows = await sql.prepared<RunViewRow & { ord: number }>(
+        'run_view_batch',
+        `select x.ord, ${RUN_VIEW_COLUMNS}
+           from unnest($1::bigint[], $2::bigint[]) with ordinality as x(key_org_id, key_id, ord)
+           join runs on runs.id = x.key_id and runs.org_id = x.key_org_id`,
+        [keys.map((k) => k.orgId), keys.map((k) => k.id)],
+      );
+      const found: Array<RunViewRow | null> = keys.map(() => null);
+      for (const row of rows) found[row.ord - 1] = row;
+      return found;
+    },
+  });
 }
 
 /** Filters of `GET /runs`. */

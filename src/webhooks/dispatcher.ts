@@ -11,6 +11,7 @@ import type { Db } from '../db/sql.js';
 import type { Bus, BusMessage, ConsumerHandle } from '../events/bus.js';
 import { ALL_EVENTS_PATTERN, parseEventSubject } from '../events/subjects.js';
 import type { Logger } from '../log.js';
+import { createBatchLoader } from '../util/batch-loader.js';
 import { toWebhookEvent, type WebhookEvent } from './event-map.js';
 import { WEBHOOK_DELIVERY_KIND } from './kinds.js';
 import {
@@ -58,15 +59,17 @@ interface Candidate {
   filter: WebhookFilter | null;
 }
 
-// Enabled webhooks of the org subscribed to the type, registered by the event's time, without a
-// delivery of this event yet.
+// For each event (org, type, event id, time) of a batch: the enabled webhooks of the org subscribed to
+// the type, registered by the event's time, without a delivery of this event yet.
 const CANDIDATES = `
-  select w.id, w.events, w.filter
-    from webhooks w
-   where w.org_id = $1 and w.active and $2 = any(w.events) and w.created_at <= $4
-     and not exists (
+  select x.ord, w.id, w.events, w.filter
+    from unnest($1::bigint[], $2::text[], $3::uuid[], $4::timestamptz[])
+         with ordinality as x(key_org_id, key_type, key_event_id, key_at, ord)
+    join webhooks w on w.org_id = x.key_org_id and w.active and x.key_type = any(w.events)
+                   and w.created_at <= x.key_at
+   where not exists (
        select 1 from webhook_deliveries d
-        where d.webhook_id = w.id and d.event_id = $3 and d.replay_of is null)`;
+        where d.webhook_id = w.id and d.event_id = x.key_event_id and d.replay_of is null)`;
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -75,6 +78,20 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
   const { db, bus, host, log } = deps;
   const listeners: Array<(dispatched: Dispatched) => void> = [];
   let consumer: ConsumerHandle | null = null;
+  // Events handled at once look their webhooks up together: one statement per batch.
+  const candidates = createBatchLoader<WebhookEvent, Candidate[]>({
+    async batch(events) {
+      const rows = await db.prepared<Candidate & { ord: number }>('webhook_candidates', CANDIDATES, [
+        events.map((e) => e.orgId),
+        events.map((e) => e.type),
+        events.map((e) => e.eventId),
+        events.map((e) => e.createdAt),
+      ]);
+      const found: Candidate[][] = events.map(() => []);
+      for (const row of rows) found[row.ord - 1]?.push(row);
+      return found;
+    },
+  });
 
   async function createDelivery(webhookId: number, event: WebhookEvent): Promise<boolean> {
     const deliveryId = newDeliveryId();
@@ -129,13 +146,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
     if (!event || String(event.orgId) !== parsed?.orgId) {
       return { subject: msg.subject, eventId: event?.eventId ?? null, created: 0 };
     }
-    const candidates = await db.prepared<Candidate>('webhook_candidates', CANDIDATES, [
-      event.orgId,
-      event.type,
-      event.eventId,
-      event.createdAt,
-    ]);
-    const wanted = candidates.filter((w) =>
+    const wanted = (await candidates.load(event)).filter((w) =>
       matchesFilter({ events: w.events, filter: w.filter }, event.descriptor),
     );
     const created = await Promise.all(wanted.map((w) => createDelivery(w.id, event)));
