@@ -70,7 +70,9 @@ interface StoredMessage {
 
 class MemoryStream {
   readonly consumers = new Map<string, MemoryConsumer>();
-  private readonly messages: StoredMessage[] = [];
+  /** Retained messages are `messages[head..]`; dropped ones before `head` are cut off in bulk. */
+  private messages: StoredMessage[] = [];
+  private head = 0;
   private readonly dedupe = new Map<string, { seq: number; at: number }>();
   private lastSeq = 0;
 
@@ -82,7 +84,7 @@ class MemoryStream {
 
   /** Sequence of the oldest retained message (lastSeq + 1 when empty). */
   get firstSeq(): number {
-    return this.messages[0]?.seq ?? this.lastSeq + 1;
+    return this.messages[this.head]?.seq ?? this.lastSeq + 1;
   }
 
   get last(): number {
@@ -106,19 +108,23 @@ class MemoryStream {
   /** The retained message `seq`; sequences are contiguous, so this is an index lookup. */
   get(seq: number): StoredMessage | undefined {
     this.trim(this.now());
-    const first = this.messages[0];
-    return first ? this.messages[seq - first.seq] : undefined;
+    const first = this.messages[this.head];
+    return first && seq >= first.seq ? this.messages[this.head + seq - first.seq] : undefined;
   }
 
   private trim(now: number): void {
-    let drop = Math.max(0, this.messages.length - this.config.maxMessages);
-    while (
-      drop < this.messages.length &&
-      now - (this.messages[drop]?.storedAt ?? now) >= this.config.maxAgeMs
-    ) {
-      drop++;
+    const { messages } = this;
+    let head = Math.max(this.head, messages.length - this.config.maxMessages);
+    while (head < messages.length && now - (messages[head]?.storedAt ?? now) >= this.config.maxAgeMs) {
+      head++;
     }
-    if (drop > 0) this.messages.splice(0, drop);
+    // Dropping from the front one message at a time would move the whole array on every append:
+    // the dropped prefix is cut off once it is as long as what is retained.
+    if (head > 0 && head * 2 >= messages.length) {
+      this.messages = messages.slice(head);
+      head = 0;
+    }
+    this.head = head;
     // Map iteration is insertion order, which is time order: stop at the first live entry.
     for (const [id, entry] of this.dedupe) {
       if (now - entry.at < this.config.duplicateWindowMs) break;
