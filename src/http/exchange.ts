@@ -5,6 +5,7 @@
  */
 import type uWS from 'uWebSockets.js';
 import { payloadTooLarge, validationFailed } from './errors.js';
+import type { RateDecision } from './server.js';
 import { statusLine } from './status.js';
 
 /** Bodies above this are refused with 413 (decisions §4). */
@@ -77,33 +78,67 @@ export function acceptRequestId(incoming: string | undefined): string | undefine
   return incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : undefined;
 }
 
-export function respond(
-  exchange: Exchange,
-  status: number,
-  body: unknown,
-  headers: Record<string, string>,
-): void {
-  writeRaw(exchange, status, JSON.stringify(body), {
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-  });
+/** What every response carries besides its body: the request id, the rate-limit reading, extras. */
+export interface ResponseHead {
+  requestId: string;
+  rate: RateDecision | null;
+  /** The reply's own headers (a `Content-Type` or `Connection` among them is ignored). */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Close the connection after this response (shutdown, an oversized body). */
+  close?: boolean;
 }
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export function respond(exchange: Exchange, status: number, body: unknown, head: ResponseHead): void {
+  writeRaw(exchange, status, JSON.stringify(body), JSON_CONTENT_TYPE, head);
+}
+
+/** Writes a whole response in one corked pass (no intermediate header objects: this is every request). */
 export function writeRaw(
   exchange: Exchange,
   status: number,
   body: string | Buffer,
-  headers: Record<string, string>,
+  contentType: string,
+  head: ResponseHead,
 ): void {
   if (exchange.aborted || exchange.done) return;
   exchange.done = true;
   const { res } = exchange;
-  const close = headers.Connection === 'close';
   res.cork(() => {
     res.writeStatus(statusLine(status));
-    for (const key in headers) {
-      if (key !== 'Connection') res.writeHeader(key, headers[key] as string);
+    res.writeHeader('X-Request-Id', head.requestId);
+    if (head.rate) writeRateHeaders(res, head.rate);
+    const extra = head.headers;
+    if (extra) {
+      for (const key in extra) {
+        const lower = key.toLowerCase();
+        if (lower !== 'content-type' && lower !== 'connection') res.writeHeader(key, extra[key] as string);
+      }
     }
-    res.end(body, close);
+    res.writeHeader('Content-Type', contentType);
+    res.end(body, head.close === true);
   });
+}
+
+/** The rate-limit headers of decisions §4 and the IETF `RateLimit`/`RateLimit-Policy` fields. */
+export function rateHeaders(rate: RateDecision | null): Record<string, string> {
+  if (!rate) return {};
+  const out: Record<string, string> = {};
+  forEachRateHeader(rate, (name, value) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+function writeRateHeaders(res: uWS.HttpResponse, rate: RateDecision): void {
+  forEachRateHeader(rate, (name, value) => res.writeHeader(name, value));
+}
+
+function forEachRateHeader(rate: RateDecision, write: (name: string, value: string) => void): void {
+  write('X-RateLimit-Limit', String(rate.limit));
+  write('X-RateLimit-Remaining', String(rate.remaining));
+  write('X-RateLimit-Reset', String(rate.resetAt));
+  write('RateLimit-Policy', `"default";q=${rate.limit};w=${rate.windowSec}`);
+  write('RateLimit', `"default";r=${rate.remaining};t=${rate.fullInSec}`);
 }

@@ -20,6 +20,8 @@ import {
   type Exchange,
   parseJsonBody,
   parseQuery,
+  type ResponseHead,
+  rateHeaders,
   readBody,
   respond,
   writeRaw,
@@ -40,6 +42,7 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   readonly path: string;
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The caller's address (`X-Forwarded-For`'s first entry when `trustProxy`); read on first use. */
   readonly ip: string;
   readonly params: P;
   readonly query: Q;
@@ -163,6 +166,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const streams = new Set<ResponseStream>();
   let idle: (() => void) | null = null;
 
+  // The access log is written only at level info or below: at warn (benchmarks, quiet deployments)
+  // the per-request entry would still cost its object and timer reading.
+  const logRequests = deps.log.isLevelEnabled('info');
+
   app.any('/*', (res, req) => {
     const exchange: Exchange = { res, aborted: false, done: false, controller: null, onAbort: [] };
     res.onAborted(() => {
@@ -178,32 +185,47 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     req.forEach((key, value) => {
       headers[key] = value;
     });
-    const remote = decoder.decode(res.getRemoteAddressAsText());
-    const forwarded = deps.trustProxy ? headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined;
-    const ip = forwarded || remote;
     const requestId = acceptRequestId(headers['x-request-id']) ?? randomUUID();
     const body = method === 'GET' || method === 'HEAD' ? null : readBody(exchange, headers['content-length']);
     if (draining) {
+      const message = 'Server is shutting down.';
       respond(
         exchange,
         503,
-        { error: { code: 'INTERNAL', message: 'Server is shutting down.', details: {} } },
-        {
-          'X-Request-Id': requestId,
-          Connection: 'close',
-        },
+        { error: { code: 'INTERNAL', message, details: {} } },
+        { requestId, rate: null, close: true },
       );
       return;
     }
+    // The peer address costs a system call: it is read only when something asks (per-address
+    // limiting of unauthenticated calls), while the response is still open.
+    let ip: string | null = null;
+    const address = (): string => {
+      if (ip === null) {
+        const forwarded = deps.trustProxy ? headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined;
+        ip =
+          forwarded ||
+          (exchange.aborted || exchange.done ? '' : decoder.decode(res.getRemoteAddressAsText()));
+      }
+      return ip;
+    };
     inflight++;
-    const started = performance.now();
-    void handle(exchange, { method, path, rawQuery, headers, ip, requestId, body }).then((status) => {
+    const started = logRequests ? performance.now() : 0;
+    void handle(exchange, { method, path, rawQuery, headers, address, requestId, body }).then((status) => {
       inflight--;
       if (inflight === 0 && idle) idle();
-      deps.log.info(
-        { reqId: requestId, method, path, status, ms: Math.round((performance.now() - started) * 100) / 100 },
-        'request',
-      );
+      if (logRequests) {
+        deps.log.info(
+          {
+            reqId: requestId,
+            method,
+            path,
+            status,
+            ms: Math.round((performance.now() - started) * 100) / 100,
+          },
+          'request',
+        );
+      }
     });
   });
 
@@ -214,16 +236,15 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       path: string;
       rawQuery: string;
       headers: Record<string, string>;
-      ip: string;
+      address: () => string;
       requestId: string;
       body: Promise<Buffer> | null;
     },
   ): Promise<number> {
-    const { method, path, headers, ip, requestId } = request;
+    const { method, path, headers, address, requestId } = request;
     const lookup = router.find(method, path);
     const route = lookup.kind === 'match' ? lookup.match.route : null;
     let rate: RateDecision | null = null;
-    const baseHeaders = (): Record<string, string> => ({ 'X-Request-Id': requestId, ...rateHeaders(rate) });
     try {
       let principal = deps.anonymous;
       if (route?.access.kind !== 'public') {
@@ -231,7 +252,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           ({ principal, rate } = await deps.authenticate(headers.authorization));
         } catch (error) {
           // A failed authentication is charged to the caller's address, so guessing is limited too.
-          rate = await deps.rateLimitAddress(ip);
+          rate = await deps.rateLimitAddress(address());
           if (rate && !rate.allowed) throw rateLimited(rate.retryAfterSec);
           throw error;
         }
@@ -258,7 +279,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         method,
         path,
         headers,
-        ip,
+        get ip() {
+          return address();
+        },
         params,
         query,
         body: parsed,
@@ -271,32 +294,35 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         },
       };
       const reply = await matched.handler(ctx);
-      return send(exchange, reply, baseHeaders());
+      return send(exchange, reply, requestId, rate);
     } catch (error) {
       const apiError = toApiError(error, deps.log, requestId);
       respond(exchange, apiError.status, apiError.toBody(), {
-        ...baseHeaders(),
-        ...apiError.headers,
-        ...(apiError.status === 413 ? { Connection: 'close' } : {}),
+        requestId,
+        rate,
+        headers: apiError.headers,
+        close: apiError.status === 413,
       });
       return apiError.status;
     }
   }
 
-  function send(exchange: Exchange, reply: Reply, headers: Record<string, string>): number {
+  function send(exchange: Exchange, reply: Reply, requestId: string, rate: RateDecision | null): number {
     switch (reply.kind) {
-      case 'json':
-        respond(exchange, reply.status, reply.body, { ...headers, ...reply.headers });
+      case 'json': {
+        const head: ResponseHead = { requestId, rate, headers: reply.headers };
+        respond(exchange, reply.status, reply.body, head);
         return reply.status;
+      }
       case 'raw':
-        writeRaw(exchange, reply.status, reply.body, {
-          ...headers,
-          ...reply.headers,
-          'Content-Type': reply.contentType,
+        writeRaw(exchange, reply.status, reply.body, reply.contentType, {
+          requestId,
+          rate,
+          headers: reply.headers,
         });
         return reply.status;
       case 'stream':
-        openStream(exchange, reply, headers, streams);
+        openStream(exchange, reply, { 'X-Request-Id': requestId, ...rateHeaders(rate) }, streams);
         return reply.status;
     }
   }
@@ -337,17 +363,6 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     get inflight() {
       return inflight;
     },
-  };
-}
-
-function rateHeaders(rate: RateDecision | null): Record<string, string> {
-  if (!rate) return {};
-  return {
-    'X-RateLimit-Limit': String(rate.limit),
-    'X-RateLimit-Remaining': String(rate.remaining),
-    'X-RateLimit-Reset': String(rate.resetAt),
-    'RateLimit-Policy': `"default";q=${rate.limit};w=${rate.windowSec}`,
-    RateLimit: `"default";r=${rate.remaining};t=${rate.fullInSec}`,
   };
 }
 
