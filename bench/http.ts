@@ -1,10 +1,16 @@
 /**
- * `npm run bench:http`: an authenticated JSON GET that reads PostgreSQL (GET /api/v1/tokens: token
- * lookup + list query) at 1, 16 and 64 connections, beside a bare uWS hello server measured in the
- * same run. Also the same GET with the shared rate limiter on (limit raised so nothing is refused).
+ * `npm run bench:http`: authenticated JSON GETs that read PostgreSQL, at 1, 16 and 64 connections,
+ * beside a bare uWS hello server measured in the same run (the ceiling on this machine):
+ *
+ * - `GET /api/v1/runs/:id`: token lookup + one run by primary key (the cheapest read there is);
+ * - `GET /api/v1/tokens`: token lookup + the org's token list;
+ * - the same run read with the shared rate limiter on (the limit raised so nothing is refused): every
+ *   request also takes a step of its token's bucket in PostgreSQL.
  */
 import {
+  completedRun,
   createBenchDatabase,
+  createBenchSkill,
   createBenchToken,
   type LoadResult,
   load,
@@ -22,21 +28,28 @@ const env = { DATABASE_URL: db.url };
 const bare = await spawnServer(['--import', 'tsx', 'bench/bare-uws.ts'], {}, /listening on (http:\/\/\S+)/);
 const r3 = await spawnR3(db.url);
 try {
-  const token = await createBenchToken(db.url);
+  const token = await createBenchToken(db.url, ['read:all', 'write:resources', 'run:invoke']);
   const headers = { authorization: `Bearer ${token}` };
-  const rows: LoadResult[] = [];
-  await load('warm-up', `${r3.url}/api/v1/tokens`, 16, { headers, duration: 3 });
-
   await unlimitOrg(db.url);
+  await createBenchSkill(r3.url, token, 'bench');
+  const runUrl = `${r3.url}/api/v1/runs/${await completedRun(r3.url, token, 'bench')}`;
+  const tokensUrl = `${r3.url}/api/v1/tokens`;
+  const rows: LoadResult[] = [];
+  await load('warm-up', runUrl, 16, { headers, duration: 3 });
+  await load('warm-up', tokensUrl, 16, { headers, duration: 2 });
+
   for (const c of CONNECTIONS) rows.push(await load('bare uWS hello', `${bare.url}/`, c));
   for (const c of CONNECTIONS)
-    rows.push(await load('r3 GET /tokens (auth, no limit)', `${r3.url}/api/v1/tokens`, c, { headers }));
-  await r3Cli(['org', 'limits', '--org', 'bench', '--per-min', '100000000', '--burst', '100000000'], env);
+    rows.push(await load('r3 GET /runs/:id (auth, no limit)', runUrl, c, { headers }));
   for (const c of CONNECTIONS)
-    rows.push(await load('r3 GET /tokens (auth + limiter)', `${r3.url}/api/v1/tokens`, c, { headers }));
+    rows.push(await load('r3 GET /tokens (auth, no limit)', tokensUrl, c, { headers }));
+  await r3Cli(['org', 'limits', '--org', 'bench', '--per-min', '100000000', '--burst', '100000000'], env);
+  for (const c of CONNECTIONS) {
+    rows.push(await load('r3 GET /runs/:id (auth + limiter)', runUrl, c, { headers }));
+  }
 
   printTable(
-    `bench:http — ${process.env.BENCH_DURATION ?? 10}s per row, autocannon in-process, servers in child processes`,
+    `bench:http — ${process.env.BENCH_DURATION ?? 10}s per row, load generator in-process, servers in child processes`,
     rows,
     (row) => rows.find((r) => r.label === 'bare uWS hello' && r.connections === row.connections),
   );

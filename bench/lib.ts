@@ -112,6 +112,53 @@ export async function createBenchToken(databaseUrl: string, scopes?: readonly st
   return created.token;
 }
 
+/**
+ * One API call the way a client makes it (fetch, JSON); throws on a status of 300 or more. Answers
+ * the parsed body (null when empty).
+ */
+export async function api(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Creates prompt skill `slug` (input `{text}`, echo provider) through the API. */
+export async function createBenchSkill(base: string, token: string, slug: string): Promise<void> {
+  await api(base, token, 'POST', '/api/v1/skills', {
+    manifest: {
+      slug,
+      name: slug,
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+    promptMd: 'Summarize: {{input.text}}',
+  });
+}
+
+/** Runs skill `slug` once and waits until the run is completed; its id. */
+export async function completedRun(base: string, token: string, slug: string): Promise<number> {
+  const { runId } = (await api(base, token, 'POST', `/api/v1/skills/${slug}/runs`, {
+    input: { text: 'benchmark' },
+  })) as { runId: number };
+  for (let i = 0; i < 200; i++) {
+    const run = (await api(base, token, 'GET', `/api/v1/runs/${runId}`)) as { status: string };
+    if (run.status === 'completed') return runId;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`run ${runId} of ${slug} did not complete`);
+}
+
 /** Lifts the rate limit of org `org` (`r3 org limits --unlimited`). */
 export async function unlimitOrg(databaseUrl: string, org = 'bench'): Promise<void> {
   await r3Cli(['org', 'limits', '--org', org, '--unlimited'], { DATABASE_URL: databaseUrl });

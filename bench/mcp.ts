@@ -17,8 +17,11 @@ import { createMcpServer } from '../src/mcp/server.js';
 import type { McpServices } from '../src/mcp/tool.js';
 import { createToolset } from '../src/mcp/toolset.js';
 import {
+  api,
   type Child,
+  completedRun,
   createBenchDatabase,
+  createBenchSkill,
   createBenchToken,
   DURATION_S,
   type LoadResult,
@@ -32,35 +35,13 @@ const CONNECTIONS = 16;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
-async function api(url: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...MCP_HEADERS },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
-
 /** An r3 with an unlimited token, a skill, and one completed run of it. */
 async function prepare(databaseUrl: string): Promise<{ r3: Child; token: string; runId: number }> {
   const r3 = await spawnR3(databaseUrl, { R3_DB_POOL_SIZE: '20' });
   const token = await createBenchToken(databaseUrl, ['read:all', 'write:resources', 'run:invoke']);
   await unlimitOrg(databaseUrl);
-  await api(r3.url, token, 'POST', '/api/v1/skills', {
-    manifest: { slug: 'bench', name: 'bench' },
-    promptMd: 'Summarize: {{input.text}}',
-  });
-  const { runId } = (await api(r3.url, token, 'POST', '/api/v1/skills/bench/runs', {
-    input: { text: 'benchmark' },
-  })) as { runId: number };
-  for (let i = 0; i < 100; i++) {
-    const run = await api(r3.url, token, 'GET', `/api/v1/runs/${runId}`);
-    if (run.status === 'completed') return { r3, token: token, runId };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the benchmark run did not complete');
+  await createBenchSkill(r3.url, token, 'bench');
+  return { r3, token, runId: await completedRun(r3.url, token, 'bench') };
 }
 
 /** CPU milliseconds (user + system) process `pid` has used, from /proc (null where there is none). */
@@ -88,7 +69,7 @@ function callBody(runId: number): string {
 
 /** Checks once that the MCP call answers the run (not an error result) before loading it. */
 async function checkMcp(url: string, token: string, runId: number): Promise<void> {
-  const answer = (await api(url, token, 'POST', '/api/mcp', JSON.parse(callBody(runId)))) as {
+  const answer = (await api(url, token, 'POST', '/api/mcp', JSON.parse(callBody(runId)), MCP_HEADERS)) as {
     result?: { isError?: boolean; structuredContent?: { id?: number } };
   };
   if (answer.result?.isError || answer.result?.structuredContent?.id !== runId) {

@@ -15,6 +15,7 @@ import {
   type BenchDatabase,
   type Child,
   createBenchDatabase,
+  createBenchSkill,
   createBenchToken,
   DURATION_S,
   type LoadResult,
@@ -75,23 +76,6 @@ async function baseline(url: string, connections: number, explicit = false): Pro
   };
 }
 
-/** Creates skill `slug` through the API. */
-async function createSkill(url: string, token: string, slug: string): Promise<void> {
-  const res = await fetch(`${url}/api/v1/skills`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      manifest: {
-        slug,
-        name: slug,
-        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-      },
-      promptMd: 'Summarize: {{input.text}}',
-    }),
-  });
-  if (res.status !== 201) throw new Error(`creating skill ${slug} failed: ${res.status} ${await res.text()}`);
-}
-
 /** An r3 on `db` with a token and the benchmark skills. */
 async function prepare(
   db: BenchDatabase,
@@ -100,7 +84,7 @@ async function prepare(
   const r3 = await spawnR3(db.url, env);
   const token = await createBenchToken(db.url, ['read:all', 'write:resources', 'run:invoke']);
   await unlimitOrg(db.url);
-  for (const slug of ['bench', 'bench-light']) await createSkill(r3.url, token, slug);
+  for (const slug of ['bench', 'bench-light']) await createBenchSkill(r3.url, token, slug);
   return { r3, token };
 }
 

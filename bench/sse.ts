@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import {
+  api,
   type BenchDatabase,
   type Child,
   createBenchDatabase,
@@ -136,17 +137,6 @@ class StreamClient {
       if (at) this.onEvent(name, runId, Date.parse(at), received);
     }
   }
-}
-
-async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
 }
 
 interface Result {

@@ -18,6 +18,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import {
+  api,
   type Child,
   createBenchDatabase,
   createBenchToken,
@@ -84,17 +85,6 @@ async function startReceiver(): Promise<{
         server.close(() => resolve());
       }),
   };
-}
-
-async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
 }
 
 const R3_ENV = {
