@@ -20,7 +20,7 @@
  * timer scheduler) are woken; nothing runs after a rollback.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AnyStateMachine, initialTransition, transition } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import { toEffects } from '../../machines/index.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
 import type { ActingAs } from './acting-as.js';
@@ -37,6 +37,7 @@ import type {
 } from './kind.js';
 import { resolveSnapshot, transitionRows } from './rows.js';
 import { buildStatements, type KindStatements, statementParams } from './statements.js';
+import { createStepper, type MachineStepper } from './stepper.js';
 import { type ActorTx, actorTx, deeper, NeedsTransaction, singleTx, TxState, type Wake } from './tx.js';
 import {
   type ActorHost,
@@ -68,6 +69,8 @@ interface KindEntry {
   statements: KindStatements;
   /** Where single-statement transitions of this kind go (see batcher.ts). */
   batchers: Record<'insert' | 'update', StatementBatcher>;
+  /** The machine's pure steps (stepper.ts). */
+  stepper: MachineStepper;
 }
 
 /** The name of a snapshot's state (machines are flat: the value is a string). */
@@ -261,6 +264,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         def,
         statements,
         batchers: { insert: batcher('insert'), update: batcher('update') },
+        stepper: createStepper(def.machine as AnyStateMachine),
       });
     },
 
@@ -298,7 +302,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       const id = await ids.next(def.sequence, reader(tx));
       const at = new Date(clock.now()).toISOString();
       const input = args.input(id, at);
-      const [snapshot, actions] = initialTransition(def.machine, input as never);
+      const [snapshot, actions] = kind.stepper.initial(input);
       const columns: Record<string, unknown> = {};
       for (const column of def.loadColumns) columns[column] = args.columns[column];
       if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
@@ -325,11 +329,12 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       const loaded = (tx.attempt === 1 ? options.loaded : undefined) ?? (await load(reader(tx), names, ref));
       if (!loaded) return { outcome: 'not_found' };
       if (!loaded.snapshot.can(event)) return { outcome: 'refused', actor: loaded };
-      const [next, actions] = transition(loaded.def.machine, loaded.snapshot as never, event as never);
+      const kind = entry(loaded.def.name);
+      const [next, actions] = kind.stepper.next(loaded.snapshot, event);
       const at = new Date(clock.now()).toISOString();
       const done = await apply(
         tx,
-        entry(loaded.def.name),
+        kind,
         loaded.row,
         stateName(loaded.snapshot.value),
         next as MachineSnapshotLike,

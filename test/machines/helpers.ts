@@ -8,6 +8,7 @@ import {
   transition,
 } from 'xstate';
 import { EFFECT_TYPES } from '../../machines/shared/effects.js';
+import { createStepper, type MachineStepper } from '../../src/actors/stepper.js';
 
 /** An action as the host sees it. */
 export interface ActionView {
@@ -64,12 +65,41 @@ export function expectPlainJson(value: unknown): void {
   expect(JSON.parse(JSON.stringify(value))).toStrictEqual(value);
 }
 
+const steppers = new WeakMap<AnyStateMachine, MachineStepper>();
+
+/**
+ * The host's stepper of `machine` (src/actors/stepper.ts). Every create and send below also takes
+ * the step through it and checks that it lands where xstate's own pure function does, with the same
+ * actions: each row of each table checks the host's path too.
+ */
+function stepperOf(machine: AnyStateMachine): MachineStepper {
+  let stepper = steppers.get(machine);
+  if (!stepper) {
+    stepper = createStepper(machine);
+    steppers.set(machine, stepper);
+  }
+  return stepper;
+}
+
+function expectSameStep(
+  machine: AnyStateMachine,
+  xstate: [unknown, readonly { type: string; params?: unknown }[]],
+  host: [unknown, readonly { type: string; params?: unknown }[]],
+): void {
+  const persisted = (s: unknown) => machine.getPersistedSnapshot(s as never);
+  expect(persisted(host[0])).toStrictEqual(persisted(xstate[0]));
+  const plain = (actions: readonly { type: string; params?: unknown }[]) =>
+    actions.map((a) => ({ type: a.type, params: a.params }));
+  expect(plain(host[1])).toStrictEqual(plain(xstate[1]));
+}
+
 /** Creates the actor from `input`, returning the snapshot and the creation's actions. */
 export function create<M extends AnyStateMachine>(
   machine: M,
   input: InputFrom<M>,
 ): [Snapshot<M>, ActionView[]] {
   const [snapshot, actions] = initialTransition(machine, input);
+  expectSameStep(machine, [snapshot, actions], stepperOf(machine).initial(input));
   return [snapshot as Snapshot<M>, viewActions(actions)];
 }
 
@@ -80,6 +110,10 @@ export function send<M extends AnyStateMachine>(
   event: EventFromLogic<M>,
 ): [Snapshot<M>, ActionView[]] {
   const [next, actions] = transition(machine, snapshot as SnapshotFrom<M>, event);
+  const host = stepperOf(machine).next(snapshot, event);
+  expectSameStep(machine, [next, actions], host);
+  // A refused event leaves the snapshot itself untouched on both paths.
+  if (next === snapshot) expect(host[0]).toBe(snapshot);
   return [next as Snapshot<M>, viewActions(actions)];
 }
 
