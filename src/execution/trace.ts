@@ -26,12 +26,20 @@ const SPAN_ID = /^[0-9a-f]{16}$/;
 const HEADER = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ALL_ZERO = /^0+$/;
 
+/** Random bytes drawn in blocks (one CSPRNG call per 4 KiB, as `randomUUID` does), handed out in order. */
+const pool = Buffer.allocUnsafe(4096);
+let poolOffset = pool.length;
+
 function randomHex(bytes: number): string {
-  const buf = Buffer.allocUnsafe(bytes);
   for (;;) {
-    randomFillSync(buf);
+    if (poolOffset + bytes > pool.length) {
+      randomFillSync(pool);
+      poolOffset = 0;
+    }
+    const slice = pool.subarray(poolOffset, poolOffset + bytes);
+    poolOffset += bytes;
     // An all-zero id is invalid by the spec; 2^-64 at worst, but cheap to rule out.
-    if (buf.some((b) => b !== 0)) return buf.toString('hex');
+    if (slice.some((b) => b !== 0)) return slice.toString('hex');
   }
 }
 
