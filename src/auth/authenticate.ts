@@ -2,14 +2,16 @@
  * Bearer token → principal and the token's rate-limit step. Nothing about a token is cached: every
  * request reads the committed token, user and org rows, so revocation, expiry, role and limit
  * changes hold on every node from the moment they commit — there is no window in which a revoked
- * token works. Concurrent requests share the read: their tokens go to `r3_authenticate_batch` (a
- * prepared statement) together, one round trip per batch (src/util/batch-loader.ts), and a batch is
- * always sent after its requests arrived. The secret is compared in constant time against the
+ * token works. Concurrent requests share the read: their tokens go out together in one prepared
+ * statement per batch (src/util/batch-loader.ts), which also takes the rate-limit step of every
+ * request whose secret matches a usable token (src/ratelimit/gcra-sql.ts); a batch is always sent
+ * after its requests arrived. The secret is compared in constant time against the
  * stored hash. `lastUsedAt` is recorded in memory and flushed in batches.
  */
 import type { Sql } from '../db/sql.js';
 import { unauthorized } from '../http/errors.js';
 import type { RateDecision } from '../http/server.js';
+import { RATE_ALLOWED, RATE_TAT, rateStepCtes } from '../ratelimit/gcra-sql.js';
 import { decide, type RatePolicy } from '../ratelimit/limiter.js';
 import { createBatchLoader } from '../util/batch-loader.js';
 import type { Clock } from '../util/clock.js';
@@ -38,7 +40,30 @@ interface AuthRow {
   burst: number | null;
 }
 
-const AUTHENTICATE = 'select * from r3_authenticate_batch($1, $2, $3, $4, $5, $6)';
+// Per request (ord): the token, user and org rows, and — when its secret matches a usable token of
+// a limited org (a guessed secret cannot drain a bucket) — its rate-limit step. r3 still re-checks
+// the hash in constant time before trusting the row.
+const AUTHENTICATE = `with req as materialized (
+  select x.ord, t.id, t.env, t.scopes, t.secret_hash, t.expires_at, t.revoked_at, u.id as user_id, u.role,
+         o.id as org_id, o.slug as org_slug, o.rate_limit_per_min, o.rate_limit_burst,
+         coalesce(o.rate_limit_per_min, $5) as per_min, coalesce(o.rate_limit_burst, $6) as burst,
+         t.secret_hash = x.secret_hash and t.env = $3 and t.revoked_at is null
+           and (t.expires_at is null or t.expires_at > to_timestamp($4 / 1000.0)) as usable
+    from unnest($1::text[], $2::bytea[]) with ordinality as x(token_id, secret_hash, ord)
+    left join api_tokens t on t.id = x.token_id
+    left join users u on u.pk = t.user_pk
+    left join orgs o on o.id = t.org_id
+), charged as (
+  select req.ord, 't:' || req.id as key, 60000.0::double precision / req.per_min as interval_ms, req.burst
+    from req where req.usable and req.per_min > 0 and req.burst > 0
+), ${rateStepCtes('charged', '$4::double precision')}
+select req.ord, req.id, req.env, req.scopes, req.secret_hash, req.expires_at, req.revoked_at, req.user_id,
+       req.role, req.org_id, req.org_slug, req.rate_limit_per_min, req.rate_limit_burst,
+       ${RATE_ALLOWED} as allowed, ${RATE_TAT} as tat_ms, h.interval_ms, h.burst
+  from req
+  left join rate_hits h on h.ord = req.ord
+  left join rate_rows rr on rr.key = h.key
+ order by req.ord`;
 
 /** One request's presented token: its id and the SHA-256 of its secret. */
 interface Presented {
@@ -76,7 +101,7 @@ export function createAuthenticator(deps: {
     async batch(presented) {
       // One instant per batch: its rate-limit steps and expiry checks are taken at that time.
       const now = clock.now();
-      const found = await sql.prepared<AuthRow>('r3_authenticate_batch', AUTHENTICATE, [
+      const found = await sql.prepared<AuthRow>('authenticate_batch', AUTHENTICATE, [
         presented.map((p) => p.tokenId),
         presented.map((p) => p.secretHash),
         env,

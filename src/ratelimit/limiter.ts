@@ -1,9 +1,9 @@
 /**
  * Request rate limiting shared by every node: a GCRA token bucket (capacity `burst`, refilled at
  * `perMinute`) whose state lives in PostgreSQL (`rate_limits`, one unlogged row per bucket, updated
- * by `r3_rate_take_batch`, one round trip for a batch of concurrent requests). Buckets:
- * `t:<tokenId>` for authenticated calls (taken inside `r3_authenticate_batch`, see
- * src/auth/authenticate.ts), `ip:<address>` for everything else (taken here).
+ * by one statement per batch of concurrent requests, gcra-sql.ts). Buckets: `t:<tokenId>` for
+ * authenticated calls (taken in the statement that authenticates them, src/auth/authenticate.ts),
+ * `ip:<address>` for everything else (taken here).
  *
  * A refused request leaves the bucket unchanged, so a node that saw a refusal can refuse locally
  * until the retry time without asking the database again: every node would reach the same answer.
@@ -12,6 +12,7 @@ import type { Sql } from '../db/sql.js';
 import type { RateDecision } from '../http/server.js';
 import { createBatchLoader } from '../util/batch-loader.js';
 import type { Clock } from '../util/clock.js';
+import { RATE_TAKE_BATCH } from './gcra-sql.js';
 
 export interface RatePolicy {
   perMinute: number;
@@ -35,8 +36,8 @@ export function createRateLimiter(deps: { sql: Sql; clock: Clock; defaults: Rate
       const now = clock.now();
       const rows = await sql.prepared<{ ord: number; allowed: boolean; tat_ms: number }>(
         'rate_take_batch',
-        'select ord, allowed, tat_ms from r3_rate_take_batch($1, $2, $3, $4)',
-        [keys, now, keys.map(() => interval), keys.map(() => defaults.burst)],
+        RATE_TAKE_BATCH,
+        [keys, now, interval, defaults.burst],
       );
       return rows.map((row) => ({ ...row, now }));
     },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../src/auth/authenticate.js';
 import { issueToken } from '../../src/auth/tokens.js';
 import type { Sql } from '../../src/db/sql.js';
+import { RATE_TAKE_BATCH } from '../../src/ratelimit/gcra-sql.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -17,60 +18,63 @@ afterAll(() => t.close());
 
 const get = (token?: string) => t.request('GET', '/api/v1/tokens', token ? { token } : {});
 
-describe('r3_rate_take_batch', () => {
-  type Step = { key: string; interval: number; burst: number };
+describe('the batched rate-limit step (RATE_TAKE_BATCH)', () => {
+  type Policy = { interval: number; burst: number };
 
-  /** The reference: one r3_rate_take (migration 0001) per step, in order. */
-  async function oneByOne(steps: Step[], now: number) {
+  /** The reference: one r3_rate_take (migration 0001) per key, in order. */
+  async function oneByOne(keys: string[], policy: Policy, now: number) {
     const out = [];
-    for (const s of steps) {
+    for (const key of keys) {
       out.push(
         await t.app.db.sql.one<{ allowed: boolean; tat_ms: number }>(
           'select allowed, tat_ms from r3_rate_take($1, $2, $3, $4)',
-          [s.key, now, s.interval, s.burst],
+          [key, now, policy.interval, policy.burst],
         ),
       );
     }
     return out;
   }
 
-  async function batched(steps: Step[], now: number) {
-    return t.app.db.sql.query<{ ord: number; allowed: boolean; tat_ms: number }>(
-      'select ord, allowed, tat_ms from r3_rate_take_batch($1, $2, $3, $4)',
-      [steps.map((s) => s.key), now, steps.map((s) => s.interval), steps.map((s) => s.burst)],
-    );
+  function batched(keys: string[], policy: Policy, now: number) {
+    return t.app.db.sql.query<{ ord: number; allowed: boolean; tat_ms: number }>(RATE_TAKE_BATCH, [
+      keys,
+      now,
+      policy.interval,
+      policy.burst,
+    ]);
   }
 
-  it('agrees with one step at a time on random batches, state carried from batch to batch', async () => {
+  it('agrees with one step at a time on random batches, state and policy changes carried between them', async () => {
     // Deterministic pseudo-random sequence (no flaky seeds).
     let seed = 42;
     const random = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    const policies = [
+    const policies: Policy[] = [
       { interval: 1000, burst: 3 },
       { interval: 250, burst: 7 },
       { interval: 60_000 / 7, burst: 2 },
     ];
-    let now = 5_000_000;
-    for (let round = 0; round < 40; round++) {
+    let now = 1_790_000_000_000;
+    for (let round = 0; round < 60; round++) {
       now += Math.floor(random() * 3000);
-      const steps: Step[] = Array.from({ length: 1 + Math.floor(random() * 12) }, () => {
-        const which = Math.floor(random() * 4);
-        // Policy changes of one bucket mid-way are part of the sequence too.
-        const policy = policies[Math.floor(random() * policies.length)] as (typeof policies)[number];
-        return { key: `k${which}`, ...policy };
-      });
+      const policy = policies[Math.floor(random() * policies.length)] as Policy;
+      const keys = Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => `k${Math.floor(random() * 4)}`,
+      );
       const expected = await oneByOne(
-        steps.map((s) => ({ ...s, key: `ref:${s.key}` })),
+        keys.map((k) => `ref:${k}`),
+        policy,
         now,
       );
       const got = await batched(
-        steps.map((s) => ({ ...s, key: `bat:${s.key}` })),
+        keys.map((k) => `bat:${k}`),
+        policy,
         now,
       );
-      expect(got.map((r) => r.ord)).toEqual(steps.map((_, i) => i + 1));
+      expect(got.map((r) => r.ord)).toEqual(keys.map((_, i) => i + 1));
       expect(got.map((r) => [r.allowed, Math.round(r.tat_ms * 1000)])).toEqual(
         expected.map((r) => [r.allowed, Math.round(r.tat_ms * 1000)]),
       );
@@ -78,7 +82,7 @@ describe('r3_rate_take_batch', () => {
   });
 
   it('answers an empty batch with no rows', async () => {
-    expect(await batched([], 1)).toEqual([]);
+    expect(await batched([], { interval: 1000, burst: 1 }, 1)).toEqual([]);
   });
 });
 
