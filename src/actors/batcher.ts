@@ -10,7 +10,7 @@
  * failing statement is retried transition by transition so one bad row cannot fail the others.
  */
 import type { Sql } from '../db/sql.js';
-import { type Statement, statementParams, type TransitionRows } from './statements.js';
+import { type StatementVariants, statementParams, type TransitionRows } from './statements.js';
 
 /** Sends transitions of one kind and mode. */
 export interface StatementBatcher {
@@ -51,22 +51,26 @@ function merge(items: readonly Pending[]): TransitionRows {
   return merged;
 }
 
-/** A batcher of `statement` (prepared as `name`) on `sql`, the pool. */
+/** A batcher of a kind's `statements` of one mode on `sql`, the pool. */
 export function createStatementBatcher(options: {
   sql: Sql;
-  name: string;
-  statement: Statement;
+  statements: StatementVariants;
   maxBatch?: number;
   maxInFlight?: number;
 }): StatementBatcher {
-  const { sql, name, statement } = options;
+  const { sql, statements } = options;
   const maxBatch = options.maxBatch ?? 64;
   const maxInFlight = options.maxInFlight ?? 3;
   const queue: Pending[] = [];
   let inFlight = 0;
 
   async function written(rows: TransitionRows): Promise<Set<number>> {
-    const result = await sql.prepared<{ id: number }>(name, statement.text, statementParams(statement, rows));
+    const statement = statements.for(rows);
+    const result = await sql.prepared<{ id: number }>(
+      statement.name,
+      statement.text,
+      statementParams(statement, rows),
+    );
     return new Set(result.map((r) => r.id));
   }
 

@@ -204,7 +204,6 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       by,
     });
     const mode = insert ? 'insert' : 'update';
-    const statement = statements[mode];
     let written: boolean;
     if (tx.single) {
       if (tx.single.wrote) throw new Error('a single transaction made a second write');
@@ -213,8 +212,9 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       tx.single.wrote = true;
       written = await kind.batchers[mode].submit(rows, row.id);
     } else {
+      const statement = statements[mode].for(rows);
       const ids = await tx.sql.prepared<{ id: number }>(
-        `actor_${mode}_${def.name}`,
+        statement.name,
         statement.text,
         statementParams(statement, rows),
       );
@@ -259,7 +259,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       }
       const statements = buildStatements(def);
       const batcher = (mode: 'insert' | 'update') =>
-        createStatementBatcher({ sql: db, name: `actor_${mode}_${def.name}`, statement: statements[mode] });
+        createStatementBatcher({ sql: db, statements: statements[mode] });
       kinds.set(def.name, {
         def,
         statements,

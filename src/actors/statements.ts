@@ -5,6 +5,10 @@
  * so a row is written only with its actor's: a version miss writes nothing for that actor, and a
  * failure anywhere fails the statement. Rows travel as one JSON array per table; actor rows are read
  * with `json_populate_recordset(null::<table>, …)`, so the table itself types them.
+ *
+ * A statement carries only the writes its rows need: creating a run writes no timers and completes
+ * no job, and every CTE left out is executor set-up, a JSON parse and a join PostgreSQL does not
+ * make. Each combination of non-empty arrays is built (and prepared) once, on first use.
  */
 import type { ActorKindDef } from './kind.js';
 
@@ -28,18 +32,37 @@ export interface TransitionRows {
 /** An array of `TransitionRows`: a built-in one, or `extra:<name>`. */
 export type RowArray = Exclude<keyof TransitionRows, 'extra'> | `extra:${string}`;
 
-/** A statement and the arrays it takes, in `$n` order. */
+/** A statement and the arrays it takes, in `$n` order; `name` is unique per kind, mode and variant. */
 export interface Statement {
+  name: string;
   text: string;
   params: readonly RowArray[];
+}
+
+/** The statements of one mode (insert or update) of a kind, one per set of non-empty arrays. */
+export interface StatementVariants {
+  /** The statement that writes `rows` (built on first use). */
+  for(rows: TransitionRows): Statement;
 }
 
 /** The statements of one kind. */
 export interface KindStatements {
   load: string;
-  insert: Statement;
-  update: Statement;
+  insert: StatementVariants;
+  update: StatementVariants;
 }
+
+/** The side arrays in a fixed order (a variant is the set of those that are non-empty). */
+const SIDE_ARRAYS = [
+  'events',
+  'transitions',
+  'outbox',
+  'jobs',
+  'timersSet',
+  'timersDelete',
+  'audit',
+  'jobsDone',
+] as const;
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
@@ -48,72 +71,103 @@ function ident(name: string): string {
   return name;
 }
 
-function sideWrites(def: ActorKindDef, ref: (array: RowArray) => string): string {
-  const runEvents = def.runEvents
-    ? `, e as (
-  insert into run_events (run_id, seq, org_id, event, status, step, output, at)
+function sideWrites(
+  def: ActorKindDef,
+  ref: (array: RowArray) => string,
+  present: (array: RowArray) => boolean,
+): string {
+  const ctes: string[] = [];
+  // A left-out array is never numbered: its CTE text is built but not used.
+  const arg = (array: RowArray) => (present(array) ? ref(array) : '');
+  const add = (array: RowArray, name: string, sql: string) => {
+    if (present(array)) ctes.push(`, ${name} as (\n${sql}\n)`);
+  };
+  if (def.runEvents) {
+    add(
+      'events',
+      'e',
+      `  insert into run_events (run_id, seq, org_id, event, status, step, output, at)
   select x.run_id, x.seq, x.org_id, x.event, x.status, x.step, x.output, x.at
-    from json_to_recordset(${ref('events')}::json)
+    from json_to_recordset(${arg('events')}::json)
       as x(run_id bigint, seq integer, org_id bigint, event text, status text, step text, output json, at timestamptz)
-    join a on a.id = x.run_id
-)`
-    : '';
-  return `, l as (
-  insert into actor_transitions (org_id, actor_kind, actor_id, from_state, event_type, event, to_state, actor, api_token_id, at)
+    join a on a.id = x.run_id`,
+    );
+  }
+  add(
+    'transitions',
+    'l',
+    `  insert into actor_transitions (org_id, actor_kind, actor_id, from_state, event_type, event, to_state, actor, api_token_id, at)
   select x.org_id, x.actor_kind, x.actor_id, x.from_state, x.event_type, x.event, x.to_state, x.actor, x.api_token_id, x.at
-    from json_to_recordset(${ref('transitions')}::json)
+    from json_to_recordset(${arg('transitions')}::json)
       as x(org_id bigint, actor_kind text, actor_id bigint, from_state text, event_type text, event json,
            to_state text, actor text, api_token_id text, at timestamptz)
-    join a on a.id = x.actor_id
-)${runEvents}, o as (
-  insert into outbox (org_id, subject, event_id, payload, created_at)
+    join a on a.id = x.actor_id`,
+  );
+  add(
+    'outbox',
+    'o',
+    `  insert into outbox (org_id, subject, event_id, payload, created_at)
   select x.org_id, x.subject, x.event_id, x.payload, x.created_at
-    from json_to_recordset(${ref('outbox')}::json)
+    from json_to_recordset(${arg('outbox')}::json)
       as x(actor_id bigint, ord integer, org_id bigint, subject text, event_id uuid, payload json,
            created_at timestamptz)
     join a on a.id = x.actor_id
   -- Outbox ids follow each actor's event order (the relay publishes in id order).
-  order by x.actor_id, x.ord
-), j as (
-  insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at)
+  order by x.actor_id, x.ord`,
+  );
+  add(
+    'jobs',
+    'j',
+    `  insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at)
   select x.org_id, x.kind, x.payload, x.key, x.run_at, coalesce(x.max_attempts, 5), x.created_at
-    from json_to_recordset(${ref('jobs')}::json)
+    from json_to_recordset(${arg('jobs')}::json)
       as x(actor_id bigint, org_id bigint, kind text, payload jsonb, key text, run_at timestamptz,
            max_attempts integer, created_at timestamptz)
     join a on a.id = x.actor_id
-  on conflict (key) where key is not null do nothing
-), ts as (
-  insert into timers (actor_kind, actor_id, timer_id, org_id, event, due_at, created_at)
+  on conflict (key) where key is not null do nothing`,
+  );
+  add(
+    'timersSet',
+    'ts',
+    `  insert into timers (actor_kind, actor_id, timer_id, org_id, event, due_at, created_at)
   select x.actor_kind, x.actor_id, x.timer_id, x.org_id, x.event, x.due_at, x.created_at
-    from json_to_recordset(${ref('timersSet')}::json)
+    from json_to_recordset(${arg('timersSet')}::json)
       as x(actor_kind text, actor_id bigint, timer_id text, org_id bigint, event jsonb, due_at timestamptz,
            created_at timestamptz)
     join a on a.id = x.actor_id
   on conflict (actor_kind, actor_id, timer_id)
-    do update set event = excluded.event, due_at = excluded.due_at, created_at = excluded.created_at
-), td as (
-  delete from timers t
-   using json_to_recordset(${ref('timersDelete')}::json) as x(actor_kind text, actor_id bigint, timer_id text), a
-   where a.id = x.actor_id and t.actor_kind = x.actor_kind and t.actor_id = x.actor_id and t.timer_id = x.timer_id
-), au as (
-  insert into audit_log (org_id, api_token_id, actor, action, target_kind, target_id, details, request_id, at)
+    do update set event = excluded.event, due_at = excluded.due_at, created_at = excluded.created_at`,
+  );
+  add(
+    'timersDelete',
+    'td',
+    `  delete from timers t
+   using json_to_recordset(${arg('timersDelete')}::json) as x(actor_kind text, actor_id bigint, timer_id text), a
+   where a.id = x.actor_id and t.actor_kind = x.actor_kind and t.actor_id = x.actor_id and t.timer_id = x.timer_id`,
+  );
+  add(
+    'audit',
+    'au',
+    `  insert into audit_log (org_id, api_token_id, actor, action, target_kind, target_id, details, request_id, at)
   select x.org_id, x.api_token_id, x.actor, x.action, x.target_kind, x.target_id, coalesce(x.details, '{}'::jsonb),
          x.request_id, x.at
-    from json_to_recordset(${ref('audit')}::json)
+    from json_to_recordset(${arg('audit')}::json)
       as x(actor_id bigint, org_id bigint, api_token_id text, actor text, action text, target_kind text,
            target_id text, details jsonb, request_id text, at timestamptz)
-    join a on a.id = x.actor_id
-), jd as (
-  delete from jobs j
-   using json_to_recordset(${ref('jobsDone')}::json) as x(actor_id bigint, job_id bigint, locked_by text), a
-   where a.id = x.actor_id and j.id = x.job_id and j.locked_by = x.locked_by
-)${Object.entries(def.extraWrites ?? {})
-    .map(
-      ([name, cte]) => `, ${ident(`x_${name}`)} as (
-${cte(`${ref(`extra:${name}`)}::json`)}
-)`,
-    )
-    .join('')}
+    join a on a.id = x.actor_id`,
+  );
+  add(
+    'jobsDone',
+    'jd',
+    `  delete from jobs j
+   using json_to_recordset(${arg('jobsDone')}::json) as x(actor_id bigint, job_id bigint, locked_by text), a
+   where a.id = x.actor_id and j.id = x.job_id and j.locked_by = x.locked_by`,
+  );
+  for (const [name, cte] of Object.entries(def.extraWrites ?? {})) {
+    const array: RowArray = `extra:${name}`;
+    add(array, ident(`x_${name}`), present(array) ? cte(`${ref(array)}::json`) : '');
+  }
+  return `${ctes.join('')}
 select id from a`;
 }
 
@@ -140,28 +194,61 @@ export function buildStatements(def: ActorKindDef): KindStatements {
   const load = `select id, org_id, version, ${seqColumn}, snapshot${loaded.map((c) => `, ${c}`).join('')}
   from ${table} where id = $1 and org_id = $2`;
 
-  const ins = numbering();
-  const insertText = `with a as (
+  const insert = variants(
+    `actor_insert_${def.name}`,
+    (ref, present) => `with a as (
   insert into ${table}
-  select * from json_populate_recordset(null::${table}, ${ins.ref('actors')}::json)
+  select * from json_populate_recordset(null::${table}, ${ref('actors')}::json)
   returning id
-)${sideWrites(def, ins.ref)}`;
+)${sideWrites(def, ref, present)}`,
+  );
 
-  const up = numbering();
   const sets = ['snapshot = x.snapshot', 'version = r.version + 1', 'updated_at = x.updated_at'];
   if (def.runEvents) sets.push('last_seq = x.last_seq');
   for (const column of projected) sets.push(`${column} = x.${column}`);
-  const updateText = `with a as (
+  const update = variants(
+    `actor_update_${def.name}`,
+    (ref, present) => `with a as (
   update ${table} r set ${sets.join(', ')}
-    from json_populate_recordset(null::${table}, ${up.ref('actors')}::json) x
+    from json_populate_recordset(null::${table}, ${ref('actors')}::json) x
    where r.id = x.id and r.org_id = x.org_id and r.version = x.version
   returning r.id
-)${sideWrites(def, up.ref)}`;
+)${sideWrites(def, ref, present)}`,
+  );
 
+  return { load, insert, update };
+}
+
+/** The arrays of `rows` that hold rows. */
+function nonEmpty(rows: TransitionRows): RowArray[] {
+  const arrays: RowArray[] = SIDE_ARRAYS.filter((array) => rows[array].length > 0);
+  for (const [name, extra] of Object.entries(rows.extra)) {
+    if (extra.length > 0) arrays.push(`extra:${name}`);
+  }
+  return arrays;
+}
+
+/** One statement per set of non-empty arrays, built by `build` on first use and named `base#<set>`. */
+function variants(
+  base: string,
+  build: (ref: (array: RowArray) => string, present: (array: RowArray) => boolean) => string,
+): StatementVariants {
+  const built = new Map<string, Statement>();
   return {
-    load,
-    insert: { text: insertText, params: ins.params },
-    update: { text: updateText, params: up.params },
+    for(rows) {
+      const arrays = nonEmpty(rows);
+      const key = arrays.join(',');
+      let statement = built.get(key);
+      if (!statement) {
+        const present = new Set(arrays);
+        const { ref, params } = numbering();
+        const text = build(ref, (array) => present.has(array));
+        // Prepared-statement names must stay short and distinct: the set's index among those built.
+        statement = { name: `${base}#${built.size}`, text, params };
+        built.set(key, statement);
+      }
+      return statement;
+    },
   };
 }
 
