@@ -5,6 +5,7 @@
  */
 import type uWS from 'uWebSockets.js';
 import { payloadTooLarge, validationFailed } from './errors.js';
+import { JSON_CONTENT_TYPE } from './reply.js';
 import type { RateDecision } from './server.js';
 import { statusLine } from './status.js';
 
@@ -87,8 +88,6 @@ export interface ResponseHead {
   /** Close the connection after this response (shutdown, an oversized body). */
   close?: boolean;
 }
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export function respond(exchange: Exchange, status: number, body: unknown, head: ResponseHead): void {
   writeRaw(exchange, status, JSON.stringify(body), JSON_CONTENT_TYPE, head);

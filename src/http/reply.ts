@@ -51,6 +51,12 @@ export const json = (status: number, body: unknown, headers?: Record<string, str
 
 export const ok = (body: unknown, headers?: Record<string, string>): JsonReply => json(200, body, headers);
 
+/** The content type of every JSON answer. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer whose text is already rendered (it is written as is). */
+export const jsonText = (status: number, text: string): RawReply => raw(status, text, JSON_CONTENT_TYPE);
+
 export const raw = (status: number, body: string | Buffer, contentType: string): RawReply => ({
   kind: 'raw',
   status,

@@ -19,15 +19,7 @@ import { claimKey, completeKey, findKey, replay, requestHash } from './idempoten
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './kinds.js';
 import type { SchemaCache } from './schema-cache.js';
 import { type RunTarget, resolveSkillTarget, resolveWorkflowTarget } from './targets.js';
-import {
-  createRunReader,
-  listRuns,
-  type RunFilter,
-  type RunView,
-  readRun,
-  runPath,
-  toRunView,
-} from './view.js';
+import { createRunReader, listRuns, type RunFilter, type RunView, readRunJson, runPath } from './view.js';
 
 /** Body of `POST /skills/:slug/runs` and `POST /workflows/:slug/runs`. */
 export interface TriggerBody {
@@ -87,7 +79,7 @@ export class RunService {
   private readonly reader: ReturnType<typeof createRunReader>;
 
   constructor(private readonly deps: RunServiceDeps) {
-    this.reader = createRunReader(deps.db);
+    this.reader = createRunReader(deps.db, deps.baseUrl);
   }
 
   /**
@@ -166,9 +158,14 @@ export class RunService {
 
   /** The run `id` of the caller's org; 404 otherwise. */
   async get(principal: Principal, id: number): Promise<RunView> {
-    const row = await this.reader.load({ orgId: principal.orgId, id });
-    if (!row) throw notFound('run', id);
-    return toRunView(row, this.deps.baseUrl());
+    return JSON.parse(await this.getJson(principal, id)) as RunView;
+  }
+
+  /** The run `id` of the caller's org as JSON text, as GET /runs/:id answers it; 404 otherwise. */
+  async getJson(principal: Principal, id: number): Promise<string> {
+    const json = await this.reader.load({ orgId: principal.orgId, id });
+    if (json === null) throw notFound('run', id);
+    return json;
   }
 
   /** A page of the org's runs, newest first. */
@@ -176,8 +173,7 @@ export class RunService {
     principal: Principal,
     filter: RunFilter,
   ): Promise<{ runs: RunView[]; last: RunView | null; more: boolean }> {
-    const { rows, more } = await listRuns(this.deps.db, principal.orgId, filter);
-    const runs = rows.map((row) => toRunView(row, this.deps.baseUrl()));
+    const { runs, more } = await listRuns(this.deps.db, principal.orgId, filter, this.deps.baseUrl());
     return { runs, last: runs.at(-1) ?? null, more };
   }
 
@@ -259,8 +255,9 @@ export class RunService {
 
   /** The transition log of run `id` and of its review items, oldest first. */
   async transitions(principal: Principal, id: number): Promise<TransitionView[]> {
-    const row = await readRun(this.deps.db, principal.orgId, id);
-    if (!row) throw notFound('run', id);
+    const found = await readRunJson(this.deps.db, principal.orgId, id, this.deps.baseUrl());
+    if (found === null) throw notFound('run', id);
+    const row = JSON.parse(found) as RunView;
     const rows = await this.deps.db.query<{
       id: number;
       actor_kind: string;

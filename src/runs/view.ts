@@ -2,6 +2,10 @@
  * The run object of the API (service-api "Run", decisions §5): what GET /runs/:id, list items and
  * the answers of approve/reject/cancel/feedback carry. Built from the row's projected columns (never
  * from the snapshot), with the org in every query.
+ *
+ * PostgreSQL renders it, as JSON text (`runViewJson`): the run's JSON columns are passed through as
+ * stored instead of being parsed and serialized again, so GET /runs/:id writes the text as it comes
+ * (the hottest read there is) and everything else parses one string. This is the only renderer.
  */
 import type { Sql } from '../db/sql.js';
 import { type BatchLoader, createBatchLoader } from '../util/batch-loader.js';
@@ -34,78 +38,64 @@ export interface RunView {
   reviewUrl: string;
 }
 
-/** The columns a view needs. */
-export const RUN_VIEW_COLUMNS = `id, kind, slug, name, status, review_state, paused_at, input, output, step_results,
-  error, review, agent_slug, workspace_sha, trace_id, rating, feedback_note, feedback_at, created_by,
-  created_at, completed_at`;
-
-/** A row of `RUN_VIEW_COLUMNS`. */
-export interface RunViewRow {
-  id: number;
-  kind: 'skill' | 'workflow';
-  slug: string;
-  name: string;
-  status: string;
-  review_state: string | null;
-  paused_at: string | null;
-  input: unknown;
-  output: unknown;
-  step_results: Record<string, { output: unknown }>;
-  error: unknown;
-  review: unknown;
-  agent_slug: string | null;
-  workspace_sha: string | null;
-  trace_id: string;
-  rating: 'up' | 'down' | null;
-  feedback_note: string | null;
-  feedback_at: Date | null;
-  created_by: string;
-  created_at: Date;
-  completed_at: Date | null;
-}
-
 /** The path of a run's resource (`pollUrl`). */
 export function runPath(id: number): string {
   return `/api/v1/runs/${id}`;
 }
 
-/** Turns a row into the run object; `baseUrl` makes `reviewUrl`. */
-export function toRunView(row: RunViewRow, baseUrl: string): RunView {
-  return {
-    id: row.id,
-    kind: row.kind,
-    slug: row.slug,
-    name: row.name,
-    status: row.status,
-    reviewState: row.review_state,
-    pausedAt: row.paused_at,
-    input: row.input,
-    output: row.output,
-    stepResults: row.step_results,
-    error: row.error,
-    review: row.review,
-    agentSlug: row.agent_slug,
-    workspaceSha: row.workspace_sha,
-    traceId: row.trace_id,
-    rating: row.rating,
-    feedbackNote: row.feedback_note,
-    feedbackAt: row.feedback_at?.toISOString() ?? null,
-    createdBy: row.created_by,
-    createdAt: row.created_at.toISOString(),
-    completedAt: row.completed_at?.toISOString() ?? null,
-    pollUrl: runPath(row.id),
-    reviewUrl: `${baseUrl}/review/runs/${row.id}`,
-  };
+/** `toISOString()` of a timestamptz column, in SQL (milliseconds truncated, as JS dates are). */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A nullable text as a JSON string or null. */
+const text = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
+/** A nullable json column, as stored, or null. */
+const json = (column: string) => `coalesce(${column}::text, 'null')`;
+
+/**
+ * The SQL expression of a `runs` row's run object as JSON text; `baseUrl` is the SQL of BASE_URL
+ * (a parameter) for `reviewUrl`. Keys in the order of `RunView`.
+ */
+export function runViewJson(baseUrl: string): string {
+  const fields: Array<[string, string]> = [
+    ['id', 'id::text'],
+    ['kind', text('kind')],
+    ['slug', text('slug')],
+    ['name', text('name')],
+    ['status', text('status')],
+    ['reviewState', text('review_state')],
+    ['pausedAt', text('paused_at')],
+    ['input', json('input')],
+    ['output', json('output')],
+    ['stepResults', json('step_results')],
+    ['error', json('error')],
+    ['review', json('review')],
+    ['agentSlug', text('agent_slug')],
+    ['workspaceSha', text('workspace_sha')],
+    ['traceId', text('trace_id')],
+    ['rating', text('rating')],
+    ['feedbackNote', text('feedback_note')],
+    ['feedbackAt', text(iso('feedback_at'))],
+    ['createdBy', text('created_by')],
+    ['createdAt', text(iso('created_at'))],
+    ['completedAt', text(iso('completed_at'))],
+    ['pollUrl', text(`'/api/v1/runs/' || id`)],
+    ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
+  ];
+  return `'{' || ${fields.map(([key, value], i) => `'${i ? ',' : ''}"${key}":' || ${value}`).join(' || ')} || '}'`;
 }
 
-/** One run of the org, or null. */
-export async function readRun(sql: Sql, orgId: number, id: number): Promise<RunViewRow | null> {
-  const rows = await sql.prepared<RunViewRow>(
+/** One run of the org as JSON text, or null. */
+export async function readRunJson(
+  sql: Sql,
+  orgId: number,
+  id: number,
+  baseUrl: string,
+): Promise<string | null> {
+  const rows = await sql.prepared<{ json: string }>(
     'run_view',
-    `select ${RUN_VIEW_COLUMNS} from runs where id = $1 and org_id = $2`,
-    [id, orgId],
+    `select ${runViewJson('$3::text')} as json from runs where id = $1 and org_id = $2`,
+    [id, orgId, baseUrl],
   );
-  return rows[0] ?? null;
+  return rows[0]?.json ?? null;
 }
 
 /** A run of an org, as a key of the batched reader. */
@@ -115,21 +105,21 @@ export interface RunKey {
 }
 
 /**
- * `readRun` for concurrent callers: their (org, id) pairs go out as one statement per batch
- * (src/util/batch-loader.ts), each run still matched on its org.
+ * `readRunJson` for concurrent callers: their (org, id) pairs go out as one statement per batch
+ * (src/util/batch-loader.ts), each run still matched on its org. `baseUrl` is read per batch.
  */
-export function createRunReader(sql: Sql): BatchLoader<RunKey, RunViewRow | null> {
-  return createBatchLoader<RunKey, RunViewRow | null>({
+export function createRunReader(sql: Sql, baseUrl: () => string): BatchLoader<RunKey, string | null> {
+  return createBatchLoader<RunKey, string | null>({
     async batch(keys) {
-      const rows = await sql.prepared<RunViewRow & { ord: number }>(
+      const rows = await sql.prepared<{ ord: number; json: string }>(
         'run_view_batch',
-        `select x.ord, ${RUN_VIEW_COLUMNS}
+        `select x.ord, ${runViewJson('$3::text')} as json
            from unnest($1::bigint[], $2::bigint[]) with ordinality as x(key_org_id, key_id, ord)
            join runs on runs.id = x.key_id and runs.org_id = x.key_org_id`,
-        [keys.map((k) => k.orgId), keys.map((k) => k.id)],
+        [keys.map((k) => k.orgId), keys.map((k) => k.id), baseUrl()],
       );
-      const found: Array<RunViewRow | null> = keys.map(() => null);
-      for (const row of rows) found[row.ord - 1] = row;
+      const found: Array<string | null> = keys.map(() => null);
+      for (const row of rows) found[row.ord - 1] = row.json;
       return found;
     },
   });
@@ -155,7 +145,8 @@ export async function listRuns(
   sql: Sql,
   orgId: number,
   filter: RunFilter,
-): Promise<{ rows: RunViewRow[]; more: boolean }> {
+  baseUrl: string,
+): Promise<{ runs: RunView[]; more: boolean }> {
   const values: unknown[] = [orgId];
   const where = ['org_id = $1'];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -173,11 +164,14 @@ export async function listRuns(
   if (filter.before !== undefined) {
     where.push(`(created_at, id) < (${param(filter.before.createdAt)}, ${param(filter.before.id)})`);
   }
-  const rows = await sql.query<RunViewRow>(
-    `select ${RUN_VIEW_COLUMNS} from runs where ${where.join(' and ')}
+  const rows = await sql.query<{ json: string }>(
+    `select ${runViewJson(param(baseUrl))} as json from runs where ${where.join(' and ')}
       order by created_at desc, id desc limit ${param(filter.limit + 1)}`,
     values,
   );
   const more = rows.length > filter.limit;
-  return { rows: more ? rows.slice(0, filter.limit) : rows, more };
+  return {
+    runs: (more ? rows.slice(0, filter.limit) : rows).map((r) => JSON.parse(r.json) as RunView),
+    more,
+  };
 }

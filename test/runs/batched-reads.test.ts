@@ -80,20 +80,23 @@ describe('concurrent run reads', () => {
     const id = run.body.runId as number;
     let statements = 0;
     const db = t.app.db.sql;
-    const reader = createRunReader({
-      ...db,
-      prepared: (name, text, values) => {
-        statements++;
-        return db.prepared(name, text, values);
+    const reader = createRunReader(
+      {
+        ...db,
+        prepared: (name, text, values) => {
+          statements++;
+          return db.prepared(name, text, values);
+        },
       },
-    });
+      () => t.app.config.baseUrl,
+    );
     const rows = await Promise.all([
       reader.load({ orgId: redOrg, id }),
       reader.load({ orgId: blueOrg, id }),
       reader.load({ orgId: redOrg, id }),
       reader.load({ orgId: redOrg, id: id + 10_000 }),
     ]);
-    expect(rows.map((r) => r?.id ?? null)).toEqual([id, null, id, null]);
+    expect(rows.map((r) => (r === null ? null : JSON.parse(r).id))).toEqual([id, null, id, null]);
     expect(statements).toBe(1);
   });
 });

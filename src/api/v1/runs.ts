@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { access } from '../../auth/guard.js';
 import { notFound } from '../../http/errors.js';
-import { json, ok } from '../../http/reply.js';
+import { json, jsonText, ok } from '../../http/reply.js';
 import { defineRoute, type RouteDef } from '../../http/server.js';
 import type { RunService } from '../../runs/service.js';
 import type { RunFilter } from '../../runs/view.js';
@@ -119,7 +119,9 @@ export function runRoutes(runs: RunService): RouteDef[] {
       access: access.read,
       params: idParam,
       summary: 'One run.',
-      handler: async ({ principal, params }) => ok(await runs.get(principal, runId(params.id))),
+      // The run's JSON as PostgreSQL rendered it, written as is (src/runs/view.ts).
+      handler: async ({ principal, params }) =>
+        jsonText(200, await runs.getJson(principal, runId(params.id))),
     }),
     defineRoute({
       method: 'GET',
