@@ -19,10 +19,13 @@ import type { LastUsedRecorder } from './last-used.js';
 import type { Principal, Role, Scope } from './principal.js';
 import { hashMatches, hashSecret, parseToken, type TokenEnv } from './tokens.js';
 
+/** A row of the batch: one per request; the token's columns only on its first request in the batch. */
 interface AuthRow {
   ord: number;
-  /** Null when the token id is unknown. */
-  id: string | null;
+  token_id: string;
+  /** The token exists; its columns below are set on its first request of the batch only. */
+  found: boolean;
+  first: boolean;
   env: TokenEnv;
   scopes: string[];
   secret_hash: Buffer;
@@ -42,9 +45,12 @@ interface AuthRow {
 
 // Per request (ord): the token, user and org rows, and — when its secret matches a usable token of
 // a limited org (a guessed secret cannot drain a bucket) — its rate-limit step. r3 still re-checks
-// the hash in constant time before trusting the row.
+// the hash in constant time before trusting the row. A token's columns travel once per batch, on its
+// first request: one client's burst is mostly one token.
 const AUTHENTICATE = `with req as materialized (
-  select x.ord, t.id, t.env, t.scopes, t.secret_hash, t.expires_at, t.revoked_at, u.id as user_id, u.role,
+  select x.ord, x.token_id, t.id is not null as found,
+         row_number() over (partition by x.token_id order by x.ord) = 1 as first,
+         t.env, t.scopes, t.secret_hash, t.expires_at, t.revoked_at, u.id as user_id, u.role,
          o.id as org_id, o.slug as org_slug, o.rate_limit_per_min, o.rate_limit_burst,
          coalesce(o.rate_limit_per_min, $5) as per_min, coalesce(o.rate_limit_burst, $6) as burst,
          t.secret_hash = x.secret_hash and t.env = $3 and t.revoked_at is null
@@ -54,11 +60,25 @@ const AUTHENTICATE = `with req as materialized (
     left join users u on u.pk = t.user_pk
     left join orgs o on o.id = t.org_id
 ), charged as (
-  select req.ord, 't:' || req.id as key, 60000.0::double precision / req.per_min as interval_ms, req.burst
+  select req.ord, 't:' || req.token_id as key, 60000.0::double precision / req.per_min as interval_ms, req.burst
     from req where req.usable and req.per_min > 0 and req.burst > 0
 ), ${rateStepCtes('charged', '$4::double precision')}
-select req.ord, req.id, req.env, req.scopes, req.secret_hash, req.expires_at, req.revoked_at, req.user_id,
-       req.role, req.org_id, req.org_slug, req.rate_limit_per_min, req.rate_limit_burst,
+select req.ord, req.token_id, req.found, req.first,
+       ${[
+         'env',
+         'scopes',
+         'secret_hash',
+         'expires_at',
+         'revoked_at',
+         'user_id',
+         'role',
+         'org_id',
+         'org_slug',
+         'rate_limit_per_min',
+         'rate_limit_burst',
+       ]
+         .map((c) => `case when req.first then req.${c} end as ${c}`)
+         .join(', ')},
        ${RATE_ALLOWED} as allowed, ${RATE_TAT} as tat_ms, h.interval_ms, h.burst
   from req
   left join rate_hits h on h.ord = req.ord
@@ -71,11 +91,42 @@ interface Presented {
   secretHash: Buffer;
 }
 
-/** What the batch found for one request (no row: unknown token id), and the batch's instant. */
+/** A token as one batch read it: what every request presenting it is checked against. */
+interface TokenFacts {
+  env: TokenEnv;
+  secretHash: Buffer;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  /** Shared by the batch's requests of this token (principals are read-only). */
+  principal: Principal;
+}
+
+/** What the batch found for one request (no token: unknown id), its rate step, the batch's instant. */
 interface Lookup {
-  row: (AuthRow & { id: string }) | null;
+  token: TokenFacts | null;
+  row: AuthRow;
   now: number;
 }
+
+function tokenFacts(row: AuthRow): TokenFacts {
+  return {
+    env: row.env,
+    secretHash: row.secret_hash,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    principal: {
+      orgId: row.org_id,
+      orgSlug: row.org_slug,
+      userId: row.user_id,
+      role: row.role,
+      scopes: new Set(row.scopes as Scope[]),
+      tokenId: row.token_id,
+      actor: `token:${row.token_id}`,
+      rateLimit: { perMinute: row.rate_limit_per_min, burst: row.rate_limit_burst },
+    },
+  };
+}
+
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const ENV_PREFIX = /^svc_(live|test)_/;
 
@@ -109,10 +160,17 @@ export function createAuthenticator(deps: {
         defaults.perMinute,
         defaults.burst,
       ]);
-      const answers: Lookup[] = presented.map(() => ({ row: null, now }));
+      const tokens = new Map<string, TokenFacts>();
+      const answers: Lookup[] = new Array(found.length);
       for (const row of found) {
-        if (row.id !== null) (answers[row.ord - 1] as Lookup).row = row as AuthRow & { id: string };
+        let token: TokenFacts | null = null;
+        if (row.found) {
+          token = row.first ? tokenFacts(row) : (tokens.get(row.token_id) ?? null);
+          if (row.first && token) tokens.set(row.token_id, token);
+        }
+        answers[row.ord - 1] = { token, row, now };
       }
+      if (found.length !== presented.length) throw new Error('authentication answered a partial batch');
       return answers;
     },
   });
@@ -137,32 +195,20 @@ export function createAuthenticator(deps: {
     const parsed = parseToken(text);
     if (!parsed) throw unauthorized('Malformed token.', { reason: 'malformed' });
     const secretHash = hashSecret(parsed.secret);
-    const { row, now } = await lookups.load({ tokenId: parsed.tokenId, secretHash });
-    if (!row || row.env !== env || !hashMatches(secretHash, row.secret_hash)) {
+    const { token, row, now } = await lookups.load({ tokenId: parsed.tokenId, secretHash });
+    if (!token || token.env !== env || !hashMatches(secretHash, token.secretHash)) {
       throw unauthorized('Unknown token.', { reason: 'unknown' });
     }
-    if (row.revoked_at) throw unauthorized('This token has been revoked.', { reason: 'revoked' });
-    if (row.expires_at && row.expires_at.getTime() <= now) {
+    if (token.revokedAt) throw unauthorized('This token has been revoked.', { reason: 'revoked' });
+    if (token.expiresAt && token.expiresAt.getTime() <= now) {
       throw unauthorized('This token has expired.', { reason: 'expired' });
     }
-    lastUsed.record(row.id, now);
+    lastUsed.record(parsed.tokenId, now);
     const rate =
       row.allowed === null || row.tat_ms === null || row.interval_ms === null || row.burst === null
         ? null
         : decide(row.allowed, row.tat_ms, now, row.interval_ms, row.burst);
-    return {
-      principal: {
-        orgId: row.org_id,
-        orgSlug: row.org_slug,
-        userId: row.user_id,
-        role: row.role,
-        scopes: new Set(row.scopes as Scope[]),
-        tokenId: row.id,
-        actor: `token:${row.id}`,
-        rateLimit: { perMinute: row.rate_limit_per_min, burst: row.rate_limit_burst },
-      },
-      rate,
-    };
+    return { principal: token.principal, rate };
   };
 }
 
