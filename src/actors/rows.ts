@@ -44,8 +44,9 @@ export function transitionRows(
   const { writes, at } = t;
   const actorId = row.id;
   const orgId = row.orgId;
+  // Object literals of one shape each, not spreads: these rows are built and serialized for every
+  // transition, and V8 serializes a known shape much faster than a spread-built one.
   const actor: Record<string, unknown> = {
-    ...t.projection,
     id: actorId,
     org_id: orgId,
     snapshot: t.persisted,
@@ -53,9 +54,27 @@ export function transitionRows(
     // Insert: the first version; update: the version the write expects to find.
     version: t.insert ? 1 : row.version,
   };
+  for (const column in t.projection) actor[column] = t.projection[column];
   if (def.runEvents) actor.last_seq = writes.seq;
-  if (t.insert) Object.assign(actor, t.insert, { created_at: at });
-  const timers = [...writes.timers.entries()];
+  if (t.insert) {
+    for (const column in t.insert) actor[column] = t.insert[column];
+    actor.created_at = at;
+  }
+  const timersSet: Record<string, unknown>[] = [];
+  const timersDelete: Record<string, unknown>[] = [];
+  for (const [timerId, timer] of writes.timers) {
+    if (timer) {
+      timersSet.push({
+        actor_kind: def.name,
+        actor_id: actorId,
+        timer_id: timer.timer_id,
+        org_id: orgId,
+        event: timer.event,
+        due_at: timer.due_at,
+        created_at: at,
+      });
+    } else timersDelete.push({ actor_kind: def.name, actor_id: actorId, timer_id: timerId });
+  }
   return {
     actors: [actor],
     transitions: [
@@ -72,21 +91,47 @@ export function transitionRows(
         at,
       },
     ],
-    events: writes.events.map((e) => ({ ...e, run_id: actorId, org_id: orgId })),
-    outbox: writes.outbox.map((o, ord) => ({ ...o, actor_id: actorId, ord, org_id: orgId, created_at: at })),
-    jobs: writes.jobs.map((j) => ({ ...j, actor_id: actorId, org_id: orgId, created_at: at })),
-    timersSet: timers.flatMap(([, timer]) =>
-      timer ? [{ ...timer, actor_kind: def.name, actor_id: actorId, org_id: orgId, created_at: at }] : [],
-    ),
-    timersDelete: timers.flatMap(([timerId, timer]) =>
-      timer ? [] : [{ actor_kind: def.name, actor_id: actorId, timer_id: timerId }],
-    ),
+    events: writes.events.map((e) => ({
+      run_id: actorId,
+      org_id: orgId,
+      seq: e.seq,
+      event: e.event,
+      status: e.status,
+      step: e.step,
+      output: e.output,
+      at: e.at,
+    })),
+    outbox: writes.outbox.map((o, ord) => ({
+      actor_id: actorId,
+      ord,
+      org_id: orgId,
+      subject: o.subject,
+      event_id: o.event_id,
+      payload: o.payload,
+      created_at: at,
+    })),
+    jobs: writes.jobs.map((j) => ({
+      actor_id: actorId,
+      org_id: orgId,
+      kind: j.kind,
+      payload: j.payload,
+      key: j.key,
+      run_at: j.run_at,
+      max_attempts: j.max_attempts,
+      created_at: at,
+    })),
+    timersSet,
+    timersDelete,
     audit: writes.audit.map((a) => ({
-      ...a,
       actor_id: actorId,
       org_id: orgId,
       api_token_id: t.by.apiTokenId,
       actor: t.by.actor,
+      action: a.action,
+      target_kind: a.target_kind,
+      target_id: a.target_id,
+      details: a.details,
+      request_id: a.request_id,
       at,
     })),
     jobsDone: t.also.completesJob
