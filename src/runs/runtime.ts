@@ -54,7 +54,7 @@ export function createRunRuntime(deps: RunRuntimeDeps): RunRuntime {
 
   const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency: config.workerConcurrency });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
-  const outbox = createOutboxRelay({ db: db.sql, bus, clock, log });
+  const outbox = createOutboxRelay({ db: db.sql, bus, log });
   actors.onWake((what) => {
     if (what === 'jobs') jobs.notifyEnqueued();
     else if (what === 'outbox') outbox.wake();

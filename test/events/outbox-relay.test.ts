@@ -1,7 +1,7 @@
 /**
  * The outbox relay: rows written by transitions reach the bus in order with their event id as the
- * message id, are marked published, are never published by two relays at once, and are published
- * again (never lost) when marking fails after the publish.
+ * message id, are deleted once published, are never published by two relays at once, and are
+ * published again (never lost) when the commit fails after the publish.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/events/bus.js';
@@ -27,11 +27,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const unpublished = async () =>
-  (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox where published_at is null'))
-    .n;
+  (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox')).n;
 
 describe('the outbox relay', () => {
-  it('publishes pending rows in order with the event id as message id, then marks them', async () => {
+  it('publishes pending rows in order with the event id as message id, then deletes them', async () => {
     const { actor } = await createSkillRun(t.app, org);
     const id = actor.row.id;
     const from = seen.items.length;
@@ -61,14 +60,12 @@ describe('the outbox relay', () => {
     const other = createOutboxRelay({
       db: t.app.db.sql,
       bus: t.app.bus,
-      clock: t.clock,
       log: createLogger('silent'),
       batchSize: 3,
     });
     const mine = createOutboxRelay({
       db: t.app.db.sql,
       bus: t.app.bus,
-      clock: t.clock,
       log: createLogger('silent'),
       batchSize: 3,
     });
@@ -80,18 +77,21 @@ describe('the outbox relay', () => {
     expect(await unpublished()).toBe(0);
   });
 
-  it('publishes again when marking fails after the publish: at-least-once', async () => {
+  it('publishes again when the commit fails after the publish: at-least-once', async () => {
     await createSkillRun(t.app, org);
     const from = seen.items.length;
     const sql = t.app.db.sql;
+    // A deferred constraint trigger fires at commit: after the batch has been published.
     await sql.query(`create or replace function r3_test_fault() returns trigger language plpgsql as $$
       begin raise exception 'injected fault on %', tg_table_name; end $$`);
     await sql.query(
-      'create trigger r3_test_fault before update on outbox for each row execute function r3_test_fault()',
+      `create constraint trigger r3_test_fault after delete on outbox deferrable initially deferred
+       for each row execute function r3_test_fault()`,
     );
     const failed = await t.app.outbox.flush().catch((e: unknown) => e);
     await sql.query('drop trigger r3_test_fault on outbox');
     expect(String(failed)).toContain('injected fault');
+    expect(seen.items.length - from).toBe(2);
     expect(await unpublished()).toBe(2);
     expect(await t.app.outbox.flush()).toBe(2);
     const ids = seen.items.slice(from).map((m) => m.msgId);

@@ -5,7 +5,9 @@
  * last attempt, replay, the rotation window, event filters, disabled webhooks, and the run events
  * that map to webhook types.
  */
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BusMessage } from '../../src/events/bus.js';
 import type { Dispatched } from '../../src/webhooks/dispatcher.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../helpers/app.js';
@@ -422,17 +424,18 @@ describe('which webhooks get an event', () => {
   it('creates one delivery per webhook and event, however often the bus delivers the event', async () => {
     const token = await freshOrg();
     const id = await hook(token, { url: `${receiver.url}/once`, events: ['object.created'], secret: SECRET });
-    const seen = createCollector<string>();
-    t.app.webhookDispatcher.onDispatched((d) => seen.push(d.subject));
+    const published = createCollector<BusMessage>();
+    const subscription = await t.app.bus.subscribe('evt.>', (msg) => published.push(msg));
     const object = await ingest(t, token, dispatched);
     // The same message handled again, as after a redelivery.
-    const row = await t.app.db.sql.one<{ subject: string; payload: unknown }>(
-      'select subject, payload from outbox where subject like $1',
-      [`%.object.${object.id}.created`],
-    );
+    const subject = `.object.${object.id}.created`;
+    const [message] = (
+      await published.until((all) => all.some((m) => m.subject.endsWith(subject)), subject)
+    ).filter((m) => m.subject.endsWith(subject));
+    subscription.unsubscribe();
     const again = await t.app.webhookDispatcher.handle({
-      subject: row.subject,
-      json: () => row.payload as never,
+      subject: (message as BusMessage).subject,
+      json: () => (message as BusMessage).json(),
     });
     expect(again.created).toBe(0);
     expect(await deliveries(token, id)).toHaveLength(1);

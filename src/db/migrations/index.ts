@@ -10,6 +10,7 @@ import { Migration0004Reviews } from './0004-reviews.js';
 import { Migration0005Webhooks } from './0005-webhooks.js';
 import { Migration0006QueueTables } from './0006-queue-tables.js';
 import { Migration0007BatchedAuth } from './0007-batched-auth.js';
+import { Migration0008OutboxDelete } from './0008-outbox-delete.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -19,4 +20,5 @@ export const migrations: MigrationObject[] = [
   { name: '0005-webhooks', class: Migration0005Webhooks },
   { name: '0006-queue-tables', class: Migration0006QueueTables },
   { name: '0007-batched-auth', class: Migration0007BatchedAuth },
+  { name: '0008-outbox-delete', class: Migration0008OutboxDelete },
 ];
