@@ -10,14 +10,35 @@
  * Requests without `Origin` (desktop clients, SDKs, curl) pass.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { access } from '../auth/guard.js';
 import type { Config } from '../config.js';
 import { forbidden, methodNotAllowed } from '../http/errors.js';
+import { raw } from '../http/reply.js';
 import { defineRoute, type RequestContext, type RouteDef } from '../http/server.js';
 import { fromWebResponse, toWebRequest } from '../http/web.js';
 import { createMcpServer } from './server.js';
 import type { McpServices } from './tool.js';
 import { createToolset, type Toolset } from './toolset.js';
+
+/**
+ * The SDK's web-standard transport, keeping the JSON-RPC responses it is handed to send. In JSON
+ * response mode, the answer to a single request is exactly its one response, serialized into a Web
+ * `Response`; the bridge writes it from here instead of reading that `Response`'s body stream back
+ * (which costs about a sixth of an exchange). Anything else — an error the transport answers
+ * itself, a batch — is read from the `Response` as it is.
+ */
+class RecordingTransport extends WebStandardStreamableHTTPServerTransport {
+  readonly responses: JSONRPCMessage[] = [];
+
+  override send(
+    message: JSONRPCMessage,
+    options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1],
+  ) {
+    if ('id' in message && ('result' in message || 'error' in message)) this.responses.push(message);
+    return super.send(message, options);
+  }
+}
 
 /** The path of the MCP endpoint (not under /api/v1). */
 export const MCP_PATH = '/api/mcp';
@@ -76,7 +97,7 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
           requestId: ctx.requestId,
           signal: () => ctx.signal,
         });
-        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+        const transport = new RecordingTransport({ enableJsonResponse: true });
         await server.connect(transport);
         const parsedBody = parseJson(ctx.rawBody);
         let response: Response;
@@ -92,6 +113,10 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
         }
         // Once the JSON answer exists, nothing of this exchange is pending (no stream, no timer): the
         // server and transport are left to the garbage collector, sparing close()'s bookkeeping.
+        const [only, ...more] = transport.responses;
+        if (only && more.length === 0 && response.status === 200 && isJson(response)) {
+          return raw(200, JSON.stringify(only), response.headers.get('content-type') as string);
+        }
         return fromWebResponse(response);
       },
     }),
@@ -141,10 +166,14 @@ function headersOnly(ctx: RequestContext, base: string): Request {
   return head as Request;
 }
 
-function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
+function isJson(response: Response): boolean {
+  return response.headers.get('content-type')?.startsWith('application/json') === true;
+}
+
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }

@@ -321,4 +321,20 @@ describe('the HTTP transport', () => {
       structuredContent: { agents: expect.any(Array), skills: [{ slug: 'triage' }] },
     });
   });
+
+  it('answers a JSON-RPC batch with every response, in request order', async () => {
+    const batch = await post(
+      { authorization: `Bearer ${admin.token}` },
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'workspace_list' } },
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      ]),
+    );
+    expect(batch.status).toBe(200);
+    expect(batch.body.map((m: { id: string }) => m.id)).toEqual(['b', 'a']);
+    expect(batch.body[0].result.structuredContent.skills).toEqual([
+      expect.objectContaining({ slug: 'triage' }),
+    ]);
+    expect(batch.body[1]).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+  });
 });
