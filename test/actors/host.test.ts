@@ -16,6 +16,8 @@ let org: number;
 
 beforeAll(async () => {
   t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
+  // The tests read what transitions wrote to the outbox, which the relay deletes as it publishes.
+  await t.app.outbox.stop();
   await t.token({ org: 'acme' });
   await t.token({ org: 'other' });
   org = await orgIdOf(t.app, 'acme');

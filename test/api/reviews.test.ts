@@ -26,6 +26,8 @@ beforeAll(async () => {
   t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
   // The tests fire timers themselves (runDue), so a snooze's end is seen before its timer fires.
   await t.app.timers.stop();
+  // They read what transitions wrote to the outbox, which the relay deletes as it publishes.
+  await t.app.outbox.stop();
   owner = (await setupReviewOrg(t, 'acme', 'ann')).owner;
   await t.token({ org: 'acme', user: 'ann', role: 'pm', scopes: ALL_SCOPES });
   await t.token({ org: 'acme', user: 'bob', role: 'client_reviewer' });

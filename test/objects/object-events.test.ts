@@ -49,31 +49,37 @@ describe('object.created', () => {
   });
 
   it('writes one outbox row per instance of a batch, and none for a refused ingest', async () => {
-    const before = await t.app.db.sql.one<{ n: number }>(
-      `select count(*)::int as n from outbox where subject like 'evt.%.object.%.created'`,
-    );
-    const created = await t.app.objects.ingestMany(org, CLI_ATTRIBUTION, 'ticket', [
-      { title: 'a', metadata: {}, content: '' },
-      { title: 'b', metadata: {}, content: '' },
-      { title: 'c', metadata: {}, content: '' },
-    ]);
-    const rows = await t.app.db.sql.query<{ subject: string; payload: { title: string } }>(
-      `select subject, payload from outbox where subject like 'evt.%.object.%.created' order by id`,
-    );
-    expect(rows.length - before.n).toBe(3);
-    expect(rows.slice(-3).map((r) => r.subject)).toEqual(
-      created.map((o) => `evt.${org}.object.${o.id}.created`),
-    );
-    expect(rows.slice(-3).map((r) => r.payload.title)).toEqual(['a', 'b', 'c']);
+    // Rows are read before the relay publishes (and deletes) them.
+    await t.app.outbox.stop();
+    try {
+      const before = await t.app.db.sql.one<{ n: number }>(
+        `select count(*)::int as n from outbox where subject like 'evt.%.object.%.created'`,
+      );
+      const created = await t.app.objects.ingestMany(org, CLI_ATTRIBUTION, 'ticket', [
+        { title: 'a', metadata: {}, content: '' },
+        { title: 'b', metadata: {}, content: '' },
+        { title: 'c', metadata: {}, content: '' },
+      ]);
+      const rows = await t.app.db.sql.query<{ subject: string; payload: { title: string } }>(
+        `select subject, payload from outbox where subject like 'evt.%.object.%.created' order by id`,
+      );
+      expect(rows.length - before.n).toBe(3);
+      expect(rows.slice(-3).map((r) => r.subject)).toEqual(
+        created.map((o) => `evt.${org}.object.${o.id}.created`),
+      );
+      expect(rows.slice(-3).map((r) => r.payload.title)).toEqual(['a', 'b', 'c']);
 
-    const refused = await t.request('POST', '/api/v1/objects/ghost/instances', {
-      token,
-      body: { title: 'x', metadata: {}, content: '' },
-    });
-    expect(refused.status).toBe(404);
-    const after = await t.app.db.sql.one<{ n: number }>(
-      `select count(*)::int as n from outbox where subject like 'evt.%.object.%.created'`,
-    );
-    expect(after.n).toBe(before.n + 3);
+      const refused = await t.request('POST', '/api/v1/objects/ghost/instances', {
+        token,
+        body: { title: 'x', metadata: {}, content: '' },
+      });
+      expect(refused.status).toBe(404);
+      const after = await t.app.db.sql.one<{ n: number }>(
+        `select count(*)::int as n from outbox where subject like 'evt.%.object.%.created'`,
+      );
+      expect(after.n).toBe(before.n + 3);
+    } finally {
+      t.app.outbox.start();
+    }
   });
 });
