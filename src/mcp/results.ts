@@ -7,8 +7,22 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, internal } from '../http/errors.js';
 import type { Logger } from '../log.js';
 
+/**
+ * A tool's answer already rendered as JSON text (a run, as PostgreSQL renders it): the result's text
+ * item is that text as is, and only the structured copy is parsed.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** A successful result carrying `value`. */
-export function toolResult(value: Record<string, unknown>): CallToolResult {
+export function toolResult(value: Record<string, unknown> | JsonText): CallToolResult {
+  if (value instanceof JsonText) {
+    return {
+      content: [{ type: 'text', text: value.text }],
+      structuredContent: JSON.parse(value.text) as Record<string, unknown>,
+    };
+  }
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 

@@ -18,13 +18,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Principal } from '../auth/principal.js';
 import type { McpTransportKind, ToolContext } from './tool.js';
 import type { Toolset } from './toolset.js';
 
 const CALL_TOOL = 'tools/call';
+const LIST_TOOLS = 'tools/list';
 
 /** How r3 introduces itself to MCP clients. */
 export const SERVER_INFO = { name: 'r3', version: '0.1.0' } as const;
@@ -59,11 +60,13 @@ export function createMcpServer(toolset: Toolset, session: McpSession): Server {
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: SHARED_VALIDATOR,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolset.list(session.transport) }));
-  // tools/call, the hot path, is the protocol's fallback handler: a handler set with setRequestHandler
-  // would add three zod passes (the request twice, the result once) to the JSON-RPC one the transport
-  // already made, while r3 validates the arguments itself and builds every result by construction.
+  // tools/list and tools/call are the protocol's fallback handler: a handler set with
+  // setRequestHandler costs its registration on every per-request server, and on tools/call, the hot
+  // path, three zod passes (the request twice, the result once) on top of the JSON-RPC one the
+  // transport already made, while r3 validates the arguments itself and builds every result by
+  // construction.
   server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method === LIST_TOOLS) return { tools: toolset.list(session.transport) };
     if (request.method !== CALL_TOOL) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }

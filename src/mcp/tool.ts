@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
+import type { JsonText } from './results.js';
 
 /** The services the tools call: the same ones REST calls, with the same principal. */
 export type McpServices = Pick<
@@ -38,7 +39,7 @@ export interface ToolHints {
   openWorldHint?: boolean;
 }
 
-/** One tool. `input` is an object schema; `run` returns the JSON the result carries. */
+/** One tool. `input` is an object schema; `run` returns the JSON the result carries (or its text). */
 export interface ToolDef<S extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
@@ -50,7 +51,7 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
   /** An authoring tool: over HTTP only when `R3_MCP_HTTP_AUTHORING=true`. */
   authoring?: boolean;
   hints?: ToolHints;
-  run(args: z.output<S>, ctx: ToolContext): Promise<Record<string, unknown>>;
+  run(args: z.output<S>, ctx: ToolContext): Promise<Record<string, unknown> | JsonText>;
 }
 
 /** Declares a tool whose `run` receives its schema's output type. */

@@ -11,6 +11,7 @@ import { access } from '../../auth/guard.js';
 import { ApiError, type FieldIssue, validationFailed } from '../../http/errors.js';
 import type { RunFilter, RunView } from '../../runs/view.js';
 import { slugSchema } from '../../workspace/manifest-fields.js';
+import { JsonText } from '../results.js';
 import { defineTool, type McpServices, type ToolDef } from '../tool.js';
 import { waitForRun } from '../wait-for-run.js';
 
@@ -109,7 +110,7 @@ export function runtimeTools(s: McpServices, options: { waitMs: number }): ToolD
       input: z.strictObject({ runId: runIdSchema }),
       access: access.read,
       hints: { readOnlyHint: true, openWorldHint: false },
-      run: async ({ runId }, { principal }) => ({ ...(await s.runs.get(principal, runId)) }),
+      run: async ({ runId }, { principal }) => new JsonText(await s.runs.getJson(principal, runId)),
     }),
     defineTool({
       name: 'runtime_approve_draft',
