@@ -12,7 +12,7 @@ import type { Bus, BusMessage, ConsumerHandle } from '../events/bus.js';
 import { ALL_EVENTS_PATTERN, parseEventSubject } from '../events/subjects.js';
 import type { Logger } from '../log.js';
 import { createBatchLoader } from '../util/batch-loader.js';
-import { toWebhookEvent, type WebhookEvent } from './event-map.js';
+import { mayMapToWebhook, toWebhookEvent, type WebhookEvent } from './event-map.js';
 import { WEBHOOK_DELIVERY_KIND } from './kinds.js';
 import {
   buildDeliveryBody,
@@ -138,7 +138,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
     const parsed = parseEventSubject(msg.subject);
     let event: WebhookEvent | null = null;
     try {
-      event = parsed ? toWebhookEvent(msg.subject, msg.json()) : null;
+      event = parsed && mayMapToWebhook(msg.subject) ? toWebhookEvent(msg.subject, msg.json()) : null;
     } catch (error) {
       // Redelivering a malformed payload would fail the same way forever.
       log.error({ err: error, subject: msg.subject }, 'webhook dispatcher skipped a malformed event');

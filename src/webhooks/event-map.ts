@@ -64,6 +64,17 @@ export function runWebhookType(
   return RUN_TYPES[event] ?? null;
 }
 
+/**
+ * Whether a message on `subject` can map to a webhook type at all, from its subject alone: the
+ * dispatcher acknowledges the rest (step_started, cancelled, review events) without decoding them.
+ */
+export function mayMapToWebhook(subject: string): boolean {
+  const parsed = parseEventSubject(subject);
+  if (!parsed) return false;
+  if (parsed.kind === 'object') return parsed.name === 'created';
+  return parsed.kind === 'run' && parsed.name in RUN_TYPES;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

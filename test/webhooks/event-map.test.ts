@@ -1,6 +1,6 @@
 /** Which bus events become which webhook events, with what data. */
 import { describe, expect, it } from 'vitest';
-import { runWebhookType, toWebhookEvent } from '../../src/webhooks/event-map.js';
+import { mayMapToWebhook, runWebhookType, toWebhookEvent } from '../../src/webhooks/event-map.js';
 
 const run = (event: string, kind: 'skill' | 'workflow' = 'skill', extra: Record<string, unknown> = {}) => ({
   eventId: '0d3c8a9e-0000-4000-8000-000000000001',
@@ -56,6 +56,21 @@ describe('run events', () => {
     expect(step?.data).toMatchObject({ step: 'draft' });
     const noOutput = toWebhookEvent('evt.3.run.42.started', run('started', 'skill', { output: null }));
     expect(noOutput?.data).toMatchObject({ output: null });
+  });
+
+  it('are told apart from the subject alone exactly when no payload could give them a webhook type', () => {
+    const names = ['started', 'step_started', 'step_completed', 'paused_for_review', 'approved', 'rejected'];
+    for (const name of [...names, 'completed', 'failed', 'cancelled', 'unknown_event']) {
+      const subject = `evt.3.run.42.${name}`;
+      const mapsForSome = (['skill', 'workflow'] as const).some(
+        (kind) => toWebhookEvent(subject, run(name, kind)) !== null,
+      );
+      expect(mayMapToWebhook(subject), name).toBe(mapsForSome);
+    }
+    expect(mayMapToWebhook('evt.3.object.9.created')).toBe(true);
+    expect(mayMapToWebhook('evt.3.object.9.updated')).toBe(false);
+    expect(mayMapToWebhook('evt.3.review.9.opened')).toBe(false);
+    expect(mayMapToWebhook('sig.jobs.wake')).toBe(false);
   });
 
   it('ignores review events and unknown subjects, and rejects a malformed payload', () => {
