@@ -2,8 +2,6 @@
  * The audit log: one row per consequential call, carrying the `api_token_id` of the token used
  * (null for operator/CLI actions) and the actor string (`token:<id>`, `mcp`, `cli`).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntity } from '../db/entities/foundation.js';
 import type { Sql } from '../db/sql.js';
 
 export interface AuditInput {
@@ -16,22 +14,6 @@ export interface AuditInput {
   details?: Record<string, unknown>;
   requestId?: string | null;
   at: Date;
-}
-
-/** Adds an audit row inside a MikroORM unit of work (flushed with it). */
-export async function recordAudit(em: EntityManager, input: AuditInput): Promise<void> {
-  em.create(AuditEntity, {
-    orgId: input.orgId,
-    apiTokenId: input.apiTokenId,
-    actor: input.actor,
-    action: input.action,
-    targetKind: input.targetKind ?? null,
-    targetId: input.targetId ?? null,
-    details: input.details ?? {},
-    requestId: input.requestId ?? null,
-    at: input.at,
-  });
-  await em.flush();
 }
 
 /** Adds an audit row through plain SQL (inside the caller's transaction when given one). */
