@@ -87,7 +87,8 @@ export interface Bus {
   /** The namespace prefix of every subject this bus sends and receives. */
   readonly prefix: string;
   /**
-   * Durable publish of a JSON-encoded payload to an `evt.…` subject; resolves once stored.
+   * Durable publish of a JSON-encoded payload (a `JsonPayload` is JSON text already) to an `evt.…`
+   * subject; resolves once stored.
    * Rejects on a subject outside `evt.` (nothing else is stored) or when the bus is closed.
    */
   publish(subject: string, payload: unknown, opts?: PublishOptions): Promise<PublishResult>;

@@ -4,10 +4,18 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 
+/**
+ * A payload that is JSON text already (the outbox relay reads payloads as text): published as is,
+ * not parsed and serialized again.
+ */
+export class JsonPayload {
+  constructor(readonly text: string) {}
+}
+
 /** JSON-encodes a payload for the wire; `undefined` becomes an empty payload. */
 export function encodePayload(payload: unknown): Uint8Array {
   if (payload === undefined) return EMPTY;
-  return encoder.encode(JSON.stringify(payload));
+  return encoder.encode(payload instanceof JsonPayload ? payload.text : JSON.stringify(payload));
 }
 
 /** Fields of a received message. */

@@ -14,6 +14,7 @@ import type { Db } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { coalescedRunner } from '../util/coalesce.js';
 import type { Bus } from './bus.js';
+import { JsonPayload } from './message.js';
 
 export interface OutboxRelayOptions {
   db: Db;
@@ -40,7 +41,8 @@ interface OutboxRow {
   id: number;
   subject: string;
   event_id: string;
-  payload: unknown;
+  /** The stored JSON text, published as is. */
+  payload: string;
 }
 
 // The oldest pending rows, locked and deleted; the deletion commits only once they are published.
@@ -52,7 +54,7 @@ const CLAIM = `
      order by id
      limit $1
      for update skip locked)
-  returning id, subject, event_id, payload`;
+  returning id, subject, event_id, payload::text as payload`;
 
 /** Creates the relay (its loop starts with `start()`). */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
@@ -68,7 +70,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (rows.length === 0) return 0;
       rows.sort((a, b) => a.id - b.id);
       // Sent in order on one connection; a failure rolls the batch back to be published again.
-      await Promise.all(rows.map((row) => bus.publish(row.subject, row.payload, { msgId: row.event_id })));
+      await Promise.all(
+        rows.map((row) => bus.publish(row.subject, new JsonPayload(row.payload), { msgId: row.event_id })),
+      );
       return rows.length;
     });
   }

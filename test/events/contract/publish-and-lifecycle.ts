@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BusClosedError, type BusMessage } from '../../../src/events/bus.js';
+import { JsonPayload } from '../../../src/events/message.js';
 import { InvalidSubjectError, signalSubject } from '../../../src/events/subjects.js';
 import { createCollector, deferred, withTimeout } from '../../helpers/wait.js';
 import { type ContractHarness, type N, subjectOf } from './harness.js';
@@ -30,6 +31,19 @@ export function publishAndLifecycleCases(h: ContractHarness): void {
         [undefined, 3],
         [undefined, 3],
       ]);
+    });
+
+    it('publishes JSON text given as a JsonPayload byte for byte, and as the same value', async () => {
+      const bus = await open(newPrefix());
+      const text = '{"n":7,"nested":{"s":"é \\"q\\""},"list":[1,2.5]}';
+      await bus.publish(subjectOf(7), new JsonPayload(text), { msgId: 'raw-7' });
+      await bus.publish(subjectOf(8), JSON.parse(text), { msgId: 'obj-8' });
+      const consumed = createCollector<BusMessage>();
+      await bus.consume('raw', 'evt.>', async (m) => consumed.push(m));
+      await consumed.untilCount(2, 'both messages');
+      const [raw, object] = consumed.items as [BusMessage, BusMessage];
+      expect(new TextDecoder().decode(raw.data)).toBe(text);
+      expect(raw.json()).toEqual(object.json());
     });
 
     it('refuses subjects outside `evt.` and malformed subjects', async () => {
