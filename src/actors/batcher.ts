@@ -15,7 +15,7 @@
  * failing statement is retried transition by transition so one bad row cannot fail the others.
  */
 import type { Sql } from '../db/sql.js';
-import { type StatementVariants, statementParams, type TransitionRows } from './statements.js';
+import { ROW_ARRAYS, type StatementVariants, statementParams, type TransitionRows } from './statements.js';
 
 /** Sends transitions of one kind and mode. */
 export interface StatementBatcher {
@@ -30,25 +30,13 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-const ARRAYS = [
-  'actors',
-  'transitions',
-  'events',
-  'outbox',
-  'jobs',
-  'timersSet',
-  'timersDelete',
-  'audit',
-  'jobsDone',
-] as const;
-
 function merge(items: readonly Pending[]): TransitionRows {
   const merged = Object.fromEntries(
-    ARRAYS.map((array) => [array, [] as Record<string, unknown>[]]),
+    ROW_ARRAYS.map((array) => [array, [] as Record<string, unknown>[]]),
   ) as unknown as TransitionRows;
   merged.extra = {};
   for (const item of items) {
-    for (const array of ARRAYS) merged[array].push(...item.rows[array]);
+    for (const array of ROW_ARRAYS) merged[array].push(...item.rows[array]);
     for (const [name, rows] of Object.entries(item.rows.extra)) {
       merged.extra[name] = [...(merged.extra[name] ?? []), ...rows];
     }

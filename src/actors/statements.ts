@@ -52,10 +52,11 @@ export interface KindStatements {
   update: StatementVariants;
 }
 
-/** The side arrays in a fixed order (a variant is the set of those that are non-empty). */
-const SIDE_ARRAYS = [
-  'events',
+/** The built-in row arrays of `TransitionRows`, in a fixed order. */
+export const ROW_ARRAYS = [
+  'actors',
   'transitions',
+  'events',
   'outbox',
   'jobs',
   'timersSet',
@@ -63,6 +64,9 @@ const SIDE_ARRAYS = [
   'audit',
   'jobsDone',
 ] as const;
+
+/** The arrays besides the actor rows (a statement variant is the set of those that are non-empty). */
+const SIDE_ARRAYS = ROW_ARRAYS.filter((array) => array !== 'actors');
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
