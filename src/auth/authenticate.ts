@@ -5,8 +5,8 @@
  * token works. Concurrent requests share the read: their tokens go out together in one prepared
  * statement per batch (src/util/batch-loader.ts), which also takes the rate-limit step of every
  * request whose secret matches a usable token (src/ratelimit/gcra-sql.ts); a batch is always sent
- * after its requests arrived. The secret is compared in constant time against the
- * stored hash. `lastUsedAt` is recorded in memory and flushed in batches.
+ * after its requests arrived. The secret is compared in constant time against the stored hash.
+ * `lastUsedAt` is recorded in memory and flushed in batches.
  */
 import type { Sql } from '../db/sql.js';
 import { unauthorized } from '../http/errors.js';
@@ -160,6 +160,7 @@ export function createAuthenticator(deps: {
         defaults.perMinute,
         defaults.burst,
       ]);
+      if (found.length !== presented.length) throw new Error('authentication answered a partial batch');
       const tokens = new Map<string, TokenFacts>();
       const answers: Lookup[] = new Array(found.length);
       for (const row of found) {
@@ -170,7 +171,6 @@ export function createAuthenticator(deps: {
         }
         answers[row.ord - 1] = { token, row, now };
       }
-      if (found.length !== presented.length) throw new Error('authentication answered a partial batch');
       return answers;
     },
   });
