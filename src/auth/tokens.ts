@@ -70,11 +70,6 @@ export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 
-/** Constant-time check of a presented secret against a stored hash. */
-export function secretMatches(secret: string, storedHash: Buffer): boolean {
-  return hashMatches(hashSecret(secret), storedHash);
-}
-
 /** Constant-time check of a presented secret's hash (already computed) against a stored hash. */
 export function hashMatches(presentedHash: Buffer, storedHash: Buffer): boolean {
   return presentedHash.length === storedHash.length && timingSafeEqual(presentedHash, storedHash);

@@ -7,8 +7,9 @@
  * same time. A failed publish or a crash before the commit rolls the deletion back and the batch is
  * published again (the stream dedupes by message id within its window, consumers by event id):
  * at-least-once, never zero. Deleting rather than marking published rows writes no new row version
- * or index entry per event, and leaves no published rows to sweep. A commit that wrote outbox rows wakes the relay
- * of its process at once; a poll catches everything else (another process's rows when it died).
+ * or index entry per event, and leaves no published rows to sweep. A commit that wrote outbox rows
+ * wakes the relay of its process at once; a poll catches everything else (another process's rows
+ * when it died).
  */
 import type { Db } from '../db/sql.js';
 import type { Logger } from '../log.js';
@@ -46,7 +47,7 @@ interface OutboxRow {
 }
 
 // The oldest pending rows, locked and deleted; the deletion commits only once they are published.
-// (Rows marked published by an earlier release are left to its sweep or to a manual cleanup.)
+// (`published_at` is set only by relays of releases before migration 0008, during an upgrade.)
 const CLAIM = `
   delete from outbox where id in (
     select id from outbox

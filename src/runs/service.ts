@@ -19,7 +19,7 @@ import { claimKey, completeKey, findKey, replay, requestHash } from './idempoten
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './kinds.js';
 import type { SchemaCache } from './schema-cache.js';
 import { type RunTarget, resolveSkillTarget, resolveWorkflowTarget } from './targets.js';
-import { createRunReader, listRuns, type RunFilter, type RunView, readRunJson, runPath } from './view.js';
+import { createRunReader, listRuns, type RunFilter, type RunView, runPath } from './view.js';
 
 /** Body of `POST /skills/:slug/runs` and `POST /workflows/:slug/runs`. */
 export interface TriggerBody {
@@ -255,9 +255,7 @@ export class RunService {
 
   /** The transition log of run `id` and of its review items, oldest first. */
   async transitions(principal: Principal, id: number): Promise<TransitionView[]> {
-    const found = await readRunJson(this.deps.db, principal.orgId, id, this.deps.baseUrl());
-    if (found === null) throw notFound('run', id);
-    const row = JSON.parse(found) as RunView;
+    const row = await this.get(principal, id);
     const rows = await this.deps.db.query<{
       id: number;
       actor_kind: string;

@@ -83,21 +83,6 @@ export function runViewJson(baseUrl: string): string {
   return `'{' || ${fields.map(([key, value], i) => `'${i ? ',' : ''}"${key}":' || ${value}`).join(' || ')} || '}'`;
 }
 
-/** One run of the org as JSON text, or null. */
-export async function readRunJson(
-  sql: Sql,
-  orgId: number,
-  id: number,
-  baseUrl: string,
-): Promise<string | null> {
-  const rows = await sql.prepared<{ json: string }>(
-    'run_view',
-    `select ${runViewJson('$3::text')} as json from runs where id = $1 and org_id = $2`,
-    [id, orgId, baseUrl],
-  );
-  return rows[0]?.json ?? null;
-}
-
 /** A run of an org, as a key of the batched reader. */
 export interface RunKey {
   orgId: number;
@@ -105,8 +90,9 @@ export interface RunKey {
 }
 
 /**
- * `readRunJson` for concurrent callers: their (org, id) pairs go out as one statement per batch
- * (src/util/batch-loader.ts), each run still matched on its org. `baseUrl` is read per batch.
+ * Runs by (org, id) as JSON text, null where there is none: concurrent callers' pairs go out as one
+ * statement per batch (src/util/batch-loader.ts), each run still matched on its org. `baseUrl` is
+ * read per batch.
  */
 export function createRunReader(sql: Sql, baseUrl: () => string): BatchLoader<RunKey, string | null> {
   return createBatchLoader<RunKey, string | null>({

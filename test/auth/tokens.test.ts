@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canApprove, type Principal, parseScopes, type Role, type Scope } from '../../src/auth/principal.js';
-import { hashSecret, issueToken, parseToken, secretMatches } from '../../src/auth/tokens.js';
+import { hashMatches, hashSecret, issueToken, parseToken } from '../../src/auth/tokens.js';
 
 describe('token text', () => {
   it('has the decisions §3 shape: svc_<env>_<16 base32>_<46 base62>', () => {
@@ -39,8 +39,8 @@ describe('token text', () => {
 
   it('compares secrets against the stored hash', () => {
     const issued = issueToken('test');
-    expect(secretMatches(issued.secret, issued.secretHash)).toBe(true);
-    expect(secretMatches(issueToken('test').secret, issued.secretHash)).toBe(false);
+    expect(hashMatches(hashSecret(issued.secret), issued.secretHash)).toBe(true);
+    expect(hashMatches(hashSecret(issueToken('test').secret), issued.secretHash)).toBe(false);
   });
 
   it('draws ids and secrets with enough entropy to never repeat', () => {

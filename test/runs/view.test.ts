@@ -4,13 +4,15 @@
  * null JSON, microsecond timestamps — and valid JSON text in every case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRunJson, runViewJson } from '../../src/runs/view.js';
+import { createRunReader, runViewJson } from '../../src/runs/view.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { orgIdOf } from '../helpers/runs.js';
 
 let t: TestApp;
 let orgId: number;
 const BASE = 'https://r3.example.com/base"q';
+/** The rendering under test: the batched reader every run read goes through. */
+const read = (org: number, id: number) => createRunReader(t.app.db.sql, () => BASE).load({ orgId: org, id });
 
 beforeAll(async () => {
   t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
@@ -154,15 +156,15 @@ describe('the run object rendered by PostgreSQL', () => {
     ],
   ])('renders %s as JavaScript would', async (_name, columns) => {
     const id = await insertRun(columns as Columns);
-    const text = await readRunJson(t.app.db.sql, orgId, id, BASE);
+    const text = await read(orgId, id);
     expect(text).not.toBeNull();
     expect(JSON.parse(text as string)).toStrictEqual(await reference(id));
   });
 
   it('is null for another org and an unknown id', async () => {
     const id = await insertRun(plain);
-    expect(await readRunJson(t.app.db.sql, orgId + 1000, id, BASE)).toBeNull();
-    expect(await readRunJson(t.app.db.sql, orgId, id + 10_000, BASE)).toBeNull();
+    expect(await read(orgId + 1000, id)).toBeNull();
+    expect(await read(orgId, id + 10_000)).toBeNull();
   });
 
   it('keys the object in the order of the run type', () => {
