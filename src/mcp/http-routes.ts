@@ -22,20 +22,34 @@ import type { McpServices } from './tool.js';
 import { createToolset, type Toolset } from './toolset.js';
 
 /**
- * The SDK's web-standard transport, keeping the JSON-RPC responses it is handed to send. In JSON
- * response mode, the answer to a single request is exactly its one response, serialized into a Web
- * `Response`; the bridge writes it from here instead of reading that `Response`'s body stream back
- * (which costs about a sixth of an exchange). Anything else — an error the transport answers
- * itself, a batch — is read from the `Response` as it is.
+ * The SDK's web-standard transport, handing the bridge the answer to a single JSON-RPC request
+ * straight from `send`. Left to itself, in JSON response mode the transport serializes that one
+ * response into a Web `Response`, whose body is a `ReadableStream`; on Node 20 each such stream is
+ * made transferable, held by a weak handle, and so survives every scavenge until a full collection:
+ * most of an exchange's garbage-collection cost. The bridge needs only the message. Batches,
+ * notifications and anything the transport refuses itself (406, 415, parse errors) still come back
+ * as its own `Response`.
  */
-class RecordingTransport extends WebStandardStreamableHTTPServerTransport {
-  readonly responses: JSONRPCMessage[] = [];
+class AnsweringTransport extends WebStandardStreamableHTTPServerTransport {
+  private answer: ((message: JSONRPCMessage) => void) | null = null;
+
+  /** The response to the exchange's only request, once the server sends it. */
+  answered(): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.answer = resolve;
+    });
+  }
 
   override send(
     message: JSONRPCMessage,
     options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1],
   ) {
-    if ('id' in message && ('result' in message || 'error' in message)) this.responses.push(message);
+    const answer = this.answer;
+    if (answer && 'id' in message && ('result' in message || 'error' in message)) {
+      this.answer = null;
+      answer(message);
+      return Promise.resolve();
+    }
     return super.send(message, options);
   }
 }
@@ -97,27 +111,29 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
           requestId: ctx.requestId,
           signal: () => ctx.signal,
         });
-        const transport = new RecordingTransport({ enableJsonResponse: true });
+        const transport = new AnsweringTransport({ enableJsonResponse: true });
         await server.connect(transport);
         const parsedBody = parseJson(ctx.rawBody);
-        let response: Response;
+        let outcome: Response | JSONRPCMessage;
         try {
-          response =
-            parsedBody === undefined
-              ? // Not JSON: the transport reads the body itself and answers JSON-RPC's parse error.
-                await transport.handleRequest(toWebRequest(ctx, baseOrigin()))
-              : await transport.handleRequest(headersOnly(ctx, baseOrigin()), { parsedBody });
+          if (parsedBody === undefined) {
+            // Not JSON: the transport reads the body itself and answers JSON-RPC's parse error.
+            outcome = await transport.handleRequest(toWebRequest(ctx, baseOrigin()));
+          } else {
+            // A single request is answered by `send`; the transport's own promise then never settles
+            // (its JSON answer is never built) and goes with the transport.
+            const answered = isSingleRequest(parsedBody) ? [transport.answered()] : [];
+            const handled = transport.handleRequest(headersOnly(ctx, baseOrigin()), { parsedBody });
+            outcome = await Promise.race([...answered, handled]);
+          }
         } catch (error) {
           await server.close();
           throw error;
         }
-        // Once the JSON answer exists, nothing of this exchange is pending (no stream, no timer): the
+        // Once the answer exists, nothing of this exchange is pending (no stream, no timer): the
         // server and transport are left to the garbage collector, sparing close()'s bookkeeping.
-        const [only, ...more] = transport.responses;
-        if (only && more.length === 0 && response.status === 200 && isJson(response)) {
-          return raw(200, JSON.stringify(only), response.headers.get('content-type') as string);
-        }
-        return fromWebResponse(response);
+        if (outcome instanceof Response) return fromWebResponse(outcome);
+        return raw(200, JSON.stringify(outcome), 'application/json');
       },
     }),
     defineRoute({
@@ -166,8 +182,11 @@ function headersOnly(ctx: RequestContext, base: string): Request {
   return head as unknown as Request;
 }
 
-function isJson(response: Response): boolean {
-  return response.headers.get('content-type')?.startsWith('application/json') === true;
+/** Whether a parsed body is one JSON-RPC request (not a batch, not a notification). */
+function isSingleRequest(body: unknown): boolean {
+  return (
+    typeof body === 'object' && body !== null && !Array.isArray(body) && 'id' in body && 'method' in body
+  );
 }
 
 function parseJson(bytes: Buffer): unknown {
