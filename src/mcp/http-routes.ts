@@ -17,6 +17,7 @@ import { forbidden, methodNotAllowed } from '../http/errors.js';
 import { raw } from '../http/reply.js';
 import { defineRoute, type RequestContext, type RouteDef } from '../http/server.js';
 import { fromWebResponse, toWebRequest } from '../http/web.js';
+import { renderAnswer } from './results.js';
 import { createMcpServer } from './server.js';
 import type { McpServices } from './tool.js';
 import { createToolset, type Toolset } from './toolset.js';
@@ -133,7 +134,7 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
         // Once the answer exists, nothing of this exchange is pending (no stream, no timer): the
         // server and transport are left to the garbage collector, sparing close()'s bookkeeping.
         if (outcome instanceof Response) return fromWebResponse(outcome);
-        return raw(200, JSON.stringify(outcome), 'application/json');
+        return raw(200, renderAnswer(outcome), 'application/json');
       },
     }),
     defineRoute({

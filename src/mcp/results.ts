@@ -3,16 +3,22 @@
  * failure is a result with `isError: true` carrying the REST error object `{error: {code, message,
  * details}}` the same way, so a client handles MCP and REST errors alike.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, internal } from '../http/errors.js';
 import type { Logger } from '../log.js';
 
 /**
- * A tool's answer already rendered as JSON text (a run, as PostgreSQL renders it): the result's text
- * item is that text as is, and only the structured copy is parsed.
+ * A tool's answer already rendered as JSON text (a run, as PostgreSQL renders it, always compact).
+ * In a result it is both the text item, as is, and the structured content: a serializer that knows
+ * nothing of it (stdio's) gets the parsed value from `toJSON`; the HTTP bridge splices the text in
+ * unparsed (`renderAnswer`).
  */
 export class JsonText {
   constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
 }
 
 /** A successful result carrying `value`. */
@@ -20,10 +26,27 @@ export function toolResult(value: Record<string, unknown> | JsonText): CallToolR
   if (value instanceof JsonText) {
     return {
       content: [{ type: 'text', text: value.text }],
-      structuredContent: JSON.parse(value.text) as Record<string, unknown>,
+      structuredContent: value as unknown as Record<string, unknown>,
     };
   }
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+/**
+ * The JSON text of a JSON-RPC answer. A result `toolResult` made of a `JsonText` is written around
+ * that text — the same JSON that `JSON.stringify` gives through `toJSON`, without parsing the text
+ * back into a value only to serialize it again.
+ */
+export function renderAnswer(message: JSONRPCMessage): string {
+  if ('result' in message) {
+    const { result } = message;
+    const text = result.structuredContent;
+    if (text instanceof JsonText && Object.keys(result).length === 2) {
+      const content = JSON.stringify(result.content);
+      return `{"result":{"content":${content},"structuredContent":${text.text}},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`;
+    }
+  }
+  return JSON.stringify(message);
 }
 
 /**

@@ -100,6 +100,9 @@ describe('r3 mcp over stdio', () => {
       [String(pending.runId)],
     );
     expect(audit).toEqual({ actor: 'mcp', api_token_id: null });
+    // The run as PostgreSQL renders it: over stdio its structured copy is serialized from that text.
+    const run = await ok(mcp, 'runtime_get_run', { runId: pending.runId });
+    expect(run).toMatchObject({ id: pending.runId, status: 'approved', output: { text: 'Draft: please' } });
   });
 
   it('sees only its org: another org’s run and skill are NOT_FOUND', async () => {
