@@ -105,6 +105,18 @@ describe('a transition', () => {
     });
   });
 
+  it("deletes a run's events with the run, one statement deleting many runs", async () => {
+    const runs = [await createSkillRun(t.app, org), await createSkillRun(t.app, org)];
+    const ids = runs.map((r) => r.actor.row.id);
+    const events = () =>
+      t.app.db.sql.one<{ n: number }>('select count(*)::int as n from run_events where run_id = any($1)', [
+        ids,
+      ]);
+    expect((await events()).n).toBe(4);
+    await t.app.db.sql.query('delete from runs where id = any($1)', [ids]);
+    expect((await events()).n).toBe(0);
+  });
+
   it('refuses an event the state does not accept, writing nothing', async () => {
     const { actor } = await createSkillRun(t.app, org);
     const before = await rowCounts(t.app);

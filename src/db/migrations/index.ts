@@ -11,6 +11,7 @@ import { Migration0005Webhooks } from './0005-webhooks.js';
 import { Migration0006QueueTables } from './0006-queue-tables.js';
 import { Migration0007BatchedAuth } from './0007-batched-auth.js';
 import { Migration0008OutboxDelete } from './0008-outbox-delete.js';
+import { Migration0009RunEventsCascade } from './0009-run-events-cascade.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -21,4 +22,5 @@ export const migrations: MigrationObject[] = [
   { name: '0006-queue-tables', class: Migration0006QueueTables },
   { name: '0007-batched-auth', class: Migration0007BatchedAuth },
   { name: '0008-outbox-delete', class: Migration0008OutboxDelete },
+  { name: '0009-run-events-cascade', class: Migration0009RunEventsCascade },
 ];
