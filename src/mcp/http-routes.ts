@@ -26,8 +26,8 @@ import { createToolset, type Toolset } from './toolset.js';
  * The SDK's web-standard transport, handing the bridge the answer to a single JSON-RPC request
  * straight from `send`. Left to itself, in JSON response mode the transport serializes that one
  * response into a Web `Response`, whose body is a `ReadableStream`; on Node 20 each such stream is
- * made transferable, held by a weak handle, and so survives every scavenge until a full collection:
- * most of an exchange's garbage-collection cost. The bridge needs only the message. Batches,
+ * made transferable, held by a weak handle, and so survives every scavenge until a full collection.
+ * The bridge needs only the message. Batches,
  * notifications and anything the transport refuses itself (406, 415, parse errors) still come back
  * as its own `Response`.
  */
