@@ -27,9 +27,8 @@ import { createToolset, type Toolset } from './toolset.js';
  * straight from `send`. Left to itself, in JSON response mode the transport serializes that one
  * response into a Web `Response`, whose body is a `ReadableStream`; on Node 20 each such stream is
  * made transferable, held by a weak handle, and so survives every scavenge until a full collection.
- * The bridge needs only the message. Batches,
- * notifications and anything the transport refuses itself (406, 415, parse errors) still come back
- * as its own `Response`.
+ * The bridge needs only the message. Batches, notifications and anything the transport refuses
+ * itself (406, 415, parse errors) still come back as its own `Response`.
  */
 class AnsweringTransport extends WebStandardStreamableHTTPServerTransport {
   private answer: ((message: JSONRPCMessage) => void) | null = null;
