@@ -122,9 +122,9 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
           } else {
             // A single request is answered by `send`; the transport's own promise then never settles
             // (its JSON answer is never built) and goes with the transport.
-            const answered = isSingleRequest(parsedBody) ? [transport.answered()] : [];
+            const answered = isSingleRequest(parsedBody) ? transport.answered() : null;
             const handled = transport.handleRequest(headersOnly(ctx, baseOrigin()), { parsedBody });
-            outcome = await Promise.race([...answered, handled]);
+            outcome = await (answered ? Promise.race([answered, handled]) : handled);
           }
         } catch (error) {
           await server.close();

@@ -38,7 +38,8 @@ export function toolResult(value: Record<string, unknown> | JsonText): CallToolR
  * back into a value only to serialize it again.
  */
 export function renderAnswer(message: JSONRPCMessage): string {
-  if ('result' in message) {
+  // The answer exactly as the protocol server builds it: {result, jsonrpc, id}, nothing more.
+  if ('result' in message && Object.keys(message).length === 3) {
     const { result } = message;
     const text = result.structuredContent;
     if (text instanceof JsonText && Object.keys(result).length === 2) {

@@ -39,5 +39,11 @@ describe('renderAnswer', () => {
     // A result that carries more than the two fields toolResult gives is not spliced.
     const extended = answer({ ...toolResult(new JsonText('{"a":1}')), isError: false });
     expect(renderAnswer(extended)).toBe(JSON.stringify(extended));
+    // So is an answer with fields beyond {result, jsonrpc, id}.
+    const annotated = {
+      ...answer(toolResult(new JsonText('{"a":1}'))),
+      extra: true,
+    } as unknown as JSONRPCMessage;
+    expect(renderAnswer(annotated)).toBe(JSON.stringify(annotated));
   });
 });
