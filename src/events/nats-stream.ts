@@ -27,6 +27,11 @@ export type EventStreamConfig = Partial<StreamConfig> & Pick<StreamConfig, 'name
 
 /** The server's answer to creating an existing stream with another configuration. */
 const STREAM_NAME_IN_USE = 10058;
+/**
+ * The server's answer when another stream already listens on the subjects. nats-server 2.9 also
+ * gives it to the loser of a race between two creations of the same stream.
+ */
+const STREAM_SUBJECT_OVERLAP = 10065;
 
 /**
  * The events stream of a namespace: `<prefix>.evt.>` on file storage, limits retention (old
@@ -54,7 +59,9 @@ export async function ensureStream(jsm: JetStreamManager, config: EventStreamCon
   try {
     await jsm.streams.add(config);
   } catch (err) {
-    if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NAME_IN_USE) throw err;
+    if (!(err instanceof JetStreamApiError)) throw err;
+    if (err.code === STREAM_SUBJECT_OVERLAP && !(await streamExists(jsm, config.name))) throw err;
+    if (err.code !== STREAM_NAME_IN_USE && err.code !== STREAM_SUBJECT_OVERLAP) throw err;
     await jsm.streams.update(config.name, {
       subjects: config.subjects,
       max_age: config.max_age,
@@ -62,6 +69,16 @@ export async function ensureStream(jsm: JetStreamManager, config: EventStreamCon
       num_replicas: config.num_replicas,
       discard: config.discard,
     });
+  }
+}
+
+async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+  try {
+    await jsm.streams.info(name);
+    return true;
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return false;
+    throw err;
   }
 }
 
