@@ -31,6 +31,7 @@ import { createRateLimiter } from './ratelimit/limiter.js';
 import { createResourceServices } from './resource-services.js';
 import { ReviewService } from './reviews/service.js';
 import { createRunRuntime } from './runs/runtime.js';
+import { fusedRunRead } from './runs/view.js';
 import type { Services } from './services.js';
 import { RunStreamService } from './sse/stream-service.js';
 import { type Clock, systemClock } from './util/clock.js';
@@ -145,6 +146,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         clock,
         lastUsed,
         defaults: limiterDefaults,
+        fusedReads: { run: fusedRunRead(() => config.baseUrl) },
       }),
       rateLimitAddress: (ip) => limiter.takeForAddress(ip),
       trustProxy: config.trustProxy,

@@ -7,6 +7,11 @@
  * request whose secret matches a usable token (src/ratelimit/gcra-sql.ts); a batch is always sent
  * after its requests arrived. The secret is compared in constant time against the stored hash.
  * `lastUsedAt` is recorded in memory and flushed in batches.
+ *
+ * A route may fuse its first read into that statement (`FusedRead`): the read is evaluated only for
+ * a request whose secret matches a usable token, in that token's org, in the same snapshot as the
+ * token — one round trip for both. Its answer reaches the handler only after the request passed
+ * authentication, rate limiting and authorization, like any read the handler makes itself.
  */
 import type { Sql } from '../db/sql.js';
 import { unauthorized } from '../http/errors.js';
@@ -41,21 +46,61 @@ interface AuthRow {
   tat_ms: number | null;
   interval_ms: number | null;
   burst: number | null;
+  /** The request's fused read was taken (its token was usable); `fused` is then its answer. */
+  fused_read: boolean;
+  fused: string | null;
+}
+
+/**
+ * A read fused into the authentication statement. `sql` answers the SQL of a scalar text expression
+ * (typically a parenthesized subquery) for one request: `org` is the SQL of the token's org id,
+ * `key` of the request's bigint key, `param(i)` of the read's i-th value from `values()` (taken once
+ * per batch).
+ */
+export interface FusedRead {
+  sql(org: string, key: string, param: (i: number) => string): string;
+  values(): readonly unknown[];
+}
+
+/** What a route asks to be read with its authentication: a registered read's name and the key. */
+export interface FusedRequest {
+  read: string;
+  key: number;
+}
+
+/** A fused read's answer: the key it was read for, and its text (null: nothing found). */
+export interface FusedAnswer {
+  key: number;
+  value: string | null;
 }
 
 // Per request (ord): the token, user and org rows, and — when its secret matches a usable token of
 // a limited org (a guessed secret cannot drain a bucket) — its rate-limit step. r3 still re-checks
 // the hash in constant time before trusting the row. A token's columns travel once per batch, on its
 // first request: one client's burst is mostly one token.
-const AUTHENTICATE = `with req as materialized (
-  select x.ord, x.token_id, t.id is not null as found,
+function authenticateSql(reads: readonly FusedRead[]): string {
+  // $1–$6 the tokens and the batch's policy, $7/$8 each request's fused read (0: none) and key,
+  // then every registered read's values.
+  let next = 9;
+  const fused = reads.map((read, i) => {
+    const base = next;
+    next += read.values().length;
+    return `when ${i + 1} then ${read.sql('req.org_id', 'req.fused_key', (j) => `$${base + j}`)}`;
+  });
+  const fusedColumns = reads.length
+    ? `req.usable and req.fused_kind > 0 as fused_read,
+       case when req.usable then case req.fused_kind ${fused.join(' ')} end end as fused`
+    : 'false as fused_read, null::text as fused';
+  return `with req as materialized (
+  select x.ord, x.token_id, t.id is not null as found, x.fused_kind, x.fused_key,
          row_number() over (partition by x.token_id order by x.ord) = 1 as first,
          t.env, t.scopes, t.secret_hash, t.expires_at, t.revoked_at, u.id as user_id, u.role,
          o.id as org_id, o.slug as org_slug, o.rate_limit_per_min, o.rate_limit_burst,
          coalesce(o.rate_limit_per_min, $5) as per_min, coalesce(o.rate_limit_burst, $6) as burst,
          t.secret_hash = x.secret_hash and t.env = $3 and t.revoked_at is null
            and (t.expires_at is null or t.expires_at > to_timestamp($4 / 1000.0)) as usable
-    from unnest($1::text[], $2::bytea[]) with ordinality as x(token_id, secret_hash, ord)
+    from unnest($1::text[], $2::bytea[], $7::int[], $8::bigint[])
+           with ordinality as x(token_id, secret_hash, fused_kind, fused_key, ord)
     left join api_tokens t on t.id = x.token_id
     left join users u on u.pk = t.user_pk
     left join orgs o on o.id = t.org_id
@@ -79,16 +124,21 @@ select req.ord, req.token_id, req.found, req.first,
        ]
          .map((c) => `case when req.first then req.${c} end as ${c}`)
          .join(', ')},
-       ${RATE_ALLOWED} as allowed, ${RATE_TAT} as tat_ms, h.interval_ms, h.burst
+       ${RATE_ALLOWED} as allowed, ${RATE_TAT} as tat_ms, h.interval_ms, h.burst,
+       ${fusedColumns}
   from req
   left join rate_hits h on h.ord = req.ord
   left join rate_rows rr on rr.key = h.key
  order by req.ord`;
+}
 
 /** One request's presented token: its id and the SHA-256 of its secret. */
 interface Presented {
   tokenId: string;
   secretHash: Buffer;
+  /** The registered read's number (0: none) and its key. */
+  fusedKind: number;
+  fusedKey: number;
 }
 
 /** A token as one batch read it: what every request presenting it is checked against. */
@@ -134,9 +184,14 @@ const ENV_PREFIX = /^svc_(live|test)_/;
 export interface Authenticated {
   principal: Principal;
   rate: RateDecision | null;
+  /** The fused read's answer; absent when none was taken. */
+  fused?: FusedAnswer;
 }
 
-export type Authenticate = (authorization: string | undefined) => Promise<Authenticated>;
+export type Authenticate = (
+  authorization: string | undefined,
+  fused?: FusedRequest | null,
+) => Promise<Authenticated>;
 
 /** Builds the authenticator of a deployment that issues and accepts `svc_<env>_` tokens. */
 export function createAuthenticator(deps: {
@@ -146,19 +201,31 @@ export function createAuthenticator(deps: {
   lastUsed: LastUsedRecorder;
   /** The deployment's per-token limits (an org may override them). */
   defaults: RatePolicy;
+  /** Reads routes may fuse into authentication, by name. */
+  fusedReads?: Readonly<Record<string, FusedRead>>;
 }): Authenticate {
   const { sql, env, clock, lastUsed, defaults } = deps;
+  const registered = Object.entries(deps.fusedReads ?? {});
+  const names = registered.map(([name]) => name);
+  const reads = registered.map(([, read]) => read);
+  const kinds = new Map(names.map((name, i) => [name, i + 1]));
+  const statement = authenticateSql(reads);
+  // Named per set of reads: one pool may serve authenticators built with different ones (tests).
+  const statementName = `authenticate_batch${names.map((n) => `_${n}`).join('')}`;
   const lookups = createBatchLoader<Presented, Lookup>({
     async batch(presented) {
       // One instant per batch: its rate-limit steps and expiry checks are taken at that time.
       const now = clock.now();
-      const found = await sql.prepared<AuthRow>('authenticate_batch', AUTHENTICATE, [
+      const found = await sql.prepared<AuthRow>(statementName, statement, [
         presented.map((p) => p.tokenId),
         presented.map((p) => p.secretHash),
         env,
         now,
         defaults.perMinute,
         defaults.burst,
+        presented.map((p) => p.fusedKind),
+        presented.map((p) => p.fusedKey),
+        ...reads.flatMap((read) => read.values()),
       ]);
       if (found.length !== presented.length) throw new Error('authentication answered a partial batch');
       const tokens = new Map<string, TokenFacts>();
@@ -174,7 +241,7 @@ export function createAuthenticator(deps: {
       return answers;
     },
   });
-  return async (authorization) => {
+  return async (authorization, fused) => {
     if (!authorization) {
       throw unauthorized('Missing Authorization header; send "Authorization: Bearer <token>".', {
         reason: 'missing',
@@ -195,7 +262,14 @@ export function createAuthenticator(deps: {
     const parsed = parseToken(text);
     if (!parsed) throw unauthorized('Malformed token.', { reason: 'malformed' });
     const secretHash = hashSecret(parsed.secret);
-    const { token, row, now } = await lookups.load({ tokenId: parsed.tokenId, secretHash });
+    const fusedKind = (fused && kinds.get(fused.read)) || 0;
+    const fusedKey = fusedKind ? (fused as FusedRequest).key : 0;
+    const { token, row, now } = await lookups.load({
+      tokenId: parsed.tokenId,
+      secretHash,
+      fusedKind,
+      fusedKey,
+    });
     if (!token || token.env !== env || !hashMatches(secretHash, token.secretHash)) {
       throw unauthorized('Unknown token.', { reason: 'unknown' });
     }
@@ -208,7 +282,9 @@ export function createAuthenticator(deps: {
       row.allowed === null || row.tat_ms === null || row.interval_ms === null || row.burst === null
         ? null
         : decide(row.allowed, row.tat_ms, now, row.interval_ms, row.burst);
-    return { principal: token.principal, rate };
+    return row.fused_read
+      ? { principal: token.principal, rate, fused: { key: fusedKey, value: row.fused } }
+      : { principal: token.principal, rate };
   };
 }
 

@@ -11,6 +11,7 @@
 import uWS from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import type { FusedAnswer, FusedRequest } from '../auth/authenticate.js';
 import { type Access, authorize } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
@@ -53,6 +54,11 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   readonly principal: Principal;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /**
+   * The route's fused read, taken in the statement that authenticated the caller, with the key it
+   * was read for; undefined when it was not taken (the handler then reads as usual).
+   */
+  readonly fused: FusedAnswer | undefined;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -67,6 +73,8 @@ export interface RouteDef {
   body?: z.ZodType;
   /** Keep the body as bytes (no JSON parse). */
   rawBody?: boolean;
+  /** A read to take with authentication (see `FusedRoute`). */
+  fused?: FusedRoute;
   summary?: string;
   // biome-ignore lint/suspicious/noExplicitAny: the typed handler is checked by defineRoute
   handler(ctx: RequestContext<any, any, any>): Promise<Reply> | Reply;
@@ -85,6 +93,7 @@ export function defineRoute<
   query?: QS;
   body?: BS;
   rawBody?: boolean;
+  fused?: FusedRoute;
   summary?: string;
   handler(
     ctx: RequestContext<
@@ -95,6 +104,20 @@ export function defineRoute<
   ): Promise<Reply> | Reply;
 }): RouteDef {
   return def as RouteDef;
+}
+
+/**
+ * A route's first read, fused into the authentication statement (src/auth/authenticate.ts): the
+ * name of a read the authenticator registered, and its key from the raw path parameters — or, with
+ * `fromBody`, from the body too, which is then awaited before authentication starts (a body that
+ * fails to arrive gives no key; its error comes in the usual order). Null: take none; the handler
+ * then validates and reads as usual. Only an optimization: the handler must give the same answer
+ * when `ctx.fused` is undefined.
+ */
+export interface FusedRoute {
+  read: string;
+  fromBody?: boolean;
+  key(params: Readonly<Record<string, string>>, body: Buffer): number | null;
 }
 
 /** One rate-limit reading, rendered into headers on every response. */
@@ -116,7 +139,8 @@ export interface HttpServerDeps {
   /** Resolves a Bearer header to a principal and takes its rate-limit step, or throws 401. */
   authenticate(
     authorization: string | undefined,
-  ): Promise<{ principal: Principal; rate: RateDecision | null }>;
+    fused?: FusedRequest | null,
+  ): Promise<{ principal: Principal; rate: RateDecision | null; fused?: FusedAnswer }>;
   /** Takes one request from an address's bucket (unauthenticated callers); null when limiting is off. */
   rateLimitAddress(ip: string): Promise<RateDecision | null>;
   trustProxy: boolean;
@@ -247,9 +271,19 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let rate: RateDecision | null = null;
     try {
       let principal = deps.anonymous;
+      let fused: FusedAnswer | undefined;
       if (route?.access.kind !== 'public') {
         try {
-          ({ principal, rate } = await deps.authenticate(headers.authorization));
+          const asked = lookup.kind === 'match' ? lookup.match.route.fused : undefined;
+          let key: number | null = null;
+          if (asked && lookup.kind === 'match') {
+            const body = asked.fromBody && request.body ? await request.body.catch(() => null) : NO_BODY;
+            key = body ? asked.key(lookup.match.params, body) : null;
+          }
+          ({ principal, rate, fused } = await deps.authenticate(
+            headers.authorization,
+            asked && key !== null ? { read: asked.read, key } : null,
+          ));
         } catch (error) {
           // A failed authentication is charged to the caller's address, so guessing is limited too.
           rate = await deps.rateLimitAddress(address());
@@ -287,6 +321,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         body: parsed,
         rawBody,
         principal,
+        fused,
         get signal() {
           exchange.controller ??= new AbortController();
           if (exchange.aborted) exchange.controller.abort();

@@ -9,6 +9,7 @@
  */
 import { type ActingAs, actingAs } from '../actors/acting-as.js';
 import type { ActorHost, SendResult } from '../actors/host.js';
+import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/sql.js';
 import { newTraceId } from '../execution/trace.js';
@@ -161,9 +162,12 @@ export class RunService {
     return JSON.parse(await this.getJson(principal, id)) as RunView;
   }
 
-  /** The run `id` of the caller's org as JSON text, as GET /runs/:id answers it; 404 otherwise. */
-  async getJson(principal: Principal, id: number): Promise<string> {
-    const json = await this.reader.load({ orgId: principal.orgId, id });
+  /**
+   * The run `id` of the caller's org as JSON text, as GET /runs/:id answers it; 404 otherwise.
+   * `fused`: the run read with the caller's authentication (`fusedRunRead`), used when it is `id`'s.
+   */
+  async getJson(principal: Principal, id: number, fused?: FusedAnswer): Promise<string> {
+    const json = fused?.key === id ? fused.value : await this.reader.load({ orgId: principal.orgId, id });
     if (json === null) throw notFound('run', id);
     return json;
   }

@@ -7,6 +7,7 @@
  * stored instead of being parsed and serialized again, so GET /runs/:id writes the text as it comes
  * (the hottest read there is) and everything else parses one string. This is the only renderer.
  */
+import type { FusedRead } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import { type BatchLoader, createBatchLoader } from '../util/batch-loader.js';
 
@@ -81,6 +82,18 @@ export function runViewJson(baseUrl: string): string {
     ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
   ];
   return `'{' || ${fields.map(([key, value], i) => `'${i ? ',' : ''}"${key}":' || ${value}`).join(' || ')} || '}'`;
+}
+
+/**
+ * GET /runs/:id's read, fused into the statement that authenticates the caller
+ * (src/auth/authenticate.ts): the run of the token's org by id, as JSON text.
+ */
+export function fusedRunRead(baseUrl: () => string): FusedRead {
+  return {
+    sql: (org, key, param) =>
+      `(select ${runViewJson(`${param(0)}::text`)} from runs where runs.org_id = ${org} and runs.id = ${key})`,
+    values: () => [baseUrl()],
+  };
 }
 
 /** A run of an org, as a key of the batched reader. */

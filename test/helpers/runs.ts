@@ -6,10 +6,12 @@
 import { SYSTEM } from '../../src/actors/acting-as.js';
 import type { Transitioned } from '../../src/actors/host.js';
 import type { ActorTx } from '../../src/actors/tx.js';
+import type { CreatedToken } from '../../src/auth/token-service.js';
 import type { App } from '../../src/main.js';
 import { SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from '../../src/runs/kinds.js';
 import type { RunManifest } from '../../src/runs/targets.js';
 import type { SkillManifest } from '../../src/workspace/skill-manifest.js';
+import { ALL_SCOPES, type TestApp } from './app.js';
 
 /** The org id of `slug` (created by `t.token({org})`). */
 export async function orgIdOf(app: App, slug = 'acme'): Promise<number> {
@@ -137,4 +139,21 @@ export async function rowCounts(app: App): Promise<RowCounts> {
             (select count(*)::int from audit_log) as audit`,
   );
   return row;
+}
+
+/** Orgs `red` and `blue`, each with a token of every scope and one skill run. */
+export interface TwoOrgs {
+  red: CreatedToken;
+  blue: CreatedToken;
+  redRun: number;
+  blueRun: number;
+}
+
+/** Creates `TwoOrgs` on `t`: for tests of tenant isolation. */
+export async function twoOrgsWithRuns(t: TestApp): Promise<TwoOrgs> {
+  const red = await t.token({ org: 'red', scopes: ALL_SCOPES });
+  const blue = await t.token({ org: 'blue', scopes: ALL_SCOPES });
+  const redRun = (await createSkillRun(t.app, await orgIdOf(t.app, 'red'))).actor.row.id;
+  const blueRun = (await createSkillRun(t.app, await orgIdOf(t.app, 'blue'))).actor.row.id;
+  return { red, blue, redRun, blueRun };
 }

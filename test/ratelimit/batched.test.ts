@@ -4,11 +4,10 @@
  * it would have had alone, in arrival order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthenticator } from '../../src/auth/authenticate.js';
 import { issueToken } from '../../src/auth/tokens.js';
-import type { Sql } from '../../src/db/sql.js';
 import { RATE_TAKE_BATCH } from '../../src/ratelimit/gcra-sql.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { countingAuthenticator } from '../helpers/sql.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -133,28 +132,15 @@ describe('the authenticator', () => {
   it('reads the tokens of concurrent requests in one statement, and a later request in its own', async () => {
     const a = await t.token({ org: 'shared-a' });
     const b = await t.token({ org: 'shared-b' });
-    const statements: number[] = [];
-    const db = t.app.db.sql;
-    const counting: Sql = {
-      ...db,
-      prepared: (name, text, values) => {
-        statements.push((values as [string[]])[0].length);
-        return db.prepared(name, text, values);
-      },
-    };
-    const authenticate = createAuthenticator({
-      sql: counting,
-      env: 'test',
-      clock: t.clock,
-      lastUsed: t.app.lastUsed,
-      defaults: { perMinute: 60, burst: 5 },
-    });
+    const counting = countingAuthenticator(t);
+    const { authenticate } = counting;
+    const statements = () => counting.statements.map((s) => (s.values as [string[]])[0].length);
     const principals = await Promise.all(
       [a, b, a].map(async ({ token }) => (await authenticate(`Bearer ${token}`)).principal.orgSlug),
     );
     expect(principals).toEqual(['shared-a', 'shared-b', 'shared-a']);
-    expect(statements).toEqual([3]);
+    expect(statements()).toEqual([3]);
     await authenticate(`Bearer ${b.token}`);
-    expect(statements).toEqual([3, 1]);
+    expect(statements()).toEqual([3, 1]);
   });
 });

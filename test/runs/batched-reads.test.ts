@@ -9,6 +9,7 @@ import { createRunReader } from '../../src/runs/view.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../helpers/app.js';
 import { createSkill } from '../helpers/resources.js';
 import { orgIdOf } from '../helpers/runs.js';
+import { countingSql } from '../helpers/sql.js';
 
 let t: TestApp;
 let red: CreatedToken;
@@ -78,18 +79,8 @@ describe('concurrent run reads', () => {
     const blueOrg = await orgIdOf(t.app, 'blue');
     const run = await trigger(red.token, 'red-only');
     const id = run.body.runId as number;
-    let statements = 0;
-    const db = t.app.db.sql;
-    const reader = createRunReader(
-      {
-        ...db,
-        prepared: (name, text, values) => {
-          statements++;
-          return db.prepared(name, text, values);
-        },
-      },
-      () => t.app.config.baseUrl,
-    );
+    const counting = countingSql(t.app.db.sql);
+    const reader = createRunReader(counting.sql, () => t.app.config.baseUrl);
     const rows = await Promise.all([
       reader.load({ orgId: redOrg, id }),
       reader.load({ orgId: blueOrg, id }),
@@ -97,6 +88,6 @@ describe('concurrent run reads', () => {
       reader.load({ orgId: redOrg, id: id + 10_000 }),
     ]);
     expect(rows.map((r) => (r === null ? null : JSON.parse(r).id))).toEqual([id, null, id, null]);
-    expect(statements).toBe(1);
+    expect(counting.statements).toHaveLength(1);
   });
 });

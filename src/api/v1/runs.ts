@@ -65,10 +65,16 @@ const listQuerySchema = z.object({
   cursor: timeCursorSchema.optional(),
 });
 
+/** A run id in a path, or null when the text cannot be one. */
+function runIdOrNull(text: string): number | null {
+  const id = /^\d{1,15}$/.test(text) ? Number(text) : 0;
+  return id < 1 ? null : id;
+}
+
 /** A run id from the path; anything but a positive integer is no run (404). */
 function runId(text: string): number {
-  const id = /^\d{1,15}$/.test(text) ? Number(text) : 0;
-  if (id < 1) throw notFound('run', text);
+  const id = runIdOrNull(text);
+  if (id === null) throw notFound('run', text);
   return id;
 }
 
@@ -118,10 +124,12 @@ export function runRoutes(runs: RunService): RouteDef[] {
       path: '/api/v1/runs/:id',
       access: access.read,
       params: idParam,
+      // Read in the statement that authenticates the caller (src/runs/view.ts `fusedRunRead`).
+      fused: { read: 'run', key: ({ id }) => runIdOrNull(id ?? '') },
       summary: 'One run.',
       // The run's JSON as PostgreSQL rendered it, written as is (src/runs/view.ts).
-      handler: async ({ principal, params }) =>
-        jsonText(200, await runs.getJson(principal, runId(params.id))),
+      handler: async ({ principal, params, fused }) =>
+        jsonText(200, await runs.getJson(principal, runId(params.id), fused)),
     }),
     defineRoute({
       method: 'GET',
