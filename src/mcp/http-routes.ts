@@ -1,16 +1,25 @@
 /**
  * `POST {BASE_URL}/api/mcp`: MCP's streamable HTTP transport in stateless mode with JSON responses,
  * bridged from r3's uWS pipeline (src/http/web.ts). The pipeline has already authenticated the Bearer
- * token (401 without one) and taken the rate-limit step; each request gets a fresh protocol server and
- * transport bound to the token's principal. `GET` and `DELETE` answer 405: a stateless server has no
- * event stream to open and no session to end.
+ * token (401 without one) and taken the rate-limit step. One plain JSON-RPC request goes the direct
+ * path (`directRequest`) to a reused protocol server serving one request at a time; anything else
+ * gets a fresh protocol server and transport bound to the token's principal. `GET` and `DELETE`
+ * answer 405: a stateless server has no event stream to open and no session to end.
  *
  * Browsers send `Origin`; one not on `R3_MCP_ALLOWED_ORIGINS` (BASE_URL's own origin is always allowed)
  * is refused with 403 before the transport runs, as MCP's security guidance asks against DNS rebinding.
  * Requests without `Origin` (desktop clients, SDKs, curl) pass.
  */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import {
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  JSONRPCRequestSchema,
+  type RequestInfo,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { access } from '../auth/guard.js';
 import type { Config } from '../config.js';
 import { forbidden, methodNotAllowed } from '../http/errors.js';
@@ -18,7 +27,7 @@ import { raw } from '../http/reply.js';
 import { defineRoute, type RequestContext, type RouteDef } from '../http/server.js';
 import { fromWebResponse, toWebRequest } from '../http/web.js';
 import { renderAnswer } from './results.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, type McpSession } from './server.js';
 import type { McpServices } from './tool.js';
 import { createToolset, type Toolset } from './toolset.js';
 
@@ -76,9 +85,46 @@ export function originAllowed(origin: string | undefined, config: Pick<Config, '
   return config.mcp.allowedOrigins.some((allowed) => normalizeOrigin(allowed) === normalized);
 }
 
+/**
+ * A protocol server and its transport serving direct requests (`directRequest`), one at a time:
+ * `session` is the caller of the request in progress. Building and connecting a server costs more
+ * than a direct request's whole exchange, and leaves objects that outlive scavenges.
+ */
+interface Lane {
+  server: Server;
+  transport: AnsweringTransport;
+  session: McpSession | null;
+}
+
+/** Idle lanes kept for reuse (more are built while more requests are in progress at once). */
+const MAX_IDLE_LANES = 64;
+
+function createLanes(tools: Toolset): { take(): Promise<Lane>; give(lane: Lane): void } {
+  const idle: Lane[] = [];
+  return {
+    async take() {
+      const reused = idle.pop();
+      if (reused) return reused;
+      const transport = new AnsweringTransport({ enableJsonResponse: true });
+      const lane: Lane = { server: undefined as unknown as Server, transport, session: null };
+      lane.server = createMcpServer(tools, () => {
+        if (!lane.session) throw new Error('MCP lane used without a request in progress');
+        return lane.session;
+      });
+      await lane.server.connect(transport);
+      return lane;
+    },
+    give(lane) {
+      lane.session = null;
+      if (idle.length < MAX_IDLE_LANES) idle.push(lane);
+    },
+  };
+}
+
 /** The MCP routes; the toolset is built here, once per process. */
 export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset): RouteDef[] {
   const tools = toolset ?? createToolset(s, { httpAuthoring: s.config.mcp.httpAuthoring });
+  const lanes = createLanes(tools);
   const notAllowed = () => {
     throw methodNotAllowed(['POST']);
   };
@@ -96,6 +142,8 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
       path: MCP_PATH,
       access: access.authenticated,
       rawBody: true,
+      // A tools/call of a tool that reads a run first (runtime_get_run): read with authentication.
+      fused: { read: 'run', fromBody: true, key: (_params, body) => tools.fusedRunOf(parseJson(body)) },
       summary: 'MCP (streamable HTTP, stateless, JSON responses): tools/list and tools/call for the token.',
       handler: async (ctx) => {
         const origin = ctx.headers.origin;
@@ -105,15 +153,31 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
             { origin, setting: 'R3_MCP_ALLOWED_ORIGINS' },
           );
         }
-        const server = createMcpServer(tools, {
+        const parsedBody = parseJson(ctx.rawBody);
+        const session: McpSession = {
           principal: ctx.principal,
           transport: 'http',
           requestId: ctx.requestId,
           signal: () => ctx.signal,
-        });
+          ...(ctx.fused ? { fusedRun: ctx.fused } : {}),
+        };
+        const direct = parsedBody === undefined ? null : directRequest(ctx, parsedBody);
+        if (direct) {
+          const lane = await lanes.take();
+          lane.session = session;
+          try {
+            const answered = lane.transport.answered();
+            direct.hand(lane.server, {
+              requestInfo: { headers: direct.headers, url: new URL(`${baseOrigin()}${ctx.path}`) },
+            });
+            return raw(200, renderAnswer(await answered), 'application/json');
+          } finally {
+            lanes.give(lane);
+          }
+        }
+        const server = createMcpServer(tools, session);
         const transport = new AnsweringTransport({ enableJsonResponse: true });
         await server.connect(transport);
-        const parsedBody = parseJson(ctx.rawBody);
         let outcome: Response | JSONRPCMessage;
         try {
           if (parsedBody === undefined) {
@@ -153,6 +217,50 @@ export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset
   ];
 }
 
+/** `Protocol._onrequest` of the SDK: where its transport hands one request it accepted. */
+type RequestEntry = (request: JSONRPCRequest, extra: { requestInfo: RequestInfo }) => void;
+
+/** The SDK's request entry, when this version of it has one. */
+const REQUEST_ENTRY: RequestEntry | null = (() => {
+  const entry = (Server.prototype as unknown as { _onrequest?: unknown })._onrequest;
+  return typeof entry === 'function' ? (entry as RequestEntry) : null;
+})();
+
+/**
+ * One JSON-RPC request that the SDK's transport would hand its protocol unchanged, handed there
+ * directly — or null, and the transport takes the body. For such a request the transport's work
+ * is checks that pass (Accept, Content-Type, protocol version, the JSON-RPC shape) and four zod
+ * guards that fail (`isInitializeRequest` twice, the response guards once each); every failed zod
+ * parse builds a result object with accessors of its own, whose hidden class outlives scavenges,
+ * and that was a fifth of this route's CPU under load. The checks are made here the way the
+ * transport makes them, and the request is the schema's parse, as the transport's would be.
+ * Anything else — a batch, a notification, `initialize`, a header or message the transport
+ * refuses — goes through the transport and gets its own answer. Relies on `_onrequest` (SDK
+ * internals, pinned by the lockfile); without it every body goes through the transport.
+ */
+function directRequest(
+  ctx: RequestContext,
+  body: unknown,
+): {
+  hand(server: Server, extra: { requestInfo: RequestInfo }): void;
+  headers: Record<string, string>;
+} | null {
+  const entry = REQUEST_ENTRY;
+  if (!entry || !isSingleRequest(body)) return null;
+  const accept = ctx.headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  if (!isJsonContentType(ctx.headers['content-type'])) return null;
+  const version = ctx.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  if ((body as { method?: unknown }).method === 'initialize') return null;
+  const parsed = JSONRPCRequestSchema.safeParse(body);
+  if (!parsed.success) return null;
+  return {
+    hand: (server, extra) => entry.call(server, parsed.data, extra),
+    headers: transportHeaders(ctx),
+  };
+}
+
 /** Headers the transport reads (the body is handed over parsed). */
 const TRANSPORT_HEADERS = [
   'accept',
@@ -169,17 +277,23 @@ const TRANSPORT_HEADERS = [
  * signal, a body source and a `Headers` map per exchange.
  */
 function headersOnly(ctx: RequestContext, base: string): Request {
-  const picked: Record<string, string> = {};
-  for (const name of TRANSPORT_HEADERS) {
-    const value = ctx.headers[name];
-    if (value !== undefined) picked[name] = value;
-  }
+  const picked = transportHeaders(ctx);
   const headers: Pick<Headers, 'get' | 'entries'> = {
     get: (name) => picked[name.toLowerCase()] ?? null,
     entries: () => Object.entries(picked)[Symbol.iterator](),
   };
   const head = { method: ctx.method, url: `${base}${ctx.path}`, headers };
   return head as unknown as Request;
+}
+
+/** The request's headers the transport reads, by lower-case name. */
+function transportHeaders(ctx: RequestContext): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of TRANSPORT_HEADERS) {
+    const value = ctx.headers[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked;
 }
 
 /** Whether a parsed body is one JSON-RPC request (not a batch, not a notification). */

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { McpTransportKind, ToolContext } from './tool.js';
 import type { Toolset } from './toolset.js';
@@ -51,10 +52,16 @@ export interface McpSession {
   requestId?: string;
   /** Over HTTP, the request's abort signal (aborted when the client goes away); read only when a tool asks. */
   signal?: () => AbortSignal;
+  /** Over HTTP, the run read with the request's authentication (`ToolContext.fusedRun`). */
+  fusedRun?: FusedAnswer;
 }
 
-/** A protocol server for `session` over `toolset` (connect it to a transport). */
-export function createMcpServer(toolset: Toolset, session: McpSession): Server {
+/**
+ * A protocol server for `session` over `toolset` (connect it to a transport). `session` may be a
+ * function giving the caller of the request being served: a server reused for one request after
+ * another (src/mcp/http-routes.ts).
+ */
+export function createMcpServer(toolset: Toolset, caller: McpSession | (() => McpSession)): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
@@ -66,6 +73,7 @@ export function createMcpServer(toolset: Toolset, session: McpSession): Server {
   // transport already made, while r3 validates the arguments itself and builds every result by
   // construction.
   server.fallbackRequestHandler = async (request, extra) => {
+    const session = typeof caller === 'function' ? caller() : caller;
     if (request.method === LIST_TOOLS) return { tools: toolset.list(session.transport) };
     if (request.method !== CALL_TOOL) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
@@ -78,6 +86,7 @@ export function createMcpServer(toolset: Toolset, session: McpSession): Server {
       principal: session.principal,
       transport: session.transport,
       requestId: session.requestId ?? randomUUID(),
+      ...(session.fusedRun ? { fusedRun: session.fusedRun } : {}),
       // Lazy: signals cost more than most calls, and only waiting tools read them.
       get signal() {
         return session.signal ? AbortSignal.any([session.signal(), extra.signal]) : extra.signal;

@@ -4,6 +4,7 @@
  * object. The toolset (toolset.ts) turns that object, or the error it throws, into a tool result.
  */
 import type { z } from 'zod';
+import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
@@ -26,6 +27,11 @@ export interface ToolContext {
   requestId: string;
   /** Aborted when the client goes away or cancels the call. */
   signal: AbortSignal | undefined;
+  /**
+   * Over HTTP, the run the call's `fusedRun` named, read in the statement that authenticated the
+   * request: its id (`key`) and JSON text (null: not the caller's, or none). Absent when none was read.
+   */
+  fusedRun?: FusedAnswer;
 }
 
 /** The tool groups of the spec's table that r3 exposes. */
@@ -51,6 +57,11 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
   /** An authoring tool: over HTTP only when `R3_MCP_HTTP_AUTHORING=true`. */
   authoring?: boolean;
   hints?: ToolHints;
+  /**
+   * The run a call reads first, from its raw arguments (null: none): over HTTP it is read in the
+   * statement that authenticates the request, and handed to `run` as `ctx.fusedRun`.
+   */
+  fusedRun?(args: Record<string, unknown>): number | null;
   run(args: z.output<S>, ctx: ToolContext): Promise<Record<string, unknown> | JsonText>;
 }
 

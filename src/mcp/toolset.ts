@@ -30,6 +30,8 @@ export interface Toolset {
   list(transport: McpTransportKind): Tool[];
   /** Runs `name` with `args` for `ctx`'s caller; never throws. */
   call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult>;
+  /** The run a `tools/call` body (parsed JSON) reads first, by its tool's `fusedRun`; else null. */
+  fusedRunOf(body: unknown): number | null;
   /** Every tool definition (docs and tests). */
   readonly tools: readonly ToolDef[];
 }
@@ -51,6 +53,18 @@ export function createToolset(services: McpServices, options: ToolsetOptions): T
 
   return {
     tools,
+    fusedRunOf(body) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+      const { method, params } = body as {
+        method?: unknown;
+        params?: { name?: unknown; arguments?: unknown };
+      };
+      if (method !== 'tools/call' || typeof params?.name !== 'string') return null;
+      const args = params.arguments;
+      const fusedRun = byName.get(params.name)?.fusedRun;
+      if (!fusedRun || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+      return fusedRun(args as Record<string, unknown>);
+    },
     list(transport) {
       return transport === 'stdio' || options.httpAuthoring ? everything : withoutAuthoring;
     },

@@ -110,7 +110,9 @@ export function runtimeTools(s: McpServices, options: { waitMs: number }): ToolD
       input: z.strictObject({ runId: runIdSchema }),
       access: access.read,
       hints: { readOnlyHint: true, openWorldHint: false },
-      run: async ({ runId }, { principal }) => new JsonText(await s.runs.getJson(principal, runId)),
+      fusedRun: ({ runId }) => (runIdSchema.safeParse(runId).success ? (runId as number) : null),
+      run: async ({ runId }, { principal, fusedRun }) =>
+        new JsonText(await s.runs.getJson(principal, runId, fusedRun)),
     }),
     defineTool({
       name: 'runtime_approve_draft',
