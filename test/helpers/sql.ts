@@ -1,6 +1,7 @@
 /** Test doubles over a real statement runner, and an authenticator built on one. */
 import { type Authenticate, createAuthenticator, type FusedRead } from '../../src/auth/authenticate.js';
 import type { Sql } from '../../src/db/sql.js';
+import type { RatePolicy } from '../../src/ratelimit/limiter.js';
 import type { TestApp } from './app.js';
 
 /** `sql` with every prepared statement it sends noted (name and values), in order. */
@@ -19,12 +20,13 @@ export function countingSql(sql: Sql): { sql: Sql; statements: Array<{ name: str
 }
 
 /**
- * An authenticator on `t`'s database (60/min, burst 5, `t`'s clock) whose statements are counted,
- * with `fusedReads` registered.
+ * An authenticator on `t`'s database (60/min and burst 5 unless `options.defaults` say otherwise,
+ * `t`'s clock) whose statements are counted, with `fusedReads` registered.
  */
 export function countingAuthenticator(
   t: TestApp,
   fusedReads?: Record<string, FusedRead>,
+  options: { defaults?: RatePolicy; knownTokens?: number } = {},
 ): { authenticate: Authenticate; statements: Array<{ name: string; values: unknown[] }> } {
   const counting = countingSql(t.app.db.sql);
   const authenticate = createAuthenticator({
@@ -32,8 +34,9 @@ export function countingAuthenticator(
     env: 'test',
     clock: t.clock,
     lastUsed: t.app.lastUsed,
-    defaults: { perMinute: 60, burst: 5 },
+    defaults: options.defaults ?? { perMinute: 60, burst: 5 },
     ...(fusedReads ? { fusedReads } : {}),
+    ...(options.knownTokens ? { knownTokens: options.knownTokens } : {}),
   });
   return { authenticate, statements: counting.statements };
 }
