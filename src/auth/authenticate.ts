@@ -206,11 +206,10 @@ interface Presented {
   fusedKey: number;
 }
 
-/** A token this process authenticated: its org's `auth_epoch` then, and what it was checked against. */
+/** A token this process authenticated: what it was checked against, its org's `auth_epoch` among it. */
 interface KnownToken {
   tokenId: string;
   facts: TokenFacts;
-  epoch: string;
   /** Its org's limits (or the deployment's) were on when it was read: its requests take steps. */
   limited: boolean;
 }
@@ -228,6 +227,8 @@ interface TokenFacts {
   secretHash: Buffer;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** Its org's `auth_epoch` in the same snapshot. */
+  epoch: string;
   /** Shared by every request of this token (principals are read-only). */
   principal: Principal;
 }
@@ -235,7 +236,6 @@ interface TokenFacts {
 /** What the batch found for one request (no token: unknown id), its rate step, the batch's instant. */
 interface Lookup {
   token: TokenFacts | null;
-  epoch: string | null;
   row: AuthRow;
   now: number;
 }
@@ -246,6 +246,7 @@ function tokenFacts(row: AuthRow): TokenFacts {
     secretHash: row.secret_hash,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    epoch: row.auth_epoch,
     principal: {
       orgId: row.org_id,
       orgSlug: row.org_slug,
@@ -343,16 +344,14 @@ export function createAuthenticator(deps: {
         [presented.map((p) => p.secretHash), env],
       );
       // In request order, so a token's first row (which carries its columns) comes before the rest.
-      const tokens = new Map<string, { facts: TokenFacts; epoch: string }>();
+      const tokens = new Map<string, TokenFacts>();
       return rows.map((row) => {
-        let token: { facts: TokenFacts; epoch: string } | null = null;
+        let token: TokenFacts | null = null;
         if (row.found) {
-          token = row.first
-            ? { facts: tokenFacts(row), epoch: row.auth_epoch }
-            : (tokens.get(row.token_id) ?? null);
+          token = row.first ? tokenFacts(row) : (tokens.get(row.token_id) ?? null);
           if (row.first && token) tokens.set(row.token_id, token);
         }
-        return { token: token?.facts ?? null, epoch: token?.epoch ?? null, row, now };
+        return { token, row, now };
       });
     },
   });
@@ -365,21 +364,21 @@ export function createAuthenticator(deps: {
           knownStatements[kind],
           presented,
           (p) => p.known.tokenId,
-          [presented.map((p) => p.known.facts.principal.orgId), presented.map((p) => p.known.epoch)],
+          [presented.map((p) => p.known.facts.principal.orgId), presented.map((p) => p.known.facts.epoch)],
         );
         return rows.map((row) => ({ row, now }));
       },
     });
   const checks = { limited: knownLoader('limited'), unlimited: knownLoader('unlimited') };
 
-  function remember(tokenId: string, facts: TokenFacts, epoch: string): void {
+  function remember(tokenId: string, facts: TokenFacts): void {
     if (!known.has(tokenId) && known.size >= knownLimit) {
       const oldest = known.keys().next();
       if (!oldest.done) known.delete(oldest.value);
     }
     const { perMinute, burst } = facts.principal.rateLimit;
     const limited = (perMinute ?? defaults.perMinute) > 0 && (burst ?? defaults.burst) > 0;
-    known.set(tokenId, { tokenId, facts, epoch, limited });
+    known.set(tokenId, { tokenId, facts, limited });
   }
 
   function accepted(tokenId: string, principal: Principal, row: RateAndFused, now: number, fusedKey: number) {
@@ -439,7 +438,7 @@ export function createAuthenticator(deps: {
       const answer = await checkKnown(entry, secretHash, fusedKind, fusedKey);
       if (answer) return answer;
     }
-    const { token, epoch, row, now } = await lookups.load({
+    const { token, row, now } = await lookups.load({
       tokenId: parsed.tokenId,
       secretHash,
       fusedKind,
@@ -452,7 +451,7 @@ export function createAuthenticator(deps: {
     if (token.expiresAt && token.expiresAt.getTime() <= now) {
       throw unauthorized('This token has expired.', { reason: 'expired' });
     }
-    if (epoch !== null) remember(parsed.tokenId, token, epoch);
+    remember(parsed.tokenId, token);
     return accepted(parsed.tokenId, token.principal, row, now, fusedKey);
   };
 }
