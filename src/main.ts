@@ -36,6 +36,7 @@ import type { Services } from './services.js';
 import { RunStreamService } from './sse/stream-service.js';
 import { type Clock, systemClock } from './util/clock.js';
 import { createWebhookRuntime } from './webhooks/runtime.js';
+import { fusedAppliedRead } from './workspace/applied.js';
 
 export interface App extends Services {
   http: HttpServer;
@@ -146,7 +147,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         clock,
         lastUsed,
         defaults: limiterDefaults,
-        fusedReads: { run: fusedRunRead(() => config.baseUrl) },
+        fusedReads: { run: fusedRunRead(() => config.baseUrl), applied: fusedAppliedRead() },
       }),
       rateLimitAddress: (ip) => limiter.takeForAddress(ip),
       trustProxy: config.trustProxy,

@@ -85,14 +85,16 @@ export class RunService {
 
   /**
    * Creates a run of skill or workflow `slug` (decisions §5): 404 unknown slug, 409 inactive skill,
-   * 400 bad agent or input, 409 idempotency key reused with another request.
+   * 400 bad agent or input, 409 idempotency key reused with another request. `request.appliedSha`:
+   * the org's applied version as the request's authentication read it, when it did
+   * (`fusedAppliedRead`).
    */
   async trigger(
     principal: Principal,
     kind: 'skill' | 'workflow',
     slug: string,
     body: TriggerBody,
-    request: { method: string; path: string; requestId: string | null },
+    request: { method: string; path: string; requestId: string | null; appliedSha?: string | null },
   ): Promise<TriggerResult> {
     const { db, host, clock } = this.deps;
     const key = body.idempotencyKey;
@@ -105,8 +107,20 @@ export class RunService {
     }
     const target =
       kind === 'skill'
-        ? await resolveSkillTarget(this.deps.applied, principal.orgId, slug, body.agentSlug)
-        : await resolveWorkflowTarget(this.deps.applied, principal.orgId, slug, body.agentSlug);
+        ? await resolveSkillTarget(
+            this.deps.applied,
+            principal.orgId,
+            slug,
+            body.agentSlug,
+            request.appliedSha,
+          )
+        : await resolveWorkflowTarget(
+            this.deps.applied,
+            principal.orgId,
+            slug,
+            body.agentSlug,
+            request.appliedSha,
+          );
     this.checkInput(principal.orgId, kind, slug, target, body.input);
     const by = actingAs(principal);
     // Without a key the creation is one statement (plus the review item's, when it needs review).

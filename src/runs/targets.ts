@@ -86,10 +86,18 @@ function checkAgent(
   return { slug: agent.manifest.slug, name: agent.manifest.name, systemPrompt: agent.manifest.systemPrompt };
 }
 
-async function retrying<T>(read: () => Promise<T>): Promise<T> {
+/**
+ * Runs `read` again when the workspace moved between its reads. `at` (the applied version the
+ * request's authentication read, if known) is passed to the first attempt only: a version that
+ * moved during the resolution is read anew.
+ */
+async function retrying<T>(
+  at: string | null | undefined,
+  read: (at: string | null | undefined) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await read();
+      return await read(attempt === 1 ? at : undefined);
     } catch (error) {
       if (!(error instanceof VersionMoved) || attempt >= ATTEMPTS) {
         if (error instanceof VersionMoved)
@@ -104,20 +112,24 @@ function sameVersion(expected: string, other: Applied<unknown> | null): void {
   if (other && other.versionSha !== expected) throw new VersionMoved();
 }
 
-/** Resolves a skill run's target; `agentSlug` must name an active agent with the skill wired. */
+/**
+ * Resolves a skill run's target; `agentSlug` must name an active agent with the skill wired. `at`:
+ * the org's applied version as the request's authentication read it, when known.
+ */
 export function resolveSkillTarget(
   applied: AppliedResources,
   orgId: number,
   slug: string,
   agentSlug: string | undefined,
+  at?: string | null,
 ): Promise<RunTarget<SkillRunManifest>> {
-  return retrying(async () => {
-    const skill = await applied.getSkill(orgId, slug);
+  return retrying(at, async (version) => {
+    const skill = await applied.getSkill(orgId, slug, version);
     if (!skill) throw notFound('skill', slug);
     requireActive(skill, '');
     let agent: AgentSnapshot | null = null;
     if (agentSlug !== undefined) {
-      const found = await applied.getAgent(orgId, agentSlug);
+      const found = await applied.getAgent(orgId, agentSlug, version);
       sameVersion(skill.versionSha, found);
       agent = checkAgent(found, agentSlug, (m) => m.skillSlugs.includes(slug), `skill "${slug}"`);
     }
@@ -136,15 +148,18 @@ export function resolveWorkflowTarget(
   orgId: number,
   slug: string,
   agentSlug: string | undefined,
+  at?: string | null,
 ): Promise<RunTarget<WorkflowRunManifest>> {
-  return retrying(async () => {
-    const workflow = await applied.getWorkflow(orgId, slug);
+  return retrying(at, async (version) => {
+    const workflow = await applied.getWorkflow(orgId, slug, version);
     if (!workflow) throw notFound('workflow', slug);
     const skills: Record<string, SkillSnapshot> = {};
     const skillSlugs = [
       ...new Set(workflow.manifest.steps.flatMap((s) => (s.type === 'skill' ? [s.skill] : []))),
     ];
-    const found = await Promise.all(skillSlugs.map((skillSlug) => applied.getSkill(orgId, skillSlug)));
+    const found = await Promise.all(
+      skillSlugs.map((skillSlug) => applied.getSkill(orgId, skillSlug, version)),
+    );
     skillSlugs.forEach((skillSlug, i) => {
       const skill = found[i] ?? null;
       sameVersion(workflow.versionSha, skill);
@@ -159,7 +174,7 @@ export function resolveWorkflowTarget(
     });
     let agent: AgentSnapshot | null = null;
     if (agentSlug !== undefined) {
-      const agentFound = await applied.getAgent(orgId, agentSlug);
+      const agentFound = await applied.getAgent(orgId, agentSlug, version);
       sameVersion(workflow.versionSha, agentFound);
       agent = checkAgent(agentFound, agentSlug, (m) => m.workflowSlugs.includes(slug), `workflow "${slug}"`);
     }

@@ -3,7 +3,16 @@
  * together with the org's applied `workspaceSha`, read in one statement so the two always agree.
  * Concurrent reads of one table share a statement (src/util/batch-loader.ts); requests for the same
  * resource in one batch share its row, which callers treat as read-only.
+ *
+ * A caller that already knows which version is applied (`at`: the full sha, read with its request's
+ * authentication by `fusedAppliedRead`) may be answered from memory. The resource tables are the
+ * projection of the applied version, rewritten only in the transaction that moves
+ * `workspace_heads.applied_sha` (src/workspace/store.ts), so a resource's row is a function of
+ * (org, applied version, slug): a row read at a version stays that version's row. Only rows whose
+ * read saw `at` itself are remembered; a request whose authentication saw version X is answered
+ * with X's rows, exactly as if it had read them in that snapshot.
  */
+import type { FusedRead } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import { type BatchLoader, createBatchLoader } from '../util/batch-loader.js';
 import type { AgentManifest } from './agent-manifest.js';
@@ -41,25 +50,48 @@ interface ResourceKey {
   slug: string;
 }
 
+/** Rows remembered by version (oldest out first). */
+const REMEMBERED = 1_000;
+
+/**
+ * The org's applied version (full sha; null before the first apply), read in the statement that
+ * authenticates the request (src/auth/authenticate.ts), for `AppliedResources`' `at`.
+ */
+export function fusedAppliedRead(): FusedRead {
+  return {
+    sql: (org) => `(select applied_sha from workspace_heads where workspace_heads.org_id = ${org})`,
+    values: () => [],
+  };
+}
+
 export class AppliedResources {
   private readonly loaders = new Map<ResourceTable, BatchLoader<ResourceKey, Row | null>>();
+  /** Rows by table, org, applied version and slug (see the file comment). */
+  private readonly remembered = new Map<string, Row>();
 
   /** `sql` is the pool: reads of concurrent callers are batched across it. */
   constructor(private readonly sql: Sql) {}
 
-  /** The applied skill, or null (unknown slug, or another org's). */
-  async getSkill(orgId: number, slug: string): Promise<AppliedSkill | null> {
-    const row = await this.read('skills', orgId, slug);
+  /**
+   * The applied skill, or null (unknown slug, or another org's). `at`: the org's applied version as
+   * the caller's request saw it, when known (see the file comment).
+   */
+  async getSkill(orgId: number, slug: string, at?: string | null): Promise<AppliedSkill | null> {
+    const row = await this.read('skills', orgId, slug, at);
     return row ? { ...applied<SkillManifest>(row), promptMd: row.prompt_md ?? '' } : null;
   }
 
-  async getWorkflow(orgId: number, slug: string): Promise<Applied<WorkflowManifest> | null> {
-    const row = await this.read('workflows', orgId, slug);
+  async getWorkflow(
+    orgId: number,
+    slug: string,
+    at?: string | null,
+  ): Promise<Applied<WorkflowManifest> | null> {
+    const row = await this.read('workflows', orgId, slug, at);
     return row ? applied<WorkflowManifest>(row) : null;
   }
 
-  async getAgent(orgId: number, slug: string): Promise<Applied<AgentManifest> | null> {
-    const row = await this.read('agents', orgId, slug);
+  async getAgent(orgId: number, slug: string, at?: string | null): Promise<Applied<AgentManifest> | null> {
+    const row = await this.read('agents', orgId, slug, at);
     return row ? applied<AgentManifest>(row) : null;
   }
 
@@ -73,13 +105,28 @@ export class AppliedResources {
     return row ? applied<SourceManifest>(row) : null;
   }
 
-  private read(table: ResourceTable, orgId: number, slug: string): Promise<Row | null> {
+  private async read(
+    table: ResourceTable,
+    orgId: number,
+    slug: string,
+    at?: string | null,
+  ): Promise<Row | null> {
+    const key = at ? `${table}\n${orgId}\n${at}\n${slug}` : null;
+    const known = key === null ? undefined : this.remembered.get(key);
+    if (known) return known;
     let loader = this.loaders.get(table);
     if (!loader) {
       loader = createBatchLoader({ batch: (keys) => this.readMany(table, keys) });
       this.loaders.set(table, loader);
     }
-    return loader.load({ orgId, slug });
+    const row = await loader.load({ orgId, slug });
+    if (key !== null && row && row.applied_sha === at) {
+      if (this.remembered.size >= REMEMBERED) {
+        this.remembered.delete(this.remembered.keys().next().value as string);
+      }
+      this.remembered.set(key, row);
+    }
+    return row;
   }
 
   private async readMany(table: ResourceTable, keys: readonly ResourceKey[]): Promise<Array<Row | null>> {

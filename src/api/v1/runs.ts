@@ -87,9 +87,17 @@ export function runRoutes(runs: RunService): RouteDef[] {
       access: access.invoke,
       params: slugParam,
       body: triggerBodySchema,
+      // The org's applied version, read with the caller's authentication: the skill or workflow is
+      // then taken from memory when this process read it at that version (src/workspace/applied.ts).
+      fused: { read: 'applied', key: () => 0 },
       summary: `Start a ${kind} run; 202 {runId, status, pollUrl}. Idempotent per token with idempotencyKey.`,
-      handler: async ({ principal, params, body, method, path, requestId }) => {
-        const result = await runs.trigger(principal, kind, params.slug, body, { method, path, requestId });
+      handler: async ({ principal, params, body, method, path, requestId, fused }) => {
+        const result = await runs.trigger(principal, kind, params.slug, body, {
+          method,
+          path,
+          requestId,
+          appliedSha: fused?.value,
+        });
         return json(202, result.answer, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
       },
     });
