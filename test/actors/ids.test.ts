@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdAllocator } from '../../src/actors/ids.js';
 import { createDb, type Db } from '../../src/db/sql.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { countingSql } from '../helpers/sql.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -27,6 +28,18 @@ describe('the id allocator', () => {
     const ids = createIdAllocator(4);
     const got = await Promise.all(Array.from({ length: 10 }, () => ids.next('ids_test_seq', db)));
     expect(new Set(got).size).toBe(10);
+  });
+
+  it('takes bigger blocks while they run out fast, up to the largest', async () => {
+    const ids = createIdAllocator(4, 64);
+    const counting = countingSql(db);
+    const got: number[] = [];
+    for (let i = 0; i < 300; i++) got.push(await ids.next('ids_test_seq', counting.sql));
+    expect(new Set(got).size).toBe(300);
+    expect(got).toEqual([...got].sort((a, b) => a - b));
+    const sizes = counting.statements.map((s) => s.values[1]);
+    expect(sizes.slice(0, 6)).toEqual([4, 8, 16, 32, 64, 64]);
+    expect(sizes.length).toBe(8);
   });
 
   it('does not make a transaction wait for a refill that waits for its connection', async () => {
