@@ -13,6 +13,7 @@ import { Migration0007BatchedAuth } from './0007-batched-auth.js';
 import { Migration0008OutboxDelete } from './0008-outbox-delete.js';
 import { Migration0009RunEventsCascade } from './0009-run-events-cascade.js';
 import { Migration0010AuthEpoch } from './0010-auth-epoch.js';
+import { Migration0011OutboxOneIndex } from './0011-outbox-one-index.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -25,4 +26,5 @@ export const migrations: MigrationObject[] = [
   { name: '0008-outbox-delete', class: Migration0008OutboxDelete },
   { name: '0009-run-events-cascade', class: Migration0009RunEventsCascade },
   { name: '0010-auth-epoch', class: Migration0010AuthEpoch },
+  { name: '0011-outbox-one-index', class: Migration0011OutboxOneIndex },
 ];
