@@ -10,7 +10,15 @@
  * or index entry per event, and leaves no published rows to sweep. A commit that wrote outbox rows
  * wakes the relay of its process at once; a poll catches everything else (another process's rows
  * when it died).
+ *
+ * Passes linger: a wake-up less than `lingerMs` after the previous pass ended waits for the rest of
+ * it, so under load a pass publishes what many commits wrote, and the relay's own transactions
+ * (three statements and a WAL flush each) stay at most one per `lingerMs`. A wake-up after a quiet
+ * spell is served at once. (bench:runs: with passes after every commit, the relay ran ~240
+ * transactions a second at 64 connections; lingering 10 ms took 5–7% more runs a second and cut
+ * PostgreSQL's CPU per run by a tenth.)
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { coalescedRunner } from '../util/coalesce.js';
@@ -25,6 +33,8 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Poll interval (default 1 s). */
   pollMs?: number;
+  /** Least time from the end of one pass to the start of the next (default 10 ms). */
+  lingerMs?: number;
 }
 
 /** The relay. */
@@ -62,7 +72,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, log } = options;
   const batchSize = options.batchSize ?? 500;
   const pollMs = options.pollMs ?? 1_000;
+  const lingerMs = options.lingerMs ?? 10;
   let running = false;
+  /** When the last pass ended (`performance.now()`). */
+  let lastPass = Number.NEGATIVE_INFINITY;
   let poll: NodeJS.Timeout | null = null;
 
   async function batch(): Promise<number> {
@@ -89,7 +102,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   const loop = coalescedRunner({
     run: async () => {
-      await flush();
+      const wait = lastPass + lingerMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      try {
+        await flush();
+      } finally {
+        lastPass = performance.now();
+      }
     },
     active: () => running,
     onError: (error) => log.error({ err: error }, 'outbox relay failed; retrying on the next poll'),

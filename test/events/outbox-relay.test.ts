@@ -1,7 +1,8 @@
 /**
  * The outbox relay: rows written by transitions reach the bus in order with their event id as the
  * message id, are deleted once published, are never published by two relays at once, and are
- * published again (never lost) when the commit fails after the publish.
+ * published again (never lost) when the commit fails after the publish. Its passes linger: one
+ * woken soon after the previous waits, so a burst of commits is published by one pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/events/bus.js';
@@ -97,6 +98,52 @@ describe('the outbox relay', () => {
     const ids = seen.items.slice(from).map((m) => m.msgId);
     expect(ids).toHaveLength(4);
     expect(new Set(ids).size).toBe(2);
+    expect(await unpublished()).toBe(0);
+  });
+
+  it('serves a wake-up after a quiet spell at once, and lets one pass publish a burst', async () => {
+    let passes = 0;
+    const db = t.app.db.sql;
+    const relay = createOutboxRelay({
+      db: {
+        ...db,
+        tx: (fn) => {
+          passes++;
+          return db.tx(fn);
+        },
+      },
+      bus: t.app.bus,
+      log: createLogger('silent'),
+      lingerMs: 500,
+      pollMs: 60_000,
+    });
+    relay.start();
+    try {
+      // The start's own pass finds nothing; the next wake-up comes after a quiet spell.
+      await new Promise((resolve) => setTimeout(resolve, 550));
+      await createSkillRun(t.app, org);
+      const from = seen.items.length;
+      const woken = performance.now();
+      relay.wake();
+      await seen.untilCount(from + 2, 'the first run published');
+      // (Lingering from the wake-up instead of from the last pass would take 500 ms.)
+      expect(performance.now() - woken).toBeLessThan(400);
+
+      // Five runs committed right after that pass, each waking the relay: one pass publishes them
+      // all, once the linger is over.
+      const before = passes;
+      const burstFrom = seen.items.length;
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) {
+        await createSkillRun(t.app, org);
+        relay.wake();
+      }
+      await seen.untilCount(burstFrom + 10, 'the burst published');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(350);
+      expect(passes - before).toBe(1);
+    } finally {
+      await relay.stop();
+    }
     expect(await unpublished()).toBe(0);
   });
 });
