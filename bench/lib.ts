@@ -159,6 +159,22 @@ export async function completedRun(base: string, token: string, slug: string): P
   throw new Error(`run ${runId} of ${slug} did not complete`);
 }
 
+/**
+ * `CHECKPOINT` on the database server of `url` (the benchmark's user is a superuser). A row that
+ * starts right after one is not hit by a checkpoint that the WAL of earlier rows started: that
+ * checkpoint would make the row's first writes of every page carry a full-page image, a cost that
+ * lands on whichever row it happens to overlap.
+ */
+export async function checkpoint(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('checkpoint');
+  } finally {
+    await client.end();
+  }
+}
+
 /** Lifts the rate limit of org `org` (`r3 org limits --unlimited`). */
 export async function unlimitOrg(databaseUrl: string, org = 'bench'): Promise<void> {
   await r3Cli(['org', 'limits', '--org', org, '--unlimited'], { DATABASE_URL: databaseUrl });

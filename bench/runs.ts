@@ -9,10 +9,15 @@
  *    runs: runs completed per second, and POST→completed latency p50/p99, taken from each run's
  *    `created_at` and `completed_at` (both written by r3's clock; `created_at` is stamped in the
  *    trigger's transaction, so the HTTP parse before it — well under a millisecond — is not counted).
+ *
+ * Every baseline and accept row starts with a CHECKPOINT (see `checkpoint`): an accepted run writes
+ * about 4 kB of WAL, the baseline rows about 100 MB in all, and without it a checkpoint started by
+ * an earlier row's WAL often fell into the 64-connection accept row.
  */
 import pg from 'pg';
 import {
   type BenchDatabase,
+  checkpoint,
   type Child,
   createBenchDatabase,
   createBenchSkill,
@@ -132,8 +137,14 @@ const e2e = await createBenchDatabase('runs_e2e');
 const children: Child[] = [];
 try {
   const rows: LoadResult[] = [];
-  for (const c of CONNECTIONS) rows.push(await baseline(api.url, c));
-  for (const c of CONNECTIONS) rows.push(await baseline(api.url, c, true));
+  for (const c of CONNECTIONS) {
+    await checkpoint(api.url);
+    rows.push(await baseline(api.url, c));
+  }
+  for (const c of CONNECTIONS) {
+    await checkpoint(api.url);
+    rows.push(await baseline(api.url, c, true));
+  }
 
   const apiOnly = await prepare(api, { R3_WORKER_CONCURRENCY: '0', R3_DB_POOL_SIZE: '20' });
   children.push(apiOnly.r3);
@@ -141,6 +152,7 @@ try {
   const target = `${apiOnly.r3.url}/api/v1/skills/bench/runs`;
   await load('warm-up', target, 16, { method: 'POST', headers, body: BODY, duration: 2 });
   for (const c of CONNECTIONS) {
+    await checkpoint(api.url);
     rows.push(
       await load('r3 POST /skills/:slug/runs (accept)', target, c, { method: 'POST', headers, body: BODY }),
     );
