@@ -73,7 +73,15 @@ class MemoryStream {
   /** Retained messages are `messages[head..]`; dropped ones before `head` are cut off in bulk. */
   private messages: StoredMessage[] = [];
   private head = 0;
-  private readonly dedupe = new Map<string, { seq: number; at: number }>();
+  /** Message id → sequence, for ids published within the duplicate window. */
+  private readonly dedupe = new Map<string, number>();
+  /**
+   * The same ids in publish order, each with its time: expiry walks this from `expiryHead`. (Taking
+   * them from the front of the map instead would walk every deleted entry the map still holds on
+   * every call, until it happens to rehash: quadratic once the window starts expiring ids.)
+   */
+  private expiry: Array<{ id: string; at: number }> = [];
+  private expiryHead = 0;
   private lastSeq = 0;
 
   constructor(
@@ -96,11 +104,14 @@ class MemoryStream {
     this.trim(now);
     if (msgId !== undefined) {
       const seen = this.dedupe.get(msgId);
-      if (seen) return { seq: seen.seq, duplicate: true };
+      if (seen !== undefined) return { seq: seen, duplicate: true };
     }
     const seq = ++this.lastSeq;
     this.messages.push({ seq, subject, data, msgId, storedAt: now });
-    if (msgId !== undefined) this.dedupe.set(msgId, { seq, at: now });
+    if (msgId !== undefined) {
+      this.dedupe.set(msgId, seq);
+      this.expiry.push({ id: msgId, at: now });
+    }
     this.trim(now);
     return { seq, duplicate: false };
   }
@@ -125,11 +136,21 @@ class MemoryStream {
       head = 0;
     }
     this.head = head;
-    // Map iteration is insertion order, which is time order: stop at the first live entry.
-    for (const [id, entry] of this.dedupe) {
-      if (now - entry.at < this.config.duplicateWindowMs) break;
-      this.dedupe.delete(id);
+    // Publish order is time order: stop at the first id still in the window.
+    const { expiry } = this;
+    let next = this.expiryHead;
+    while (
+      next < expiry.length &&
+      now - (expiry[next] as { at: number }).at >= this.config.duplicateWindowMs
+    ) {
+      this.dedupe.delete((expiry[next] as { id: string }).id);
+      next++;
     }
+    if (next > 0 && next * 2 >= expiry.length) {
+      this.expiry = expiry.slice(next);
+      next = 0;
+    }
+    this.expiryHead = next;
   }
 }
 

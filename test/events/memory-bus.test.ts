@@ -47,6 +47,30 @@ describe('memory bus: in-process limits', () => {
     }
   });
 
+  it('keeps each msgId for exactly the window while ids expire continuously', async () => {
+    const clock = manualClock();
+    const bus = createMemoryBus({ broker: createMemoryBroker({ now: clock.now }), duplicateWindowMs: 100 });
+    try {
+      const seqs = new Map<string, number>();
+      for (let i = 0; i < 1_000; i++) {
+        seqs.set(`m${i}`, (await bus.publish(subjectOf(1), {}, { msgId: `m${i}` })).seq);
+        if (i % 10 === 0 && i >= 100) {
+          // Published 99 ms ago: still a duplicate. 100 ms ago: forgotten, so stored anew.
+          const recent = `m${i - 99}`;
+          expect(await bus.publish(subjectOf(1), {}, { msgId: recent })).toEqual({
+            seq: seqs.get(recent),
+            duplicate: true,
+          });
+          const expired = await bus.publish(subjectOf(1), {}, { msgId: `m${i - 100}` });
+          expect(expired.duplicate).toBe(false);
+        }
+        clock.advance(1);
+      }
+    } finally {
+      await bus.close();
+    }
+  });
+
   it('keeps at most streamMaxMessages for consumers not attached yet, dropping the oldest', async () => {
     const bus = createMemoryBus({ streamMaxMessages: 3 });
     try {
