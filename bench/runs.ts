@@ -17,8 +17,8 @@
 import pg from 'pg';
 import {
   type BenchDatabase,
-  checkpoint,
   type Child,
+  checkpoint,
   createBenchDatabase,
   createBenchSkill,
   createBenchToken,
