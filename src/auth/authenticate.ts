@@ -30,6 +30,7 @@ import type { RateDecision } from '../http/server.js';
 import { RATE_ALLOWED, RATE_TAT, rateStepCtes } from '../ratelimit/gcra-sql.js';
 import { decide, type RatePolicy } from '../ratelimit/limiter.js';
 import { createBatchLoader } from '../util/batch-loader.js';
+import { setBounded } from '../util/bounded-map.js';
 import type { Clock } from '../util/clock.js';
 import type { LastUsedRecorder } from './last-used.js';
 import type { Principal, Role, Scope } from './principal.js';
@@ -372,13 +373,9 @@ export function createAuthenticator(deps: {
   const checks = { limited: knownLoader('limited'), unlimited: knownLoader('unlimited') };
 
   function remember(tokenId: string, facts: TokenFacts): void {
-    if (!known.has(tokenId) && known.size >= knownLimit) {
-      const oldest = known.keys().next();
-      if (!oldest.done) known.delete(oldest.value);
-    }
     const { perMinute, burst } = facts.principal.rateLimit;
     const limited = (perMinute ?? defaults.perMinute) > 0 && (burst ?? defaults.burst) > 0;
-    known.set(tokenId, { tokenId, facts, limited });
+    setBounded(known, tokenId, { tokenId, facts, limited }, knownLimit);
   }
 
   function accepted(tokenId: string, principal: Principal, row: RateAndFused, now: number, fusedKey: number) {

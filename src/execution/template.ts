@@ -18,6 +18,7 @@
  * `__proto__` never reach the prototype chain. There is no escape syntax: a template cannot
  * contain a literal `{{ path }}` (a value inserted by rendering is never re-rendered, though).
  */
+import { setBounded } from '../util/bounded-map.js';
 
 /** One parsed template, reusable across renders. */
 export interface CompiledTemplate {
@@ -151,11 +152,7 @@ export function compileTemplate(source: string): CompiledTemplate {
     },
   };
   if (source.length > CACHE_MAX_SOURCE) return compiled;
-  cache.set(source, compiled);
-  if (cache.size > CACHE_LIMIT) {
-    const oldest = cache.keys().next();
-    if (!oldest.done) cache.delete(oldest.value);
-  }
+  setBounded(cache, source, compiled, CACHE_LIMIT);
   return compiled;
 }
 

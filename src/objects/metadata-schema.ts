@@ -6,6 +6,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { FieldIssue } from '../http/errors.js';
+import { setBounded } from '../util/bounded-map.js';
 
 const MAX_CACHED = 256;
 
@@ -36,11 +37,7 @@ export class MetadataValidator {
     // `$id`s may repeat across types; each compile is standalone.
     const { $id: _id, ...standalone } = schema;
     validate = this.ajv.compile(standalone);
-    this.cache.set(key, validate);
-    if (this.cache.size > MAX_CACHED) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
+    setBounded(this.cache, key, validate, MAX_CACHED);
     return validate;
   }
 }

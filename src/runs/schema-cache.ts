@@ -5,6 +5,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FieldIssue } from '../http/errors.js';
+import { setBounded } from '../util/bounded-map.js';
 import { createJsonSchemaCompiler, type JsonSchemaCompiler } from '../workspace/json-schema.js';
 
 /** Validates a value; returns the problems (empty when it conforms). */
@@ -69,11 +70,7 @@ export function createSchemaCache(max = 1_000): SchemaCache {
         validate = ajv.compile(schema);
         // Two resources may use the same `$id`: the compiled function stays usable without the registry entry.
         ajv.removeSchema(schema);
-        cache.set(key, validate);
-        if (cache.size > max) {
-          const oldest = cache.keys().next().value;
-          if (oldest !== undefined) cache.delete(oldest);
-        }
+        setBounded(cache, key, validate, max);
       }
       const compiled = validate;
       return (value) => (compiled(value) ? [] : toIssues(compiled.errors, field));

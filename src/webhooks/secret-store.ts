@@ -2,6 +2,8 @@
  * Signing secrets of webhooks at rest: sealed with the key derived from the master secret, bound to
  * the webhook's org (a sealed value copied into another tenant's row does not open there).
  */
+
+import { setBounded } from '../util/bounded-map.js';
 import { deriveKey, openSecret, sealSecret } from './secret-box.js';
 
 /** Seals and opens webhook signing secrets. */
@@ -26,8 +28,7 @@ export function createSecretStore(masterSecret: string): SecretStore {
       const hit = opened.get(cacheKey);
       if (hit !== undefined) return hit;
       const plain = openSecret(sealed, key, context(orgId));
-      if (opened.size >= OPEN_CACHE_SIZE) opened.delete(opened.keys().next().value as string);
-      opened.set(cacheKey, plain);
+      setBounded(opened, cacheKey, plain, OPEN_CACHE_SIZE);
       return plain;
     },
   };

@@ -15,6 +15,7 @@
 import type { FusedRead } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import { type BatchLoader, createBatchLoader } from '../util/batch-loader.js';
+import { setBounded } from '../util/bounded-map.js';
 import type { AgentManifest } from './agent-manifest.js';
 import { shortSha } from './git-objects.js';
 import type { ObjectTypeManifest } from './object-type-manifest.js';
@@ -120,12 +121,7 @@ export class AppliedResources {
       this.loaders.set(table, loader);
     }
     const row = await loader.load({ orgId, slug });
-    if (key !== null && row && row.applied_sha === at) {
-      if (this.remembered.size >= REMEMBERED) {
-        this.remembered.delete(this.remembered.keys().next().value as string);
-      }
-      this.remembered.set(key, row);
-    }
+    if (key !== null && row && row.applied_sha === at) setBounded(this.remembered, key, row, REMEMBERED);
     return row;
   }
 
