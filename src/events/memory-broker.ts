@@ -139,12 +139,12 @@ class MemoryStream {
     // Publish order is time order: stop at the first id still in the window.
     const { expiry } = this;
     let next = this.expiryHead;
-    while (
-      next < expiry.length &&
-      now - (expiry[next] as { at: number }).at >= this.config.duplicateWindowMs
+    for (
+      let entry = expiry[next];
+      entry && now - entry.at >= this.config.duplicateWindowMs;
+      entry = expiry[++next]
     ) {
-      this.dedupe.delete((expiry[next] as { id: string }).id);
-      next++;
+      this.dedupe.delete(entry.id);
     }
     if (next > 0 && next * 2 >= expiry.length) {
       this.expiry = expiry.slice(next);

@@ -105,22 +105,14 @@ export class RunService {
       const prior = await findKey(db, tokenKey, key, clock.now());
       if (prior) return { answer: replay(prior, hash, key) as TriggerAnswer, replayed: true };
     }
-    const target =
-      kind === 'skill'
-        ? await resolveSkillTarget(
-            this.deps.applied,
-            principal.orgId,
-            slug,
-            body.agentSlug,
-            request.appliedSha,
-          )
-        : await resolveWorkflowTarget(
-            this.deps.applied,
-            principal.orgId,
-            slug,
-            body.agentSlug,
-            request.appliedSha,
-          );
+    const resolve = kind === 'skill' ? resolveSkillTarget : resolveWorkflowTarget;
+    const target = await resolve(
+      this.deps.applied,
+      principal.orgId,
+      slug,
+      body.agentSlug,
+      request.appliedSha,
+    );
     this.checkInput(principal.orgId, kind, slug, target, body.input);
     const by = actingAs(principal);
     // Without a key the creation is one statement (plus the review item's, when it needs review).
