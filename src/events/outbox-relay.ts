@@ -1,6 +1,7 @@
 /**
  * The outbox relay: publishes the rows transitions wrote to `outbox` to the bus, in id order, with
- * the row's `event_id` as the message id, and deletes them once published.
+ * the row's `event_id` as the message id, and deletes them once published. A batch row (`messages`,
+ * written by a statement that created actors) holds many messages: they are published in its order.
  *
  * Several processes may relay at once: a batch is claimed and deleted in one statement (`for update
  * skip locked`), published, and the deletion committed, so no row is published by two relays at the
@@ -24,12 +25,13 @@ import type { Logger } from '../log.js';
 import { coalescedRunner } from '../util/coalesce.js';
 import type { Bus } from './bus.js';
 import { JsonPayload } from './message.js';
+import { decodeOutboxLines } from './outbox-lines.js';
 
 export interface OutboxRelayOptions {
   db: Db;
   bus: Bus;
   log: Logger;
-  /** Rows per batch (default 500). */
+  /** Rows claimed per transaction (default 500; a batch row counts as one). */
   batchSize?: number;
   /** Poll interval (default 1 s). */
   pollMs?: number;
@@ -39,7 +41,7 @@ export interface OutboxRelayOptions {
 
 /** The relay. */
 export interface OutboxRelay {
-  /** Publishes what is pending now (more batches if needed); resolves with the rows published. */
+  /** Publishes what is pending now (more claims if needed); resolves with the messages published. */
   flush(): Promise<number>;
   /** Asks the running relay to publish soon. */
   wake(): void;
@@ -48,12 +50,14 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
+/** A claimed row: one message, or a batch (`messages`) with the other fields null. */
 interface OutboxRow {
   id: number;
-  subject: string;
-  event_id: string;
+  subject: string | null;
+  event_id: string | null;
   /** The stored JSON text, published as is. */
-  payload: string;
+  payload: string | null;
+  messages: string | null;
 }
 
 // The oldest pending rows, locked and deleted; the deletion commits only once they are published.
@@ -65,7 +69,7 @@ const CLAIM = `
      order by id
      limit $1
      for update skip locked)
-  returning id, subject, event_id, payload::text as payload`;
+  returning id, subject, event_id, payload::text as payload, messages`;
 
 /** Creates the relay (its loop starts with `start()`). */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
@@ -78,25 +82,37 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let lastPass = Number.NEGATIVE_INFINITY;
   let poll: NodeJS.Timeout | null = null;
 
-  async function batch(): Promise<number> {
+  const publish = (subject: string, eventId: string, payload: string) =>
+    bus.publish(subject, new JsonPayload(payload), { msgId: eventId });
+
+  /** One claim: the rows it took and the messages they held. */
+  async function batch(): Promise<{ rows: number; messages: number }> {
     return db.tx(async (sql) => {
       const rows = await sql.prepared<OutboxRow>('outbox_claim', CLAIM, [batchSize]);
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return { rows: 0, messages: 0 };
       rows.sort((a, b) => a.id - b.id);
       // Sent in order on one connection; a failure rolls the batch back to be published again.
-      await Promise.all(
-        rows.map((row) => bus.publish(row.subject, new JsonPayload(row.payload), { msgId: row.event_id })),
-      );
-      return rows.length;
+      const sent: Array<Promise<unknown>> = [];
+      for (const row of rows) {
+        if (row.messages === null) {
+          sent.push(publish(row.subject as string, row.event_id as string, row.payload as string));
+        } else {
+          for (const line of decodeOutboxLines(row.messages)) {
+            sent.push(publish(line.subject, line.eventId, line.payload));
+          }
+        }
+      }
+      await Promise.all(sent);
+      return { rows: rows.length, messages: sent.length };
     });
   }
 
   async function flush(): Promise<number> {
     let total = 0;
     for (;;) {
-      const published = await batch();
-      total += published;
-      if (published < batchSize) return total;
+      const claimed = await batch();
+      total += claimed.messages;
+      if (claimed.rows < batchSize) return total;
     }
   }
 

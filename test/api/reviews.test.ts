@@ -595,7 +595,7 @@ describe('review events', () => {
       subject: string;
       event_id: string;
       payload: Record<string, unknown>;
-    }>(`select subject, event_id, payload from outbox where subject like $1 order by id`, [
+    }>(`select subject, event_id, payload from outbox_messages where subject like $1 order by id, ord`, [
       `evt.${orgId}.review.${item.id}.%`,
     ]);
     expect(rows.map((r) => r.subject.split('.').at(-1))).toEqual([
@@ -640,7 +640,7 @@ describe('review events', () => {
     const item = await openItem(t, id);
     await post(`/runs/${id}/cancel`, {});
     const rows = await t.app.db.sql.query<{ subject: string }>(
-      `select subject from outbox where subject like $1 order by id`,
+      `select subject from outbox_messages where subject like $1 order by id, ord`,
       [`%.review.${item.id}.%`],
     );
     expect(rows.map((r) => r.subject.split('.').at(-1))).toEqual(['opened', 'cancelled']);

@@ -4,8 +4,10 @@
  * published again (never lost) when the commit fails after the publish. Its passes linger: one
  * woken soon after the previous waits, so a burst of commits is published by one pass.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/events/bus.js';
+import { encodeOutboxLines } from '../../src/events/outbox-lines.js';
 import { createOutboxRelay } from '../../src/events/outbox-relay.js';
 import { createLogger } from '../../src/log.js';
 import type { RunEventPayload } from '../../src/runs/kinds.js';
@@ -28,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const unpublished = async () =>
-  (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox')).n;
+  (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox_messages')).n;
 
 describe('the outbox relay', () => {
   it('publishes pending rows in order with the event id as message id, then deletes them', async () => {
@@ -53,6 +55,46 @@ describe('the outbox relay', () => {
     });
     expect(await unpublished()).toBe(0);
     expect(await t.app.outbox.flush()).toBe(0);
+  });
+
+  it("publishes a batch row's messages in their order, between single rows in id order", async () => {
+    const sql = t.app.db.sql;
+    const single = (n: number) =>
+      sql.query(
+        `insert into outbox (org_id, subject, event_id, payload, created_at)
+         values ($1, $2, gen_random_uuid(), $3, now())`,
+        [org, `evt.${org}.test.${n}.single`, JSON.stringify({ n })],
+      );
+    await single(1);
+    const batch = encodeOutboxLines(
+      [2, 3, 4].map((n) => ({
+        subject: `evt.${org}.test.${n}.batched`,
+        event_id: randomUUID(),
+        payload: { n, text: 'a\tb\nc' },
+      })),
+    );
+    await sql.query('insert into outbox (messages, created_at) values ($1, now())', [batch]);
+    await single(5);
+    // The view shows the batch's messages one a row.
+    expect(await unpublished()).toBe(5);
+    const from = seen.items.length;
+    expect(await t.app.outbox.flush()).toBe(5);
+    const messages = seen.items.slice(from);
+    expect(messages.map((m) => m.json<{ n: number }>().n)).toEqual([1, 2, 3, 4, 5]);
+    expect(messages[2]?.json()).toEqual({ n: 3, text: 'a\tb\nc' });
+    expect(messages[2]?.subject).toBe(`evt.${org}.test.3.batched`);
+    expect(await unpublished()).toBe(0);
+  });
+
+  it('refuses an outbox row that is neither one message nor a batch', async () => {
+    const error = await t.app.db.sql
+      .query(
+        `insert into outbox (org_id, subject, event_id, payload, messages, created_at)
+         values ($1, 's', gen_random_uuid(), '{}', 'x', now())`,
+        [org],
+      )
+      .catch((e: unknown) => e);
+    expect(String(error)).toContain('outbox_one_form');
   });
 
   it('is safe with several relays: every row is published once', async () => {

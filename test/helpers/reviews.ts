@@ -105,7 +105,7 @@ export async function footprint(t: TestApp, token: string, runId: number, kind =
   const counts = await t.app.db.sql.one(
     `select (select count(*)::int from actor_transitions) as transitions,
             (select count(*)::int from audit_log) as audit,
-            (select count(*)::int from outbox) as outbox,
+            (select count(*)::int from outbox_messages) as outbox,
             (select count(*)::int from timers) as timers`,
   );
   return { run: run.body, items: await itemsOf(t, runId, kind), counts };

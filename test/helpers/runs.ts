@@ -133,7 +133,7 @@ export async function rowCounts(app: App): Promise<RowCounts> {
             (select count(*)::int from review_items) as review_items,
             (select count(*)::int from actor_transitions) as transitions,
             (select count(*)::int from run_events) as events,
-            (select count(*)::int from outbox) as outbox,
+            (select count(*)::int from outbox_messages) as outbox,
             (select count(*)::int from jobs) as jobs,
             (select count(*)::int from timers) as timers,
             (select count(*)::int from audit_log) as audit`,

@@ -14,6 +14,7 @@ import { Migration0008OutboxDelete } from './0008-outbox-delete.js';
 import { Migration0009RunEventsCascade } from './0009-run-events-cascade.js';
 import { Migration0010AuthEpoch } from './0010-auth-epoch.js';
 import { Migration0011OutboxOneIndex } from './0011-outbox-one-index.js';
+import { Migration0012OutboxBatches } from './0012-outbox-batches.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -27,4 +28,5 @@ export const migrations: MigrationObject[] = [
   { name: '0009-run-events-cascade', class: Migration0009RunEventsCascade },
   { name: '0010-auth-epoch', class: Migration0010AuthEpoch },
   { name: '0011-outbox-one-index', class: Migration0011OutboxOneIndex },
+  { name: '0012-outbox-batches', class: Migration0012OutboxBatches },
 ];
