@@ -8,6 +8,7 @@
  *
  * Tokens are validated, never rewritten: rewriting `a.b` to `a_b` would let two org ids collide.
  */
+import { setBounded } from '../util/bounded-map.js';
 
 /** Root token of durable events. */
 export const EVENT_ROOT = 'evt';
@@ -18,6 +19,11 @@ export const SIGNAL_ROOT = 'sig';
 export type EventKind = 'run' | 'object' | 'review';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
+/** Tokens joined by dots: one test per subject on the publish path, instead of a split and one per token. */
+const SUBJECT = /^[A-Za-z0-9_-]{1,128}(?:\.[A-Za-z0-9_-]{1,128})*$/;
+/** `evt.<org>.<kind>.<id>.<name>`, parsed in one match. */
+const EVENT_SUBJECT =
+  /^evt\.([A-Za-z0-9_-]{1,128})\.(run|object|review)\.([A-Za-z0-9_-]{1,128})\.([A-Za-z0-9_-]{1,128})$/;
 
 /** Thrown when a subject, pattern or token would be ambiguous or unsafe on the wire. */
 export class InvalidSubjectError extends Error {
@@ -97,18 +103,15 @@ export interface ParsedEventSubject {
 
 /** Parses `evt.<org>.<kind>.<id>.<name>`; `undefined` for anything else. */
 export function parseEventSubject(subject: string): ParsedEventSubject | undefined {
-  const tokens = subject.split('.');
-  if (tokens.length !== 5 || tokens[0] !== EVENT_ROOT) return undefined;
-  const [, orgId, kind, id, name] = tokens as [string, string, string, string, string];
-  if (kind !== 'run' && kind !== 'object' && kind !== 'review') return undefined;
-  if (![orgId, id, name].every(isSubjectToken)) return undefined;
+  const match = EVENT_SUBJECT.exec(subject);
+  if (!match) return undefined;
+  const [, orgId, kind, id, name] = match as unknown as [string, string, EventKind, string, string];
   return { orgId, kind, id, name, type: `${kind}.${name}` };
 }
 
 /** Throws `InvalidSubjectError` unless `subject` is literal tokens joined by dots (no wildcards). */
 export function assertSubject(subject: string): void {
-  const tokens = subject.split('.');
-  if (!tokens.every(isSubjectToken)) {
+  if (!SUBJECT.test(subject)) {
     throw new InvalidSubjectError(`subject ${JSON.stringify(subject)} is not valid`);
   }
 }
@@ -130,15 +133,29 @@ export function assertUnderRoot(subjectOrPattern: string, root: string, what: st
   }
 }
 
-/** NATS matching: `*` matches exactly one token, a final `>` matches one or more tokens. */
+/** Patterns split into tokens, once each (a process matches against a handful of patterns). */
+const patternTokens = new Map<string, readonly string[]>();
+
+/**
+ * NATS matching: `*` matches exactly one token, a final `>` matches one or more tokens. Every
+ * message is matched against each subscription and consumer filter, so the subject is walked in
+ * place rather than split.
+ */
 export function subjectMatches(pattern: string, subject: string): boolean {
-  const p = pattern.split('.');
-  const s = subject.split('.');
-  for (let i = 0; i < p.length; i++) {
-    const token = p[i];
-    if (token === '>') return s.length > i;
-    if (i >= s.length) return false;
-    if (token !== '*' && token !== s[i]) return false;
+  let tokens = patternTokens.get(pattern);
+  if (!tokens) {
+    tokens = pattern.split('.');
+    setBounded(patternTokens, pattern, tokens, 1_000);
   }
-  return p.length === s.length;
+  let start = 0;
+  for (const token of tokens) {
+    // `start` past the end: the subject has no token left for this one.
+    if (start > subject.length) return false;
+    if (token === '>') return true;
+    let end = subject.indexOf('.', start);
+    if (end < 0) end = subject.length;
+    if (token !== '*' && (end - start !== token.length || !subject.startsWith(token, start))) return false;
+    start = end + 1;
+  }
+  return start > subject.length;
 }

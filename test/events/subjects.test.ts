@@ -83,6 +83,12 @@ describe('subjectMatches', () => {
     ['evt.org_1.>', 'evt.org_10.run.1.completed', false],
     ['evt.a', 'evt.a.b', false],
     ['evt.a.b', 'evt.a', false],
+    ['evt.a', 'evt.ab', false],
+    ['evt.ab', 'evt.a', false],
+    ['evt.ab.c', 'evt.a.bc', false],
+    ['evt.*.b', 'evt.a', false],
+    ['*', 'evt', true],
+    ['*', 'evt.a', false],
   ])('%s matches %s: %s', (pattern, subject, expected) => {
     expect(subjectMatches(pattern, subject)).toBe(expected);
   });
