@@ -11,6 +11,10 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * `outbox_messages` shows every pending message, one row each, whichever form it is in (tests and
  * debugging; the relay reads `outbox` itself).
+ *
+ * During a rolling upgrade, a relay of an earlier release that claims a batch row fails to publish
+ * it and rolls its claim back (logging the error): the row stays until a relay of this release
+ * publishes it. Nothing is lost; publishing waits for the upgrade.
  */
 export class Migration0012OutboxBatches extends Migration {
   override async up(): Promise<void> {
