@@ -10,11 +10,14 @@
  * no job, and every CTE left out is executor set-up, a JSON parse and a join PostgreSQL does not
  * make. Each combination of non-empty arrays is built (and prepared) once, on first use.
  *
- * A statement that creates actors writes all its outbox messages as one batch row (`outbox.messages`,
- * see outbox-lines.ts): it writes every actor row or fails, so no message needs its actor's join, and
- * one row in place of one per message (two per run created) took a fifth off the creation statement
- * and most of the relay's claim. An update may miss an actor's version, so its messages stay rows of
- * their own, each joined to its actor.
+ * A statement writes all its outbox messages as one batch row (`outbox.messages`, see
+ * outbox-lines.ts), and only when it wrote every actor it carries: one row in place of one per
+ * message (two per run created) took a fifth off the creation statement and most of the relay's
+ * claim. A creation writes every actor row or fails. An update may miss an actor's version: a single
+ * transition that misses writes no message, and a batch that misses some of its actors fails
+ * (`r3_outbox_partial_batch`), so that the batcher writes its transitions one at a time and only the
+ * written ones publish. (Misses are rare: the batcher never puts two transitions of one actor in a
+ * statement.)
  */
 import { encodeOutboxLines } from '../events/outbox-lines.js';
 import type { ActorKindDef } from './kind.js';
@@ -39,8 +42,11 @@ export interface TransitionRows {
 /** An array of `TransitionRows`: a built-in one, or `extra:<name>`. */
 export type RowArray = Exclude<keyof TransitionRows, 'extra'> | `extra:${string}`;
 
-/** A statement parameter: an array as JSON, or (`outbox:lines`) the outbox array as one batch row's text. */
-export type Param = RowArray | 'outbox:lines';
+/**
+ * A statement parameter: an array as JSON; `outbox:lines`, the outbox array as one batch row's text;
+ * `actors:count`, how many actor rows the statement writes.
+ */
+export type Param = RowArray | 'outbox:lines' | 'actors:count';
 
 /** A statement and the arrays it takes, in `$n` order; `name` is unique per kind, mode and variant. */
 export interface Statement {
@@ -87,7 +93,6 @@ function ident(name: string): string {
 
 function sideWrites(
   def: ActorKindDef,
-  mode: 'insert' | 'update',
   ref: (param: Param) => string,
   present: (array: RowArray) => boolean,
 ): string {
@@ -118,23 +123,18 @@ function sideWrites(
            to_state text, actor text, api_token_id text, at timestamptz)
     join a on a.id = x.actor_id`,
   );
-  if (mode === 'insert' && present('outbox')) {
+  if (present('outbox')) {
+    // Every actor written: the batch. None (a single transition's version miss): nothing. Some:
+    // the statement fails, and the batcher writes its transitions one at a time.
     ctes.push(`, o as (
-  insert into outbox (messages, created_at) values (${ref('outbox:lines')}::text, now())
+  insert into outbox (messages, created_at)
+  select ${ref('outbox:lines')}::text, now()
+   where case (select count(*) from a)
+           when ${ref('actors:count')}::bigint then true
+           when 0 then false
+           else r3_outbox_partial_batch()
+         end
 )`);
-  } else {
-    add(
-      'outbox',
-      'o',
-      `  insert into outbox (org_id, subject, event_id, payload, created_at)
-  select x.org_id, x.subject, x.event_id, x.payload, x.created_at
-    from json_to_recordset(${arg('outbox')}::json)
-      as x(actor_id bigint, ord integer, org_id bigint, subject text, event_id uuid, payload json,
-           created_at timestamptz)
-    join a on a.id = x.actor_id
-  -- Outbox ids follow each actor's event order (the relay publishes in id order).
-  order by x.actor_id, x.ord`,
-    );
   }
   add(
     'jobs',
@@ -221,7 +221,7 @@ export function buildStatements(def: ActorKindDef): KindStatements {
   insert into ${table}
   select * from json_populate_recordset(null::${table}, ${ref('actors')}::json)
   returning id
-)${sideWrites(def, 'insert', ref, present)}`,
+)${sideWrites(def, ref, present)}`,
   );
 
   const sets = ['snapshot = x.snapshot', 'version = r.version + 1', 'updated_at = x.updated_at'];
@@ -234,7 +234,7 @@ export function buildStatements(def: ActorKindDef): KindStatements {
     from json_populate_recordset(null::${table}, ${ref('actors')}::json) x
    where r.id = x.id and r.org_id = x.org_id and r.version = x.version
   returning r.id
-)${sideWrites(def, 'update', ref, present)}`,
+)${sideWrites(def, ref, present)}`,
   );
 
   return { load, insert, update };
@@ -279,6 +279,7 @@ export function statementParams(statement: Statement, rows: TransitionRows): str
     if (param === 'outbox:lines') {
       return encodeOutboxLines(rows.outbox as Array<{ subject: string; event_id: string; payload: unknown }>);
     }
+    if (param === 'actors:count') return String(rows.actors.length);
     return JSON.stringify(
       param.startsWith('extra:') ? (rows.extra[param.slice(6)] ?? []) : rows[param as keyof TransitionRows],
     );

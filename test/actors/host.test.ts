@@ -3,10 +3,13 @@
  * leaves nothing half-written, optimistic conflicts retried, refusals and tenancy, and cascades to the
  * review item in the same transaction.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM, WORKER } from '../../src/actors/acting-as.js';
+import { createStatementBatcher } from '../../src/actors/batcher.js';
 import { OptimisticConflictError } from '../../src/actors/host.js';
-import { RUN_KINDS } from '../../src/runs/kinds.js';
+import { buildStatements, type TransitionRows } from '../../src/actors/statements.js';
+import { RUN_KINDS, SKILL_RUN_KIND } from '../../src/runs/kinds.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createSkillRun, orgIdOf, rowCounts } from '../helpers/runs.js';
 import { deferred, withTimeout } from '../helpers/wait.js';
@@ -366,6 +369,65 @@ describe('single transactions (one transition, one statement)', () => {
       [ref.id],
     );
     expect(terminal).toHaveLength(1);
+  });
+
+  it('publish no message of an actor that a batched update missed', async () => {
+    const ids = await Promise.all([0, 1, 2].map(async () => (await createSkillRun(t.app, org)).actor.row.id));
+    // The host's own statements, under names of their own (prepared names are per connection).
+    const updates = buildStatements(t.app.actors.kind(SKILL_RUN_KIND)).update;
+    const batcher = createStatementBatcher({
+      sql: t.app.db.sql,
+      statements: { for: (rows) => ({ ...updates.for(rows), name: `test_${updates.for(rows).name}` }) },
+    });
+    // An update of run `id` expecting its version moved by `skew`, with one test message.
+    const update = async (id: number, skew: number): Promise<TransitionRows> => {
+      const r = await t.app.db.sql.one<Record<string, unknown> & { version: number }>(
+        'select * from runs where id = $1',
+        [id],
+      );
+      const actor: Record<string, unknown> = { id, org_id: org, updated_at: new Date().toISOString() };
+      for (const column of [
+        'snapshot',
+        'last_seq',
+        'status',
+        'paused_at',
+        'review_state',
+        'output',
+        'error',
+      ]) {
+        actor[column] = r[column];
+      }
+      for (const column of ['review', 'step_results', 'completed_at']) actor[column] = r[column];
+      actor.version = r.version + skew;
+      return {
+        actors: [actor],
+        ...{
+          transitions: [],
+          events: [],
+          jobs: [],
+          timersSet: [],
+          timersDelete: [],
+          audit: [],
+          jobsDone: [],
+        },
+        outbox: [{ subject: `evt.${org}.run.${id}.probe`, event_id: randomUUID(), payload: { id } }],
+        extra: {},
+      };
+    };
+    const [a, b, c] = ids as [number, number, number];
+    const rows = await Promise.all([update(a, 0), update(b, 0), update(c, -1)]);
+    // The first goes out alone; the next two share a statement, in which c's version misses.
+    const written = await Promise.all([
+      batcher.submit(rows[0] as TransitionRows, a),
+      batcher.submit(rows[1] as TransitionRows, b),
+      batcher.submit(rows[2] as TransitionRows, c),
+    ]);
+    expect(written).toEqual([true, true, false]);
+    const published = await t.app.db.sql.query<{ id: number }>(
+      `select (payload->>'id')::int as id from outbox_messages where subject like $1 order by id, ord`,
+      [`evt.${org}.run.%.probe`],
+    );
+    expect(published.map((m) => m.id)).toEqual([a, b]);
   });
 
   it('keep one failing creation from failing the others batched with it', async () => {

@@ -1,9 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * An outbox row may now carry many messages: a statement that creates actors writes all of its
- * messages as one row (`messages`: one `subject \t event_id \t payload` line each, in publish order)
- * instead of one row per message. A row is either one message (`subject`, `event_id`, `payload`) or
+ * An outbox row may now carry many messages: a transition statement writes all of its messages as
+ * one row (`messages`: one `subject \t event_id \t payload` line each, in publish order) instead of
+ * one row per message. A row is either one message (`subject`, `event_id`, `payload`) or
  * a batch (`messages`, and no `org_id`: a batch may hold several orgs' messages).
  *
  * `messages` is stored out of line and uncompressed: a batch of 64 run creations is ~50 kB of JSON,
@@ -30,6 +30,14 @@ export class Migration0012OutboxBatches extends Migration {
           case when messages is null
                then org_id is not null and subject is not null and event_id is not null and payload is not null
                else subject is null and event_id is null and payload is null end);
+
+      -- A batched update statement that missed some of its actors' versions must not publish their
+      -- messages: it fails, and its transitions are written one at a time (src/actors/statements.ts).
+      create function r3_outbox_partial_batch() returns boolean language plpgsql as $$
+        begin
+          raise exception 'a batched transition statement missed some actors; write them one at a time'
+            using errcode = 'R3PB1';
+        end $$;
 
       create view outbox_messages as
         select id, 1::bigint as ord, subject, event_id, payload, created_at
