@@ -259,13 +259,13 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       }
       const statements = buildStatements(def);
       // Creations go one statement at a time (bigger batches, no contention between them: see
-      // batcher.ts); updates keep three in flight, which the webhook delivery drain needs (each
-      // delivery's attempts wait on its updates while others are in flight).
+      // batcher.ts); updates keep three in flight unless the kind says otherwise, which the webhook
+      // delivery drain needs (each delivery's attempts wait on its updates while others are in flight).
       const batcher = (mode: 'insert' | 'update') =>
         createStatementBatcher({
           sql: db,
           statements: statements[mode],
-          maxInFlight: mode === 'insert' ? 1 : 3,
+          maxInFlight: mode === 'insert' ? 1 : (def.updatesInFlight ?? 3),
         });
       kinds.set(def.name, {
         def,

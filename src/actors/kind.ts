@@ -84,6 +84,11 @@ export interface ActorKindDef {
    * must join `a` (the written actors, column `id`) so a version miss writes nothing.
    */
   readonly extraWrites?: Readonly<Record<string, (rows: string) => string>>;
+  /**
+   * Update statements of this kind in flight at once (default 3; see batcher.ts). Fewer means
+   * bigger batches; more lets transitions that wait on each other's updates overlap.
+   */
+  readonly updatesInFlight?: number;
 }
 
 /** Identifies one actor: the org is part of every lookup (tenancy), so a foreign id is not found. */

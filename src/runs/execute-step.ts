@@ -71,7 +71,9 @@ interface RunRow {
 }
 
 // Reads the run (with what the host needs to transition it) and any recorded result of the step.
-// Read-only: nothing is committed before the outcome is known.
+// Read-only: nothing is committed before the outcome is known. Prepared: sent unnamed, it was
+// planned on every execution, and planning cost more than executing (bench:runs end to end:
+// 0.17 ms planning against 0.06 ms executing per run).
 const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
          r.manifest, r.step_results, r.trace_id, r.workspace_sha,
@@ -285,7 +287,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
 
   const handler: JobHandler = async (ctx) => {
     const payload = ctx.job.payload as ExecuteStepPayload;
-    const rows = await db.query<RunRow>(BEGIN, [
+    const rows = await db.prepared<RunRow>('execute_step_load', BEGIN, [
       payload.actorId,
       payload.orgId,
       payload.step,
