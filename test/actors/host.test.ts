@@ -423,11 +423,11 @@ describe('single transactions (one transition, one statement)', () => {
       batcher.submit(rows[2] as TransitionRows, c),
     ]);
     expect(written).toEqual([true, true, false]);
-    const published = await t.app.db.sql.query<{ id: number }>(
-      `select (payload->>'id')::int as id from outbox_messages where subject like $1 order by id, ord`,
+    const published = await t.app.db.sql.query<{ run: number }>(
+      `select (payload->>'id')::int as run from outbox_messages where subject like $1 order by id, ord`,
       [`evt.${org}.run.%.probe`],
     );
-    expect(published.map((m) => m.id)).toEqual([a, b]);
+    expect(published.map((m) => m.run)).toEqual([a, b]);
   });
 
   it('keep one failing creation from failing the others batched with it', async () => {
