@@ -40,7 +40,10 @@ export async function startEmbeddedPostgres(
   const metaFile = path.join(dataDir, 'pg.json');
   await fs.mkdir(dataDir, { recursive: true });
   const isRoot = os.userInfo().uid === 0;
-  if (isRoot) await assertTraversable(dataDir);
+  if (isRoot) {
+    await letPostgresEnter(dataDir);
+    await assertTraversable(dataDir);
+  }
 
   let meta = await readMeta(metaFile);
   const initialised = await exists(path.join(pgDir, 'PG_VERSION'));
@@ -182,6 +185,16 @@ async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * As root, the data directory is root's own (the master key may have made it 0700 first): it gets
+ * search permission for others, so `postgres` can reach `pg/` inside it (which PostgreSQL keeps
+ * 0700 itself). Nothing in it becomes listable or readable: the key file stays 0600.
+ */
+async function letPostgresEnter(dir: string): Promise<void> {
+  const stat = await fs.stat(dir);
+  if (stat.uid === 0 && (stat.mode & 0o001) === 0) await fs.chmod(dir, (stat.mode & 0o7777) | 0o011);
 }
 
 /** As root the server runs as `postgres`, which must be able to reach the data directory. */

@@ -63,6 +63,24 @@ describe('embedded PostgreSQL', () => {
   });
 
   it.runIf(process.getuid?.() === 0)(
+    'as root, starts in a data directory the master key made 0700, and opens only its search bit',
+    async () => {
+      const dir = path.join(await tempDir(), 'data');
+      await fs.mkdir(dir, { mode: 0o700 });
+      await fs.writeFile(path.join(dir, 'secret.key'), 'k\n', { mode: 0o600 });
+      const db = await startEmbeddedPostgres(dir, log);
+      try {
+        expect(await query(db.urlFor('r3'), 'select 1')).toEqual(['1']);
+      } finally {
+        await db.stop();
+      }
+      expect((await fs.stat(dir)).mode & 0o777).toBe(0o711);
+      expect((await fs.stat(path.join(dir, 'secret.key'))).mode & 0o777).toBe(0o600);
+    },
+    120_000,
+  );
+
+  it.runIf(process.getuid?.() === 0)(
     'also works for an unprivileged user when the tests run as root',
     async () => {
       const dir = await tempDir();

@@ -69,6 +69,8 @@ export async function startTestApp(
     R3_RATE_LIMIT_BURST: '100000',
     R3_DB_POOL_SIZE: '5',
     R3_SHUTDOWN_TIMEOUT: '2s',
+    // Without it the app would generate one under ./.r3 (mode 0700) in the working tree.
+    R3_SECRET_KEY: 'r3-test-master-secret-not-for-production-0123456789',
     ...env,
   });
   const clock = new ManualClock(options.now);
