@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { type App, startApp } from '../../src/main.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { TEST_SECRET_KEY } from './process.js';
 
 export interface HttpAnswer<T = any> {
   status: number;
@@ -69,8 +70,7 @@ export async function startTestApp(
     R3_RATE_LIMIT_BURST: '100000',
     R3_DB_POOL_SIZE: '5',
     R3_SHUTDOWN_TIMEOUT: '2s',
-    // Without it the app would generate one under ./.r3 (mode 0700) in the working tree.
-    R3_SECRET_KEY: 'r3-test-master-secret-not-for-production-0123456789',
+    R3_SECRET_KEY: TEST_SECRET_KEY,
     ...env,
   });
   const clock = new ManualClock(options.now);

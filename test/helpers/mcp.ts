@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
-import { R3_BIN } from './process.js';
+import { R3_BIN, TEST_SECRET_KEY } from './process.js';
 
 /** What a tool call answered: whether it is an error result, and its JSON. */
 export interface ToolAnswer<T = any> {
@@ -35,7 +35,7 @@ export async function connectStdio(
     command: process.execPath,
     args: [R3_BIN, 'mcp', '--org', org],
     cwd: path.dirname(path.dirname(R3_BIN)),
-    env: { PATH: process.env.PATH ?? '', R3_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', R3_LOG_LEVEL: 'warn', R3_SECRET_KEY: TEST_SECRET_KEY, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

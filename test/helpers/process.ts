@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const R3_BIN = path.join(ROOT, 'bin/r3.js');
 
+/**
+ * The master key test processes and apps use: without one r3 generates a key under ./.r3 (mode 0700)
+ * in the working tree.
+ */
+export const TEST_SECRET_KEY = 'r3-test-master-secret-not-for-production-0123456789';
+
 export interface ServeProcess {
   url: string;
   child: ChildProcess;
@@ -18,7 +24,13 @@ export interface ServeProcess {
 export function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
   const child = spawn(process.execPath, [R3_BIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', R3_LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      R3_LOG_LEVEL: 'warn',
+      R3_SECRET_KEY: TEST_SECRET_KEY,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
