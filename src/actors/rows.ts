@@ -101,15 +101,8 @@ export function transitionRows(
       output: e.output,
       at: e.at,
     })),
-    outbox: writes.outbox.map((o, ord) => ({
-      actor_id: actorId,
-      ord,
-      org_id: orgId,
-      subject: o.subject,
-      event_id: o.event_id,
-      payload: o.payload,
-      created_at: at,
-    })),
+    // All of a statement's messages go into one batch row, in order (statements.ts).
+    outbox: writes.outbox.map((o) => ({ subject: o.subject, event_id: o.event_id, payload: o.payload })),
     jobs: writes.jobs.map((j) => ({
       actor_id: actorId,
       org_id: orgId,

@@ -16,7 +16,7 @@ export interface RunEventRow {
   at: string;
 }
 
-/** An outbox row: published to the bus after commit. */
+/** An outbox message: published to the bus after commit (with the others of its statement, as one batch row). */
 export interface OutboxRow {
   subject: string;
   event_id: string;

@@ -1,7 +1,7 @@
 /**
  * The outbox relay: publishes the rows transitions wrote to `outbox` to the bus, in id order, with
  * the row's `event_id` as the message id, and deletes them once published. A batch row (`messages`,
- * written by a statement that created actors) holds many messages: they are published in its order.
+ * all the messages of one transition statement) holds many: they are published in its order.
  *
  * Several processes may relay at once: a batch is claimed and deleted in one statement (`for update
  * skip locked`), published, and the deletion committed, so no row is published by two relays at the
