@@ -37,7 +37,8 @@ function merge(items: readonly Pending[]): TransitionRows {
   ) as unknown as TransitionRows;
   merged.extra = {};
   for (const item of items) {
-    for (const array of ROW_ARRAYS) merged[array].push(...item.rows[array]);
+    // Each array keeps its own row type; only concatenated here.
+    for (const array of ROW_ARRAYS) (merged[array] as unknown[]).push(...item.rows[array]);
     for (const [name, rows] of Object.entries(item.rows.extra)) {
       merged.extra[name] = [...(merged.extra[name] ?? []), ...rows];
     }

@@ -101,8 +101,7 @@ export function transitionRows(
       output: e.output,
       at: e.at,
     })),
-    // All of a statement's messages go into one batch row, in order (statements.ts).
-    outbox: writes.outbox.map((o) => ({ subject: o.subject, event_id: o.event_id, payload: o.payload })),
+    outbox: writes.outbox,
     jobs: writes.jobs.map((j) => ({
       actor_id: actorId,
       org_id: orgId,

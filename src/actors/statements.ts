@@ -21,6 +21,7 @@
  */
 import { encodeOutboxLines } from '../events/outbox-lines.js';
 import type { ActorKindDef } from './kind.js';
+import type { OutboxRow } from './writes.js';
 
 /** The rows of one transition (or a batch of them), each side row naming its actor. */
 export interface TransitionRows {
@@ -28,7 +29,8 @@ export interface TransitionRows {
   actors: Record<string, unknown>[];
   transitions: Record<string, unknown>[];
   events: Record<string, unknown>[];
-  outbox: Record<string, unknown>[];
+  /** Messages to publish: all of a statement's go into one batch row, in order. */
+  outbox: OutboxRow[];
   jobs: Record<string, unknown>[];
   timersSet: Record<string, unknown>[];
   timersDelete: Record<string, unknown>[];
@@ -277,7 +279,7 @@ function variants(
 export function statementParams(statement: Statement, rows: TransitionRows): string[] {
   return statement.params.map((param) => {
     if (param === 'outbox:lines') {
-      return encodeOutboxLines(rows.outbox as Array<{ subject: string; event_id: string; payload: unknown }>);
+      return encodeOutboxLines(rows.outbox);
     }
     if (param === 'actors:count') return String(rows.actors.length);
     return JSON.stringify(
