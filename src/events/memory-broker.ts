@@ -1,3 +1,4 @@
+import { detached } from '../util/detached.js';
 import {
   type BusLogger,
   type BusMessage,
@@ -78,9 +79,12 @@ class MemoryStream {
   /**
    * The same ids in publish order, each with its time: expiry walks this from `expiryHead`. (Taking
    * them from the front of the map instead would walk every deleted entry the map still holds on
-   * every call, until it happens to rehash: quadratic once the window starts expiring ids.)
+   * every call, until it happens to rehash: quadratic once the window starts expiring ids.) Two
+   * arrays rather than one of `{id, at}` pairs: the window holds every id of the last two minutes
+   * by default, and an object per id was a third of what each cost.
    */
-  private expiry: Array<{ id: string; at: number }> = [];
+  private expiryIds: string[] = [];
+  private expiryAts: number[] = [];
   private expiryHead = 0;
   private lastSeq = 0;
 
@@ -99,18 +103,23 @@ class MemoryStream {
     return this.lastSeq;
   }
 
-  append(subject: string, data: Uint8Array, msgId: string | undefined): PublishResult {
+  append(wireSubject: string, data: Uint8Array, id: string | undefined): PublishResult {
     const now = this.now();
     this.trim(now);
-    if (msgId !== undefined) {
-      const seen = this.dedupe.get(msgId);
+    if (id !== undefined) {
+      const seen = this.dedupe.get(id);
       if (seen !== undefined) return { seq: seen, duplicate: true };
     }
+    // Kept for the duplicate window (ids) and the stream's retention (subjects): copies, so that a
+    // subject or id cut from a larger text (the relay's batch rows) does not keep that text alive.
+    const subject = detached(wireSubject);
+    const msgId = id === undefined ? undefined : detached(id);
     const seq = ++this.lastSeq;
     this.messages.push({ seq, subject, data, msgId, storedAt: now });
     if (msgId !== undefined) {
       this.dedupe.set(msgId, seq);
-      this.expiry.push({ id: msgId, at: now });
+      this.expiryIds.push(msgId);
+      this.expiryAts.push(now);
     }
     this.trim(now);
     return { seq, duplicate: false };
@@ -137,17 +146,15 @@ class MemoryStream {
     }
     this.head = head;
     // Publish order is time order: stop at the first id still in the window.
-    const { expiry } = this;
+    const { expiryIds, expiryAts } = this;
     let next = this.expiryHead;
-    for (
-      let entry = expiry[next];
-      entry && now - entry.at >= this.config.duplicateWindowMs;
-      entry = expiry[++next]
-    ) {
-      this.dedupe.delete(entry.id);
+    while (next < expiryIds.length && now - (expiryAts[next] as number) >= this.config.duplicateWindowMs) {
+      this.dedupe.delete(expiryIds[next] as string);
+      next++;
     }
-    if (next > 0 && next * 2 >= expiry.length) {
-      this.expiry = expiry.slice(next);
+    if (next > 0 && next * 2 >= expiryIds.length) {
+      this.expiryIds = expiryIds.slice(next);
+      this.expiryAts = expiryAts.slice(next);
       next = 0;
     }
     this.expiryHead = next;

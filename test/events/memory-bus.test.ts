@@ -3,6 +3,7 @@ import type { Bus } from '../../src/events/bus.js';
 import { createMemoryBroker } from '../../src/events/memory-broker.js';
 import { createMemoryBus } from '../../src/events/memory-bus.js';
 import { runEventSubject } from '../../src/events/subjects.js';
+import { retainedBytes } from '../helpers/heap.js';
 import { createCollector } from '../helpers/wait.js';
 import { busContract } from './bus-contract.js';
 
@@ -66,6 +67,40 @@ describe('memory bus: in-process limits', () => {
         }
         clock.advance(1);
       }
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('keeps ids and subjects cut from a larger text (as the relay does) without the text', async () => {
+    const bus = createMemoryBus({ broker: createMemoryBroker() });
+    try {
+      const ids: string[] = [];
+      const publishes: Array<Promise<unknown>> = [];
+      const retained = retainedBytes(() => {
+        for (let i = 0; i < 100; i++) {
+          // One batch row's text: 200 kB, with the subject and the id of one message in it.
+          const subject = subjectOf(i);
+          const id = `${String(i).padStart(8, '0')}-2345-6789-abcd-ef0123456789`;
+          const text = `${'x'.repeat(200_000)}\n${subject}\t${id}\t{}`;
+          const tab = text.indexOf('\t');
+          ids.push(id);
+          publishes.push(
+            bus.publish(
+              text.slice(text.indexOf('\n') + 1, tab),
+              {},
+              { msgId: text.slice(tab + 1, tab + 37) },
+            ),
+          );
+        }
+        return publishes;
+      });
+      await Promise.all(publishes);
+      // 100 texts of 200 kB would be 20 MB; the stream still holds every message and id.
+      expect(retained).toBeLessThan(2_000_000);
+      expect(await bus.publish(subjectOf(7), {}, { msgId: ids[7] as string })).toMatchObject({
+        duplicate: true,
+      });
     } finally {
       await bus.close();
     }
