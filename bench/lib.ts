@@ -6,9 +6,13 @@
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { createNamespace } from '../src/events/namespace.js';
 import { runLoad } from './loadgen.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -263,4 +267,37 @@ export function percentiles(samples: number[]): { p50: number; p90: number; p99:
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}
+
+/** The NATS the NATS rows use (`BENCH_NATS_URL`). */
+export const BENCH_NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** Whether something accepts connections at `url` (NATS rows run only then). */
+export async function natsAnswers(url: string = BENCH_NATS_URL): Promise<boolean> {
+  const target = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(target.port || 4222), target.hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** A bus prefix of its own for a benchmark's r3 on NATS; `drop()` deletes its stream afterwards. */
+export async function benchBusPrefix(label: string): Promise<{ prefix: string; drop(): Promise<void> }> {
+  const prefix = `bench_${label}_${randomBytes(3).toString('hex')}`;
+  return {
+    prefix,
+    async drop() {
+      const nc = await connect({ servers: BENCH_NATS_URL });
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.delete(createNamespace(prefix).streamName).catch(() => undefined);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
 }

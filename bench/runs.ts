@@ -4,7 +4,10 @@
  * 1. Baseline, measured in the same run: single-row INSERT transactions per second (autocommit) on
  *    the same PostgreSQL, from this process, at 16 and 64 connections.
  * 2. Accepted runs per second: `POST /skills/:slug/runs` at 16 and 64 connections against an r3 with
- *    no workers (R3_WORKER_CONCURRENCY=0), so the figure is the API's alone.
+ *    no workers (R3_WORKER_CONCURRENCY=0), so the figure is the API's alone; with the in-process bus
+ *    (no configuration) and, at 64 connections when NATS answers, with NATS JetStream (what a
+ *    deployment of more than one process runs: the relay publishes every event to the server and
+ *    waits for its ack).
  * 3. End to end: against a second r3 (own database) whose workers execute the runs while the load
  *    runs: runs completed per second, and POST→completed latency p50/p99, taken from each run's
  *    `created_at` and `completed_at` (both written by r3's clock; `created_at` is stamped in the
@@ -16,7 +19,9 @@
  */
 import pg from 'pg';
 import {
+  BENCH_NATS_URL,
   type BenchDatabase,
+  benchBusPrefix,
   type Child,
   checkpoint,
   createBenchDatabase,
@@ -25,6 +30,7 @@ import {
   DURATION_S,
   type LoadResult,
   load,
+  natsAnswers,
   percentiles,
   printTable,
   spawnR3,
@@ -158,6 +164,32 @@ try {
     );
   }
   await apiOnly.r3.stop();
+
+  if (await natsAnswers()) {
+    const withNats = await createBenchDatabase('runs_nats');
+    const bus = await benchBusPrefix('runs');
+    try {
+      const natsApi = await prepare(withNats, {
+        R3_WORKER_CONCURRENCY: '0',
+        R3_DB_POOL_SIZE: '20',
+        NATS_URL: BENCH_NATS_URL,
+        R3_BUS_PREFIX: bus.prefix,
+      });
+      children.push(natsApi.r3);
+      const natsHeaders = { authorization: `Bearer ${natsApi.token}` };
+      const natsTarget = `${natsApi.r3.url}/api/v1/skills/bench/runs`;
+      const post = { method: 'POST', headers: natsHeaders, body: BODY };
+      await load('warm-up', natsTarget, 16, { ...post, duration: 2 });
+      await checkpoint(withNats.url);
+      rows.push(await load('r3 POST … (accept, NATS bus)', natsTarget, 64, post));
+      await natsApi.r3.stop();
+    } finally {
+      await withNats.drop();
+      await bus.drop();
+    }
+  } else {
+    console.log(`(NATS does not answer at ${BENCH_NATS_URL}: the NATS accept row is skipped)`);
+  }
 
   // The runs accepted above are still queued: a process with workers drains the backlog, which
   // measures what the workers complete when they have the machine to themselves.

@@ -19,10 +19,13 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import {
   api,
+  BENCH_NATS_URL,
   type BenchDatabase,
+  benchBusPrefix,
   type Child,
   createBenchDatabase,
   createBenchToken,
+  natsAnswers,
   percentiles,
   spawnR3,
 } from './lib.js';
@@ -32,7 +35,6 @@ const RUNS = Number(process.env.BENCH_SSE_RUNS ?? 100);
 const GATES = 40;
 const RATE = Number(process.env.BENCH_SSE_RATE ?? 100);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
-const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 function openFilesLimit(): number {
   const line = readFileSync('/proc/self/limits', 'utf8')
@@ -296,18 +298,6 @@ async function scenario(label: string, db: BenchDatabase, env: Record<string, st
   }
 }
 
-async function natsAnswers(url: string): Promise<boolean> {
-  const target = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(target.port || 4222), target.hostname);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 const limit = openFilesLimit();
 if (limit < STREAMS + 1_000) {
   console.warn(
@@ -321,16 +311,19 @@ try {
 } finally {
   await inProcess.drop();
 }
-if (await natsAnswers(NATS_URL)) {
+if (await natsAnswers()) {
   const withNats = await createBenchDatabase('sse_nats');
+  const bus = await benchBusPrefix('sse');
   try {
-    const prefix = `bench_sse_${Math.random().toString(36).slice(2, 8)}`;
-    results.push(await scenario('NATS JetStream', withNats, { NATS_URL, R3_BUS_PREFIX: prefix }));
+    results.push(
+      await scenario('NATS JetStream', withNats, { NATS_URL: BENCH_NATS_URL, R3_BUS_PREFIX: bus.prefix }),
+    );
   } finally {
     await withNats.drop();
+    await bus.drop();
   }
 } else {
-  console.log(`(NATS does not answer at ${NATS_URL}: the NATS row is skipped)`);
+  console.log(`(NATS does not answer at ${BENCH_NATS_URL}: the NATS row is skipped)`);
 }
 
 console.log(
