@@ -81,7 +81,7 @@ class MemoryStream {
    * them from the front of the map instead would walk every deleted entry the map still holds on
    * every call, until it happens to rehash: quadratic once the window starts expiring ids.) Two
    * arrays rather than one of `{id, at}` pairs: the window holds every id of the last two minutes
-   * by default, and an object per id was a third of what each cost.
+   * by default (1.4 million at 12k messages a second), so each id costs one object fewer.
    */
   private expiryIds: string[] = [];
   private expiryAts: number[] = [];
