@@ -286,7 +286,7 @@ export async function natsAnswers(url: string = BENCH_NATS_URL): Promise<boolean
 }
 
 /** A bus prefix of its own for a benchmark's r3 on NATS; `drop()` deletes its stream afterwards. */
-export async function benchBusPrefix(label: string): Promise<{ prefix: string; drop(): Promise<void> }> {
+export function benchBusPrefix(label: string): { prefix: string; drop(): Promise<void> } {
   const prefix = `bench_${label}_${randomBytes(3).toString('hex')}`;
   return {
     prefix,

@@ -99,6 +99,31 @@ async function prepare(
   return { r3, token };
 }
 
+/**
+ * Accept rows: an r3 on `db` with no workers (the figure is the API's alone) and `env`, warmed up,
+ * then POSTs at each of `connections`, each row after a CHECKPOINT. The r3 is stopped afterwards.
+ */
+async function acceptRows(
+  db: BenchDatabase,
+  label: string,
+  connections: readonly number[],
+  env: Record<string, string>,
+  children: Child[],
+): Promise<LoadResult[]> {
+  const { r3, token } = await prepare(db, { R3_WORKER_CONCURRENCY: '0', R3_DB_POOL_SIZE: '20', ...env });
+  children.push(r3);
+  const post = { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: BODY };
+  const target = `${r3.url}/api/v1/skills/bench/runs`;
+  await load('warm-up', target, 16, { ...post, duration: 2 });
+  const rows: LoadResult[] = [];
+  for (const c of connections) {
+    await checkpoint(db.url);
+    rows.push(await load(label, target, c, post));
+  }
+  await r3.stop();
+  return rows;
+}
+
 /** Waits until no run of `slug` is unfinished; resolves with how many still are at the timeout. */
 async function waitForCompletion(client: pg.Client, slug: string, timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs;
@@ -152,37 +177,14 @@ try {
     rows.push(await baseline(api.url, c, true));
   }
 
-  const apiOnly = await prepare(api, { R3_WORKER_CONCURRENCY: '0', R3_DB_POOL_SIZE: '20' });
-  children.push(apiOnly.r3);
-  const headers = { authorization: `Bearer ${apiOnly.token}` };
-  const target = `${apiOnly.r3.url}/api/v1/skills/bench/runs`;
-  await load('warm-up', target, 16, { method: 'POST', headers, body: BODY, duration: 2 });
-  for (const c of CONNECTIONS) {
-    await checkpoint(api.url);
-    rows.push(
-      await load('r3 POST /skills/:slug/runs (accept)', target, c, { method: 'POST', headers, body: BODY }),
-    );
-  }
-  await apiOnly.r3.stop();
+  rows.push(...(await acceptRows(api, 'r3 POST /skills/:slug/runs (accept)', CONNECTIONS, {}, children)));
 
   if (await natsAnswers()) {
     const withNats = await createBenchDatabase('runs_nats');
-    const bus = await benchBusPrefix('runs');
+    const bus = benchBusPrefix('runs');
     try {
-      const natsApi = await prepare(withNats, {
-        R3_WORKER_CONCURRENCY: '0',
-        R3_DB_POOL_SIZE: '20',
-        NATS_URL: BENCH_NATS_URL,
-        R3_BUS_PREFIX: bus.prefix,
-      });
-      children.push(natsApi.r3);
-      const natsHeaders = { authorization: `Bearer ${natsApi.token}` };
-      const natsTarget = `${natsApi.r3.url}/api/v1/skills/bench/runs`;
-      const post = { method: 'POST', headers: natsHeaders, body: BODY };
-      await load('warm-up', natsTarget, 16, { ...post, duration: 2 });
-      await checkpoint(withNats.url);
-      rows.push(await load('r3 POST … (accept, NATS bus)', natsTarget, 64, post));
-      await natsApi.r3.stop();
+      const env = { NATS_URL: BENCH_NATS_URL, R3_BUS_PREFIX: bus.prefix };
+      rows.push(...(await acceptRows(withNats, 'r3 POST … (accept, NATS bus)', [64], env, children)));
     } finally {
       await withNats.drop();
       await bus.drop();

@@ -313,7 +313,7 @@ try {
 }
 if (await natsAnswers()) {
   const withNats = await createBenchDatabase('sse_nats');
-  const bus = await benchBusPrefix('sse');
+  const bus = benchBusPrefix('sse');
   try {
     results.push(
       await scenario('NATS JetStream', withNats, { NATS_URL: BENCH_NATS_URL, R3_BUS_PREFIX: bus.prefix }),
