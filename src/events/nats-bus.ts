@@ -26,6 +26,7 @@ import {
 } from './bus.js';
 import { createBusMessage, encodePayload } from './message.js';
 import { createNamespace, type Namespace } from './namespace.js';
+import { createReplyInbox, publishToStream, type ReplyInbox } from './nats-inbox.js';
 import { ensureDurableConsumer, ensureStream, eventStreamConfig } from './nats-stream.js';
 
 /** Options of `connectNatsBus`. */
@@ -51,9 +52,17 @@ export interface NatsBusOptions {
   redeliveryBackoffMs?: readonly number[];
   /** Connection name the server shows (default `r3:<prefix>`). */
   connectionName?: string;
+  /**
+   * How long a publish waits for the stream's ack, and a handled message for the server to confirm
+   * its ack, before it fails (default 5 s, as nats.js's).
+   */
+  requestTimeoutMs?: number;
 }
 
 const HEALTH_TIMEOUT_MS = 1_000;
+const REQUEST_TIMEOUT_MS = 5_000;
+/** The payload of a consumer ack. */
+const ACK = new TextEncoder().encode('+ACK');
 
 /**
  * Connects to NATS (reconnecting forever once connected), creates or updates the prefix's stream
@@ -87,7 +96,8 @@ export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
     await nc.close();
     throw err;
   }
-  return new NatsBus(nc, jsm, ns, logger, {
+  const inbox = createReplyInbox(nc, { timeoutMs: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS });
+  return new NatsBus(nc, jsm, inbox, ns, logger, {
     ackWaitMs: opts.ackWaitMs ?? BUS_DEFAULTS.ackWaitMs,
     backoffMs: opts.redeliveryBackoffMs ?? BUS_DEFAULTS.redeliveryBackoffMs,
   });
@@ -108,6 +118,8 @@ class NatsBus implements Bus {
   constructor(
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
+    /** Where publishes and confirmed acks wait for their answers. */
+    private readonly inbox: ReplyInbox,
     private readonly ns: Namespace,
     private readonly logger: BusLogger,
     private readonly settings: ConsumerSettings,
@@ -120,11 +132,7 @@ class NatsBus implements Bus {
   async publish(subject: string, payload: unknown, opts?: PublishOptions): Promise<PublishResult> {
     this.assertOpen();
     const wire = this.ns.eventSubject(subject);
-    const ack = await this.js.publish(
-      wire,
-      encodePayload(payload),
-      opts?.msgId !== undefined ? { msgID: opts.msgId } : undefined,
-    );
+    const ack = await publishToStream(this.inbox, wire, encodePayload(payload), opts?.msgId);
     return { seq: ack.seq, duplicate: ack.duplicate };
   }
 
@@ -166,6 +174,7 @@ class NatsBus implements Bus {
     const consumer = await this.js.consumers.get(stream, durable);
     const loop = new NatsConsumerLoop(consumer, durable, this.ns, handler, this.logger, {
       ...this.settings,
+      inbox: this.inbox,
       concurrency: Math.max(1, Math.floor(opts?.concurrency ?? 1)),
     });
     await loop.start();
@@ -219,6 +228,7 @@ class NatsBus implements Bus {
       await Promise.all([...this.consumers].map((c) => c.stop()));
       this.consumers.clear();
       if (!this.nc.isClosed()) await this.nc.drain();
+      this.inbox.close(new BusClosedError());
       await this.statusWatch;
     })();
     return this.closing;
@@ -267,6 +277,7 @@ class NatsBus implements Bus {
 
 interface LoopSettings extends ConsumerSettings {
   concurrency: number;
+  inbox: ReplyInbox;
 }
 
 /** One `consume()` call: pulls at most `concurrency` messages ahead and runs the handler on them. */
@@ -350,13 +361,24 @@ class NatsConsumerLoop {
     if (!ok) return;
     try {
       // Wait for the server to record the ack: once `stop()` resolves, a restart cannot see the message again.
-      await m.ackAck();
+      await this.ackConfirmed(m);
     } catch (err) {
       this.logger.warn(
         { err, subject: msg.subject },
         'bus ack not confirmed; the message may be redelivered',
       );
     }
+  }
+
+  /**
+   * Acks `m` and waits for the server to confirm it recorded the ack (what `m.ackAck()` does, with
+   * the answer awaited on the bus's inbox).
+   */
+  private async ackConfirmed(m: JsMsg): Promise<void> {
+    // The ack goes to the message's reply subject, which nats.js's message has but does not type.
+    const reply = (m as { reply?: unknown }).reply;
+    if (typeof reply === 'string' && reply !== '') await this.settings.inbox.request(reply, ACK);
+    else await m.ackAck();
   }
 
   private async watch(messages: ConsumerMessages): Promise<void> {

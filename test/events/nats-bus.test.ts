@@ -5,6 +5,7 @@ import type { Bus } from '../../src/events/bus.js';
 import { connectBus } from '../../src/events/connect.js';
 import { createNamespace } from '../../src/events/namespace.js';
 import { connectNatsBus } from '../../src/events/nats-bus.js';
+import { NatsRequestError } from '../../src/events/nats-inbox.js';
 import { runEventSubject } from '../../src/events/subjects.js';
 import { probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
 import { createCollector, deferred, withTimeout } from '../helpers/wait.js';
@@ -129,6 +130,25 @@ describe.skipIf(nats.skip)('NATS bus', () => {
           ackFloor: info.ack_floor.stream_seq,
           redelivered: info.num_redelivered,
         }).toEqual({ ackPending: 0, pending: 0, ackFloor: 3, redelivered: 0 });
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('rejects a publish with status 503 once its stream is gone, and publishes again once it is back', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix, requestTimeoutMs: 2_000 });
+      const subject = runEventSubject('org_1', 1, 'completed');
+      expect(await bus.publish(subject, { n: 1 })).toEqual({ seq: 1, duplicate: false });
+      const { nc, jsm } = await admin();
+      try {
+        const config = (await jsm.streams.info(createNamespace(prefix).streamName)).config;
+        await jsm.streams.delete(config.name);
+        const error = await bus.publish(subject, { n: 2 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(NatsRequestError);
+        expect(error).toMatchObject({ code: 503 });
+        await jsm.streams.add(config);
+        expect(await bus.publish(subject, { n: 3 })).toEqual({ seq: 1, duplicate: false });
       } finally {
         await nc.close();
       }
