@@ -288,6 +288,9 @@ class NatsConsumerLoop {
   private running: Promise<void> | undefined;
   private stopping = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Messages whose handler runs: one timer tells the server they are still being worked on. */
+  private readonly working = new Set<JsMsg>();
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly consumer: Consumer,
@@ -302,6 +305,15 @@ class NatsConsumerLoop {
     // Pulling only as many as can run keeps buffered messages from ageing toward ack_wait unseen.
     const messages = await this.consumer.consume({ max_messages: this.settings.concurrency });
     this.messages = messages;
+    // Every third of ack_wait, each message in a handler is reported in progress (one timer for
+    // all of them rather than one per message).
+    this.heartbeat = setInterval(
+      () => {
+        for (const m of this.working) m.working();
+      },
+      Math.max(100, Math.floor(this.settings.ackWaitMs / 3)),
+    );
+    this.heartbeat.unref();
     this.running = this.run(messages);
     void this.watch(messages);
   }
@@ -313,6 +325,7 @@ class NatsConsumerLoop {
     }
     await this.running;
     await Promise.all(this.inFlight);
+    clearInterval(this.heartbeat);
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
@@ -345,8 +358,7 @@ class NatsConsumerLoop {
       msgId: m.headers?.get(PubHeaders.MsgIdHdr) || undefined,
       deliveryCount,
     });
-    const heartbeat = setInterval(() => m.working(), Math.max(100, Math.floor(this.settings.ackWaitMs / 3)));
-    heartbeat.unref();
+    this.working.add(m);
     let ok = false;
     try {
       await this.handler(msg);
@@ -356,7 +368,7 @@ class NatsConsumerLoop {
       this.logger.warn({ err, subject: msg.subject, deliveryCount, delayMs }, 'bus handler failed');
       m.nak(delayMs);
     } finally {
-      clearInterval(heartbeat);
+      this.working.delete(m);
     }
     if (!ok) return;
     try {
