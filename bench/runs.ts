@@ -163,6 +163,33 @@ async function endToEnd(client: pg.Client, slug: string, window: [number, number
   return rows[0] as EndToEnd;
 }
 
+/**
+ * The issue's goals, as this run measured them: accepted runs ≥ 30% of the baseline's transactions
+ * a second and p99 accept < 20 ms, at 64 connections (in-process bus); completed ≥ 500 runs a second
+ * end to end (sustained load). The 16-connection share is printed beside them, for reference.
+ */
+function printGoals(rows: readonly LoadResult[], sustained: EndToEnd | undefined): void {
+  const at = (label: string, connections: number) =>
+    rows.find((r) => r.label.startsWith(label) && r.connections === connections);
+  const share = (connections: number) => {
+    const accept = at('r3 POST /skills/:slug/runs', connections);
+    const base = at('baseline:', connections);
+    return accept && base ? (accept.rps / base.rps) * 100 : Number.NaN;
+  };
+  const p99 = at('r3 POST /skills/:slug/runs', 64)?.p99 ?? Number.NaN;
+  const completed = sustained ? sustained.completed / sustained.spanS : Number.NaN;
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  console.log('\ngoals (accept figures at 64 connections, in-process bus):');
+  console.log(
+    `  accepted ≥ 30% of the baseline's tx/s: ${share(64).toFixed(1)}% — ${verdict(share(64) >= 30)}`,
+  );
+  console.log(`  p99 accept < 20 ms: ${p99.toFixed(2)} ms — ${verdict(p99 < 20)}`);
+  console.log(
+    `  completed ≥ 500 runs/s end to end: ${Math.round(completed)}/s — ${verdict(completed >= 500)}`,
+  );
+  console.log(`  (for reference, 16 connections: accepted ${share(16).toFixed(1)}% of their baseline)`);
+}
+
 const api = await createBenchDatabase('runs_api');
 const e2e = await createBenchDatabase('runs_e2e');
 const children: Child[] = [];
@@ -275,6 +302,7 @@ try {
     );
     console.log(`    POST→completed p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms`);
   }
+  printGoals(rows, e2eRows[0]?.figures);
 } finally {
   await Promise.all(children.map((c) => c.stop()));
   await api.drop();
