@@ -7,25 +7,14 @@ import { createNamespace } from '../../src/events/namespace.js';
 import { connectNatsBus } from '../../src/events/nats-bus.js';
 import { NatsRequestError } from '../../src/events/nats-inbox.js';
 import { runEventSubject } from '../../src/events/subjects.js';
-import { probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
+import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
 import { createCollector, deferred, withTimeout } from '../helpers/wait.js';
 import { busContract } from './bus-contract.js';
 
 const nats = await probeNats();
 
 /** Deletes the streams of `prefixes` (their consumers go with them). */
-async function deleteStreams(prefixes: readonly string[]): Promise<void> {
-  if (!nats.reachable || prefixes.length === 0) return;
-  const nc = await connect({ servers: nats.url });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const prefix of prefixes) {
-      await jsm.streams.delete(createNamespace(prefix).streamName).catch(() => false);
-    }
-  } finally {
-    await nc.close();
-  }
-}
+const deleteStreams = (prefixes: readonly string[]) => deleteTestStreams(nats, prefixes);
 
 describe.skipIf(nats.skip)('NATS bus', () => {
   beforeAll(() => requireNats(nats));

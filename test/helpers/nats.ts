@@ -1,5 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { createNamespace } from '../../src/events/namespace.js';
 
 /**
  * Whether tests that need NATS run here. They run whenever NATS answers; when it does not they are
@@ -68,4 +69,18 @@ export function randomTestPrefix(label: string): string {
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 24);
   return `t_${token}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Deletes the event streams of bus `prefixes` (their consumers go with them), when NATS answers. */
+export async function deleteTestStreams(probe: NatsProbe, prefixes: readonly string[]): Promise<void> {
+  if (!probe.reachable || prefixes.length === 0) return;
+  const nc = await connect({ servers: probe.url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const prefix of prefixes) {
+      await jsm.streams.delete(createNamespace(prefix).streamName).catch(() => false);
+    }
+  } finally {
+    await nc.close();
+  }
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
+import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
 import { runCli, type ServeProcess, spawnServe } from '../helpers/process.js';
 import { openSse } from '../helpers/sse.js';
 import { withTimeout } from '../helpers/wait.js';
@@ -17,6 +17,7 @@ describe.skipIf(nats.skip)('an event stream on another process (NATS)', () => {
   let a: ServeProcess;
   let b: ServeProcess;
   let token: string;
+  const prefix = randomTestPrefix('sse');
 
   beforeAll(async () => {
     requireNats(nats);
@@ -24,7 +25,7 @@ describe.skipIf(nats.skip)('an event stream on another process (NATS)', () => {
     const env = {
       DATABASE_URL: database.url,
       NATS_URL: nats.url,
-      R3_BUS_PREFIX: randomTestPrefix('sse'),
+      R3_BUS_PREFIX: prefix,
       R3_SECRET_KEY: 'cross-process-test-secret-key-0123456789',
       R3_RATE_LIMIT_PER_MIN: '0',
     };
@@ -54,6 +55,7 @@ describe.skipIf(nats.skip)('an event stream on another process (NATS)', () => {
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await database?.drop();
+    await deleteTestStreams(nats, [prefix]);
   });
 
   it('streams the events of a run created on the other process, live, until it ends', async () => {
