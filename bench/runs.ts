@@ -38,6 +38,8 @@ import {
 } from './lib.js';
 
 const CONNECTIONS = [16, 64];
+/** The label of the in-process accept rows (the goals are read from them). */
+const ACCEPT_LABEL = 'r3 POST /skills/:slug/runs (accept)';
 const BODY = JSON.stringify({ input: { text: 'benchmark input' } });
 
 /**
@@ -172,11 +174,11 @@ function printGoals(rows: readonly LoadResult[], sustained: EndToEnd | undefined
   const at = (label: string, connections: number) =>
     rows.find((r) => r.label.startsWith(label) && r.connections === connections);
   const share = (connections: number) => {
-    const accept = at('r3 POST /skills/:slug/runs', connections);
+    const accept = at(ACCEPT_LABEL, connections);
     const base = at('baseline:', connections);
     return accept && base ? (accept.rps / base.rps) * 100 : Number.NaN;
   };
-  const p99 = at('r3 POST /skills/:slug/runs', 64)?.p99 ?? Number.NaN;
+  const p99 = at(ACCEPT_LABEL, 64)?.p99 ?? Number.NaN;
   const completed = sustained ? sustained.completed / sustained.spanS : Number.NaN;
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   console.log('\ngoals (accept figures at 64 connections, in-process bus):');
@@ -204,7 +206,7 @@ try {
     rows.push(await baseline(api.url, c, true));
   }
 
-  rows.push(...(await acceptRows(api, 'r3 POST /skills/:slug/runs (accept)', CONNECTIONS, {}, children)));
+  rows.push(...(await acceptRows(api, ACCEPT_LABEL, CONNECTIONS, {}, children)));
 
   if (await natsAnswers()) {
     const withNats = await createBenchDatabase('runs_nats');

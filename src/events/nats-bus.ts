@@ -76,9 +76,10 @@ export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
     name: opts.connectionName ?? `r3:${ns.prefix}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
-    // nats.js otherwise builds two errors with stack traces for every request, in case it fails (a
-    // JetStream publish is a request): a fifth of r3's CPU while the relay publishes. A request that
-    // fails still rejects with its error, without the caller's frames.
+    // nats.js otherwise builds two errors with stack traces for every request it makes, in case it
+    // fails. Publishes and confirmed acks no longer go through its requests (see nats-inbox.ts); the
+    // rest (stream and consumer calls, health) still do. A request that fails still rejects with its
+    // error, without the caller's frames.
     noAsyncTraces: true,
   });
   let jsm: JetStreamManager;
