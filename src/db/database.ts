@@ -15,6 +15,9 @@ import { allEntities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
 import { createDb, type Db } from './sql.js';
 
+/** The advisory lock key under which one process at a time migrates a database ("r3migr" in ASCII). */
+const MIGRATION_LOCK = 0x7233_6d69_6772;
+
 export interface Database {
   orm: MikroORM;
   sql: Db;
@@ -56,8 +59,26 @@ export async function openDatabase(
     sql,
     url,
     async migrate() {
-      const applied = await orm.getMigrator().up();
-      return applied.map((m) => m.name);
+      // Processes starting together on one database take turns: MikroORM creates its migrations
+      // table and applies what is pending without a lock of its own, so a second process would fail
+      // on the table the first one just created (or apply a migration twice). The lock is held by a
+      // session of the pool and freed with it, also when this process dies.
+      const client = await sql.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        try {
+          const applied = await orm.getMigrator().up();
+          return applied.map((m) => m.name);
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch((error: Error) => {
+            broken = error;
+          });
+        }
+      } finally {
+        // A session whose unlock failed is closed, not pooled: closing it frees the lock.
+        client.release(broken ?? false);
+      }
     },
     async close() {
       await Promise.allSettled([orm.close(true), sql.close()]);

@@ -15,8 +15,8 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-/** Creates a fresh, migrated database for one test file. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Creates a fresh, migrated database for one test file (`empty`: no schema at all, from template0). */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject('pgAdminUrl');
   const name = `r3_t_${inject('testRunId')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -24,7 +24,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        await admin.query(`create database ${name} template ${inject('pgTemplate')}`);
+        const template = options.empty ? 'template0' : inject('pgTemplate');
+        await admin.query(`create database ${name} template ${template}`);
         break;
       } catch (error) {
         // Another file may be cloning the template this very moment ("being accessed by other users").
