@@ -75,6 +75,7 @@ const EnvSchema = z.object({
   R3_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(32),
   R3_SHUTDOWN_TIMEOUT: duration('R3_SHUTDOWN_TIMEOUT').default(10_000),
   R3_TRUST_PROXY: bool.default(false),
+  R3_HTTP_ENGINE: z.enum(['auto', 'node']).default('auto'),
   R3_SECRET_KEY: z.string().min(32, 'R3_SECRET_KEY must be at least 32 characters').optional(),
 });
 
@@ -114,6 +115,8 @@ export interface Config {
   workerConcurrency: number;
   shutdownTimeoutMs: number;
   trustProxy: boolean;
+  /** `auto`: a native uWS build for this Node when one loads, else node:http; `node`: node:http always. */
+  httpEngine: 'auto' | 'node';
   secretKey: string | undefined;
 }
 
@@ -194,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerConcurrency: e.R3_WORKER_CONCURRENCY,
     shutdownTimeoutMs: e.R3_SHUTDOWN_TIMEOUT,
     trustProxy: e.R3_TRUST_PROXY,
+    httpEngine: e.R3_HTTP_ENGINE,
     secretKey: e.R3_SECRET_KEY,
   };
 }

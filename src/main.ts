@@ -25,6 +25,7 @@ import { type Database, openDatabase, resolveDatabaseUrl } from './db/database.j
 import type { Bus } from './events/bus.js';
 import { connectBus } from './events/connect.js';
 import { createHttpServer, type HttpServer, type RouteDef } from './http/server.js';
+import { loadUws } from './http/uws.js';
 import { createLogger, type Logger } from './log.js';
 import { mcpRoutes } from './mcp/http-routes.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
@@ -152,6 +153,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       rateLimitAddress: (ip) => limiter.takeForAddress(ip),
       trustProxy: config.trustProxy,
       anonymous: ANONYMOUS,
+      uws: loadUws(config.httpEngine),
     });
     for (const route of allRoutes(services)) http.add(route);
     await runtime.start();
@@ -165,8 +167,22 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // PORT=0 picked a free port: links must name the real one (set before any request is served).
     if (!config.baseUrlExplicit && config.port === 0) config.baseUrl = url;
+    const engine = http.engine;
+    if (engine.kind === 'node-http') {
+      log.warn(
+        { http: 'node:http', node: process.version, why: engine.detail },
+        'no native uWebSockets.js build loads on this Node: serving over node:http, performance is reduced',
+      );
+    }
     log.info(
-      { url, baseUrl: config.baseUrl, env: config.env, bus: config.natsUrl ? 'nats' : 'in-process' },
+      {
+        url,
+        baseUrl: config.baseUrl,
+        env: config.env,
+        bus: config.natsUrl ? 'nats' : 'in-process',
+        node: process.version,
+        http: engine.kind === 'native' ? engine.detail : 'node:http',
+      },
       'r3 listening',
     );
     let closing: Promise<void> | null = null;

@@ -54,6 +54,7 @@ describe('configuration', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['BASE_URL', 'not a url'],
     ['R3_MODEL_PROVIDER', 'anthropic'],
+    ['R3_HTTP_ENGINE', 'uws'],
   ])('stops on a bad %s naming the variable', (name, value) => {
     let error: unknown;
     try {

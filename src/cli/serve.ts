@@ -7,7 +7,9 @@ import type { CliContext } from './main.js';
 export async function serveCommand(_args: string[], { config, out }: CliContext): Promise<number> {
   const log = createLogger(config.logLevel);
   const app = await startApp(config, { log });
-  out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl})`);
+  const { engine } = app.http;
+  const http = engine.kind === 'native' ? engine.detail : 'node:http, performance reduced';
+  out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl}; HTTP: ${http}; Node ${process.version})`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');

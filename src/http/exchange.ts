@@ -3,18 +3,18 @@
  * body (with the 1 MiB cap), the query string, the request id, and corked writes that respect
  * an aborted or already answered response.
  */
-import type uWS from 'uWebSockets.js';
 import { payloadTooLarge, validationFailed } from './errors.js';
 import { JSON_CONTENT_TYPE } from './reply.js';
 import type { RateDecision } from './server.js';
 import { statusLine } from './status.js';
+import type { UwsResponse } from './uws.js';
 
 /** Bodies above this are refused with 413 (decisions §4). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A uWS response with the pipeline's bookkeeping. */
 export interface Exchange {
-  res: uWS.HttpResponse;
+  res: UwsResponse;
   aborted: boolean;
   done: boolean;
   controller: AbortController | null;
@@ -130,7 +130,7 @@ export function rateHeaders(rate: RateDecision | null): Record<string, string> {
   return out;
 }
 
-function writeRateHeaders(res: uWS.HttpResponse, rate: RateDecision): void {
+function writeRateHeaders(res: UwsResponse, rate: RateDecision): void {
   forEachRateHeader(rate, (name, value) => res.writeHeader(name, value));
 }
 

@@ -8,7 +8,6 @@
  * are corked; no exception crosses a uWS callback.
  */
 
-import uWS from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { FusedAnswer, FusedRequest } from '../auth/authenticate.js';
@@ -30,6 +29,7 @@ import {
 import type { Reply, ResponseStream } from './reply.js';
 import { Router } from './router.js';
 import { openStream } from './stream.js';
+import type { LoadedUws, UwsApp, UwsListenSocket } from './uws.js';
 import { parseOrThrow } from './validate.js';
 
 export { MAX_BODY_BYTES, parseQuery } from './exchange.js';
@@ -146,6 +146,8 @@ export interface HttpServerDeps {
   trustProxy: boolean;
   /** Anonymous principal used on public routes. */
   anonymous: Principal;
+  /** The uWS to serve on (see `loadUws`). */
+  uws: LoadedUws;
 }
 
 export interface HttpServer {
@@ -155,36 +157,23 @@ export interface HttpServer {
   /** Stops accepting, waits for in-flight requests (up to `timeoutMs`), ends open streams. */
   close(timeoutMs: number): Promise<void>;
   readonly inflight: number;
+  /** Which uWS this server runs on. */
+  readonly engine: LoadedUws;
 }
 
 const decoder = new TextDecoder();
 
 const NO_BODY = Buffer.alloc(0);
 
-/** Creates the uWS app with r3's pipeline mounted on every path. */
 /** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (declared in its typings, not exported at run time). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
-/** `app.listen(host, port, options, cb)`: the native call takes options after the port; the typings lack it. */
-function listenExclusive(
-  app: uWS.TemplatedApp,
-  host: string,
-  port: number,
-  cb: (socket: uWS.us_listen_socket | false) => void,
-): void {
-  const listen = app.listen as unknown as (
-    host: string,
-    port: number,
-    options: number,
-    cb: (socket: uWS.us_listen_socket | false) => void,
-  ) => uWS.TemplatedApp;
-  listen.call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb);
-}
-
+/** Creates the uWS app with r3's pipeline mounted on every path. */
 export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const router = new Router<RouteDef>();
-  const app = uWS.App();
-  let listenSocket: uWS.us_listen_socket | null = null;
+  const uws = deps.uws;
+  const app: UwsApp = uws.api.App();
+  let listenSocket: UwsListenSocket | null = null;
   let inflight = 0;
   let draining = false;
   const streams = new Set<ResponseStream>();
@@ -371,17 +360,17 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       return new Promise((resolve, reject) => {
         // Exclusive: without it uWS sets SO_REUSEPORT, and a second r3 started on a taken port would
         // silently share it, each process answering some of the connections.
-        listenExclusive(app, host, port, (socket) => {
+        app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (is it in use?)`));
           listenSocket = socket;
-          resolve(uWS.us_socket_local_port(socket));
+          resolve(uws.api.us_socket_local_port(socket));
         });
       });
     },
     async close(timeoutMs) {
       draining = true;
       if (listenSocket) {
-        uWS.us_listen_socket_close(listenSocket);
+        uws.api.us_listen_socket_close(listenSocket);
         listenSocket = null;
       }
       for (const stream of [...streams]) stream.end();
@@ -398,6 +387,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     get inflight() {
       return inflight;
     },
+    engine: uws,
   };
 }
 

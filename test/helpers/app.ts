@@ -71,6 +71,8 @@ export async function startTestApp(
     R3_DB_POOL_SIZE: '5',
     R3_SHUTDOWN_TIMEOUT: '2s',
     R3_SECRET_KEY: TEST_SECRET_KEY,
+    // R3_HTTP_ENGINE=node npm test runs the whole suite on the node:http engine.
+    ...(process.env.R3_HTTP_ENGINE ? { R3_HTTP_ENGINE: process.env.R3_HTTP_ENGINE } : {}),
     ...env,
   });
   const clock = new ManualClock(options.now);
