@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { ensureBuilt } from '../../ops/build.mjs';
 import { openDatabase } from '../../src/db/database.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { createLogger } from '../../src/log.js';
@@ -41,6 +42,8 @@ function withDatabase(url: string, database: string): string {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Tests start `bin/r3.js` processes, which run the build: make it once, before they race to.
+  await ensureBuilt();
   const log = createLogger('warn', 2);
   let embedded: EmbeddedDatabase | null = null;
   let tempDir: string | null = null;
