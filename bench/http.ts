@@ -5,7 +5,10 @@
  * - `GET /api/v1/runs/:id`: token lookup + one run by primary key (the cheapest read there is);
  * - `GET /api/v1/tokens`: token lookup + the org's token list;
  * - the same run read with the shared rate limiter on (the limit raised so nothing is refused): every
- *   request also takes a step of its token's bucket in PostgreSQL.
+ *   request also takes a step of its token's bucket in PostgreSQL;
+ * - `GET /api/v1/runs/:id` served over node:http instead of a native uWS build: on this Node
+ *   (`R3_HTTP_ENGINE=node`) and on Node 22 where no native build loads (glibc < 2.38), so the README
+ *   can say what the fallback costs (BENCH_ENGINES=0 leaves these rows out).
  */
 import {
   completedRun,
@@ -14,6 +17,7 @@ import {
   createBenchToken,
   type LoadResult,
   load,
+  nodeBinary,
   printTable,
   r3Cli,
   spawnR3,
@@ -43,6 +47,31 @@ try {
     rows.push(await load('r3 GET /runs/:id (auth, no limit)', runUrl, c, { headers }));
   for (const c of CONNECTIONS)
     rows.push(await load('r3 GET /tokens (auth, no limit)', tokensUrl, c, { headers }));
+  if (process.env.BENCH_ENGINES !== '0') {
+    const fallbacks: Array<[string, string | null, Record<string, string>]> = [
+      [
+        `r3 GET /runs/:id node:http, ${process.version.split('.')[0]}`,
+        process.execPath,
+        { R3_HTTP_ENGINE: 'node' },
+      ],
+      ['r3 GET /runs/:id Node 22 auto', nodeBinary(22), {}],
+    ];
+    for (const [label, node, extra] of fallbacks) {
+      if (!node) {
+        console.log(`(no Node binary for "${label}": row skipped)`);
+        continue;
+      }
+      const other = await spawnR3(db.url, extra, node);
+      try {
+        await load('warm-up', `${other.url}${new URL(runUrl).pathname}`, 16, { headers, duration: 2 });
+        for (const c of CONNECTIONS)
+          rows.push(await load(label, `${other.url}${new URL(runUrl).pathname}`, c, { headers }));
+      } finally {
+        await other.stop();
+      }
+    }
+  }
+
   await r3Cli(['org', 'limits', '--org', 'bench', '--per-min', '100000000', '--burst', '100000000'], env);
   for (const c of CONNECTIONS) {
     rows.push(await load('r3 GET /runs/:id (auth + limiter)', runUrl, c, { headers }));

@@ -4,7 +4,7 @@
  * nothing.
  */
 
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
@@ -51,11 +51,19 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Spawns a server process and resolves when a stdout line matches `ready` (group 1 = its URL). */
-export function spawnServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
+/**
+ * Spawns a server process and resolves when a stdout line matches `ready` (group 1 = its URL). `node`
+ * is the Node.js binary to run it on (default: this one).
+ */
+export function spawnServer(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  node: string = process.execPath,
+): Promise<Child> {
   // BENCH_NODE_ARGS go to the servers' node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+  const child = spawn(node, [...nodeArgs, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -82,13 +90,33 @@ export function spawnServer(args: string[], env: Record<string, string>, ready: 
   });
 }
 
-/** `r3 serve` on `databaseUrl` with extra env; access logs off unless BENCH_LOG_LEVEL says otherwise. */
-export function spawnR3(databaseUrl: string, env: Record<string, string> = {}): Promise<Child> {
+/**
+ * `r3 serve` on `databaseUrl` with extra env, on `node` (default: this Node); access logs off unless
+ * BENCH_LOG_LEVEL says otherwise.
+ */
+export function spawnR3(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  node?: string,
+): Promise<Child> {
   return spawnServer(
     [R3_BIN, 'serve'],
     { DATABASE_URL: databaseUrl, PORT: '0', R3_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
     /r3 listening on (http:\/\/\S+)/,
+    node,
   );
+}
+
+/** A Node.js binary of another major version (from the npm `node` package, cached in .cache/), or null. */
+export function nodeBinary(major: number): string | null {
+  try {
+    return execFileSync('bash', [path.join(ROOT, 'ops/ci/node-bin.sh'), String(major)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+  } catch {
+    return null;
+  }
 }
 
 /** Runs the r3 CLI and returns stdout. */
