@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
-import { createNamespace } from '../src/events/namespace.js';
+import { createNamespace } from '../src/platform/bus/namespace.js';
 import { runLoad } from './loadgen.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -12,10 +12,10 @@
 import { readFile } from 'node:fs/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Principal } from '../src/auth/principal.js';
-import { createMcpServer } from '../src/mcp/server.js';
-import type { McpServices } from '../src/mcp/tool.js';
-import { createToolset } from '../src/mcp/toolset.js';
+import type { Principal } from '../src/platform/auth/principal.js';
+import { createMcpServer } from '../src/platform/mcp/server.js';
+import type { McpServices } from '../src/platform/mcp/tool.js';
+import { createToolset } from '../src/platform/mcp/toolset.js';
 import {
   api,
   type Child,

@@ -16,10 +16,10 @@
  * without the `review_items_lane` index (migration 0004), to show what it buys.
  */
 import { randomInt } from 'node:crypto';
-import { TokenService } from '../src/auth/token-service.js';
-import { openDatabase } from '../src/db/database.js';
-import { createLogger } from '../src/log.js';
-import { systemClock } from '../src/util/clock.js';
+import { TokenService } from '../src/features/tokens/service.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { createLogger } from '../src/platform/log.js';
+import { systemClock } from '../src/platform/util/clock.js';
 import {
   type Child,
   createBenchDatabase,

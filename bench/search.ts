@@ -6,16 +6,16 @@
  * Goals: ingest ≥ 1,000 instances/s, search p99 < 50 ms.
  */
 import { performance } from 'node:perf_hooks';
-import { TokenService } from '../src/auth/token-service.js';
-import { openDatabase } from '../src/db/database.js';
-import { createLogger } from '../src/log.js';
-import { ObjectService } from '../src/objects/object-service.js';
-import { createLocalEmbedder } from '../src/search/local-embedder.js';
-import { SearchService } from '../src/search/search-service.js';
-import type { Attribution } from '../src/util/attribution.js';
-import { systemClock } from '../src/util/clock.js';
-import type { WorkspaceResource } from '../src/workspace/manifests.js';
-import { WorkspaceStore } from '../src/workspace/store.js';
+import { ObjectService } from '../src/features/objects/object-service.js';
+import { createLocalEmbedder } from '../src/features/objects/search/local-embedder.js';
+import { SearchService } from '../src/features/objects/search/search-service.js';
+import { TokenService } from '../src/features/tokens/service.js';
+import type { WorkspaceResource } from '../src/features/workspace/manifests.js';
+import { WorkspaceStore } from '../src/features/workspace/store.js';
+import type { Attribution } from '../src/platform/auth/attribution.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { createLogger } from '../src/platform/log.js';
+import { systemClock } from '../src/platform/util/clock.js';
 import { CORPUS_TYPES, type CorpusDoc, createCorpus } from './corpus.js';
 import { createBenchDatabase, load, percentiles, spawnR3, unlimitOrg } from './lib.js';
 

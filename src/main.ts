@@ -3,41 +3,42 @@
  * background loops. `startApp` is what `r3 serve` runs and what tests start in-process; `close`
  * undoes it in reverse (stop accepting, drain, stop loops, close pools).
  */
-import { healthRoutes } from './api/health.js';
-import { agentRoutes } from './api/v1/agents.js';
-import { machineRoutes } from './api/v1/machines.js';
-import { objectTypeRoutes } from './api/v1/object-types.js';
-import { objectRoutes } from './api/v1/objects.js';
-import { reviewRoutes } from './api/v1/reviews.js';
-import { runStreamRoutes } from './api/v1/run-stream.js';
-import { runRoutes } from './api/v1/runs.js';
-import { searchRoutes } from './api/v1/search.js';
-import { skillRoutes } from './api/v1/skills.js';
-import { sourceRoutes } from './api/v1/sources.js';
-import { tokenRoutes } from './api/v1/tokens.js';
-import { webhookRoutes } from './api/v1/webhooks.js';
-import { workflowRoutes } from './api/v1/workflows.js';
-import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
-import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
-import { TokenService } from './auth/token-service.js';
-import type { Config } from './config.js';
-import { type Database, openDatabase, resolveDatabaseUrl } from './db/database.js';
-import type { Bus } from './events/bus.js';
-import { connectBus } from './events/connect.js';
-import { createHttpServer, type HttpServer, type RouteDef } from './http/server.js';
-import { loadUws } from './http/uws.js';
-import { createLogger, type Logger } from './log.js';
-import { mcpRoutes } from './mcp/http-routes.js';
-import { createRateLimiter } from './ratelimit/limiter.js';
+
+import { objectRoutes } from './features/objects/routes/objects.js';
+import { searchRoutes } from './features/objects/routes/search.js';
+import { sourceRoutes } from './features/objects/routes/sources.js';
+import { reviewRoutes } from './features/reviews/routes.js';
+import { ReviewService } from './features/reviews/service.js';
+import { runRoutes } from './features/runs/routes.js';
+import { createRunRuntime } from './features/runs/runtime.js';
+import { runStreamRoutes } from './features/runs/sse/routes.js';
+import { RunStreamService } from './features/runs/sse/stream-service.js';
+import { fusedRunRead } from './features/runs/view.js';
+import { tokenRoutes } from './features/tokens/routes.js';
+import { TokenService } from './features/tokens/service.js';
+import { webhookRoutes } from './features/webhooks/routes.js';
+import { createWebhookRuntime } from './features/webhooks/runtime.js';
+import { fusedAppliedRead } from './features/workspace/applied.js';
+import { agentRoutes } from './features/workspace/routes/agents.js';
+import { objectTypeRoutes } from './features/workspace/routes/object-types.js';
+import { skillRoutes } from './features/workspace/routes/skills.js';
+import { workflowRoutes } from './features/workspace/routes/workflows.js';
+import { machineRoutes } from './platform/actors/machine-routes.js';
+import { ANONYMOUS, createAuthenticator } from './platform/auth/authenticate.js';
+import { createLastUsedRecorder, type LastUsedRecorder } from './platform/auth/last-used.js';
+import type { Bus } from './platform/bus/bus.js';
+import { connectBus } from './platform/bus/connect.js';
+import type { Config } from './platform/config.js';
+import { type Database, openDatabase, resolveDatabaseUrl } from './platform/db/database.js';
+import { healthRoutes } from './platform/http/health.js';
+import { createHttpServer, type HttpServer, type RouteDef } from './platform/http/server.js';
+import { loadUws } from './platform/http/uws.js';
+import { createLogger, type Logger } from './platform/log.js';
+import { mcpRoutes } from './platform/mcp/http-routes.js';
+import { createRateLimiter } from './platform/ratelimit/limiter.js';
+import { type Clock, systemClock } from './platform/util/clock.js';
 import { createResourceServices } from './resource-services.js';
-import { ReviewService } from './reviews/service.js';
-import { createRunRuntime } from './runs/runtime.js';
-import { fusedRunRead } from './runs/view.js';
 import type { Services } from './services.js';
-import { RunStreamService } from './sse/stream-service.js';
-import { type Clock, systemClock } from './util/clock.js';
-import { createWebhookRuntime } from './webhooks/runtime.js';
-import { fusedAppliedRead } from './workspace/applied.js';
 
 export interface App extends Services {
   http: HttpServer;

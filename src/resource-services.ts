@@ -3,19 +3,20 @@
  * embedder and the reindex worker: the workspace write path, resource reads (wire views for REST, applied
  * manifests for the runtime), object instances, hybrid search and reindex passes.
  */
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import type { JobQueue } from './jobs/queue.js';
-import type { Logger } from './log.js';
-import { ObjectService } from './objects/object-service.js';
-import { ReindexService } from './objects/reindex.js';
-import { createConfiguredEmbedder } from './search/configured-embedder.js';
-import type { Embedder } from './search/embedder.js';
-import { SearchService } from './search/search-service.js';
-import type { Clock } from './util/clock.js';
-import { AppliedResources } from './workspace/applied.js';
-import { ResourceViews } from './workspace/resource-views.js';
-import { WorkspaceStore } from './workspace/store.js';
+
+import { ObjectService } from './features/objects/object-service.js';
+import { ReindexService } from './features/objects/reindex.js';
+import { createConfiguredEmbedder } from './features/objects/search/configured-embedder.js';
+import type { Embedder } from './features/objects/search/embedder.js';
+import { SearchService } from './features/objects/search/search-service.js';
+import { AppliedResources } from './features/workspace/applied.js';
+import { ResourceViews } from './features/workspace/resource-views.js';
+import { WorkspaceStore } from './features/workspace/store.js';
+import type { Config } from './platform/config.js';
+import type { Database } from './platform/db/database.js';
+import type { JobQueue } from './platform/jobs/queue.js';
+import type { Logger } from './platform/log.js';
+import type { Clock } from './platform/util/clock.js';
 
 export interface ResourceServices {
   /** The one write path of authored resources (workspace files → version → apply). */

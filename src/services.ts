@@ -2,23 +2,24 @@
  * The services a running r3 process shares: what route modules, workers and the CLI receive.
  * Built once by src/main.ts (the composition root).
  */
-import type { ActorHost } from './actors/host.js';
-import type { TimerScheduler } from './actors/timers.js';
-import type { TokenService } from './auth/token-service.js';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import type { Bus } from './events/bus.js';
-import type { OutboxRelay } from './events/outbox-relay.js';
-import type { ModelProviderRegistry } from './execution/providers/index.js';
-import type { JobQueue } from './jobs/queue.js';
-import type { Logger } from './log.js';
+
+import type { ReviewService } from './features/reviews/service.js';
+import type { RunService } from './features/runs/service.js';
+import type { RunStreamService } from './features/runs/sse/stream-service.js';
+import type { TokenService } from './features/tokens/service.js';
+import type { WebhookDispatcher } from './features/webhooks/dispatcher.js';
+import type { WebhookService } from './features/webhooks/webhook-service.js';
+import type { ActorHost } from './platform/actors/host.js';
+import type { TimerScheduler } from './platform/actors/timers.js';
+import type { Bus } from './platform/bus/bus.js';
+import type { Config } from './platform/config.js';
+import type { Database } from './platform/db/database.js';
+import type { JobQueue } from './platform/jobs/queue.js';
+import type { Logger } from './platform/log.js';
+import type { ModelProviderRegistry } from './platform/models/providers/index.js';
+import type { OutboxRelay } from './platform/outbox/relay.js';
+import type { Clock } from './platform/util/clock.js';
 import type { ResourceServices } from './resource-services.js';
-import type { ReviewService } from './reviews/service.js';
-import type { RunService } from './runs/service.js';
-import type { RunStreamService } from './sse/stream-service.js';
-import type { Clock } from './util/clock.js';
-import type { WebhookDispatcher } from './webhooks/dispatcher.js';
-import type { WebhookService } from './webhooks/webhook-service.js';
 
 export interface Services extends ResourceServices {
   config: Config;

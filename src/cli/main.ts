@@ -3,14 +3,15 @@
  * commands later features add. It reads the same environment as the server. Logs go to stderr so
  * `--json` output on stdout stays machine-readable.
  */
-import { ConfigError, loadConfig } from '../config.js';
-import { createLogger } from '../log.js';
+
+import { tokenCommand } from '../features/tokens/cli.js';
+import { orgCommand } from '../features/tokens/org-cli.js';
+import { workspaceCommand } from '../features/workspace/cli.js';
+import { ConfigError, loadConfig } from '../platform/config.js';
+import { createLogger } from '../platform/log.js';
 import { mcpCommand } from './mcp.js';
-import { orgCommand } from './org.js';
 import { migrateCommand, serveCommand } from './serve.js';
-import { tokenCommand } from './token.js';
 import { UsageError } from './usage.js';
-import { workspaceCommand } from './workspace.js';
 
 const HELP = `r3 — Run, Review and Resource automation
 

@@ -9,14 +9,14 @@
  * polling).
  */
 import { parseArgs } from 'node:util';
-import { connectBus } from '../events/connect.js';
-import { createLogger } from '../log.js';
+import { createRunRuntime } from '../features/runs/runtime.js';
 import { openConfiguredDatabase } from '../main.js';
-import { serveStdio, stdioPrincipal } from '../mcp/stdio.js';
-import { createToolset } from '../mcp/toolset.js';
+import { connectBus } from '../platform/bus/connect.js';
+import { createLogger } from '../platform/log.js';
+import { serveStdio, stdioPrincipal } from '../platform/mcp/stdio.js';
+import { createToolset } from '../platform/mcp/toolset.js';
+import { systemClock } from '../platform/util/clock.js';
 import { createResourceServices } from '../resource-services.js';
-import { createRunRuntime } from '../runs/runtime.js';
-import { systemClock } from '../util/clock.js';
 import type { CliContext } from './main.js';
 import { UsageError } from './usage.js';
 

@@ -1,7 +1,7 @@
 /** `r3 serve` and `r3 migrate`. */
 
-import { createLogger } from '../log.js';
 import { openConfiguredDatabase, startApp } from '../main.js';
+import { createLogger } from '../platform/log.js';
 import type { CliContext } from './main.js';
 
 export async function serveCommand(_args: string[], { config, out }: CliContext): Promise<number> {

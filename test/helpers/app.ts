@@ -3,12 +3,12 @@
  * manual clock; plus a small HTTP client that goes through the real socket.
  */
 import { randomBytes } from 'node:crypto';
-import type { Role, Scope } from '../../src/auth/principal.js';
-import type { CreatedToken } from '../../src/auth/token-service.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import type { CreatedToken } from '../../src/features/tokens/service.js';
 import { type App, startApp } from '../../src/main.js';
-import { ManualClock } from '../../src/util/clock.js';
+import type { Role, Scope } from '../../src/platform/auth/principal.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createLogger } from '../../src/platform/log.js';
+import { ManualClock } from '../../src/platform/util/clock.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { TEST_SECRET_KEY } from './process.js';
 

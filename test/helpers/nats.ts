@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createNamespace } from '../../src/events/namespace.js';
+import { createNamespace } from '../../src/platform/bus/namespace.js';
 
 /**
  * Whether tests that need NATS run here. They run whenever NATS answers; when it does not they are

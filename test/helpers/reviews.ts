@@ -4,7 +4,7 @@
  * of everything a refused call must leave alone.
  */
 import { expect } from 'vitest';
-import type { CreatedToken } from '../../src/auth/token-service.js';
+import type { CreatedToken } from '../../src/features/tokens/service.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
 import { createSkill, createWorkflow } from './resources.js';
 

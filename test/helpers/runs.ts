@@ -3,14 +3,15 @@
  * created straight through the actor host, with its manifest given inline (what a trigger would have
  * resolved from the workspace).
  */
-import { SYSTEM } from '../../src/actors/acting-as.js';
-import type { Transitioned } from '../../src/actors/host.js';
-import type { ActorTx } from '../../src/actors/tx.js';
-import type { CreatedToken } from '../../src/auth/token-service.js';
+
+import { SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from '../../src/features/runs/run-kinds.js';
+import type { RunManifest } from '../../src/features/runs/targets.js';
+import type { CreatedToken } from '../../src/features/tokens/service.js';
+import type { SkillManifest } from '../../src/features/workspace/skill-manifest.js';
 import type { App } from '../../src/main.js';
-import { SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from '../../src/runs/kinds.js';
-import type { RunManifest } from '../../src/runs/targets.js';
-import type { SkillManifest } from '../../src/workspace/skill-manifest.js';
+import { SYSTEM } from '../../src/platform/actors/acting-as.js';
+import type { Transitioned } from '../../src/platform/actors/host.js';
+import type { ActorTx } from '../../src/platform/actors/tx.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
 
 /** The org id of `slug` (created by `t.token({org})`). */

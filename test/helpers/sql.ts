@@ -1,7 +1,11 @@
 /** Test doubles over a real statement runner, and an authenticator built on one. */
-import { type Authenticate, createAuthenticator, type FusedRead } from '../../src/auth/authenticate.js';
-import type { Sql } from '../../src/db/sql.js';
-import type { RatePolicy } from '../../src/ratelimit/limiter.js';
+import {
+  type Authenticate,
+  createAuthenticator,
+  type FusedRead,
+} from '../../src/platform/auth/authenticate.js';
+import type { Sql } from '../../src/platform/db/sql.js';
+import type { RatePolicy } from '../../src/platform/ratelimit/limiter.js';
 import type { TestApp } from './app.js';
 
 /** `sql` with every prepared statement it sends noted (name and values), in order. */

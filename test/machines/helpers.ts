@@ -8,7 +8,7 @@ import {
   transition,
 } from 'xstate';
 import { EFFECT_TYPES } from '../../machines/shared/effects.js';
-import { createStepper, type MachineStepper } from '../../src/actors/stepper.js';
+import { createStepper, type MachineStepper } from '../../src/platform/actors/stepper.js';
 
 /** An action as the host sees it. */
 export interface ActionView {

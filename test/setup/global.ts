@@ -10,9 +10,9 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { ensureBuilt } from '../../ops/build.mjs';
-import { openDatabase } from '../../src/db/database.js';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/db/embedded.js';
-import { createLogger } from '../../src/log.js';
+import { openDatabase } from '../../src/platform/db/database.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/platform/db/embedded.js';
+import { createLogger } from '../../src/platform/log.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

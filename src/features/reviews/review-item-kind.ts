@@ -1,0 +1,96 @@
+/**
+ * The `review-item` actor kind: rows of `review_items`, created and closed by run transitions (the
+ * runs' openReview/closeReview effects) and routed by the review queue. Its snooze is a durable timer
+ * (the host's scheduleTimer/cancelTimer); every transition puts one review event in the outbox
+ * (`emitReviewEvent`), in the transition's own statement.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type EmitReviewEventParams,
+  projectReviewItem,
+  type ReviewEventName,
+  type ReviewItemContext,
+  reviewItemContextSchema,
+  reviewItemMachine,
+} from '../../../machines/index.js';
+import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
+import { reviewEventSubject } from '../../platform/bus/subjects.js';
+
+/** The actor kind name of review items. */
+export const REVIEW_ITEM_KIND = 'review-item';
+
+/**
+ * The payload of a review event on the bus (outbox → `evt.<org>.review.<reviewItemId>.<event>`): the
+ * item's state after the transition. `runId` and `kind` are the item's identity in the API.
+ */
+export interface ReviewEventPayload {
+  /** Unique per event (consumers dedupe by it). */
+  eventId: string;
+  orgId: number;
+  reviewItemId: number;
+  kind: 'skill' | 'workflow' | 'mission';
+  runId: number;
+  event: ReviewEventName;
+  /** The item's own status: unassigned, assigned, snoozed, decided, cancelled. */
+  status: string;
+  assignedTo: string | null;
+  snoozedUntil: string | null;
+  note: string | null;
+  /** `approve` or `reject` once decided, else null. */
+  decision: 'approve' | 'reject' | null;
+  /** Who caused it: `token:<id>`, `mcp`, `timer` (a snooze ended), `worker`, `system`. */
+  by: string;
+  at: string;
+}
+
+const emitReviewEvent: EffectHandler = (params, ctx) => {
+  const { event } = params as EmitReviewEventParams;
+  const context = ctx.after.context as ReviewItemContext;
+  const payload: ReviewEventPayload = {
+    eventId: randomUUID(),
+    orgId: ctx.row.orgId,
+    reviewItemId: ctx.row.id,
+    kind: context.kind,
+    runId: context.runId,
+    event,
+    status: ctx.projection.status as string,
+    assignedTo: context.assignedTo,
+    snoozedUntil: context.snoozedUntil,
+    note: context.note,
+    decision: context.decision?.action ?? null,
+    by: ctx.actingAs.actor,
+    at: ctx.at,
+  };
+  ctx.writes.outbox.push({
+    subject: reviewEventSubject(String(ctx.row.orgId), ctx.row.id, event),
+    event_id: payload.eventId,
+    payload,
+  });
+};
+
+/** The `review-item` kind. */
+export const reviewItemKind: ActorKindDef = {
+  name: REVIEW_ITEM_KIND,
+  machine: reviewItemMachine,
+  table: 'review_items',
+  sequence: 'review_items_id_seq',
+  contextSchema: reviewItemContextSchema,
+  project(snapshot: MachineSnapshotLike) {
+    const p = projectReviewItem(snapshot as never);
+    return {
+      status: p.status,
+      open: p.open,
+      assigned_to: p.assignedTo,
+      snoozed_until: p.snoozedUntil,
+      note: p.note,
+      decision: p.decision,
+      closed_at: p.closedAt,
+    };
+  },
+  projectedColumns: ['status', 'open', 'assigned_to', 'snoozed_until', 'note', 'decision', 'closed_at'],
+  createColumns: ['kind', 'run_id', 'title'],
+  loadColumns: ['kind', 'run_id'],
+  jsonColumns: new Set(['decision']),
+  runEvents: false,
+  effects: { emitReviewEvent },
+};

@@ -1,0 +1,148 @@
+/**
+ * `/api/v1` review queue: `GET /reviews` (read:all) and `POST /reviews/decide|assign|snooze` (the
+ * approve capability, checked by the server before the handler runs, so a refused call dispatches
+ * nothing). The three POSTs answer the refreshed queue: the view their query string names (the same
+ * parameters as `GET /reviews`), by default the whole active queue's first page.
+ */
+import { z } from 'zod';
+import { access } from '../../platform/auth/guard.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
+import { ok } from '../../platform/http/reply.js';
+import { defineRoute, type RouteDef } from '../../platform/http/server.js';
+import { REVIEW_KINDS, type ReviewPage, type ReviewQuery, type ReviewService } from './service.js';
+
+/** `assignedTo=unassigned` names the triage lane (items assigned to nobody). */
+export const UNASSIGNED_LANE = 'unassigned';
+
+/** Query of `GET /reviews` (and of the POSTs, naming the view they answer with). */
+export const reviewListQuerySchema = z.object({
+  assignedTo: z.string().min(1).max(128).optional(),
+  includeSnoozed: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
+  limit: limitSchema,
+  cursor: timeCursorSchema.optional(),
+});
+
+const kindSchema = z.enum(REVIEW_KINDS);
+const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** Body of `POST /reviews/decide`. `reviewedBy` is an extension (as on `/runs/:id/approve`). */
+export const reviewDecideBodySchema = z.strictObject({
+  kind: kindSchema,
+  id: idSchema,
+  action: z.enum(['approve', 'reject']),
+  reason: z.string().max(10_000).nullish(),
+  reviewedBy: z.string().min(1).max(200).nullish(),
+});
+
+/** Body of `POST /reviews/assign`: `assignedTo` is required, null sends the item back to triage. */
+export const reviewAssignBodySchema = z.strictObject({
+  kind: kindSchema,
+  id: idSchema,
+  assignedTo: z.string().min(1).max(128).nullable(),
+  note: z.string().max(10_000).nullish(),
+});
+
+/** Body of `POST /reviews/snooze`: `until` is an ISO 8601 instant (any offset) in the future. */
+export const reviewSnoozeBodySchema = z.strictObject({
+  kind: kindSchema,
+  id: idSchema,
+  until: z.iso.datetime({ offset: true }),
+});
+
+type ListQuery = z.output<typeof reviewListQuerySchema>;
+
+/** The service's query for the API's. */
+function toQuery(query: ListQuery): ReviewQuery {
+  return {
+    assignedTo:
+      query.assignedTo === undefined
+        ? undefined
+        : query.assignedTo === UNASSIGNED_LANE
+          ? null
+          : query.assignedTo,
+    includeSnoozed: query.includeSnoozed,
+    limit: query.limit,
+    after: query.cursor && { createdAt: query.cursor.createdAt.toISOString(), itemId: query.cursor.id },
+  };
+}
+
+function pageBody(page: ReviewPage): { reviews: ReviewPage['reviews']; nextCursor: string | null } {
+  return {
+    reviews: page.reviews,
+    nextCursor: page.next ? encodeTimeCursor(page.next.createdAt, page.next.itemId) : null,
+  };
+}
+
+/** The review queue routes over `reviews`. */
+export function reviewRoutes(reviews: ReviewService): RouteDef[] {
+  const refreshed = async (principal: Principal, query: ListQuery) => ({
+    ok: true,
+    ...pageBody(await reviews.list(principal, toQuery(query))),
+  });
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/reviews',
+      access: access.read,
+      query: reviewListQuerySchema,
+      summary:
+        'The review queue, oldest first: active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true; {reviews, nextCursor}.',
+      handler: async ({ principal, query }) => ok(pageBody(await reviews.list(principal, toQuery(query)))),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/reviews/decide',
+      access: access.approve,
+      query: reviewListQuerySchema,
+      body: reviewDecideBodySchema,
+      summary:
+        'Approve or reject a review item (skill: approve/reject; workflow: resume/cancel); {ok, reviews, nextCursor}. 409 when it is no longer in the queue.',
+      handler: async ({ principal, query, body, requestId }) => {
+        await reviews.decide(principal, {
+          kind: body.kind,
+          id: body.id,
+          action: body.action,
+          reason: body.reason,
+          reviewedBy: body.reviewedBy,
+          requestId,
+        });
+        return ok(await refreshed(principal, query));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/reviews/assign',
+      access: access.approve,
+      query: reviewListQuerySchema,
+      body: reviewAssignBodySchema,
+      summary:
+        'Assign a review item to a user of the org (null: back to triage) with a note; the refreshed queue.',
+      handler: async ({ principal, query, body, requestId }) => {
+        await reviews.assign(principal, {
+          kind: body.kind,
+          id: body.id,
+          assignedTo: body.assignedTo,
+          note: body.note,
+          requestId,
+        });
+        return ok(await refreshed(principal, query));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/reviews/snooze',
+      access: access.approve,
+      query: reviewListQuerySchema,
+      body: reviewSnoozeBodySchema,
+      summary: 'Hide a review item from the active queue until `until` (future); the refreshed queue.',
+      handler: async ({ principal, query, body, requestId }) => {
+        await reviews.snooze(principal, { kind: body.kind, id: body.id, until: body.until, requestId });
+        return ok(await refreshed(principal, query));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,392 @@
+/**
+ * The unified review queue (service-api "Review queue", decisions §6), as REST and MCP use it: list
+ * an org's open review items, and decide, assign or snooze one.
+ *
+ * Terminology:
+ * - item: a row of `review_items` (a `review-item` actor). Its identity in the API is `{kind, id}`,
+ *   `id` being its run's: a run has at most one open item at a time.
+ * - open: not decided and not cancelled. An item is open exactly while its run waits (a pending
+ *   skill run, a paused workflow run): both change in one transaction.
+ * - active: open and not hidden by a snooze. A snooze ends at `snoozed_until` by a query-time
+ *   condition, so the item is back the moment the clock passes it; the durable WAKE timer then tidies
+ *   the item's state (and publishes `woken`) when the scheduler gets to it.
+ * - lane: the items assigned to one user, or the unassigned ones (the triage lane).
+ * - view: a lane (or all of them), whether snoozed items show, a page size and a position; what a
+ *   decide, assign or snooze answers with (the refreshed queue).
+ *
+ * Deciding dispatches to the owning service (runs: approve/reject; a workflow's reject cancels it),
+ * whose transition closes the item in the same transaction. Assigning and snoozing are transitions
+ * of the item itself. Every change is attributed to the caller (`token:<id>` or `mcp`) in the
+ * transition log and an audit row; the approve capability is checked by the route, before any of this.
+ */
+import { actingAs } from '../../platform/actors/acting-as.js';
+import type { ActorHost, LoadedActor, TransitionAudit } from '../../platform/actors/host.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { Db } from '../../platform/db/sql.js';
+import { ApiError, conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import type { Clock } from '../../platform/util/clock.js';
+import type { RunService } from '../runs/service.js';
+import type { RunView } from '../runs/view.js';
+import { runPath } from '../runs/view.js';
+import { REVIEW_ITEM_KIND } from './review-item-kind.js';
+
+/** The kinds of review items. */
+export const REVIEW_KINDS = ['skill', 'workflow', 'mission'] as const;
+
+/** A kind of review item. */
+export type ReviewKind = (typeof REVIEW_KINDS)[number];
+
+/** The queue's `status` of an item: what its run is while it waits (service-api "Review item"). */
+export const REVIEW_STATUS_OF_KIND = {
+  skill: 'pending',
+  workflow: 'paused',
+  mission: 'awaiting_review',
+} as const satisfies Record<ReviewKind, string>;
+
+/** A review item as the API shows it. */
+export interface ReviewView {
+  kind: ReviewKind;
+  /** The run's id. */
+  id: number;
+  title: string;
+  status: (typeof REVIEW_STATUS_OF_KIND)[ReviewKind];
+  /** A user id of the org, or null (the triage lane). */
+  assignedTo: string | null;
+  /** Set while a snooze is pending (only listed with `includeSnoozed`, or once it has passed). */
+  snoozedUntil: string | null;
+  note: string | null;
+  /** The skill's or workflow's slug. */
+  slug: string | null;
+  /** The gate a workflow run waits at; null for skill runs. */
+  pausedAt: string | null;
+  /** When the run asked for review. */
+  createdAt: string;
+  /** Whole seconds since `createdAt`, by the server's clock. */
+  ageSeconds: number;
+  /** The run's review screen. */
+  reviewUrl: string;
+  /** The run's resource (`/api/v1/runs/<id>`). */
+  pollUrl: string;
+}
+
+/** Where a page ends: the last item's position in the queue's order. */
+export interface ReviewPosition {
+  createdAt: string;
+  itemId: number;
+}
+
+/** Which items `list` returns. */
+export interface ReviewQuery {
+  /** A user id (that user's lane), null (the unassigned lane), or undefined (every lane). */
+  assignedTo?: string | null | undefined;
+  /** Also list items whose snooze has not passed yet. */
+  includeSnoozed?: boolean | undefined;
+  limit: number;
+  /** Start after this position (keyset pagination). */
+  after?: ReviewPosition | undefined;
+}
+
+/** A page of the queue, oldest first; `next` is null on the last page. */
+export interface ReviewPage {
+  reviews: ReviewView[];
+  next: ReviewPosition | null;
+}
+
+/** One review item, as the API names it. */
+export interface ReviewRef {
+  kind: ReviewKind;
+  id: number;
+}
+
+/** Arguments of `decide`. */
+export interface DecideArgs extends ReviewRef {
+  action: 'approve' | 'reject';
+  /** Recorded with the decision: the review's `reason` on reject, its `note` on approve. */
+  reason?: string | null | undefined;
+  /** The human the caller acts for (the run's `review.onBehalfOf`). */
+  reviewedBy?: string | null | undefined;
+  requestId?: string | null | undefined;
+}
+
+/** Arguments of `assign`. */
+export interface AssignArgs extends ReviewRef {
+  /** A user id of the caller's org, or null to send the item back to the triage lane. */
+  assignedTo: string | null;
+  note?: string | null | undefined;
+  requestId?: string | null | undefined;
+}
+
+/** Arguments of `snooze`. */
+export interface SnoozeArgs extends ReviewRef {
+  /** ISO 8601 instant (any offset), after the server's now. */
+  until: string;
+  requestId?: string | null | undefined;
+}
+
+export interface ReviewServiceDeps {
+  db: Db;
+  host: ActorHost;
+  runs: RunService;
+  clock: Clock;
+  /** BASE_URL (read at call time: PORT=0 learns its port at start). */
+  baseUrl(): string;
+}
+
+interface ItemRow {
+  id: number;
+  kind: ReviewKind;
+  run_id: number;
+  title: string;
+  assigned_to: string | null;
+  snoozed_until: Date | null;
+  note: string | null;
+  created_at: Date;
+  slug: string | null;
+  paused_at: string | null;
+}
+
+/** An open item and its run, as `target` found them. */
+interface Target {
+  loaded: LoadedActor;
+  itemId: number;
+}
+
+/**
+ * The list statement of one variant and its values. Each variant is its own prepared statement with
+ * a fixed text, so each plans against the index that serves it: `review_items_lane` for a lane
+ * (`assigned_to = $n` or `is null`, then age order), `review_items_queue` for every lane.
+ */
+function listStatement(
+  orgId: number,
+  now: number,
+  query: ReviewQuery,
+): { name: string; text: string; values: unknown[] } {
+  const values: unknown[] = [orgId];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const where = ['i.org_id = $1', 'i.open'];
+  let lane = 'all';
+  if (query.assignedTo === null) {
+    lane = 'unassigned';
+    where.push('i.assigned_to is null');
+  } else if (query.assignedTo !== undefined) {
+    lane = 'user';
+    where.push(`i.assigned_to = ${param(query.assignedTo)}`);
+  }
+  if (query.includeSnoozed !== true) {
+    where.push(`(i.snoozed_until is null or i.snoozed_until <= ${param(new Date(now).toISOString())})`);
+  }
+  if (query.after) {
+    where.push(
+      `(i.created_at, i.id) > (${param(query.after.createdAt)}::timestamptz, ${param(query.after.itemId)}::bigint)`,
+    );
+  }
+  // Missions have no row in `runs`: the join is for skill and workflow items only.
+  const text = `select i.id, i.kind, i.run_id, i.title, i.assigned_to, i.snoozed_until, i.note, i.created_at,
+         r.slug, r.paused_at
+    from review_items i
+    left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id
+   where ${where.join(' and ')}
+   order by i.created_at, i.id
+   limit ${param(query.limit + 1)}`;
+  const name = `reviews_list_${lane}_${query.includeSnoozed === true ? 'all' : 'active'}_${query.after ? 'after' : 'first'}`;
+  return { name, text, values };
+}
+
+// The run of {kind, id} in the org, and its open item if it has one (with what a load reads).
+const TARGET = `
+  select r.status as run_status, i.id, i.org_id, i.version, 0 as last_seq, i.snapshot, i.kind, i.run_id
+    from runs r
+    left join review_items i on i.org_id = r.org_id and i.kind = r.kind and i.run_id = r.id and i.open
+   where r.id = $1 and r.org_id = $2 and r.kind = $3`;
+
+export class ReviewService {
+  constructor(private readonly deps: ReviewServiceDeps) {}
+
+  /** A page of the org's queue, oldest first: active items unless `includeSnoozed`. */
+  async list(principal: Principal, query: ReviewQuery): Promise<ReviewPage> {
+    const now = this.deps.clock.now();
+    const statement = listStatement(principal.orgId, now, query);
+    const rows = await this.deps.db.prepared<ItemRow>(statement.name, statement.text, statement.values);
+    const more = rows.length > query.limit;
+    const page = more ? rows.slice(0, query.limit) : rows;
+    const last = page.at(-1);
+    return {
+      reviews: page.map((row) => this.view(row, now)),
+      next: more && last ? { createdAt: last.created_at.toISOString(), itemId: last.id } : null,
+    };
+  }
+
+  /**
+   * Decides item `{kind, id}`: approve or reject its skill run, resume (approve) or cancel (reject)
+   * its workflow run. 404 for no such item in the org (every mission id: there are no missions
+   * yet); 409 when it is no longer in the queue (decided, or its run cancelled or failed), also when
+   * another reviewer wins a race for it. Returns the run after the decision.
+   */
+  async decide(principal: Principal, args: DecideArgs): Promise<RunView> {
+    const target = await this.target(principal, args);
+    const common = {
+      reviewedBy: args.reviewedBy ?? undefined,
+      requestId: args.requestId ?? null,
+      audit: {
+        action: 'review.decide',
+        details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
+      },
+    };
+    try {
+      return args.action === 'approve'
+        ? await this.deps.runs.approve(principal, args.id, { ...common, note: args.reason ?? undefined })
+        : await this.deps.runs.reject(principal, args.id, { ...common, reason: args.reason ?? undefined });
+    } catch (error) {
+      // The run refused: the item left the queue after `target` read it (another reviewer won).
+      if (error instanceof ApiError && error.code === 'CONFLICT') {
+        throw gone(args, String(error.details.status ?? 'decided'));
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Routes item `{kind, id}` to a user of the org, or back to the triage lane (null), replacing the
+   * note. 400 when `assignedTo` is not a user of the org; 404 and 409 as for `decide`.
+   */
+  async assign(principal: Principal, args: AssignArgs): Promise<void> {
+    if (args.assignedTo !== null && !(await this.isUser(principal.orgId, args.assignedTo))) {
+      throw validationFailed([
+        {
+          field: 'body.assignedTo',
+          message: `is not a user of this organization: ${JSON.stringify(args.assignedTo)}`,
+        },
+      ]);
+    }
+    const target = await this.target(principal, args);
+    const event = {
+      type: 'ASSIGN',
+      assignedTo: args.assignedTo,
+      note: args.note ?? null,
+      by: principal.actor,
+      at: this.now(),
+    };
+    await this.transition(principal, args, target, event, {
+      action: 'review.assign',
+      targetKind: 'run',
+      targetId: String(args.id),
+      details: {
+        kind: args.kind,
+        reviewItemId: target.itemId,
+        assignedTo: args.assignedTo,
+        note: args.note ?? null,
+      },
+      requestId: args.requestId ?? null,
+    });
+  }
+
+  /**
+   * Hides item `{kind, id}` from the active queue until `until` (a durable WAKE timer; snoozing again
+   * replaces it). 400 when `until` is not after the server's now; 404 and 409 as for `decide`.
+   */
+  async snooze(principal: Principal, args: SnoozeArgs): Promise<void> {
+    const at = this.deps.clock.now();
+    const until = Date.parse(args.until);
+    if (!(until > at)) {
+      throw validationFailed([
+        { field: 'body.until', message: `must be in the future (now is ${new Date(at).toISOString()})` },
+      ]);
+    }
+    const target = await this.target(principal, args);
+    const untilIso = new Date(until).toISOString();
+    const event = {
+      type: 'SNOOZE',
+      until: untilIso,
+      by: principal.actor,
+      at: new Date(at).toISOString(),
+    };
+    await this.transition(principal, args, target, event, {
+      action: 'review.snooze',
+      targetKind: 'run',
+      targetId: String(args.id),
+      details: { kind: args.kind, reviewItemId: target.itemId, until: untilIso },
+      requestId: args.requestId ?? null,
+    });
+  }
+
+  /** The open item `{kind, id}` of the caller's org: 404 when there is no such run, 409 when it has none. */
+  private async target(principal: Principal, ref: ReviewRef): Promise<Target> {
+    // No missions exist yet: every mission id is unknown.
+    if (ref.kind === 'mission') throw notFound(`${ref.kind} review`, ref.id);
+    const raw = await this.deps.db.prepared<Record<string, unknown>>('reviews_target', TARGET, [
+      ref.id,
+      principal.orgId,
+      ref.kind,
+    ]);
+    const row = raw[0];
+    if (!row) throw notFound(`${ref.kind} review`, ref.id);
+    const loaded = row.id === null ? null : this.deps.host.resolveRow(REVIEW_ITEM_KIND, row);
+    if (!loaded) throw gone(ref, String(row.run_status));
+    return { loaded, itemId: loaded.row.id };
+  }
+
+  /** Sends `event` to the target item in one statement; 409 when the item refuses it (it closed). */
+  private async transition(
+    principal: Principal,
+    ref: ReviewRef,
+    target: Target,
+    event: { type: string; [key: string]: unknown },
+    audit: TransitionAudit,
+  ): Promise<void> {
+    const { host } = this.deps;
+    const result = await host.transact(
+      (tx) =>
+        host.send(tx, REVIEW_ITEM_KIND, { orgId: principal.orgId, id: target.itemId }, event, {
+          actingAs: actingAs(principal),
+          loaded: target.loaded,
+          audit,
+        }),
+      { single: true },
+    );
+    if (result.outcome === 'applied') return;
+    const status =
+      result.outcome === 'refused' ? String(result.actor.def.project(result.actor.snapshot).status) : 'gone';
+    throw gone(ref, status);
+  }
+
+  private async isUser(orgId: number, userId: string): Promise<boolean> {
+    const rows = await this.deps.db.prepared(
+      'reviews_is_user',
+      'select 1 from users where org_id = $1 and id = $2',
+      [orgId, userId],
+    );
+    return rows.length > 0;
+  }
+
+  private view(row: ItemRow, now: number): ReviewView {
+    const createdAt = row.created_at.toISOString();
+    return {
+      kind: row.kind,
+      id: row.run_id,
+      title: row.title,
+      status: REVIEW_STATUS_OF_KIND[row.kind],
+      assignedTo: row.assigned_to,
+      snoozedUntil: row.snoozed_until?.toISOString() ?? null,
+      note: row.note,
+      slug: row.slug,
+      pausedAt: row.paused_at,
+      createdAt,
+      ageSeconds: Math.max(0, Math.floor((now - row.created_at.getTime()) / 1000)),
+      reviewUrl: `${this.deps.baseUrl()}/review/runs/${row.run_id}`,
+      pollUrl: runPath(row.run_id),
+    };
+  }
+
+  private now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}
+
+/** 409: the item is not in the queue any more; `state` is its run's status or the item's. */
+function gone(ref: ReviewRef, state: string): ApiError {
+  return conflict(`Review item ${ref.kind} ${ref.id} is no longer in the queue (${state}).`, {
+    kind: ref.kind,
+    id: ref.id,
+    status: state,
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * Runtime tools: run a skill and wait for it (`runtime_run_skill`), read runs (`runtime_list_runs`,
+ * `runtime_get_run`) and decide drafts (`runtime_approve_draft`, `runtime_reject_draft`). They call the
+ * run service REST calls, with the caller's principal: the same scopes, the same approve capability, the
+ * same review queue, and the same idempotency keys (a key is bound to the request `POST
+ * /api/v1/skills/<slug>/runs` with the same body, whichever of REST and MCP sent it).
+ */
+import { z } from 'zod';
+import { access } from '../../platform/auth/guard.js';
+import { ApiError, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
+import { JsonText } from '../../platform/mcp/results.js';
+import { defineTool, type McpServices, type ToolDef } from '../../platform/mcp/tool.js';
+import { slugSchema } from '../workspace/manifest-fields.js';
+import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
+import type { RunFilter, RunView } from './view.js';
+import { waitForRun } from './wait-for-run.js';
+
+const runIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The run id (runId).');
+
+/** What `runtime_run_skill` answers: decisions §9's fields, plus `error` and `reviewUrl`. */
+function runOutcome(run: RunView) {
+  return {
+    runId: run.id,
+    status: run.status,
+    output: run.output,
+    error: run.error,
+    traceId: run.traceId,
+    reviewUrl: run.reviewUrl,
+  };
+}
+
+/** The run service names trigger-body fields `body.*`; over MCP they are `arguments.*`. */
+function asArguments(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
+  const issues = error.details.issues;
+  if (!Array.isArray(issues)) return error;
+  const renamed = (issues as FieldIssue[]).map((issue) =>
+    issue.field === 'body' || issue.field.startsWith('body.')
+      ? { ...issue, field: `arguments${issue.field.slice(4)}` }
+      : issue,
+  );
+  return validationFailed(renamed, error.message.replace(/\bbody\./g, 'arguments.'));
+}
+
+/** The runtime tools over `s`; `runtime_run_skill` waits at most `waitMs`. */
+export function runtimeTools(s: McpServices, options: { waitMs: number }): ToolDef[] {
+  return [
+    defineTool({
+      name: 'runtime_run_skill',
+      title: 'Run a skill',
+      group: 'runtime',
+      description:
+        'Runs a skill with `input` (checked against its inputSchema) and waits until the run leaves ' +
+        '`running` — for a skill that requires approval, until its draft is ready — at most 60 s. ' +
+        'Answers {runId, status, output, error, traceId, reviewUrl}: `completed` with its output, ' +
+        '`failed` with its error, or `pending` with the draft now waiting in the review queue. Still ' +
+        '`running` (or `pending` without output) after the wait: follow it with runtime_get_run. ' +
+        'idempotencyKey (per token, 24 h) makes retries safe.',
+      // The REST trigger body's fields, after the skill's slug (the path parameter on REST).
+      input: z.strictObject({ slug: slugSchema.describe('The skill to run.'), ...triggerBodySchema.shape }),
+      access: access.invoke,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      async run({ slug, ...body }, ctx) {
+        let runId: number;
+        try {
+          const { answer } = await s.runs.trigger(ctx.principal, 'skill', slug, body, {
+            method: 'POST',
+            path: `/api/v1/skills/${slug}/runs`,
+            requestId: ctx.requestId,
+          });
+          runId = answer.runId;
+        } catch (error) {
+          throw asArguments(error);
+        }
+        const run = await waitForRun(s, ctx.principal, runId, {
+          timeoutMs: options.waitMs,
+          signal: ctx.signal,
+        });
+        return runOutcome(run);
+      },
+    }),
+    defineTool({
+      name: 'runtime_list_runs',
+      title: 'List runs',
+      group: 'runtime',
+      description:
+        'Skill and workflow runs of the organization, newest first, optionally of one skill and/or one ' +
+        'status (`auto` = skill runs that never entered review). Answers {runs}.',
+      input: z.strictObject({
+        skillSlug: slugSchema.optional(),
+        status: z.enum(RUN_STATUS_FILTERS).optional(),
+        limit: z.number().int().min(1).max(200).default(50).describe('At most this many runs (default 50).'),
+      }),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      async run({ skillSlug, status, limit }, { principal }) {
+        const filter: RunFilter = { limit };
+        if (skillSlug) filter.skillSlug = skillSlug;
+        if (status) filter.status = status;
+        const page = await s.runs.list(principal, filter);
+        return { runs: page.runs };
+      },
+    }),
+    defineTool({
+      name: 'runtime_get_run',
+      title: 'Get a run',
+      group: 'runtime',
+      description:
+        'One run, as GET /api/v1/runs/:id answers it (status, output, stepResults, error, review …).',
+      input: z.strictObject({ runId: runIdSchema }),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      fusedRun: ({ runId }) => (runIdSchema.safeParse(runId).success ? (runId as number) : null),
+      run: async ({ runId }, { principal, fusedRun }) =>
+        new JsonText(await s.runs.getJson(principal, runId, fusedRun)),
+    }),
+    defineTool({
+      name: 'runtime_approve_draft',
+      title: 'Approve a draft',
+      group: 'runtime',
+      description:
+        'Approves a pending skill run (its draft) — or a paused workflow run, which resumes. Needs the ' +
+        'approve capability; CONFLICT when the run is in another status. Answers the run.',
+      input: z.strictObject({ runId: runIdSchema, note: z.string().max(10_000).optional() }),
+      access: access.approve,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async ({ runId, note }, ctx) => ({
+        ...(await s.runs.approve(ctx.principal, runId, { note, requestId: ctx.requestId })),
+      }),
+    }),
+    defineTool({
+      name: 'runtime_reject_draft',
+      title: 'Reject a draft',
+      group: 'runtime',
+      description:
+        'Rejects a pending skill run (its draft) — or a paused workflow run, which is cancelled — with an ' +
+        'optional reason. Needs the approve capability; CONFLICT when the run is in another status.',
+      input: z.strictObject({ runId: runIdSchema, reason: z.string().max(10_000).optional() }),
+      access: access.approve,
+      hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      run: async ({ runId, reason }, ctx) => ({
+        ...(await s.runs.reject(ctx.principal, runId, { reason, requestId: ctx.requestId })),
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,210 @@
+/**
+ * `/api/v1` runs: trigger skill and workflow runs (202), read and list runs, approve, reject, cancel,
+ * feedback, and the transition log (an extension for debugging). `/runs/:id/stream` is the events
+ * issue's. Every id route answers 404 for another org's run.
+ */
+import { z } from 'zod';
+import { access } from '../../platform/auth/guard.js';
+import { notFound } from '../../platform/http/errors.js';
+import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
+import { json, jsonText, ok } from '../../platform/http/reply.js';
+import { defineRoute, type RouteDef } from '../../platform/http/server.js';
+import type { RunService } from './service.js';
+import type { RunFilter } from './view.js';
+
+/** Statuses `GET /runs?status=` accepts: the run statuses, and `auto` (skill runs that never entered review). */
+export const RUN_STATUS_FILTERS = [
+  'running',
+  'paused',
+  'pending',
+  'approved',
+  'rejected',
+  'completed',
+  'failed',
+  'cancelled',
+  'auto',
+] as const;
+
+const slugParam = z.object({ slug: z.string().min(1) });
+const idParam = z.object({ id: z.string() });
+
+/** Body of the two trigger routes. `input` is free-form (validated against the inputSchema later). */
+export const triggerBodySchema = z.strictObject({
+  input: z.record(z.string(), z.unknown()).default(() => ({})),
+  idempotencyKey: z.string().min(1).max(255).optional(),
+  agentSlug: z.string().min(1).max(63).optional(),
+});
+
+const approveBodySchema = z.strictObject({
+  reviewedBy: z.string().min(1).max(200).nullish(),
+  note: z.string().max(10_000).nullish(),
+});
+
+const rejectBodySchema = z.strictObject({
+  reviewedBy: z.string().min(1).max(200).nullish(),
+  reason: z.string().max(10_000).nullish(),
+});
+
+const feedbackBodySchema = z.strictObject({
+  rating: z.enum(['up', 'down']).nullable(),
+  note: z.string().max(10_000).nullish(),
+});
+
+const listQuerySchema = z.object({
+  status: z.enum(RUN_STATUS_FILTERS).optional(),
+  kind: z.enum(['skill', 'workflow']).optional(),
+  rating: z.enum(['up', 'down']).optional(),
+  skillSlug: z.string().min(1).optional(),
+  workflowSlug: z.string().min(1).optional(),
+  agentSlug: z.string().min(1).optional(),
+  createdAfter: z.iso
+    .datetime({ offset: true })
+    .transform((text) => new Date(text))
+    .optional(),
+  limit: limitSchema,
+  cursor: timeCursorSchema.optional(),
+});
+
+/** A run id in a path, or null when the text cannot be one. */
+function runIdOrNull(text: string): number | null {
+  const id = /^\d{1,15}$/.test(text) ? Number(text) : 0;
+  return id < 1 ? null : id;
+}
+
+/** A run id from the path; anything but a positive integer is no run (404). */
+function runId(text: string): number {
+  const id = runIdOrNull(text);
+  if (id === null) throw notFound('run', text);
+  return id;
+}
+
+/** The runs routes over `runs`. */
+export function runRoutes(runs: RunService): RouteDef[] {
+  const trigger = (kind: 'skill' | 'workflow') =>
+    defineRoute({
+      method: 'POST',
+      path: kind === 'skill' ? '/api/v1/skills/:slug/runs' : '/api/v1/workflows/:slug/runs',
+      access: access.invoke,
+      params: slugParam,
+      body: triggerBodySchema,
+      // The org's applied version, read with the caller's authentication: the skill or workflow is
+      // then taken from memory when this process read it at that version (src/workspace/applied.ts).
+      fused: { read: 'applied', key: () => 0 },
+      summary: `Start a ${kind} run; 202 {runId, status, pollUrl}. Idempotent per token with idempotencyKey.`,
+      handler: async ({ principal, params, body, method, path, requestId, fused }) => {
+        const result = await runs.trigger(principal, kind, params.slug, body, {
+          method,
+          path,
+          requestId,
+          appliedSha: fused?.value,
+        });
+        return json(202, result.answer, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+      },
+    });
+
+  return [
+    trigger('skill'),
+    trigger('workflow'),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/runs',
+      access: access.read,
+      query: listQuerySchema,
+      summary: 'Skill and workflow runs of the org, newest first, filtered; {runs, nextCursor}.',
+      handler: async ({ principal, query }) => {
+        const filter: RunFilter = { limit: query.limit };
+        if (query.status) filter.status = query.status;
+        if (query.kind) filter.kind = query.kind;
+        if (query.rating) filter.rating = query.rating;
+        if (query.skillSlug) filter.skillSlug = query.skillSlug;
+        if (query.workflowSlug) filter.workflowSlug = query.workflowSlug;
+        if (query.agentSlug) filter.agentSlug = query.agentSlug;
+        if (query.createdAfter) filter.createdAfter = query.createdAfter;
+        if (query.cursor) filter.before = query.cursor;
+        const page = await runs.list(principal, filter);
+        const nextCursor =
+          page.more && page.last ? encodeTimeCursor(page.last.createdAt, page.last.id) : null;
+        return ok({ runs: page.runs, nextCursor });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/runs/:id',
+      access: access.read,
+      params: idParam,
+      // Read in the statement that authenticates the caller (src/runs/view.ts `fusedRunRead`).
+      fused: { read: 'run', key: ({ id }) => runIdOrNull(id ?? '') },
+      summary: 'One run.',
+      // The run's JSON as PostgreSQL rendered it, written as is (src/runs/view.ts).
+      handler: async ({ principal, params, fused }) =>
+        jsonText(200, await runs.getJson(principal, runId(params.id), fused)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/runs/:id/transitions',
+      access: access.read,
+      params: idParam,
+      summary: "Extension (debugging): the run's transition log and its review items', oldest first.",
+      handler: async ({ principal, params }) =>
+        ok({ transitions: await runs.transitions(principal, runId(params.id)) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/runs/:id/approve',
+      access: access.approve,
+      params: idParam,
+      body: approveBodySchema,
+      summary: 'Approve a pending skill run or a paused workflow run; 409 from any other status.',
+      handler: async ({ principal, params, body, requestId }) =>
+        ok(
+          await runs.approve(principal, runId(params.id), {
+            reviewedBy: body.reviewedBy ?? undefined,
+            note: body.note ?? undefined,
+            requestId,
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/runs/:id/reject',
+      access: access.approve,
+      params: idParam,
+      body: rejectBodySchema,
+      summary: 'Reject a pending skill run, or a paused workflow run (cancels it); 409 otherwise.',
+      handler: async ({ principal, params, body, requestId }) =>
+        ok(
+          await runs.reject(principal, runId(params.id), {
+            reviewedBy: body.reviewedBy ?? undefined,
+            reason: body.reason ?? undefined,
+            requestId,
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/runs/:id/cancel',
+      access: access.invoke,
+      params: idParam,
+      body: z.strictObject({}),
+      summary: 'Cancel a running, paused or pending run (a hard stop); 409 otherwise.',
+      handler: async ({ principal, params, requestId }) =>
+        ok(await runs.cancel(principal, runId(params.id), requestId)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/runs/:id/feedback',
+      access: access.invoke,
+      params: idParam,
+      body: feedbackBodySchema,
+      summary: 'Rate any run (up, down, or null to clear) with an optional note; feedbackAt always updates.',
+      handler: async ({ principal, params, body, requestId }) =>
+        ok(
+          await runs.feedback(principal, runId(params.id), {
+            rating: body.rating,
+            note: body.note ?? null,
+            requestId,
+          }),
+        ),
+    }),
+  ];
+}

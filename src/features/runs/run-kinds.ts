@@ -1,0 +1,245 @@
+/**
+ * The two run kinds of the actor host (`skill-run`, `workflow-run`, both rows of `runs`, told apart
+ * by `kind`) and their effects: run events (a `run_events` row plus an outbox row each), and opening
+ * and closing the run's review item (a transition of a `review-item` actor in the same transaction).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type CloseReviewParams,
+  type OpenReviewParams,
+  projectSkillRun,
+  projectWorkflowRun,
+  type RecordEventParams,
+  type RunApproveEvent,
+  type RunRejectEvent,
+  skillRunContextSchema,
+  skillRunMachine,
+  workflowRunContextSchema,
+  workflowRunMachine,
+} from '../../../machines/index.js';
+import type { ActorHost } from '../../platform/actors/host.js';
+import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
+import { runEventSubject } from '../../platform/bus/subjects.js';
+import type { Logger } from '../../platform/log.js';
+import { REVIEW_ITEM_KIND } from '../reviews/review-item-kind.js';
+
+/** Actor kind names of runs. */
+export const SKILL_RUN_KIND = 'skill-run';
+export const WORKFLOW_RUN_KIND = 'workflow-run';
+/** Both run kinds: send to a run without knowing which it is. */
+export const RUN_KINDS = [SKILL_RUN_KIND, WORKFLOW_RUN_KIND] as const;
+
+/** The payload of a run event on the bus (outbox → `evt.<org>.run.<runId>.<event>`). */
+export interface RunEventPayload {
+  eventId: string;
+  orgId: number;
+  runId: number;
+  kind: 'skill' | 'workflow';
+  slug: string;
+  seq: number;
+  event: string;
+  status: string;
+  step: string | null;
+  output: unknown;
+  workspaceSha: string | null;
+  at: string;
+}
+
+const PROJECTED = [
+  'status',
+  'paused_at',
+  'review_state',
+  'output',
+  'error',
+  'review',
+  'step_results',
+  'completed_at',
+] as const;
+
+const CREATED = [
+  'kind',
+  'slug',
+  'name',
+  'agent_slug',
+  'created_by',
+  'api_token_id',
+  'workspace_sha',
+  'trace_id',
+  'input',
+  'manifest',
+] as const;
+
+const LOADED = ['kind', 'slug', 'name', 'workspace_sha'] as const;
+
+const JSON_COLUMNS = new Set(['output', 'error', 'review', 'step_results', 'input', 'manifest']);
+
+function columns(p: ReturnType<typeof projectSkillRun> | ReturnType<typeof projectWorkflowRun>) {
+  return {
+    status: p.status,
+    paused_at: p.pausedAt,
+    review_state: p.reviewState,
+    output: p.output,
+    error: p.error,
+    review: p.review,
+    step_results: p.stepResults,
+    completed_at: p.completedAt,
+  };
+}
+
+/** What a run event carries as `output`: the step's output, or the run's at a decision or the end. */
+function eventOutput(event: string, step: string | undefined, projection: Record<string, unknown>): unknown {
+  if (event === 'step_completed' && step !== undefined) {
+    const results = projection.step_results as Record<string, { output: unknown }>;
+    return results[step]?.output ?? null;
+  }
+  if (event === 'completed' || event === 'approved' || event === 'paused_for_review') {
+    return projection.output ?? null;
+  }
+  return null;
+}
+
+const recordEvent: EffectHandler = (params, ctx) => {
+  const { event, step } = params as RecordEventParams;
+  const seq = ctx.writes.nextSeq();
+  const status = ctx.projection.status as string;
+  const output = eventOutput(event, step, ctx.projection);
+  ctx.writes.events.push({ seq, event, status, step: step ?? null, output, at: ctx.at });
+  const payload: RunEventPayload = {
+    eventId: randomUUID(),
+    orgId: ctx.row.orgId,
+    runId: ctx.row.id,
+    kind: ctx.row.columns.kind as 'skill' | 'workflow',
+    slug: ctx.row.columns.slug as string,
+    seq,
+    event,
+    status,
+    step: step ?? null,
+    output,
+    workspaceSha: (ctx.row.columns.workspace_sha as string | null) ?? null,
+    at: ctx.at,
+  };
+  ctx.writes.outbox.push({
+    subject: runEventSubject(String(ctx.row.orgId), ctx.row.id, event),
+    event_id: payload.eventId,
+    payload,
+  });
+};
+
+/**
+ * The runs kinds' extra write (`extraRows.step_executions`): a step's result, recorded by the same
+ * statement as the transition that takes it (see execute-step.ts).
+ */
+const stepExecutionWrite = (rows: string): string => `
+  insert into step_executions (run_id, step, attempt, org_id, output, error, meta, started_at, finished_at)
+  select x.run_id, x.step, x.attempt, x.org_id, x.output, x.error, coalesce(x.meta, '{}'::json), x.started_at,
+         x.finished_at
+    from json_to_recordset(${rows})
+      as x(run_id bigint, step text, attempt integer, org_id bigint, output json, error json, meta json,
+           started_at timestamptz, finished_at timestamptz)
+    join a on a.id = x.run_id
+  on conflict (run_id, step, attempt) do nothing`;
+
+/** The review item's title: the gate's title or the skill's/workflow's name, with the run id. */
+export function reviewTitle(name: string, runId: number, gate?: { title?: string; step: string }): string {
+  if (gate?.title) return `${gate.title} (run ${runId})`;
+  if (gate) return `${name}: ${gate.step} (run ${runId})`;
+  return `${name} (run ${runId})`;
+}
+
+function reviewEffects(host: ActorHost, log: Logger): Record<'openReview' | 'closeReview', EffectHandler> {
+  return {
+    openReview(params, ctx) {
+      const { title, assignTo } = params as OpenReviewParams;
+      const kind = ctx.row.columns.kind as 'skill' | 'workflow';
+      const runId = ctx.row.id;
+      const name = ctx.row.columns.name as string;
+      const gate = kind === 'workflow' ? { step: String(ctx.projection.paused_at), title } : undefined;
+      const fullTitle = reviewTitle(name, runId, gate);
+      ctx.writes.followUp(async (tx) => {
+        await host.create(tx, REVIEW_ITEM_KIND, {
+          orgId: ctx.row.orgId,
+          input: (_id, at) => ({ kind, runId, title: fullTitle, assignedTo: assignTo ?? null, at }),
+          columns: { kind, run_id: runId, title: fullTitle },
+          actingAs: ctx.actingAs,
+        });
+      });
+    },
+    closeReview(params, ctx) {
+      const { reason } = params as CloseReviewParams;
+      const kind = ctx.row.columns.kind as string;
+      ctx.writes.followUp(async (tx) => {
+        const item = await tx.sql.maybeOne<{ id: number }>(
+          'select id from review_items where org_id = $1 and kind = $2 and run_id = $3 and open',
+          [ctx.row.orgId, kind, ctx.row.id],
+        );
+        if (!item) {
+          log.warn({ runId: ctx.row.id, reason }, 'run closed a review item it does not have');
+          return;
+        }
+        const event =
+          reason === 'decided' && (ctx.event.type === 'APPROVE' || ctx.event.type === 'REJECT')
+            ? decideEvent(ctx.event as unknown as RunApproveEvent | RunRejectEvent, ctx.at)
+            : { type: 'CANCEL', at: ctx.at };
+        const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: ctx.row.orgId, id: item.id }, event, {
+          actingAs: ctx.actingAs,
+        });
+        if (result.outcome !== 'applied') {
+          log.warn(
+            { runId: ctx.row.id, itemId: item.id, outcome: result.outcome },
+            'review item did not close',
+          );
+        }
+      });
+    },
+  };
+}
+
+/** The review item's DECIDE for a run's APPROVE or REJECT. */
+function decideEvent(event: RunApproveEvent | RunRejectEvent, at: string) {
+  const approve = event.type === 'APPROVE';
+  return {
+    type: 'DECIDE',
+    action: approve ? 'approve' : 'reject',
+    by: event.by,
+    reason: (approve ? event.note : event.reason) ?? null,
+    at,
+  };
+}
+
+/** The `skill-run` and `workflow-run` kinds, whose review effects go through `host`. */
+export function runKinds(host: ActorHost, log: Logger): ActorKindDef[] {
+  const effects = { recordEvent, ...reviewEffects(host, log) };
+  const shared = {
+    table: 'runs',
+    sequence: 'runs_id_seq',
+    projectedColumns: PROJECTED,
+    createColumns: CREATED,
+    loadColumns: LOADED,
+    jsonColumns: JSON_COLUMNS,
+    runEvents: true,
+    effects,
+    extraWrites: { step_executions: stepExecutionWrite },
+    // Run updates batch best one statement at a time: bench:runs end to end completed 505–555 runs
+    // a second with three in flight and 664–671 with one (batches of ~3 rows had paid a whole
+    // statement's set-up and commit each).
+    updatesInFlight: 1,
+  };
+  return [
+    {
+      ...shared,
+      name: SKILL_RUN_KIND,
+      machine: skillRunMachine,
+      discriminator: { column: 'kind', value: 'skill' },
+      contextSchema: skillRunContextSchema,
+      project: (snapshot: MachineSnapshotLike) => columns(projectSkillRun(snapshot as never)),
+    },
+    {
+      ...shared,
+      name: WORKFLOW_RUN_KIND,
+      machine: workflowRunMachine,
+      discriminator: { column: 'kind', value: 'workflow' },
+      contextSchema: workflowRunContextSchema,
+      project: (snapshot: MachineSnapshotLike) => columns(projectWorkflowRun(snapshot as never)),
+    },
+  ];
+}

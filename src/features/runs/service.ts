@@ -1,0 +1,404 @@
+/**
+ * Runs as the API (and later MCP and the review queue) use them: trigger a skill or workflow run,
+ * read and list runs, approve, reject, cancel, give feedback. Every state change is a transition of
+ * the run's actor through the host (409 when the run's state refuses it); feedback is not a state
+ * change, only columns.
+ *
+ * Terminology: a *trigger* creates a run (202); a *decision* is approve or reject; *replayed* means an
+ * idempotent trigger answered from its key's record.
+ */
+import { type ActingAs, actingAs } from '../../platform/actors/acting-as.js';
+import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import type { FusedAnswer } from '../../platform/auth/authenticate.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { Db } from '../../platform/db/sql.js';
+import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import type { Clock } from '../../platform/util/clock.js';
+import { newTraceId } from '../../platform/util/trace.js';
+import type { AppliedResources } from '../workspace/applied.js';
+import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
+import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
+import type { SchemaCache } from './schema-cache.js';
+import { type RunTarget, resolveSkillTarget, resolveWorkflowTarget } from './targets.js';
+import { createRunReader, listRuns, type RunFilter, type RunView, runPath } from './view.js';
+
+/** Body of `POST /skills/:slug/runs` and `POST /workflows/:slug/runs`. */
+export interface TriggerBody {
+  input: Record<string, unknown>;
+  idempotencyKey?: string | undefined;
+  agentSlug?: string | undefined;
+}
+
+/** The 202 answer of a trigger. */
+export interface TriggerAnswer {
+  runId: number;
+  status: string;
+  pollUrl: string;
+}
+
+/** A trigger's outcome: the answer, and whether it was replayed from an idempotency key. */
+export interface TriggerResult {
+  answer: TriggerAnswer;
+  replayed: boolean;
+}
+
+/** One row of a run's transition log. */
+export interface TransitionView {
+  id: number;
+  actorKind: string;
+  actorId: number;
+  from: string | null;
+  event: unknown;
+  to: string;
+  actor: string;
+  at: string;
+}
+
+export interface RunServiceDeps {
+  db: Db;
+  host: ActorHost;
+  clock: Clock;
+  applied: AppliedResources;
+  schemas: SchemaCache;
+  /** BASE_URL (read at call time: PORT=0 learns its port at start). */
+  baseUrl(): string;
+}
+
+/** Arguments of approve and reject. */
+export interface DecisionArgs {
+  /** The human the caller acts for (`reviewedBy` of the API), recorded as `onBehalfOf`. */
+  reviewedBy?: string | undefined;
+  note?: string | undefined;
+  reason?: string | undefined;
+  requestId?: string | null;
+  /** How the audit row names the call (default `run.approve`/`run.reject`), and details it adds. */
+  audit?: { action: string; details?: Record<string, unknown> } | undefined;
+}
+
+export class RunService {
+  /** Reads runs by id for concurrent callers in one statement per batch. */
+  private readonly reader: ReturnType<typeof createRunReader>;
+
+  constructor(private readonly deps: RunServiceDeps) {
+    this.reader = createRunReader(deps.db, deps.baseUrl);
+  }
+
+  /**
+   * Creates a run of skill or workflow `slug` (decisions §5): 404 unknown slug, 409 inactive skill,
+   * 400 bad agent or input, 409 idempotency key reused with another request. `request.appliedSha`:
+   * the org's applied version as the request's authentication read it, when it did
+   * (`fusedAppliedRead`).
+   */
+  async trigger(
+    principal: Principal,
+    kind: 'skill' | 'workflow',
+    slug: string,
+    body: TriggerBody,
+    request: { method: string; path: string; requestId: string | null; appliedSha?: string | null },
+  ): Promise<TriggerResult> {
+    const { db, host, clock } = this.deps;
+    const key = body.idempotencyKey;
+    // Keys are the token's; without a token (stdio MCP) they are the actor's within its org.
+    const tokenKey = principal.tokenId ?? `${principal.actor}@org:${principal.orgId}`;
+    const hash = key === undefined ? '' : requestHash(request.method, request.path, body);
+    if (key !== undefined) {
+      const prior = await findKey(db, tokenKey, key, clock.now());
+      if (prior) return { answer: replay(prior, hash, key) as TriggerAnswer, replayed: true };
+    }
+    const resolve = kind === 'skill' ? resolveSkillTarget : resolveWorkflowTarget;
+    const target = await resolve(
+      this.deps.applied,
+      principal.orgId,
+      slug,
+      body.agentSlug,
+      request.appliedSha,
+    );
+    this.checkInput(principal.orgId, kind, slug, target, body.input);
+    const by = actingAs(principal);
+    // Without a key the creation is one statement (plus the review item's, when it needs review).
+    return host.transact(
+      async (tx) => {
+        if (key !== undefined) {
+          const holder = await claimKey(tx.sql, {
+            tokenKey,
+            key,
+            orgId: principal.orgId,
+            hash,
+            now: clock.now(),
+          });
+          if (holder) return { answer: replay(holder, hash, key) as TriggerAnswer, replayed: true };
+        }
+        const created = await host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
+          orgId: principal.orgId,
+          input: (runId, at) => this.machineInput(kind, runId, slug, target, at),
+          columns: {
+            slug,
+            name: target.name,
+            agent_slug: body.agentSlug ?? null,
+            created_by: principal.actor,
+            api_token_id: principal.tokenId,
+            workspace_sha: target.workspaceSha,
+            trace_id: newTraceId(),
+            input: body.input,
+            manifest: target.manifest,
+          },
+          actingAs: by,
+          audit: {
+            action: 'run.create',
+            targetKind: 'run',
+            details: { kind, slug, idempotencyKey: key ?? null },
+            requestId: request.requestId,
+          },
+        });
+        const runId = created.actor.row.id;
+        const answer: TriggerAnswer = {
+          runId,
+          status: created.projection.status as string,
+          pollUrl: runPath(runId),
+        };
+        if (key !== undefined) await completeKey(tx.sql, tokenKey, key, runId, answer);
+        return { answer, replayed: false };
+      },
+      { single: key === undefined },
+    );
+  }
+
+  /** The run `id` of the caller's org; 404 otherwise. */
+  async get(principal: Principal, id: number): Promise<RunView> {
+    return JSON.parse(await this.getJson(principal, id)) as RunView;
+  }
+
+  /**
+   * The run `id` of the caller's org as JSON text, as GET /runs/:id answers it; 404 otherwise.
+   * `fused`: the run read with the caller's authentication (`fusedRunRead`), used when it is `id`'s.
+   */
+  async getJson(principal: Principal, id: number, fused?: FusedAnswer): Promise<string> {
+    const json = fused?.key === id ? fused.value : await this.reader.load({ orgId: principal.orgId, id });
+    if (json === null) throw notFound('run', id);
+    return json;
+  }
+
+  /** A page of the org's runs, newest first. */
+  async list(
+    principal: Principal,
+    filter: RunFilter,
+  ): Promise<{ runs: RunView[]; last: RunView | null; more: boolean }> {
+    const { runs, more } = await listRuns(this.deps.db, principal.orgId, filter, this.deps.baseUrl());
+    return { runs, last: runs.at(-1) ?? null, more };
+  }
+
+  /** Approves a pending skill run or a paused workflow run; 409 from any other status. */
+  approve(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
+    const at = this.now();
+    const event = {
+      type: 'APPROVE',
+      by: principal.actor,
+      onBehalfOf: args.reviewedBy ?? null,
+      note: args.note ?? null,
+      at,
+    };
+    return this.decide(principal, id, event, 'approve', args);
+  }
+
+  /** Rejects a pending skill run, or a paused workflow run (which cancels it); 409 otherwise. */
+  reject(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
+    const at = this.now();
+    const event = {
+      type: 'REJECT',
+      by: principal.actor,
+      onBehalfOf: args.reviewedBy ?? null,
+      reason: args.reason ?? null,
+      at,
+    };
+    return this.decide(principal, id, event, 'reject', args);
+  }
+
+  /** Cancels a running, paused or pending run: a hard stop. 409 from any other status. */
+  async cancel(principal: Principal, id: number, requestId: string | null = null): Promise<RunView> {
+    const event = { type: 'CANCEL', by: principal.actor, at: this.now() };
+    const result = await this.send(
+      principal,
+      id,
+      event,
+      actingAs(principal),
+      { action: 'run.cancel', targetKind: 'run', targetId: String(id), requestId },
+      true,
+    );
+    this.expectApplied(result, id, 'cancel', 'running, paused or pending');
+    return this.get(principal, id);
+  }
+
+  /**
+   * Records feedback on any run in any status. The body replaces the feedback (rating and note; an
+   * absent note clears it); `rating: null` clears the rating; `feedbackAt` is set on every call.
+   */
+  async feedback(
+    principal: Principal,
+    id: number,
+    args: { rating: 'up' | 'down' | null; note?: string | null | undefined; requestId?: string | null },
+  ): Promise<RunView> {
+    const at = this.now();
+    const found = await this.deps.db.tx(async (sql) => {
+      const rows = await sql.query(
+        `update runs set rating = $3, feedback_note = $4, feedback_at = $5 where id = $1 and org_id = $2 returning id`,
+        [id, principal.orgId, args.rating, args.note ?? null, at],
+      );
+      if (rows.length === 0) return false;
+      await sql.query(
+        `insert into audit_log (org_id, api_token_id, actor, action, target_kind, target_id, details, request_id, at)
+         values ($1, $2, $3, 'run.feedback', 'run', $4, $5, $6, $7)`,
+        [
+          principal.orgId,
+          principal.tokenId,
+          principal.actor,
+          String(id),
+          JSON.stringify({ rating: args.rating, note: args.note ?? null }),
+          args.requestId ?? null,
+          at,
+        ],
+      );
+      return true;
+    });
+    if (!found) throw notFound('run', id);
+    return this.get(principal, id);
+  }
+
+  /** The transition log of run `id` and of its review items, oldest first. */
+  async transitions(principal: Principal, id: number): Promise<TransitionView[]> {
+    const row = await this.get(principal, id);
+    const rows = await this.deps.db.query<{
+      id: number;
+      actor_kind: string;
+      actor_id: number;
+      from_state: string | null;
+      event: unknown;
+      to_state: string;
+      actor: string;
+      at: Date;
+    }>(
+      `select id, actor_kind, actor_id, from_state, event, to_state, actor, at
+         from actor_transitions
+        where org_id = $1
+          and ((actor_kind = any($3::text[]) and actor_id = $2)
+            or (actor_kind = 'review-item' and actor_id in (
+                  select r.id from review_items r where r.org_id = $1 and r.run_id = $2 and r.kind = $4)))
+        order by id`,
+      [principal.orgId, id, [...RUN_KINDS], row.kind],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      actorKind: r.actor_kind,
+      actorId: r.actor_id,
+      from: r.from_state,
+      event: r.event,
+      to: r.to_state,
+      actor: r.actor,
+      at: r.at.toISOString(),
+    }));
+  }
+
+  private async decide(
+    principal: Principal,
+    id: number,
+    event: { type: string; [key: string]: unknown },
+    verb: 'approve' | 'reject',
+    args: DecisionArgs,
+  ): Promise<RunView> {
+    const result = await this.send(principal, id, event, actingAs(principal), {
+      action: args.audit?.action ?? `run.${verb}`,
+      targetKind: 'run',
+      targetId: String(id),
+      details: {
+        reviewedBy: args.reviewedBy ?? null,
+        note: args.note ?? null,
+        reason: args.reason ?? null,
+        ...args.audit?.details,
+      },
+      requestId: args.requestId ?? null,
+    });
+    this.expectApplied(result, id, verb, 'pending (skill runs) or paused (workflow runs)');
+    return this.get(principal, id);
+  }
+
+  private send(
+    principal: Principal,
+    id: number,
+    event: { type: string },
+    by: ActingAs,
+    audit: Parameters<ActorHost['send']>[4]['audit'],
+    single = false,
+  ): Promise<SendResult> {
+    const { host } = this.deps;
+    return host.transact(
+      (tx) =>
+        host.send(tx, RUN_KINDS, { orgId: principal.orgId, id }, event, {
+          actingAs: by,
+          ...(audit ? { audit } : {}),
+        }),
+      { single },
+    );
+  }
+
+  private expectApplied(result: SendResult, id: number, verb: string, accepted: string): void {
+    if (result.outcome === 'not_found') throw notFound('run', id);
+    if (result.outcome === 'refused') {
+      const status = result.actor.def.project(result.actor.snapshot).status as string;
+      throw conflict(`Run ${id} is ${status}; ${verb} is accepted only when it is ${accepted}.`, {
+        runId: id,
+        status,
+        action: verb,
+      });
+    }
+  }
+
+  private checkInput(
+    orgId: number,
+    kind: 'skill' | 'workflow',
+    slug: string,
+    target: RunTarget,
+    input: Record<string, unknown>,
+  ): void {
+    if (!target.inputSchema) return;
+    const check = this.deps.schemas.check(
+      `${orgId}:${target.workspaceSha}:${kind}:${slug}:input`,
+      target.inputSchema,
+      'body.input',
+    );
+    const issues = check(input);
+    if (issues.length > 0) {
+      throw validationFailed(
+        issues,
+        `body.input does not match the ${kind}'s inputSchema: ${issues[0]?.field} ${issues[0]?.message}`,
+      );
+    }
+  }
+
+  private machineInput(
+    kind: 'skill' | 'workflow',
+    runId: number,
+    slug: string,
+    target: RunTarget,
+    at: string,
+  ): unknown {
+    const manifest = target.manifest;
+    if (kind === 'skill' && manifest.kind === 'skill') {
+      return { runId, slug, requiresApproval: manifest.skill.manifest.requiresApproval, at };
+    }
+    if (manifest.kind !== 'workflow') throw new Error('run target does not match its kind');
+    const steps = manifest.workflow.steps.map((step) =>
+      step.type === 'approve'
+        ? {
+            name: step.name,
+            type: 'approve' as const,
+            ...(step.title === undefined ? {} : { title: step.title }),
+            ...(step.assignTo === undefined ? {} : { assignTo: step.assignTo }),
+          }
+        : { name: step.name, type: 'skill' as const },
+    );
+    return { runId, slug, steps, at };
+  }
+
+  private now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}

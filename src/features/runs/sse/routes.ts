@@ -1,0 +1,50 @@
+/**
+ * `GET /api/v1/runs/:id/stream`: a run's events as server-sent events (replay, then live, until the
+ * terminal event). Resumes after `Last-Event-ID` (the header EventSource sends when it reconnects,
+ * or `?lastEventId=` for the first connection). Any `Accept` is served: the route has one
+ * representation, and the spec's `Accept: text/event-stream` is what clients send.
+ */
+import { z } from 'zod';
+import { access } from '../../../platform/auth/guard.js';
+import { notFound, validationFailed } from '../../../platform/http/errors.js';
+import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
+import type { RunStreamService } from './stream-service.js';
+
+const SEQ = /^\d{1,9}$/;
+
+const querySchema = z.object({
+  lastEventId: z
+    .string()
+    .regex(SEQ, 'must be the id of an event of this stream (a non-negative integer)')
+    .optional(),
+});
+
+/** The stream route over `streams`. */
+export function runStreamRoutes(streams: RunStreamService): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/runs/:id/stream',
+      access: access.read,
+      params: z.object({ id: z.string() }),
+      query: querySchema,
+      summary:
+        "The run's events as server-sent events: replayed after Last-Event-ID, then live, until the terminal event.",
+      handler: async ({ principal, params, query, headers, signal }) => {
+        const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : 0;
+        if (id < 1) throw notFound('run', params.id);
+        const header = headers['last-event-id']?.trim();
+        if (header !== undefined && header !== '' && !SEQ.test(header)) {
+          throw validationFailed([
+            {
+              field: 'headers.last-event-id',
+              message: 'must be the id of an event of this stream (a non-negative integer)',
+            },
+          ]);
+        }
+        const after = Number(header || query.lastEventId || 0);
+        return streams.open(principal, id, after, signal);
+      },
+    }),
+  ];
+}

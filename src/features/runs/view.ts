@@ -1,0 +1,176 @@
+/**
+ * The run object of the API (service-api "Run", decisions §5): what GET /runs/:id, list items and
+ * the answers of approve/reject/cancel/feedback carry. Built from the row's projected columns (never
+ * from the snapshot), with the org in every query.
+ *
+ * PostgreSQL renders it, as JSON text (`runViewJson`): the run's JSON columns are passed through as
+ * stored instead of being parsed and serialized again, so GET /runs/:id writes the text as it comes
+ * (the hottest read there is) and everything else parses one string. This is the only renderer.
+ */
+import type { FusedRead } from '../../platform/auth/authenticate.js';
+import type { Sql } from '../../platform/db/sql.js';
+import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
+
+/** A run as the API shows it. */
+export interface RunView {
+  id: number;
+  kind: 'skill' | 'workflow';
+  slug: string;
+  name: string;
+  status: string;
+  /** Skill runs: `auto` (never entered review), `pending`, `approved`, `rejected`; workflow runs: null. */
+  reviewState: string | null;
+  pausedAt: string | null;
+  input: unknown;
+  output: unknown;
+  stepResults: Record<string, { output: unknown }>;
+  error: unknown;
+  review: unknown;
+  agentSlug: string | null;
+  workspaceSha: string | null;
+  traceId: string;
+  rating: 'up' | 'down' | null;
+  feedbackNote: string | null;
+  feedbackAt: string | null;
+  createdBy: string;
+  createdAt: string;
+  completedAt: string | null;
+  pollUrl: string;
+  reviewUrl: string;
+}
+
+/** The path of a run's resource (`pollUrl`). */
+export function runPath(id: number): string {
+  return `/api/v1/runs/${id}`;
+}
+
+/** `toISOString()` of a timestamptz column, in SQL (milliseconds truncated, as JS dates are). */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A nullable text as a JSON string or null. */
+const text = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
+/** A nullable json column, as stored, or null. */
+const json = (column: string) => `coalesce(${column}::text, 'null')`;
+
+/**
+ * The SQL expression of a `runs` row's run object as JSON text; `baseUrl` is the SQL of BASE_URL
+ * (a parameter) for `reviewUrl`. Keys in the order of `RunView`.
+ */
+export function runViewJson(baseUrl: string): string {
+  const fields: Array<[string, string]> = [
+    ['id', 'id::text'],
+    ['kind', text('kind')],
+    ['slug', text('slug')],
+    ['name', text('name')],
+    ['status', text('status')],
+    ['reviewState', text('review_state')],
+    ['pausedAt', text('paused_at')],
+    ['input', json('input')],
+    ['output', json('output')],
+    ['stepResults', json('step_results')],
+    ['error', json('error')],
+    ['review', json('review')],
+    ['agentSlug', text('agent_slug')],
+    ['workspaceSha', text('workspace_sha')],
+    ['traceId', text('trace_id')],
+    ['rating', text('rating')],
+    ['feedbackNote', text('feedback_note')],
+    ['feedbackAt', text(iso('feedback_at'))],
+    ['createdBy', text('created_by')],
+    ['createdAt', text(iso('created_at'))],
+    ['completedAt', text(iso('completed_at'))],
+    ['pollUrl', text(`'/api/v1/runs/' || id`)],
+    ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
+  ];
+  return `'{' || ${fields.map(([key, value], i) => `'${i ? ',' : ''}"${key}":' || ${value}`).join(' || ')} || '}'`;
+}
+
+/**
+ * GET /runs/:id's read, fused into the statement that authenticates the caller
+ * (src/auth/authenticate.ts): the run of the token's org by id, as JSON text.
+ */
+export function fusedRunRead(baseUrl: () => string): FusedRead {
+  return {
+    sql: (org, key, param) =>
+      `(select ${runViewJson(`${param(0)}::text`)} from runs where runs.org_id = ${org} and runs.id = ${key})`,
+    values: () => [baseUrl()],
+  };
+}
+
+/** A run of an org, as a key of the batched reader. */
+export interface RunKey {
+  orgId: number;
+  id: number;
+}
+
+/**
+ * Runs by (org, id) as JSON text, null where there is none: concurrent callers' pairs go out as one
+ * statement per batch (src/util/batch-loader.ts), each run still matched on its org. `baseUrl` is
+ * read per batch.
+ */
+export function createRunReader(sql: Sql, baseUrl: () => string): BatchLoader<RunKey, string | null> {
+  return createBatchLoader<RunKey, string | null>({
+    async batch(keys) {
+      const rows = await sql.prepared<{ ord: number; json: string }>(
+        'run_view_batch',
+        `select x.ord, ${runViewJson('$3::text')} as json
+           from unnest($1::bigint[], $2::bigint[]) with ordinality as x(key_org_id, key_id, ord)
+           join runs on runs.id = x.key_id and runs.org_id = x.key_org_id`,
+        [keys.map((k) => k.orgId), keys.map((k) => k.id), baseUrl()],
+      );
+      const found: Array<string | null> = keys.map(() => null);
+      for (const row of rows) found[row.ord - 1] = row.json;
+      return found;
+    },
+  });
+}
+
+/** Filters of `GET /runs`. */
+export interface RunFilter {
+  /** A run status, or `auto` (skill runs that never entered review). */
+  status?: string;
+  kind?: 'skill' | 'workflow';
+  rating?: 'up' | 'down';
+  skillSlug?: string;
+  workflowSlug?: string;
+  agentSlug?: string;
+  createdAfter?: Date;
+  /** Keyset cursor: strictly older than this (createdAt, id). */
+  before?: { createdAt: Date; id: number };
+  limit: number;
+}
+
+/** A page of runs, newest first, and whether more follow. */
+export async function listRuns(
+  sql: Sql,
+  orgId: number,
+  filter: RunFilter,
+  baseUrl: string,
+): Promise<{ runs: RunView[]; more: boolean }> {
+  const values: unknown[] = [orgId];
+  const where = ['org_id = $1'];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  if (filter.status === 'auto') where.push(`review_state = 'auto'`);
+  else if (filter.status !== undefined) where.push(`status = ${param(filter.status)}`);
+  if (filter.kind !== undefined) where.push(`kind = ${param(filter.kind)}`);
+  if (filter.rating !== undefined) where.push(`rating = ${param(filter.rating)}`);
+  const slugs: string[] = [];
+  if (filter.skillSlug !== undefined) slugs.push(`(kind = 'skill' and slug = ${param(filter.skillSlug)})`);
+  if (filter.workflowSlug !== undefined)
+    slugs.push(`(kind = 'workflow' and slug = ${param(filter.workflowSlug)})`);
+  if (slugs.length > 0) where.push(`(${slugs.join(' or ')})`);
+  if (filter.agentSlug !== undefined) where.push(`agent_slug = ${param(filter.agentSlug)}`);
+  if (filter.createdAfter !== undefined) where.push(`created_at > ${param(filter.createdAfter)}`);
+  if (filter.before !== undefined) {
+    where.push(`(created_at, id) < (${param(filter.before.createdAt)}, ${param(filter.before.id)})`);
+  }
+  const rows = await sql.query<{ json: string }>(
+    `select ${runViewJson(param(baseUrl))} as json from runs where ${where.join(' and ')}
+      order by created_at desc, id desc limit ${param(filter.limit + 1)}`,
+    values,
+  );
+  const more = rows.length > filter.limit;
+  return {
+    runs: (more ? rows.slice(0, filter.limit) : rows).map((r) => JSON.parse(r.json) as RunView),
+    more,
+  };
+}

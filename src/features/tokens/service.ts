@@ -1,0 +1,240 @@
+/**
+ * Issuing, listing and revoking API tokens. Issuing is a CLI (operator) action that creates the org
+ * and user on first use; revoking is also an API call governed by decisions §3 (a token may revoke
+ * itself; an owner may revoke any token of the org).
+ *
+ * Plain SQL, not the ORM's unit of work: MikroORM's transactions and flushes run in an
+ * AsyncLocalStorage context, and the first such call turns on Node's promise hooks for the rest of
+ * the process — every later request then paid about a tenth more CPU after one token revocation.
+ */
+
+import { recordAuditSql } from '../../platform/audit/audit.js';
+import type { Principal, Role, Scope } from '../../platform/auth/principal.js';
+import { issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
+import type { Database } from '../../platform/db/database.js';
+import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
+import { forbidden, notFound } from '../../platform/http/errors.js';
+import type { Clock } from '../../platform/util/clock.js';
+
+/** What `r3 token create --json` prints (decisions §2). */
+export interface CreatedToken {
+  id: string;
+  token: string;
+  org: string;
+  userId: string;
+  role: Role;
+  scope: string;
+  expiresAt: string | null;
+}
+
+/** A token as listed (never the secret or its hash). */
+export interface TokenView {
+  id: string;
+  name: string;
+  prefix: string;
+  userId: string;
+  role: Role;
+  scope: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface CreateTokenInput {
+  org: string;
+  userId: string;
+  role: Role;
+  name: string;
+  scopes: readonly Scope[];
+  expiresAt: Date | null;
+}
+
+export class TokenService {
+  constructor(
+    private readonly db: Database,
+    private readonly env: TokenEnv,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the org and user when missing, then a token; the plaintext is in the answer only. */
+  async create(input: CreateTokenInput): Promise<CreatedToken> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.sql.tx((sql) => this.createIn(sql, input));
+      } catch (error) {
+        // Two creators racing on a new org or user: the loser retries and finds the row.
+        if (attempt < 2 && isUniqueViolation(error)) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async createIn(sql: Sql, input: CreateTokenInput): Promise<CreatedToken> {
+    const now = new Date(this.clock.now());
+    const org =
+      (await sql.maybeOne<{ id: number; slug: string }>('select id, slug from orgs where slug = $1', [
+        input.org,
+      ])) ??
+      (await sql.one<{ id: number; slug: string }>(
+        `insert into orgs (slug, name, tier, created_at) values ($1, $1, 'standard', $2) returning id, slug`,
+        [input.org, now],
+      ));
+    const user = await sql.one<{ pk: number; id: string; role: Role }>(
+      `insert into users (org_id, id, role, created_at) values ($1, $2, $3, $4)
+       on conflict (org_id, id) do update set role = excluded.role
+       returning pk, id, role`,
+      [org.id, input.userId, input.role, now],
+    );
+    const issued = issueToken(this.env);
+    await sql.query(
+      `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        issued.tokenId,
+        org.id,
+        user.pk,
+        this.env,
+        input.name,
+        [...input.scopes],
+        issued.secretHash,
+        issued.prefix,
+        now,
+        input.expiresAt,
+      ],
+    );
+    await recordAuditSql(sql, {
+      orgId: org.id,
+      apiTokenId: null,
+      actor: 'cli',
+      action: 'token.created',
+      targetKind: 'token',
+      targetId: issued.tokenId,
+      details: { name: input.name, userId: input.userId, role: input.role, scope: input.scopes.join(',') },
+      at: now,
+    });
+    return {
+      id: issued.tokenId,
+      token: issued.token,
+      org: org.slug,
+      userId: user.id,
+      role: user.role,
+      scope: input.scopes.join(','),
+      expiresAt: input.expiresAt?.toISOString() ?? null,
+    };
+  }
+
+  /** Tokens of an org, newest first; null when the org does not exist. */
+  async list(orgSlug: string): Promise<TokenView[] | null> {
+    const org = await this.db.sql.maybeOne<{ id: number }>('select id from orgs where slug = $1', [orgSlug]);
+    return org ? this.listIn(org.id, null) : null;
+  }
+
+  /** Tokens visible to a principal: an owner sees the org's, anyone else their own user's. */
+  async listFor(principal: Principal): Promise<TokenView[]> {
+    return this.listIn(principal.orgId, principal.role === 'owner' ? null : principal.userId);
+  }
+
+  private async listIn(orgId: number, userId: string | null): Promise<TokenView[]> {
+    const rows = await this.db.sql.prepared<TokenListRow>(
+      'tokens_list',
+      `select t.id, t.name, t.prefix, u.id as user_id, u.role, t.scopes, t.created_at, t.expires_at,
+              t.revoked_at, t.last_used_at
+         from api_tokens t join users u on u.pk = t.user_pk
+        where t.org_id = $1 and ($2::text is null or u.id = $2)
+        order by t.created_at desc, t.id
+        limit 500`,
+      [orgId, userId],
+    );
+    return rows.map(tokenView);
+  }
+
+  /** Operator revocation (CLI): any token by id. Returns false when there is none. */
+  async revoke(tokenId: string): Promise<boolean> {
+    return this.db.sql.tx(async (sql) => {
+      const now = new Date(this.clock.now());
+      const token = await sql.maybeOne<{ org_id: number }>(
+        `update api_tokens set revoked_at = coalesce(revoked_at, $2) where id = $1 returning org_id`,
+        [tokenId, now],
+      );
+      if (!token) return false;
+      await recordAuditSql(sql, {
+        orgId: token.org_id,
+        apiTokenId: null,
+        actor: 'cli',
+        action: 'token.revoked',
+        targetKind: 'token',
+        targetId: tokenId,
+        details: {},
+        at: now,
+      });
+      return true;
+    });
+  }
+
+  /**
+   * API revocation (`DELETE /tokens/:id`): the caller's own token, or any token of the org when the
+   * caller is an owner. Another org's token is 404; another user's token for a non-owner is 403.
+   */
+  async revokeAs(principal: Principal, tokenId: string, requestId: string): Promise<TokenView> {
+    return this.db.sql.tx(async (sql) => {
+      const found = await sql.maybeOne<{ id: string }>(
+        'select id from api_tokens where id = $1 and org_id = $2 for update',
+        [tokenId, principal.orgId],
+      );
+      if (!found) throw notFound('token', tokenId);
+      if (found.id !== principal.tokenId && principal.role !== 'owner') {
+        throw forbidden('Only the token itself or an owner of the organization may revoke it.', { tokenId });
+      }
+      const now = new Date(this.clock.now());
+      const row = await sql.one<TokenListRow>(
+        `update api_tokens t set revoked_at = coalesce(t.revoked_at, $3)
+           from users u
+          where t.id = $1 and t.org_id = $2 and u.pk = t.user_pk
+          returning t.id, t.name, t.prefix, u.id as user_id, u.role, t.scopes, t.created_at, t.expires_at,
+                    t.revoked_at, t.last_used_at`,
+        [tokenId, principal.orgId, now],
+      );
+      await recordAuditSql(sql, {
+        orgId: principal.orgId,
+        apiTokenId: principal.tokenId,
+        actor: principal.actor,
+        action: 'token.revoked',
+        targetKind: 'token',
+        targetId: tokenId,
+        details: {},
+        requestId,
+        at: now,
+      });
+      return tokenView(row);
+    });
+  }
+}
+
+interface TokenListRow {
+  id: string;
+  name: string;
+  prefix: string;
+  user_id: string;
+  role: Role;
+  scopes: string[];
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+function tokenView(r: TokenListRow): TokenView {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    userId: r.user_id,
+    role: r.role,
+    scope: r.scopes.join(','),
+    createdAt: r.created_at.toISOString(),
+    expiresAt: r.expires_at?.toISOString() ?? null,
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+    lastUsedAt: r.last_used_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The webhook dispatcher: a durable bus consumer over every domain event (`evt.>`, shared by all r3
+ * processes, at-least-once) that turns each event into one `webhook-delivery` actor per webhook that
+ * wants it: enabled, subscribed to the event's type, passing its filter, and registered no later
+ * than the event happened. A redelivered event creates nothing new: deliveries are unique per
+ * (webhook, event id), checked before and enforced by the database.
+ */
+import { SYSTEM } from '../../platform/actors/acting-as.js';
+import type { ActorHost } from '../../platform/actors/host.js';
+import type { Bus, BusMessage, ConsumerHandle } from '../../platform/bus/bus.js';
+import { ALL_EVENTS_PATTERN, parseEventSubject } from '../../platform/bus/subjects.js';
+import type { Db } from '../../platform/db/sql.js';
+import type { Logger } from '../../platform/log.js';
+import { createBatchLoader } from '../../platform/util/batch-loader.js';
+import { mayMapToWebhook, toWebhookEvent, type WebhookEvent } from './event-map.js';
+import {
+  buildDeliveryBody,
+  type DeliveryBodyInput,
+  matchesFilter,
+  newDeliveryId,
+  type WebhookFilter,
+} from './payload.js';
+import { WEBHOOK_DELIVERY_KIND } from './webhook-kinds.js';
+
+/** Name of the durable consumer (one cursor for the whole deployment). */
+export const DISPATCH_CONSUMER = 'webhooks';
+
+/** What handling one bus message did (tests await it). */
+export interface Dispatched {
+  subject: string;
+  eventId: string | null;
+  /** Deliveries created for it. */
+  created: number;
+}
+
+export interface WebhookDispatcher {
+  /** Handles one bus message (what the consumer calls). */
+  handle(msg: Pick<BusMessage, 'subject' | 'json'>): Promise<Dispatched>;
+  /** Calls `listener` after each handled message. */
+  onDispatched(listener: (dispatched: Dispatched) => void): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface DispatcherDeps {
+  db: Db;
+  bus: Bus;
+  host: ActorHost;
+  log: Logger;
+  maxAttempts: number;
+  backoffMs: readonly number[];
+  /** Messages handled at once by this process (default 32). */
+  concurrency?: number;
+}
+
+interface Candidate {
+  id: number;
+  events: string[];
+  filter: WebhookFilter | null;
+}
+
+// For each event (org, type, event id, time) of a batch: the enabled webhooks of the org subscribed to
+// the type, registered by the event's time, without a delivery of this event yet.
+const CANDIDATES = `
+  select x.ord, w.id, w.events, w.filter
+    from unnest($1::bigint[], $2::text[], $3::uuid[], $4::timestamptz[])
+         with ordinality as x(key_org_id, key_type, key_event_id, key_at, ord)
+    join webhooks w on w.org_id = x.key_org_id and w.active and x.key_type = any(w.events)
+                   and w.created_at <= x.key_at
+   where not exists (
+       select 1 from webhook_deliveries d
+        where d.webhook_id = w.id and d.event_id = x.key_event_id and d.replay_of is null)`;
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Creates the dispatcher; `start()` attaches it to the bus. */
+export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher {
+  const { db, bus, host, log } = deps;
+  const listeners: Array<(dispatched: Dispatched) => void> = [];
+  let consumer: ConsumerHandle | null = null;
+  // Events handled at once look their webhooks up together: one statement per batch.
+  const candidates = createBatchLoader<WebhookEvent, Candidate[]>({
+    async batch(events) {
+      const rows = await db.prepared<Candidate & { ord: number }>('webhook_candidates', CANDIDATES, [
+        events.map((e) => e.orgId),
+        events.map((e) => e.type),
+        events.map((e) => e.eventId),
+        events.map((e) => e.createdAt),
+      ]);
+      const found: Candidate[][] = events.map(() => []);
+      for (const row of rows) found[row.ord - 1]?.push(row);
+      return found;
+    },
+  });
+
+  async function createDelivery(webhookId: number, event: WebhookEvent): Promise<boolean> {
+    const deliveryId = newDeliveryId();
+    const { json } = buildDeliveryBody({
+      event: event.type,
+      data: event.data,
+      createdAt: event.createdAt,
+      deliveryId,
+    } as DeliveryBodyInput);
+    try {
+      await host.transact(
+        (tx) =>
+          host.create(tx, WEBHOOK_DELIVERY_KIND, {
+            orgId: event.orgId,
+            input: (_id, at) => ({
+              deliveryId,
+              webhookId,
+              event: event.type,
+              maxAttempts: deps.maxAttempts,
+              backoffMs: [...deps.backoffMs],
+              at,
+            }),
+            columns: {
+              webhook_id: webhookId,
+              delivery_id: deliveryId,
+              event_id: event.eventId,
+              event_type: event.type,
+              replay_of: null,
+              body: json,
+            },
+            actingAs: SYSTEM,
+          }),
+        { single: true },
+      );
+      return true;
+    } catch (error) {
+      // Another process dispatched the same event to this webhook meanwhile.
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  }
+
+  async function handle(msg: Pick<BusMessage, 'subject' | 'json'>): Promise<Dispatched> {
+    const parsed = parseEventSubject(msg.subject);
+    let event: WebhookEvent | null = null;
+    try {
+      event = parsed && mayMapToWebhook(msg.subject) ? toWebhookEvent(msg.subject, msg.json()) : null;
+    } catch (error) {
+      // Redelivering a malformed payload would fail the same way forever.
+      log.error({ err: error, subject: msg.subject }, 'webhook dispatcher skipped a malformed event');
+    }
+    if (!event || String(event.orgId) !== parsed?.orgId) {
+      return { subject: msg.subject, eventId: event?.eventId ?? null, created: 0 };
+    }
+    const wanted = (await candidates.load(event)).filter((w) =>
+      matchesFilter({ events: w.events, filter: w.filter }, event.descriptor),
+    );
+    const created = await Promise.all(wanted.map((w) => createDelivery(w.id, event)));
+    return { subject: msg.subject, eventId: event.eventId, created: created.filter(Boolean).length };
+  }
+
+  return {
+    handle,
+    onDispatched(listener) {
+      listeners.push(listener);
+    },
+    async start() {
+      if (consumer) return;
+      consumer = await bus.consume(
+        DISPATCH_CONSUMER,
+        ALL_EVENTS_PATTERN,
+        async (msg) => {
+          const dispatched = await handle(msg);
+          for (const listener of listeners) {
+            try {
+              listener(dispatched);
+            } catch (error) {
+              log.warn({ err: error }, 'dispatch listener failed');
+            }
+          }
+        },
+        { concurrency: deps.concurrency ?? 32 },
+      );
+    },
+    async stop() {
+      const current = consumer;
+      consumer = null;
+      await current?.stop();
+    },
+  };
+}

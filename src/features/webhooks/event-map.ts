@@ -1,0 +1,127 @@
+/**
+ * From a domain event on the bus to what a webhook receives: the webhook event type, the `data` of
+ * the delivery body, and what `matchesFilter` needs (the run's kind and slug).
+ *
+ * Run events map by name: `started`, `paused_for_review`, `approved`, `rejected`, `completed` and
+ * `failed` to `run.<name>`; `step_completed` to `run.step_completed` for workflow runs only (the
+ * spec's "one workflow step finishes"; a skill run's one step is its run). `step_started` and
+ * `cancelled` have no webhook type. Review-item events (`evt.<org>.review.…`) and anything else
+ * map to nothing: the dispatcher acknowledges them and moves on.
+ */
+import { z } from 'zod';
+import { parseEventSubject } from '../../platform/bus/subjects.js';
+import { runEventPayloadSchema } from '../runs/run-event-payload.js';
+import type { EventDescriptor, ObjectCreatedData, RunEventData, WebhookEventType } from './payload.js';
+
+/** The payload of `object.created` on the bus (written by object ingest). */
+export const objectCreatedPayloadSchema = z.object({
+  eventId: z.string().min(1),
+  orgId: z.number().int().positive(),
+  objectId: z.number().int().positive(),
+  slug: z.string().min(1),
+  title: z.string(),
+  createdAt: z.string().min(1),
+});
+
+/** `object.created` as published. */
+export type ObjectCreatedMessage = z.infer<typeof objectCreatedPayloadSchema>;
+
+/** A domain event a webhook may want. */
+export type WebhookEvent =
+  | {
+      type: Exclude<WebhookEventType, 'object.created'>;
+      eventId: string;
+      orgId: number;
+      descriptor: EventDescriptor;
+      createdAt: string;
+      data: RunEventData;
+    }
+  | {
+      type: 'object.created';
+      eventId: string;
+      orgId: number;
+      descriptor: EventDescriptor;
+      createdAt: string;
+      data: ObjectCreatedData;
+    };
+
+const RUN_TYPES: Readonly<Record<string, Exclude<WebhookEventType, 'object.created'>>> = {
+  started: 'run.started',
+  step_completed: 'run.step_completed',
+  paused_for_review: 'run.paused_for_review',
+  approved: 'run.approved',
+  rejected: 'run.rejected',
+  completed: 'run.completed',
+  failed: 'run.failed',
+};
+
+/** The webhook event type of a run event, or null when it has none. */
+export function runWebhookType(
+  event: string,
+  kind: 'skill' | 'workflow',
+): Exclude<WebhookEventType, 'object.created'> | null {
+  if (event === 'step_completed' && kind !== 'workflow') return null;
+  return RUN_TYPES[event] ?? null;
+}
+
+/**
+ * Whether a message on `subject` can map to a webhook type at all, from its subject alone: the
+ * dispatcher acknowledges the rest (step_started, cancelled, review events) without decoding them.
+ */
+export function mayMapToWebhook(subject: string): boolean {
+  const parsed = parseEventSubject(subject);
+  if (!parsed) return false;
+  if (parsed.kind === 'object') return parsed.name === 'created';
+  return parsed.kind === 'run' && parsed.name in RUN_TYPES;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The webhook event of a bus message, or null when no webhook type fits. Throws a `ZodError` when
+ * the payload of a mapped subject is malformed (a bug upstream: the dispatcher logs and skips it).
+ */
+export function toWebhookEvent(subject: string, payload: unknown): WebhookEvent | null {
+  const parsed = parseEventSubject(subject);
+  if (!parsed) return null;
+  if (parsed.kind === 'object') {
+    if (parsed.name !== 'created') return null;
+    const p = objectCreatedPayloadSchema.parse(payload);
+    return {
+      type: 'object.created',
+      eventId: p.eventId,
+      orgId: p.orgId,
+      descriptor: { type: 'object.created' },
+      createdAt: new Date(p.createdAt).toISOString(),
+      data: {
+        objectId: p.objectId,
+        slug: p.slug,
+        title: p.title,
+        createdAt: new Date(p.createdAt).toISOString(),
+      },
+    };
+  }
+  if (parsed.kind !== 'run') return null;
+  const p = runEventPayloadSchema.parse(payload);
+  const type = runWebhookType(p.event, p.kind);
+  if (!type) return null;
+  const data: RunEventData = {
+    runId: p.runId,
+    kind: p.kind,
+    slug: p.slug,
+    status: p.status as RunEventData['status'],
+    output: isObject(p.output) ? p.output : null,
+    workspaceSha: p.workspaceSha,
+    ...(p.step !== null ? { step: p.step } : {}),
+  };
+  return {
+    type,
+    eventId: p.eventId,
+    orgId: p.orgId,
+    descriptor: { type, kind: p.kind, slug: p.slug },
+    createdAt: new Date(p.at).toISOString(),
+    data,
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * Applied resources as the runtime needs them (run engine, MCP): the manifest from the resource tables
+ * together with the org's applied `workspaceSha`, read in one statement so the two always agree.
+ * Concurrent reads of one table share a statement (src/util/batch-loader.ts); requests for the same
+ * resource in one batch share its row, which callers treat as read-only.
+ *
+ * A caller that already knows which version is applied (`at`: the full sha, read with its request's
+ * authentication by `fusedAppliedRead`) may be answered from memory. The resource tables are the
+ * projection of the applied version, rewritten only in the transaction that moves
+ * `workspace_heads.applied_sha` (src/workspace/store.ts), so a resource's row is a function of
+ * (org, applied version, slug): a row read at a version stays that version's row. Only rows whose
+ * read saw `at` itself are remembered; a request whose authentication saw version X is answered
+ * with X's rows, exactly as if it had read them in that snapshot.
+ */
+import type { FusedRead } from '../../platform/auth/authenticate.js';
+import type { Sql } from '../../platform/db/sql.js';
+import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
+import { setBounded } from '../../platform/util/bounded-map.js';
+import type { AgentManifest } from './agent-manifest.js';
+import { shortSha } from './git-objects.js';
+import type { ObjectTypeManifest } from './object-type-manifest.js';
+import type { SkillManifest } from './skill-manifest.js';
+import type { SourceManifest } from './source-manifest.js';
+import type { WorkflowManifest } from './workflow-manifest.js';
+
+/** A manifest as applied, with the version it belongs to. */
+export interface Applied<M> {
+  manifest: M;
+  /** The org's applied version (full sha) when this was read. */
+  versionSha: string;
+  /** Its short form, what a run records. */
+  workspaceSha: string;
+}
+
+/** A skill as applied, with its prompt template. */
+export interface AppliedSkill extends Applied<SkillManifest> {
+  promptMd: string;
+}
+
+interface Row {
+  manifest: unknown;
+  prompt_md?: string;
+  applied_sha: string;
+}
+
+/** The tables of applied resources (skills carry their prompt template too). */
+type ResourceTable = 'skills' | 'workflows' | 'agents' | 'object_types' | 'sources';
+
+interface ResourceKey {
+  orgId: number;
+  slug: string;
+}
+
+/** Rows remembered by version (oldest out first). */
+const REMEMBERED = 1_000;
+
+/**
+ * The org's applied version (full sha; null before the first apply), read in the statement that
+ * authenticates the request (src/auth/authenticate.ts), for `AppliedResources`' `at`.
+ */
+export function fusedAppliedRead(): FusedRead {
+  return {
+    sql: (org) => `(select applied_sha from workspace_heads where workspace_heads.org_id = ${org})`,
+    values: () => [],
+  };
+}
+
+export class AppliedResources {
+  private readonly loaders = new Map<ResourceTable, BatchLoader<ResourceKey, Row | null>>();
+  /** Rows by table, org, applied version and slug (see the file comment). */
+  private readonly remembered = new Map<string, Row>();
+
+  /** `sql` is the pool: reads of concurrent callers are batched across it. */
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * The applied skill, or null (unknown slug, or another org's). `at`: the org's applied version as
+   * the caller's request saw it, when known (see the file comment).
+   */
+  async getSkill(orgId: number, slug: string, at?: string | null): Promise<AppliedSkill | null> {
+    const row = await this.read('skills', orgId, slug, at);
+    return row ? { ...applied<SkillManifest>(row), promptMd: row.prompt_md ?? '' } : null;
+  }
+
+  async getWorkflow(
+    orgId: number,
+    slug: string,
+    at?: string | null,
+  ): Promise<Applied<WorkflowManifest> | null> {
+    const row = await this.read('workflows', orgId, slug, at);
+    return row ? applied<WorkflowManifest>(row) : null;
+  }
+
+  async getAgent(orgId: number, slug: string, at?: string | null): Promise<Applied<AgentManifest> | null> {
+    const row = await this.read('agents', orgId, slug, at);
+    return row ? applied<AgentManifest>(row) : null;
+  }
+
+  async getObjectType(orgId: number, slug: string): Promise<Applied<ObjectTypeManifest> | null> {
+    const row = await this.read('object_types', orgId, slug);
+    return row ? applied<ObjectTypeManifest>(row) : null;
+  }
+
+  async getSource(orgId: number, slug: string): Promise<Applied<SourceManifest> | null> {
+    const row = await this.read('sources', orgId, slug);
+    return row ? applied<SourceManifest>(row) : null;
+  }
+
+  private async read(
+    table: ResourceTable,
+    orgId: number,
+    slug: string,
+    at?: string | null,
+  ): Promise<Row | null> {
+    const key = at ? `${table}\n${orgId}\n${at}\n${slug}` : null;
+    const known = key === null ? undefined : this.remembered.get(key);
+    if (known) return known;
+    let loader = this.loaders.get(table);
+    if (!loader) {
+      loader = createBatchLoader({ batch: (keys) => this.readMany(table, keys) });
+      this.loaders.set(table, loader);
+    }
+    const row = await loader.load({ orgId, slug });
+    if (key !== null && row && row.applied_sha === at) setBounded(this.remembered, key, row, REMEMBERED);
+    return row;
+  }
+
+  private async readMany(table: ResourceTable, keys: readonly ResourceKey[]): Promise<Array<Row | null>> {
+    const distinct = new Map<string, number>();
+    const orgIds: number[] = [];
+    const slugs: string[] = [];
+    const at = keys.map(({ orgId, slug }) => {
+      const id = `${orgId}/${slug}`;
+      let index = distinct.get(id);
+      if (index === undefined) {
+        index = orgIds.push(orgId) - 1;
+        slugs.push(slug);
+        distinct.set(id, index);
+      }
+      return index;
+    });
+    const rows = await this.sql.prepared<Row & { ord: number }>(
+      `applied_${table}`,
+      `select x.ord, r.manifest${table === 'skills' ? ', r.prompt_md' : ''}, h.applied_sha
+         from unnest($1::bigint[], $2::text[]) with ordinality as x(key_org_id, key_slug, ord)
+         join ${table} r on r.org_id = x.key_org_id and r.slug = x.key_slug
+         join workspace_heads h on h.org_id = r.org_id`,
+      [orgIds, slugs],
+    );
+    const found: Array<Row | null> = orgIds.map(() => null);
+    for (const row of rows) found[row.ord - 1] = row;
+    return at.map((index) => found[index] ?? null);
+  }
+}
+
+function applied<M>(row: Row): Applied<M> {
+  return {
+    manifest: row.manifest as M,
+    versionSha: row.applied_sha,
+    workspaceSha: shortSha(row.applied_sha),
+  };
+}

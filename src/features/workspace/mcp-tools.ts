@@ -1,0 +1,334 @@
+/**
+ * Workspace tools: read the authored resources (`workspace_list`, `workspace_get`, `workspace_diff`,
+ * `workspace_version_history`) and author them (`workspace_write_skill`, `workspace_write_agent`,
+ * `workspace_write_object_type`, `workspace_delete`, `workspace_apply`). Writes go through the
+ * workspace's one write path (validate → write files → commit → apply, in one transaction), with the
+ * per-call `autoCommit`/`autoApply` flags, and answer `{written, commit, apply}`.
+ */
+import { z } from 'zod';
+import { attributionOf } from '../../platform/auth/attribution.js';
+import { access, authorize } from '../../platform/auth/guard.js';
+import { ApiError, type FieldIssue, notFound, validationFailed } from '../../platform/http/errors.js';
+import { defineTool, type McpServices, type ToolContext, type ToolDef } from '../../platform/mcp/tool.js';
+import { agentManifestSchema } from './agent-manifest.js';
+import { manifestPath, promptPath } from './files.js';
+import { slugSchema } from './manifest-fields.js';
+import type { ResourceKind, WorkspaceResource } from './manifests.js';
+import { objectTypeManifestSchema } from './object-type-manifest.js';
+import type { SlugPage } from './resource-views.js';
+import { promptMdSchema, skillManifestSchema } from './skill-manifest.js';
+import type { VersionRecord } from './store-sql.js';
+
+/** The kinds `workspace_get` and `workspace_delete` name (decisions §9). */
+export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type'] as const;
+type WorkspaceKind = (typeof WORKSPACE_KINDS)[number];
+
+const LABEL: Record<WorkspaceKind, string> = {
+  agent: 'agent',
+  skill: 'skill',
+  workflow: 'workflow',
+  object_type: 'object type',
+};
+
+/** The per-call flags of every write (MCP rule 1). */
+const writeFlags = {
+  autoCommit: z
+    .boolean()
+    .optional()
+    .describe(
+      'Commit a workspace version (default true). false: files are written, nothing is committed or applied.',
+    ),
+  autoApply: z
+    .boolean()
+    .optional()
+    .describe('Apply the committed version to what the API and runs use (default true).'),
+  message: z.string().min(1).max(2_000).optional().describe('The version’s commit message.'),
+};
+
+const refSchema = {
+  kind: z.enum(WORKSPACE_KINDS),
+  slug: slugSchema,
+};
+
+/** Every page of a slug-ordered list. */
+async function all<T>(page: (after: string | undefined) => Promise<SlugPage<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | undefined;
+  do {
+    const next = await page(after);
+    items.push(...next.items);
+    after = next.nextAfter ?? undefined;
+  } while (after !== undefined);
+  return items;
+}
+
+const PAGE = 200;
+const brief = <T extends { slug: string; name: string; description: string }>(items: T[]) =>
+  items.map(({ slug, name, description }) => ({ slug, name, description }));
+
+/** A version row as the tools answer it. */
+function versionView(version: VersionRecord) {
+  return {
+    seq: version.seq,
+    sha: version.sha,
+    workspaceSha: version.workspaceSha,
+    parentSha: version.parentSha,
+    message: version.message,
+    appliedBy: version.appliedBy,
+    apiTokenId: version.apiTokenId,
+    counts: version.counts,
+    createdAt: version.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Renames workspace issues about the written resource's own files to the arguments they came from
+ * (`arguments.manifest.inputSchema.type`, `arguments.promptMd`); issues about other files keep their
+ * workspace names (`agents/sales.yaml:skillSlugs.0`). `file` and `path` stay on every issue.
+ */
+function rebase(error: unknown, kind: ResourceKind, slug: string): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
+  const issues = error.details.issues;
+  if (!Array.isArray(issues)) return error;
+  const manifestFile = manifestPath(kind, slug);
+  const renamed = (issues as FieldIssue[]).map((issue) => {
+    const path = Array.isArray(issue.path) ? (issue.path as (string | number)[]) : [];
+    if (issue.file === manifestFile) return { ...issue, field: ['arguments.manifest', ...path].join('.') };
+    if (kind === 'skill' && issue.file === promptPath(slug)) return { ...issue, field: 'arguments.promptMd' };
+    return issue;
+  });
+  return validationFailed(renamed);
+}
+
+type WriteFlags = {
+  autoCommit?: boolean | undefined;
+  autoApply?: boolean | undefined;
+  message?: string | undefined;
+};
+
+function writeOptions(flags: WriteFlags, kind: string, slug: string | undefined, action: string) {
+  return {
+    ...(flags.autoCommit === undefined ? {} : { autoCommit: flags.autoCommit }),
+    ...(flags.autoApply === undefined ? {} : { autoApply: flags.autoApply }),
+    ...(flags.message === undefined ? {} : { message: flags.message }),
+    audit: { action, targetKind: kind, ...(slug ? { targetId: slug } : {}) },
+  };
+}
+
+/** The workspace tools over `s`. */
+export function workspaceTools(s: McpServices): ToolDef[] {
+  /** Creates or replaces one resource through the write path. */
+  const put = async (
+    ctx: ToolContext,
+    kind: ResourceKind,
+    slug: string,
+    build: (existing: WorkspaceResource | undefined) => WorkspaceResource,
+    flags: WriteFlags,
+  ) => {
+    try {
+      const result = await s.workspace.write(
+        ctx.principal.orgId,
+        attributionOf(ctx.principal, ctx.requestId),
+        (current) => ({ put: [build(current.get(kind, slug))] }),
+        writeOptions(flags, kind, slug, `${kind}.write`),
+      );
+      return { ...result };
+    } catch (error) {
+      throw rebase(error, kind, slug);
+    }
+  };
+
+  return [
+    defineTool({
+      name: 'workspace_list',
+      title: 'List authored resources',
+      group: 'workspace',
+      description:
+        'Slug, name and description of every agent, skill, workflow and object type of the organization ' +
+        '(as applied). Use workspace_get for one resource in full.',
+      input: z.strictObject({}),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      async run(_args, { principal }) {
+        const org = principal.orgId;
+        const [agents, skills, workflows, objectTypes] = await Promise.all([
+          all((after) => s.resources.listAgents(org, { limit: PAGE, after })),
+          all((after) => s.resources.listSkills(org, {}, { limit: PAGE, after })),
+          all((after) => s.resources.listWorkflows(org, { limit: PAGE, after })),
+          all((after) => s.resources.listObjectTypes(org, { limit: PAGE, after })),
+        ]);
+        return {
+          agents: brief(agents),
+          skills: brief(skills),
+          workflows: brief(workflows),
+          objectTypes: brief(objectTypes),
+        };
+      },
+    }),
+    defineTool({
+      name: 'workspace_get',
+      title: 'Get an authored resource',
+      group: 'workspace',
+      description:
+        'One agent, skill, workflow or object type in full, as the REST detail shows it: an agent with its ' +
+        'systemPrompt and wired skills and workflows, a skill with its prompt template (promptMd), a ' +
+        'workflow with its steps and inputSchema, an object type with its schema and sourceRelevance.',
+      input: z.strictObject(refSchema),
+      // Agents and skills are open to read:skills as on REST; the other kinds need read:all (below).
+      access: access.readSkills,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      async run({ kind, slug }, { principal }) {
+        if (kind === 'workflow' || kind === 'object_type') authorize(principal, access.read);
+        const org = principal.orgId;
+        const found =
+          kind === 'agent'
+            ? await s.resources.agent(org, slug)
+            : kind === 'skill'
+              ? await s.resources.skill(org, slug)
+              : kind === 'workflow'
+                ? await s.resources.workflow(org, slug)
+                : await s.resources.objectType(org, slug);
+        if (!found) throw notFound(LABEL[kind], slug);
+        return { kind, ...found };
+      },
+    }),
+    defineTool({
+      name: 'workspace_diff',
+      title: 'Diff the workspace',
+      group: 'workspace',
+      description:
+        'Dry run of workspace_apply: how the written files differ from the applied version, with ' +
+        'created/updated/unchanged/deleted counts and the change of every resource.',
+      input: z.strictObject({}),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      run: async (_args, { principal }) => ({ ...(await s.workspace.diff(principal.orgId)) }),
+    }),
+    defineTool({
+      name: 'workspace_version_history',
+      title: 'Workspace version history',
+      group: 'workspace',
+      description:
+        'The newest workspace versions, newest first: revision id (sha, workspaceSha), message, who ' +
+        'applied it (appliedBy: token:<id>, mcp, user:<id> or cli), diff counts and time.',
+      input: z.strictObject({
+        limit: z.number().int().min(1).max(200).default(20).describe('How many versions (default 20).'),
+      }),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      async run({ limit }, { principal }) {
+        const versions = await s.workspace.history(principal.orgId, limit);
+        return { versions: versions.map(versionView) };
+      },
+    }),
+    defineTool({
+      name: 'workspace_write_skill',
+      title: 'Create or update a skill',
+      group: 'workspace',
+      authoring: true,
+      description:
+        'Creates the skill, or replaces it when its slug exists: the manifest is written whole (omitted ' +
+        'fields take their defaults), with promptMd, the Markdown prompt template with {{input.x}} ' +
+        'placeholders (required for a new skill; omitted on an update, the current prompt stays). ' +
+        'Validate → write → commit → apply; answers {written, commit, apply}.',
+      input: z.strictObject({
+        manifest: skillManifestSchema,
+        promptMd: promptMdSchema.optional(),
+        ...writeFlags,
+      }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: ({ manifest, promptMd, ...flags }, ctx) =>
+        put(
+          ctx,
+          'skill',
+          manifest.slug,
+          (existing) => {
+            const prompt = promptMd ?? (existing?.kind === 'skill' ? existing.promptMd : undefined);
+            if (prompt === undefined) {
+              throw validationFailed([
+                {
+                  field: 'arguments.promptMd',
+                  message: 'is required when the skill is new',
+                  code: 'invalid_type',
+                },
+              ]);
+            }
+            return { kind: 'skill', manifest, promptMd: prompt };
+          },
+          flags,
+        ),
+    }),
+    defineTool({
+      name: 'workspace_write_agent',
+      title: 'Create or update an agent',
+      group: 'workspace',
+      authoring: true,
+      description:
+        'Creates the agent, or replaces it when its slug exists: the manifest (name, description, active, ' +
+        'systemPrompt, skillSlugs, workflowSlugs, sourceSlugs) is written whole; omitted fields take ' +
+        'their defaults. Answers {written, commit, apply}.',
+      input: z.strictObject({ manifest: agentManifestSchema, ...writeFlags }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: ({ manifest, ...flags }, ctx) =>
+        put(ctx, 'agent', manifest.slug, () => ({ kind: 'agent', manifest }), flags),
+    }),
+    defineTool({
+      name: 'workspace_write_object_type',
+      title: 'Create or update an object type',
+      group: 'workspace',
+      authoring: true,
+      description:
+        'Creates the object type, or replaces it when its slug exists: the manifest (name, description, ' +
+        'schema — the JSON Schema of instance metadata —, sourceRelevance, language) is written whole. ' +
+        'Answers {written, commit, apply}.',
+      input: z.strictObject({ manifest: objectTypeManifestSchema, ...writeFlags }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: ({ manifest, ...flags }, ctx) =>
+        put(ctx, 'object_type', manifest.slug, () => ({ kind: 'object_type', manifest }), flags),
+    }),
+    defineTool({
+      name: 'workspace_delete',
+      title: 'Delete an authored resource',
+      group: 'workspace',
+      authoring: true,
+      description:
+        'Removes an agent, skill, workflow or object type from the workspace (refused with ' +
+        'VALIDATION_FAILED while another resource refers to it). Answers {written, commit, apply}.',
+      input: z.strictObject({ ...refSchema, ...writeFlags }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      async run({ kind, slug, ...flags }, ctx) {
+        const result = await s.workspace.delete(
+          ctx.principal.orgId,
+          attributionOf(ctx.principal, ctx.requestId),
+          { kind, slug },
+          writeOptions(flags, kind, slug, `${kind}.delete`),
+        );
+        return { ...result };
+      },
+    }),
+    defineTool({
+      name: 'workspace_apply',
+      title: 'Apply the workspace',
+      group: 'workspace',
+      authoring: true,
+      description:
+        'Reconciles the database to the written files: commits pending files (after writes with ' +
+        'autoCommit false) as a version, then applies the newest version. Answers {commit, apply}.',
+      input: z.strictObject({ message: writeFlags.message }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      async run({ message }, ctx) {
+        const result = await s.workspace.apply(
+          ctx.principal.orgId,
+          attributionOf(ctx.principal, ctx.requestId),
+          message === undefined ? {} : { message },
+        );
+        return { ...result };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,119 @@
+/**
+ * Create and update of authored resources over REST, on the workspace's one write path: a create is
+ * refused with 409 when the slug exists, a patch with 404 when it does not, both decided under the org's
+ * write lock. Workspace validation issues about the resource being written are renamed to the body
+ * fields they came from (`body.skillSlugs.0`, `body.manifest.inputSchema.type`, `body.promptMd`).
+ */
+
+import { attributionOf } from '../../../platform/auth/attribution.js';
+import type { Principal } from '../../../platform/auth/principal.js';
+import {
+  ApiError,
+  conflict,
+  type FieldIssue,
+  notFound,
+  validationFailed,
+} from '../../../platform/http/errors.js';
+import type { Services } from '../../../services.js';
+import { manifestPath, promptPath } from '../files.js';
+import type { FieldIssue as ManifestIssue } from '../issues.js';
+import type { ManifestOf, ResourceKind, WorkspaceResource } from '../manifests.js';
+import { mergeManifestPatch } from '../patch.js';
+
+const LABEL: Record<ResourceKind, string> = {
+  agent: 'agent',
+  skill: 'skill',
+  workflow: 'workflow',
+  object_type: 'object type',
+  source: 'source',
+};
+
+/** Where a resource's manifest sits in its REST body: the body itself, or `manifest` for skills. */
+function manifestPrefix(kind: ResourceKind): string {
+  return kind === 'skill' ? 'body.manifest' : 'body';
+}
+
+/** Renames issues about `kind`/`slug`'s files to body fields; other files keep their workspace names. */
+function rebase(error: unknown, kind: ResourceKind, slug: string): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
+  const issues = error.details.issues as FieldIssue[] | undefined;
+  if (!Array.isArray(issues)) return error;
+  const manifestFile = manifestPath(kind, slug);
+  const renamed = issues.map((issue) => {
+    const path = Array.isArray(issue.path) ? (issue.path as (string | number)[]) : [];
+    if (issue.file === manifestFile) {
+      return { ...issue, field: [manifestPrefix(kind), ...path].join('.') };
+    }
+    if (kind === 'skill' && issue.file === promptPath(slug)) return { ...issue, field: 'body.promptMd' };
+    return issue;
+  });
+  return validationFailed(renamed);
+}
+
+function patchIssues(kind: ResourceKind, errors: ManifestIssue[]): ApiError {
+  return validationFailed(
+    errors.map((e) => ({ field: [manifestPrefix(kind), ...e.path].join('.'), message: e.message })),
+  );
+}
+
+/** Creates a resource; 409 CONFLICT when its slug exists in the org's workspace. */
+export async function createAuthored(
+  s: Services,
+  principal: Principal,
+  requestId: string,
+  resource: WorkspaceResource,
+): Promise<void> {
+  const { kind } = resource;
+  const slug = resource.manifest.slug;
+  try {
+    await s.workspace.write(
+      principal.orgId,
+      attributionOf(principal, requestId),
+      (current) => {
+        if (current.has(kind, slug)) {
+          throw conflict(`An ${LABEL[kind]} with slug "${slug}" already exists.`, { kind, slug });
+        }
+        return { put: [resource] };
+      },
+      { audit: { action: `${kind}.create`, targetKind: kind, targetId: slug } },
+    );
+  } catch (error) {
+    throw rebase(error, kind, slug);
+  }
+}
+
+/**
+ * Updates a resource from a patch of its manifest (any subset of fields; see patch.ts) and, for a skill,
+ * an optional new prompt; 404 NOT_FOUND when the slug is not in the org's workspace.
+ */
+export async function patchAuthored<K extends ResourceKind>(
+  s: Services,
+  principal: Principal,
+  requestId: string,
+  kind: K,
+  slug: string,
+  patch: Readonly<Record<string, unknown>>,
+  promptMd?: string,
+): Promise<void> {
+  try {
+    await s.workspace.write(
+      principal.orgId,
+      attributionOf(principal, requestId),
+      (current) => {
+        const existing = current.get(kind, slug);
+        if (!existing) throw notFound(LABEL[kind], slug);
+        const merged = mergeManifestPatch(kind, existing.manifest as ManifestOf<K>, patch);
+        if (!merged.ok) throw patchIssues(kind, merged.errors);
+        const resource = {
+          ...existing,
+          manifest: merged.manifest,
+          ...(existing.kind === 'skill' && promptMd !== undefined ? { promptMd } : {}),
+        } as WorkspaceResource;
+        return { put: [resource] };
+      },
+      { audit: { action: `${kind}.update`, targetKind: kind, targetId: slug } },
+    );
+  } catch (error) {
+    throw rebase(error, kind, slug);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The effects every actor kind gets from the host: jobs and durable timers. (Run events, reviews and
+ * notifications are kind-specific; their kinds supply the handlers.)
+ */
+import type { CancelTimerParams, EnqueueJobParams, ScheduleTimerParams } from '../../../machines/index.js';
+import type { EffectHandler } from './kind.js';
+
+/** The payload of a job enqueued by an actor: who enqueued it, plus the effect's params. */
+export interface ActorJobPayload {
+  actorKind: string;
+  actorId: number;
+  orgId: number;
+  [param: string]: unknown;
+}
+
+const enqueueJob: EffectHandler = (params, ctx) => {
+  const { job, ...rest } = params as EnqueueJobParams;
+  const payload: ActorJobPayload = {
+    actorKind: ctx.def.name,
+    actorId: ctx.row.id,
+    orgId: ctx.row.orgId,
+    ...rest,
+  };
+  // No dedupe key: the job is written by the transition's one statement, which is written once.
+  ctx.writes.jobs.push({ kind: job, payload, key: null, run_at: ctx.at, max_attempts: null });
+};
+
+const scheduleTimer: EffectHandler = (params, ctx) => {
+  const { timerId, event, dueAt } = params as ScheduleTimerParams;
+  ctx.writes.timers.set(timerId, { timer_id: timerId, event, due_at: dueAt });
+};
+
+const cancelTimer: EffectHandler = (params, ctx) => {
+  const { timerId } = params as CancelTimerParams;
+  ctx.writes.timers.set(timerId, null);
+};
+
+/** Effect type → the host's own handler. */
+export const builtinEffects: Partial<Record<string, EffectHandler>> = {
+  enqueueJob,
+  scheduleTimer,
+  cancelTimer,
+};

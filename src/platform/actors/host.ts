@@ -1,0 +1,367 @@
+/**
+ * The actor host: every persisted actor (run, review item, later webhook delivery and mission)
+ * changes state here and nowhere else.
+ *
+ * Terminology:
+ * - kind: one kind of actor (`ActorKindDef`): a machine, a table, a projection, effect handlers.
+ * - transition: load the row (org in the WHERE) → resolve the snapshot → `can(event)` → pure
+ *   `transition()` → perform the effects into a `TransitionWrites` → ONE statement that writes the
+ *   row (guarded by `version`), the transition-log row, run events, outbox rows, jobs, timers and
+ *   audit rows (see statements.ts) → follow-ups (other actors' transitions) in the same transaction.
+ * - refused: the state does not accept the event (`can()` is false). Nothing is written; API callers
+ *   answer 409, workers and timers treat it as a duplicate or stale event and move on.
+ * - conflict: the row's version moved between load and write (another transaction won). The whole
+ *   transaction is retried by `transact`, which is the one entry point.
+ * - single transaction (`transact(fn, {single: true})`): one transition and nothing else, run as its
+ *   one statement without BEGIN/COMMIT; such statements of one kind are batched (batcher.ts). A
+ *   transition with follow-ups reruns `fn` in a real transaction before anything is written.
+ *
+ * After commit, the loops that consume what a transaction wrote (job workers, the outbox relay, the
+ * timer scheduler) are woken; nothing runs after a rollback.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AnyStateMachine } from 'xstate';
+import { toEffects } from '../../../machines/index.js';
+import { isRetryableTxError, type Sql } from '../db/sql.js';
+import type { ActingAs } from './acting-as.js';
+import { createStatementBatcher, type StatementBatcher } from './batcher.js';
+import { builtinEffects } from './builtin-effects.js';
+import { createIdAllocator } from './ids.js';
+import type {
+  ActorKindDef,
+  ActorRef,
+  ActorRow,
+  EffectContext,
+  EffectHandler,
+  MachineSnapshotLike,
+} from './kind.js';
+import { resolveSnapshot, transitionRows } from './rows.js';
+import { buildStatements, type KindStatements, statementParams } from './statements.js';
+import { createStepper, type MachineStepper } from './stepper.js';
+import { type ActorTx, actorTx, deeper, NeedsTransaction, singleTx, TxState, type Wake } from './tx.js';
+import {
+  type ActorHost,
+  type ActorHostOptions,
+  type LoadedActor,
+  OptimisticConflictError,
+  type SendOptions,
+  type TransitionAudit,
+  type Transitioned,
+} from './types.js';
+import { TransitionWrites } from './writes.js';
+
+export {
+  type ActorEvent,
+  type ActorHost,
+  type ActorHostOptions,
+  type CreateArgs,
+  type LoadedActor,
+  OptimisticConflictError,
+  type SendOptions,
+  type SendResult,
+  type TransactOptions,
+  type TransitionAudit,
+  type Transitioned,
+} from './types.js';
+
+interface KindEntry {
+  def: ActorKindDef;
+  statements: KindStatements;
+  /** Where single-statement transitions of this kind go (see batcher.ts). */
+  batchers: Record<'insert' | 'update', StatementBatcher>;
+  /** The machine's pure steps (stepper.ts). */
+  stepper: MachineStepper;
+}
+
+/** The name of a snapshot's state (machines are flat: the value is a string). */
+export function stateName(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Creates an actor host on `db`. */
+export function createActorHost(options: ActorHostOptions): ActorHost {
+  const { db, clock, log } = options;
+  const ids = options.ids ?? createIdAllocator();
+  const maxAttempts = options.maxAttempts ?? 6;
+  const maxDepth = options.maxDepth ?? 4;
+  const kinds = new Map<string, KindEntry>();
+  const listeners: Array<(what: Wake) => void> = [];
+
+  function entry(name: string): KindEntry {
+    const found = kinds.get(name);
+    if (!found) throw new Error(`unknown actor kind ${JSON.stringify(name)}`);
+    return found;
+  }
+
+  function entriesOf(names: string | readonly string[]): KindEntry[] {
+    const list = (typeof names === 'string' ? [names] : names).map(entry);
+    const table = list[0]?.def.table;
+    if (!table || list.some((e) => e.def.table !== table)) {
+      throw new Error(`actor kinds ${JSON.stringify(names)} do not share one table`);
+    }
+    return list;
+  }
+
+  function committed(state: TxState): void {
+    for (const what of state.wakes) {
+      for (const listener of listeners) {
+        try {
+          listener(what);
+        } catch (error) {
+          log.error({ err: error, wake: what }, 'wake listener failed');
+        }
+      }
+    }
+    for (const callback of state.callbacks) {
+      try {
+        callback();
+      } catch (error) {
+        log.error({ err: error }, 'after-commit callback failed');
+      }
+    }
+  }
+
+  async function load(
+    sql: Sql,
+    names: string | readonly string[],
+    ref: ActorRef,
+  ): Promise<LoadedActor | null> {
+    const list = entriesOf(names);
+    const first = list[0] as KindEntry;
+    const rows = await sql.prepared<Record<string, unknown>>(
+      `actor_load_${first.def.table}`,
+      first.statements.load,
+      [ref.id, ref.orgId],
+    );
+    const raw = rows[0];
+    return raw ? resolveRow(list, raw) : null;
+  }
+
+  function resolveRow(list: KindEntry[], raw: Record<string, unknown>): LoadedActor | null {
+    const picked = list.find(
+      (e) => !e.def.discriminator || raw[e.def.discriminator.column] === e.def.discriminator.value,
+    );
+    if (!picked) return null;
+    const { def } = picked;
+    const columns: Record<string, unknown> = {};
+    for (const column of def.loadColumns) columns[column] = raw[column];
+    const row: ActorRow = {
+      id: raw.id as number,
+      orgId: raw.org_id as number,
+      version: raw.version as number,
+      lastSeq: raw.last_seq as number,
+      snapshot: raw.snapshot,
+      columns,
+    };
+    return { def, row, snapshot: resolveSnapshot(def, row.snapshot) };
+  }
+
+  async function apply(
+    tx: ActorTx,
+    kind: KindEntry,
+    row: ActorRow,
+    from: string | null,
+    next: MachineSnapshotLike,
+    actions: readonly { type: string; params?: unknown }[],
+    event: { type: string; [key: string]: unknown },
+    by: ActingAs,
+    at: string,
+    insert: Record<string, unknown> | null,
+    audit: TransitionAudit | undefined,
+    also: Pick<SendOptions, 'extraRows' | 'completesJob'> = {},
+  ): Promise<Transitioned> {
+    const { def, statements } = kind;
+    const projection = def.project(next);
+    const to = stateName(next.value);
+    const writes = new TransitionWrites(row.lastSeq);
+    const effects = toEffects(actions);
+    const ctx: EffectContext = { tx, def, row, after: next, projection, event, at, actingAs: by, writes };
+    for (const effect of effects) {
+      const handler: EffectHandler | undefined = def.effects?.[effect.type] ?? builtinEffects[effect.type];
+      if (!handler) throw new Error(`actor kind ${def.name} has no handler for effect ${effect.type}`);
+      await handler(effect.params, ctx);
+    }
+    if (audit) {
+      writes.audit.push({
+        action: audit.action,
+        target_kind: audit.targetKind ?? null,
+        target_id: audit.targetId ?? String(row.id),
+        details: audit.details ?? {},
+        request_id: audit.requestId ?? null,
+      });
+    }
+    const persisted = (def.machine as AnyStateMachine).getPersistedSnapshot(next as never);
+    const rows = transitionRows(def, row, {
+      also,
+      insert,
+      projection,
+      persisted,
+      writes,
+      at,
+      from,
+      to,
+      event,
+      by,
+    });
+    const mode = insert ? 'insert' : 'update';
+    let written: boolean;
+    if (tx.single) {
+      if (tx.single.wrote) throw new Error('a single transaction made a second write');
+      // Follow-ups mean more statements: that needs a real transaction (nothing is written yet).
+      if (writes.followUps.length > 0) throw new NeedsTransaction();
+      tx.single.wrote = true;
+      written = await kind.batchers[mode].submit(rows, row.id);
+    } else {
+      const statement = statements[mode].for(rows);
+      const ids = await tx.sql.prepared<{ id: number }>(
+        statement.name,
+        statement.text,
+        statementParams(statement, rows),
+      );
+      written = ids.some((r) => r.id === row.id);
+    }
+    if (!written) throw new OptimisticConflictError(def.name, row.id);
+    if (writes.jobs.length > 0) tx.wake('jobs');
+    if (writes.outbox.length > 0) tx.wake('outbox');
+    if (rows.timersSet.length > 0) tx.wake('timers');
+    for (const followUp of writes.followUps) await followUp(deeper(tx));
+    const after: ActorRow = {
+      ...row,
+      version: row.version + 1,
+      lastSeq: writes.seq,
+      snapshot: persisted,
+    };
+    return { actor: { def, row: after, snapshot: next }, from, to, effects, projection };
+  }
+
+  /** Where a transaction's reads go (a single transaction reads from the pool). */
+  function reader(tx: ActorTx): Sql {
+    if (!tx.single) return tx.sql;
+    if (tx.single.wrote) throw new Error('a single transaction went on after its write');
+    return tx.single.pool;
+  }
+
+  function checkDepth(tx: ActorTx): void {
+    if (tx.depth > maxDepth) {
+      throw new Error(`actor transitions cascaded deeper than ${maxDepth}; a follow-up loop?`);
+    }
+  }
+
+  return {
+    register(def) {
+      if (kinds.has(def.name)) throw new Error(`actor kind ${def.name} registered twice`);
+      for (const other of kinds.values()) {
+        if (other.def.table !== def.table) continue;
+        const same = other.def.loadColumns.join() === def.loadColumns.join();
+        if (!same || !other.def.discriminator || !def.discriminator) {
+          throw new Error(`actor kinds ${other.def.name} and ${def.name} share ${def.table} incompatibly`);
+        }
+      }
+      const statements = buildStatements(def);
+      // Creations go one statement at a time (bigger batches, no contention between them: see
+      // batcher.ts); updates keep three in flight unless the kind says otherwise, which the webhook
+      // delivery drain needs (each delivery's attempts wait on its updates while others are in flight).
+      const batcher = (mode: 'insert' | 'update') =>
+        createStatementBatcher({
+          sql: db,
+          statements: statements[mode],
+          maxInFlight: mode === 'insert' ? 1 : (def.updatesInFlight ?? 3),
+        });
+      kinds.set(def.name, {
+        def,
+        statements,
+        batchers: { insert: batcher('insert'), update: batcher('update') },
+        stepper: createStepper(def.machine as AnyStateMachine),
+      });
+    },
+
+    kind: (name) => entry(name).def,
+
+    async transact(fn, options = {}) {
+      let single = options.single === true;
+      for (let attempt = 1; ; attempt++) {
+        const state = new TxState();
+        try {
+          const result = single
+            ? await fn(singleTx(db, state, attempt))
+            : await db.tx((sql) => fn(actorTx(sql, state, attempt)));
+          committed(state);
+          return result;
+        } catch (error) {
+          if (single && error instanceof NeedsTransaction) {
+            single = false;
+            attempt--;
+            continue;
+          }
+          const retryable = error instanceof OptimisticConflictError || isRetryableTxError(error);
+          if (!retryable || attempt >= maxAttempts) throw error;
+          log.debug({ err: error, attempt }, 'transaction retried');
+          // A little jitter so two contenders do not collide again in lockstep.
+          await sleep(Math.random() * 2 * attempt);
+        }
+      }
+    },
+
+    async create(tx, name, args) {
+      checkDepth(tx);
+      const kind = entry(name);
+      const { def } = kind;
+      const id = await ids.next(def.sequence, reader(tx));
+      const at = new Date(clock.now()).toISOString();
+      const input = args.input(id, at);
+      const [snapshot, actions] = kind.stepper.initial(input);
+      const columns: Record<string, unknown> = {};
+      for (const column of def.loadColumns) columns[column] = args.columns[column];
+      if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
+      const created = { ...args.columns };
+      if (def.discriminator) created[def.discriminator.column] = def.discriminator.value;
+      const row: ActorRow = { id, orgId: args.orgId, version: 0, lastSeq: 0, snapshot: null, columns };
+      return apply(
+        tx,
+        kind,
+        row,
+        null,
+        snapshot as MachineSnapshotLike,
+        actions,
+        { type: 'xstate.init', input: input as never },
+        args.actingAs,
+        at,
+        created,
+        args.audit,
+      );
+    },
+
+    async send(tx, names, ref, event, options) {
+      checkDepth(tx);
+      const loaded = (tx.attempt === 1 ? options.loaded : undefined) ?? (await load(reader(tx), names, ref));
+      if (!loaded) return { outcome: 'not_found' };
+      if (!loaded.snapshot.can(event)) return { outcome: 'refused', actor: loaded };
+      const kind = entry(loaded.def.name);
+      const [next, actions] = kind.stepper.next(loaded.snapshot, event);
+      const at = new Date(clock.now()).toISOString();
+      const done = await apply(
+        tx,
+        kind,
+        loaded.row,
+        stateName(loaded.snapshot.value),
+        next as MachineSnapshotLike,
+        actions,
+        event,
+        options.actingAs,
+        at,
+        null,
+        options.audit,
+        options,
+      );
+      return { outcome: 'applied', ...done };
+    },
+
+    load,
+
+    resolveRow: (names, raw) => resolveRow(entriesOf(names), raw),
+
+    onWake(listener) {
+      listeners.push(listener);
+    },
+  };
+}

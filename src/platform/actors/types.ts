@@ -1,0 +1,142 @@
+/**
+ * The actor host's API: what callers (run service, step executor, timers, review queue, webhooks)
+ * pass to and get from `ActorHost` (host.ts).
+ */
+import type { Effect } from '../../../machines/index.js';
+import type { Db, Sql } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import type { Clock } from '../util/clock.js';
+import type { ActingAs } from './acting-as.js';
+import type { IdAllocator } from './ids.js';
+import type { ActorKindDef, ActorRef, ActorRow, MachineSnapshotLike } from './kind.js';
+import type { ActorTx, Wake } from './tx.js';
+
+/** An event for an actor: a `type` and the machine's fields for it (plain JSON). */
+export interface ActorEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** The version of an actor moved between load and write; `transact` retries on it. */
+export class OptimisticConflictError extends Error {
+  override readonly name = 'OptimisticConflictError';
+  constructor(
+    readonly kind: string,
+    readonly id: number,
+  ) {
+    super(`${kind} ${id} was changed by another transaction`);
+  }
+}
+
+/** A loaded actor: its kind, its row and its resolved snapshot. */
+export interface LoadedActor {
+  def: ActorKindDef;
+  row: ActorRow;
+  snapshot: MachineSnapshotLike;
+}
+
+/** What a transition did. */
+export interface Transitioned {
+  /** The actor after the transition (row version and snapshot updated). */
+  actor: LoadedActor;
+  from: string | null;
+  to: string;
+  effects: Effect[];
+  projection: Record<string, unknown>;
+}
+
+/** The outcome of `send`. */
+export type SendResult =
+  | ({ outcome: 'applied' } & Transitioned)
+  | { outcome: 'refused'; actor: LoadedActor }
+  | { outcome: 'not_found' };
+
+/** An audit row written with the transition (org, actor, token and time come from it). */
+export interface TransitionAudit {
+  action: string;
+  targetKind?: string | null;
+  /** Defaults to the actor's id. */
+  targetId?: string | null;
+  details?: Record<string, unknown>;
+  requestId?: string | null;
+}
+
+/** Arguments of `create`. */
+export interface CreateArgs {
+  orgId: number;
+  /** The machine's input, given the new actor's id and the creation time (ISO). */
+  input(id: number, at: string): unknown;
+  /** The kind's `createColumns`. */
+  columns: Record<string, unknown>;
+  actingAs: ActingAs;
+  audit?: TransitionAudit;
+}
+
+/** Options of `send`. */
+export interface SendOptions {
+  actingAs: ActingAs;
+  audit?: TransitionAudit;
+  /**
+   * The actor as the caller already read it (saves the load). Safe however old: the write checks its
+   * version, and a conflict reruns the transaction, whose later attempts load afresh.
+   */
+  loaded?: LoadedActor | undefined;
+  /** Rows for the kind's `extraWrites`, by name: written with the transition, only if it applies. */
+  extraRows?: Record<string, Record<string, unknown>[]>;
+  /** The job this transition reports on: completed (deleted) with it, if `workerId` still holds it. */
+  completesJob?: { id: number; workerId: string };
+}
+
+/** Options of `transact`. */
+export interface TransactOptions {
+  /** `fn` makes exactly one transition (see `ActorHost.transact`). */
+  single?: boolean;
+}
+
+export interface ActorHostOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  ids?: IdAllocator;
+  /** Attempts of a transaction that hits optimistic conflicts or serialization failures (default 6). */
+  maxAttempts?: number;
+  /** How deep follow-up transitions may cascade (default 4). */
+  maxDepth?: number;
+}
+
+/** The actor host. */
+export interface ActorHost {
+  /** Adds a kind. Kinds sharing a table must share `loadColumns` and have discriminators. */
+  register(def: ActorKindDef): void;
+  /** A registered kind; throws for an unknown name. */
+  kind(name: string): ActorKindDef;
+  /**
+   * Runs `fn` in one database transaction, retrying the whole of it on an optimistic conflict or a
+   * serialization failure; after commit, wakes the loops that have new work. The one entry point.
+   * With `single`, `fn` makes one transition: when that is one statement it runs without BEGIN and
+   * COMMIT (a round trip each); anything more reruns `fn` in a real transaction (see tx.ts).
+   */
+  transact<T>(fn: (tx: ActorTx) => Promise<T>, options?: TransactOptions): Promise<T>;
+  /** Creates an actor of `kind`: id, initial transition, row and effects in one statement. */
+  create(tx: ActorTx, kind: string, args: CreateArgs): Promise<Transitioned>;
+  /**
+   * Sends `event` to the actor `ref`. `kinds` names one kind, or several sharing a table (the row's
+   * discriminator picks the one). Not found covers another org's id.
+   */
+  send(
+    tx: ActorTx,
+    kinds: string | readonly string[],
+    ref: ActorRef,
+    event: ActorEvent,
+    options: SendOptions,
+  ): Promise<SendResult>;
+  /** Loads an actor (without locking it). */
+  load(sql: Sql, kinds: string | readonly string[], ref: ActorRef): Promise<LoadedActor | null>;
+  /**
+   * The actor in `raw`, a row the caller read itself with the columns a load reads (`id`, `org_id`,
+   * `version`, `last_seq`, `snapshot` and the kind's `loadColumns`); null when it is none of `kinds`.
+   */
+  resolveRow(kinds: string | readonly string[], raw: Record<string, unknown>): LoadedActor | null;
+  /** Calls `listener` after each commit that gave `what` new work. */
+  onWake(listener: (what: Wake) => void): void;
+}

@@ -1,0 +1,21 @@
+/**
+ * Who a write is attributed to: the actor string recorded on versions, instances and audit rows
+ * (`token:<id>`, `mcp`, `user:<id>`, `cli`), the API token used (`api_token_id`, null when none) and the
+ * request id that carried it.
+ */
+import type { Principal } from './principal.js';
+
+export interface Attribution {
+  /** `token:<id>`, `mcp`, `user:<id>` or `cli`. */
+  actor: string;
+  apiTokenId: string | null;
+  requestId: string | null;
+}
+
+/** The attribution of a call made by `principal`. */
+export function attributionOf(principal: Principal, requestId: string | null = null): Attribution {
+  return { actor: principal.actor, apiTokenId: principal.tokenId, requestId };
+}
+
+/** Operator actions from the command line. */
+export const CLI_ATTRIBUTION: Attribution = { actor: 'cli', apiTokenId: null, requestId: null };

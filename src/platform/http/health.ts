@@ -1,0 +1,56 @@
+/** Liveness and readiness probes (public routes: no token, no rate limit). */
+
+import type { Services } from '../../services.js';
+import { access } from '../auth/guard.js';
+import { json, ok } from './reply.js';
+import { defineRoute, type RouteDef } from './server.js';
+
+export function healthRoutes(s: Services): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/healthz',
+      access: access.public,
+      summary: 'Liveness: the process serves HTTP (it listens only after migrations).',
+      handler: () => ok({ status: 'ok' }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/readyz',
+      access: access.public,
+      summary: 'Readiness: the database and the event bus answer.',
+      handler: async () => {
+        const [database, bus] = await Promise.all([
+          withTimeout(
+            s.db.sql.query('select 1').then(() => ({ ok: true })),
+            2_000,
+          ),
+          withTimeout(s.bus.health(), 2_000),
+        ]);
+        const ready = database.ok && bus.ok;
+        return json(ready ? 200 : 503, {
+          status: ready ? 'ready' : 'unavailable',
+          checks: { database, bus },
+        });
+      },
+    }),
+  ];
+}
+
+async function withTimeout(
+  check: Promise<{ ok: boolean; detail?: string }>,
+  ms: number,
+): Promise<{ ok: boolean; detail?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<{ ok: boolean; detail: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${ms} ms` }), ms);
+  });
+  try {
+    return await Promise.race([
+      check.catch((error: Error) => ({ ok: false, detail: error.message })),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The job queue: background work stored in PostgreSQL and run by workers in any r3 process.
+ *
+ * Terminology (after graphile/worker):
+ * - job: a row of `jobs`: a `kind` (which handler runs it), a JSON `payload`, an optional `key`
+ *   (at most one job per key exists; enqueueing an existing key does nothing), `run_at` (not before).
+ * - ready: `run_at` has passed, it is not dead, and no live lease holds it.
+ * - claim: a worker takes ready jobs with `… for update skip locked`, bumping `attempts` and setting a
+ *   lease (`locked_by`, `locked_until`). A worker that dies simply stops renewing its lease; once it
+ *   expires the job is ready again and another worker claims it. So a handler may run more than once
+ *   for one job (at-least-once): handlers are idempotent (the step executor keys its results).
+ * - complete: the job row is deleted (by the queue, or by the handler inside its own transaction).
+ * - fail: the error is kept in `last_error` and the job waits `exp(min(attempts, 10))` seconds (capped
+ *   at an hour) before it is ready again; after `max_attempts` attempts it is dead (`dead_at`), stays
+ *   for inspection, and the kind's `onDead` hook runs (e.g. to fail the run).
+ * - wake: after a commit that enqueued jobs, `notifyEnqueued()` wakes the idle workers of this process
+ *   and signals `sig.jobs.wake` on the bus so the workers of every other process wake too; a poll
+ *   every `pollMs` catches delayed jobs and expired leases.
+ */
+import type { ActorTx } from '../actors/tx.js';
+import type { Bus } from '../bus/bus.js';
+import type { Db, Sql } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import type { Clock } from '../util/clock.js';
+
+/** The bus signal that wakes idle workers everywhere. */
+export const JOBS_WAKE_SIGNAL = 'sig.jobs.wake';
+
+/** A claimed job. */
+export interface Job {
+  id: number;
+  orgId: number | null;
+  kind: string;
+  payload: unknown;
+  key: string | null;
+  /** This claim's attempt number (1 on the first). */
+  attempts: number;
+  maxAttempts: number;
+}
+
+/** What a handler gets. */
+export interface JobContext {
+  job: Job;
+  workerId: string;
+  /** Aborted when the process stops while the job runs. */
+  signal: AbortSignal;
+  log: Logger;
+  /**
+   * Completes the job inside the handler's own transaction, so its outcome and the job's removal
+   * commit together. False when the job is no longer this worker's (its lease expired and another
+   * worker claimed it): that worker will find the outcome and finish it.
+   */
+  complete(sql: Sql): Promise<boolean>;
+  /**
+   * Tells the queue that the handler completed the job in a statement of its own (e.g. the actor
+   * transition that reported the job's outcome, see `SendOptions.completesJob`).
+   */
+  markCompleted(): void;
+}
+
+/** Runs one job; throwing fails this attempt. */
+export type JobHandler = (ctx: JobContext) => Promise<void>;
+
+/** Per-kind settings. */
+export interface JobKindOptions {
+  /** Attempts before the job is dead (default: the row's `max_attempts`, 5 unless enqueued otherwise). */
+  maxAttempts?: number;
+  /** Runs once when a job of this kind dies, with its last error. */
+  onDead?(job: Job, error: string): Promise<void>;
+}
+
+/** What to enqueue. */
+export interface EnqueueSpec {
+  kind: string;
+  orgId?: number | null;
+  payload?: unknown;
+  /** Not before this time (epoch ms; default now). */
+  runAt?: number;
+  /** At most one job per key exists. */
+  key?: string;
+  maxAttempts?: number;
+}
+
+/** How a processed job ended. */
+export type JobOutcome = 'completed' | 'failed' | 'dead' | 'lost';
+
+export interface JobQueueOptions {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  log: Logger;
+  /** Jobs run at once by this process's workers; 0 = no workers (runOnce/drain still work). */
+  concurrency: number;
+  /** Lease of a claimed job, renewed while it runs (default 5 min). */
+  leaseMs?: number;
+  /** Poll for delayed jobs and expired leases (default 1 s). */
+  pollMs?: number;
+}
+
+/** The queue. */
+export interface JobQueue {
+  /** This process's worker id (`locked_by`). */
+  readonly workerId: string;
+  /**
+   * Enqueues a job inside the caller's transaction; with an `ActorTx` the workers are woken after
+   * commit, with a plain `Sql` call `notifyEnqueued()` after commit. Resolves with the job id, or null
+   * when a job with `key` already exists.
+   */
+  enqueue(target: Sql | ActorTx, spec: EnqueueSpec): Promise<number | null>;
+  /** Sets the handler of `kind`; only registered kinds are claimed by this process. */
+  register(kind: string, handler: JobHandler, options?: JobKindOptions): void;
+  /** Wakes this process's workers and signals every other process's. */
+  notifyEnqueued(): void;
+  /** Claims up to `limit` ready jobs of registered kinds for `workerId`. */
+  claim(workerId: string, limit: number): Promise<Job[]>;
+  /** Runs a claimed job and completes or fails it. */
+  process(job: Job, workerId: string): Promise<JobOutcome>;
+  /** Claims and runs the ready jobs once, one after another; resolves with how many ran. */
+  runOnce(options?: { limit?: number; workerId?: string }): Promise<number>;
+  /** Repeats `runOnce` until no job is ready (jobs enqueued by jobs included); resolves with the total. */
+  drain(options?: { maxRounds?: number; workerId?: string }): Promise<number>;
+  /** Starts this process's workers (if concurrency > 0) and the wake subscription; resolves after a first claim. */
+  start(): Promise<void>;
+  /** Stops claiming and waits for running jobs (up to `timeoutMs`, then aborts them). */
+  stop(timeoutMs?: number): Promise<void>;
+}

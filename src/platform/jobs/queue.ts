@@ -1,0 +1,360 @@
+/**
+ * The job queue's implementation: claims, completion, retries and the worker pool of one process
+ * (terminology and the API in interfaces.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Subscription } from '../bus/bus.js';
+import type { Sql } from '../db/sql.js';
+import {
+  JOBS_WAKE_SIGNAL,
+  type Job,
+  type JobHandler,
+  type JobKindOptions,
+  type JobOutcome,
+  type JobQueue,
+  type JobQueueOptions,
+} from './interfaces.js';
+
+export {
+  type EnqueueSpec,
+  JOBS_WAKE_SIGNAL,
+  type Job,
+  type JobContext,
+  type JobHandler,
+  type JobKindOptions,
+  type JobOutcome,
+  type JobQueue,
+  type JobQueueOptions,
+} from './interfaces.js';
+
+interface JobRow {
+  id: number;
+  org_id: number | null;
+  kind: string;
+  payload: unknown;
+  key: string | null;
+  attempts: number;
+  max_attempts: number;
+}
+
+const CLAIM = `
+  with c as (
+    select id from jobs
+     where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
+       and kind = any($2::text[])
+     order by run_at, id
+     limit $3
+     for update skip locked
+  )
+  update jobs j set attempts = j.attempts + 1, locked_by = $4, locked_until = $5
+    from c where j.id = c.id
+  returning j.id, j.org_id, j.kind, j.payload, j.key, j.attempts, j.max_attempts`;
+
+const COMPLETE = 'delete from jobs where id = $1 and locked_by = $2';
+
+// Backoff in SQL: exp(min(attempts, 10)) seconds, at most an hour; dead once attempts reach the max.
+const FAIL = `
+  update jobs set locked_by = null, locked_until = null, last_error = $3,
+         run_at = $4::timestamptz + least(exp(least(attempts, 10)) * interval '1 second', interval '1 hour'),
+         dead_at = case when attempts >= $5 then $4::timestamptz end
+   where id = $1 and locked_by = $2
+  returning dead_at`;
+
+const MARK_DEAD = `
+  update jobs set locked_by = null, locked_until = null, dead_at = $3, last_error = $4
+   where id = $1 and locked_by = $2`;
+
+const RENEW = 'update jobs set locked_until = $3 where locked_by = $1 and id = any($2::bigint[])';
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    kind: row.kind,
+    payload: row.payload,
+    key: row.key,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+  };
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/** A new worker id for this process: host, pid and a random suffix. */
+export function newWorkerId(): string {
+  return `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/** Creates the queue (workers start with `start()`). */
+export function createJobQueue(options: JobQueueOptions): JobQueue {
+  const { db, bus, clock, log } = options;
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const pollMs = options.pollMs ?? 1_000;
+  const workerId = newWorkerId();
+  const handlers = new Map<string, { handler: JobHandler; options: JobKindOptions }>();
+  let kindList: string[] = [];
+
+  // Worker-pool state.
+  let running = false;
+  let active = 0;
+  let filling = false;
+  let again = false;
+  let mayHaveMore = true;
+  let signalQueued = false;
+  let poll: NodeJS.Timeout | null = null;
+  let renew: NodeJS.Timeout | null = null;
+  let subscription: Subscription | null = null;
+  const inflight = new Map<number, { promise: Promise<JobOutcome>; abort: AbortController }>();
+  /** The signal of jobs run outside the pool (runOnce, process): never aborted. */
+  const never = new AbortController().signal;
+
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function claim(worker: string, limit: number): Promise<Job[]> {
+    if (kindList.length === 0 || limit <= 0) return [];
+    const now = clock.now();
+    const rows = await db.prepared<JobRow>('jobs_claim', CLAIM, [
+      iso(now),
+      kindList,
+      limit,
+      worker,
+      iso(now + leaseMs),
+    ]);
+    return rows.map(toJob).sort((a, b) => a.id - b.id);
+  }
+
+  async function markDead(job: Job, worker: string, error: string): Promise<void> {
+    await db.query(MARK_DEAD, [job.id, worker, iso(clock.now()), error]);
+    await runOnDead(job, error);
+  }
+
+  async function runOnDead(job: Job, error: string): Promise<void> {
+    const onDead = handlers.get(job.kind)?.options.onDead;
+    if (!onDead) return;
+    try {
+      await onDead(job, error);
+    } catch (hookError) {
+      log.error({ err: hookError, jobId: job.id, kind: job.kind }, 'onDead hook failed');
+    }
+  }
+
+  async function processJob(job: Job, worker: string, signal: AbortSignal = never): Promise<JobOutcome> {
+    const registered = handlers.get(job.kind);
+    const maxAttempts = registered?.options.maxAttempts ?? job.maxAttempts;
+    const jobLog = log.child({ jobId: job.id, jobKind: job.kind, attempt: job.attempts });
+    if (!registered) {
+      await db.query(FAIL, [
+        job.id,
+        worker,
+        `no handler for job kind ${job.kind}`,
+        iso(clock.now()),
+        maxAttempts,
+      ]);
+      return 'failed';
+    }
+    if (job.attempts > maxAttempts) {
+      // The previous holder died during the last attempt (its lease expired): nothing is left to try.
+      await markDead(job, worker, 'the worker of the last attempt stopped before finishing it');
+      return 'dead';
+    }
+    // Set when the handler completed the job in its own transaction: whether the job was still ours.
+    let completedInline: boolean | null = null;
+    try {
+      await registered.handler({
+        job,
+        workerId: worker,
+        signal,
+        log: jobLog,
+        async complete(sql) {
+          const rows = await sql.query(`${COMPLETE} returning id`, [job.id, worker]);
+          completedInline = rows.length === 1;
+          return completedInline;
+        },
+        markCompleted() {
+          completedInline = true;
+        },
+      });
+      if (completedInline === null) {
+        const rows = await db.query(`${COMPLETE} returning id`, [job.id, worker]);
+        completedInline = rows.length === 1;
+      }
+      return completedInline ? 'completed' : 'lost';
+    } catch (error) {
+      const text = errorText(error);
+      jobLog.warn({ err: error }, 'job failed');
+      const [row] = await db.query<{ dead_at: Date | null }>(FAIL, [
+        job.id,
+        worker,
+        text,
+        iso(clock.now()),
+        maxAttempts,
+      ]);
+      if (!row) return 'lost';
+      if (row.dead_at) {
+        jobLog.error({ error: text }, 'job is dead: out of attempts');
+        await runOnDead(job, text);
+        return 'dead';
+      }
+      return 'failed';
+    }
+  }
+
+  function start(job: Job): void {
+    active++;
+    const abort = new AbortController();
+    const promise = processJob(job, workerId, abort.signal)
+      .catch((error) => {
+        log.error({ err: error, jobId: job.id }, 'job bookkeeping failed');
+        return 'failed' as JobOutcome;
+      })
+      .finally(() => {
+        inflight.delete(job.id);
+        active--;
+        if (mayHaveMore) wake();
+      });
+    inflight.set(job.id, { promise, abort });
+  }
+
+  async function fill(): Promise<void> {
+    filling = true;
+    try {
+      do {
+        again = false;
+        const free = options.concurrency - active;
+        // Busy: wait until a quarter of the slots are free, so claims come in batches, not one by one.
+        if (free <= 0 || (active > 0 && free < Math.ceil(options.concurrency / 4))) break;
+        let jobs: Job[];
+        try {
+          jobs = await claim(workerId, free);
+        } catch (error) {
+          if (running) log.error({ err: error }, 'claiming jobs failed');
+          break;
+        }
+        if (jobs.length < free && !again) mayHaveMore = false;
+        for (const job of jobs) start(job);
+      } while (again && running);
+    } finally {
+      filling = false;
+    }
+  }
+
+  function wake(): void {
+    mayHaveMore = true;
+    if (!running || options.concurrency <= 0) return;
+    if (filling) {
+      again = true;
+      return;
+    }
+    void fill();
+  }
+
+  async function renewLeases(): Promise<void> {
+    if (inflight.size === 0) return;
+    await db
+      .query(RENEW, [workerId, [...inflight.keys()], iso(clock.now() + leaseMs)])
+      .catch((error) => log.warn({ err: error }, 'renewing job leases failed'));
+  }
+
+  async function runOnce(opts: { limit?: number; workerId?: string } = {}): Promise<number> {
+    const worker = opts.workerId ?? workerId;
+    const jobs = await claim(worker, opts.limit ?? 100);
+    for (const job of jobs) await processJob(job, worker);
+    return jobs.length;
+  }
+
+  return {
+    workerId,
+
+    async enqueue(target, spec) {
+      const tx = 'wake' in target ? target : null;
+      const sql = tx ? tx.sql : (target as Sql);
+      const now = clock.now();
+      const [row] = await sql.query<{ id: number }>(
+        `insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at)
+         values ($1, $2, $3::jsonb, $4, $5, $6, $7)
+         on conflict (key) where key is not null do nothing
+         returning id`,
+        [
+          spec.orgId ?? null,
+          spec.kind,
+          JSON.stringify(spec.payload ?? {}),
+          spec.key ?? null,
+          iso(spec.runAt ?? now),
+          spec.maxAttempts ?? 5,
+          iso(now),
+        ],
+      );
+      tx?.wake('jobs');
+      return row?.id ?? null;
+    },
+
+    register(kind, handler, kindOptions = {}) {
+      handlers.set(kind, { handler, options: kindOptions });
+      kindList = [...handlers.keys()];
+    },
+
+    notifyEnqueued() {
+      wake();
+      // One bus signal per tick, however many commits enqueued jobs in it.
+      if (signalQueued) return;
+      signalQueued = true;
+      setImmediate(() => {
+        signalQueued = false;
+        bus.signal(JOBS_WAKE_SIGNAL);
+      });
+    },
+
+    claim,
+    process: (job, worker) => processJob(job, worker),
+    runOnce,
+
+    async drain(opts = {}) {
+      let total = 0;
+      for (let round = 0; round < (opts.maxRounds ?? 1_000); round++) {
+        const ran = await runOnce(opts.workerId ? { workerId: opts.workerId } : {});
+        if (ran === 0) break;
+        total += ran;
+      }
+      return total;
+    },
+
+    async start() {
+      if (running) return;
+      running = true;
+      subscription = await bus.subscribe(JOBS_WAKE_SIGNAL, () => wake());
+      if (options.concurrency <= 0) return;
+      poll = setInterval(wake, pollMs);
+      poll.unref();
+      renew = setInterval(() => void renewLeases(), Math.max(1_000, Math.floor(leaseMs / 3)));
+      renew.unref();
+      mayHaveMore = true;
+      await fill();
+    },
+
+    async stop(timeoutMs = 10_000) {
+      running = false;
+      subscription?.unsubscribe();
+      subscription = null;
+      if (poll) clearInterval(poll);
+      if (renew) clearInterval(renew);
+      poll = renew = null;
+      const pending = [...inflight.values()].map((entry) => entry.promise);
+      if (pending.length === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      const result = await Promise.race([Promise.allSettled(pending), timedOut]);
+      clearTimeout(timer);
+      if (result === 'timeout') {
+        const reason = new Error('r3 is shutting down');
+        for (const entry of inflight.values()) entry.abort.abort(reason);
+        await Promise.allSettled(pending);
+      }
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * What an MCP tool is in r3: a name, an input schema (zod, the same field schemas REST uses), the
+ * access rule REST applies to the same operation, and a function from validated arguments to a JSON
+ * object. The toolset (toolset.ts) turns that object, or the error it throws, into a tool result.
+ */
+import type { z } from 'zod';
+import type { Services } from '../../services.js';
+import type { FusedAnswer } from '../auth/authenticate.js';
+import type { Access } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
+import type { JsonText } from './results.js';
+
+/** The services the tools call: the same ones REST calls, with the same principal. */
+export type McpServices = Pick<
+  Services,
+  'log' | 'bus' | 'workspace' | 'resources' | 'objects' | 'search' | 'runs'
+>;
+
+/** The transport a call arrived on: it decides whether authoring tools are available. */
+export type McpTransportKind = 'http' | 'stdio';
+
+/** Who calls, over what, on behalf of which request. */
+export interface ToolContext {
+  principal: Principal;
+  transport: McpTransportKind;
+  /** The HTTP request's `X-Request-Id`, or a per-call id over stdio; recorded on audit rows. */
+  requestId: string;
+  /** Aborted when the client goes away or cancels the call. */
+  signal: AbortSignal | undefined;
+  /**
+   * Over HTTP, the run the call's `fusedRun` named, read in the statement that authenticated the
+   * request: its id (`key`) and JSON text (null: not the caller's, or none). Absent when none was read.
+   */
+  fusedRun?: FusedAnswer;
+}
+
+/** The tool groups of the spec's table that r3 exposes. */
+export type ToolGroup = 'workspace' | 'runtime' | 'data';
+
+/** MCP's behaviour hints for clients (all optional). */
+export interface ToolHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** One tool. `input` is an object schema; `run` returns the JSON the result carries (or its text). */
+export interface ToolDef<S extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  group: ToolGroup;
+  description: string;
+  input: S;
+  /** Checked before the arguments are validated, as REST checks before it reads a body. */
+  access: Access;
+  /** An authoring tool: over HTTP only when `R3_MCP_HTTP_AUTHORING=true`. */
+  authoring?: boolean;
+  hints?: ToolHints;
+  /**
+   * The run a call reads first, from its raw arguments (null: none): over HTTP it is read in the
+   * statement that authenticates the request, and handed to `run` as `ctx.fusedRun`.
+   */
+  fusedRun?(args: Record<string, unknown>): number | null;
+  run(args: z.output<S>, ctx: ToolContext): Promise<Record<string, unknown> | JsonText>;
+}
+
+/** Declares a tool whose `run` receives its schema's output type. */
+export function defineTool<S extends z.ZodType>(def: ToolDef<S>): ToolDef {
+  return def as unknown as ToolDef;
+}

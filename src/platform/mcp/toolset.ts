@@ -1,0 +1,119 @@
+/**
+ * The toolset: every tool r3 exposes over MCP, built once per process. The tool listings (with their
+ * JSON Schemas, converted from zod once) are precomputed, so a per-request MCP server only binds a
+ * caller to this registry. A call runs: exists → authoring gate → access (FORBIDDEN) → arguments (zod,
+ * VALIDATION_FAILED naming `arguments.<field>`) → the tool → a result; every failure is an error
+ * result, never a failed request.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { dataTools } from '../../features/objects/mcp-tools.js';
+import { runtimeTools } from '../../features/runs/mcp-tools.js';
+import { workspaceTools } from '../../features/workspace/mcp-tools.js';
+import { authorize } from '../auth/guard.js';
+import { ApiError, forbidden, validationFailed } from '../http/errors.js';
+import { zodIssues } from '../http/validate.js';
+import { toolError, toolResult } from './results.js';
+import type { McpServices, McpTransportKind, ToolContext, ToolDef } from './tool.js';
+
+/** Options of the toolset. */
+export interface ToolsetOptions {
+  /** Authoring tools over HTTP (`R3_MCP_HTTP_AUTHORING`); stdio always has them. */
+  httpAuthoring: boolean;
+  /** How long `runtime_run_skill` waits for the run to settle (default 60 s). */
+  runWaitMs?: number;
+}
+
+/** The tools of one process. */
+export interface Toolset {
+  /** The tools a client of `transport` sees (`tools/list`). */
+  list(transport: McpTransportKind): Tool[];
+  /** Runs `name` with `args` for `ctx`'s caller; never throws. */
+  call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult>;
+  /** The run a `tools/call` body (parsed JSON) reads first, by its tool's `fusedRun`; else null. */
+  fusedRunOf(body: unknown): number | null;
+  /** Every tool definition (docs and tests). */
+  readonly tools: readonly ToolDef[];
+}
+
+/** Tools that only emit events (spec MCP rule 6): never exposed, whatever a later group defines. */
+export const NEVER_EXPOSED: ReadonlySet<string> = new Set(['request_human_review', 'recommend_action']);
+
+/** Builds the toolset over `services`. */
+export function createToolset(services: McpServices, options: ToolsetOptions): Toolset {
+  const tools = [
+    ...workspaceTools(services),
+    ...runtimeTools(services, { waitMs: options.runWaitMs ?? 60_000 }),
+    ...dataTools(services),
+  ].filter((tool) => !NEVER_EXPOSED.has(tool.name));
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const everything = tools.map(listing);
+  const withoutAuthoring = tools.filter((tool) => !tool.authoring).map(listing);
+  const log = services.log;
+
+  return {
+    tools,
+    fusedRunOf(body) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+      const { method, params } = body as {
+        method?: unknown;
+        params?: { name?: unknown; arguments?: unknown };
+      };
+      if (method !== 'tools/call' || typeof params?.name !== 'string') return null;
+      const args = params.arguments;
+      const fusedRun = byName.get(params.name)?.fusedRun;
+      if (!fusedRun || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+      return fusedRun(args as Record<string, unknown>);
+    },
+    list(transport) {
+      return transport === 'stdio' || options.httpAuthoring ? everything : withoutAuthoring;
+    },
+    async call(name, args, ctx) {
+      try {
+        const tool = byName.get(name);
+        if (!tool) throw unknownTool(name);
+        if (tool.authoring && ctx.transport === 'http' && !options.httpAuthoring) {
+          throw authoringDisabled(name);
+        }
+        authorize(ctx.principal, tool.access);
+        const parsed = tool.input.safeParse(args ?? {});
+        if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
+        return toolResult(await tool.run(parsed.data, ctx));
+      } catch (error) {
+        return toolError(error, log, { tool: name, reqId: ctx.requestId });
+      }
+    },
+  };
+}
+
+/** A tool as `tools/list` shows it. */
+function listing(tool: ToolDef): Tool {
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputSchema as Tool['inputSchema'],
+    annotations: { title: tool.title, ...tool.hints },
+  };
+}
+
+function unknownTool(name: string): ApiError {
+  return new ApiError(404, 'NOT_FOUND', `No tool ${JSON.stringify(name)} on this MCP server.`, {
+    kind: 'tool',
+    id: name,
+  });
+}
+
+function authoringDisabled(name: string): ApiError {
+  return forbidden(
+    `${name} is an authoring tool, and authoring over HTTP MCP is disabled on this server. ` +
+      'Set R3_MCP_HTTP_AUTHORING=true in the server environment and restart it, or use the stdio ' +
+      'transport (`r3 mcp --org <slug>`), where authoring is always enabled.',
+    { tool: name, setting: 'R3_MCP_HTTP_AUTHORING', transport: 'http' },
+  );
+}

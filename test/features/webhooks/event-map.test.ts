@@ -1,0 +1,99 @@
+/** Which bus events become which webhook events, with what data. */
+import { describe, expect, it } from 'vitest';
+import { mayMapToWebhook, runWebhookType, toWebhookEvent } from '../../../src/features/webhooks/event-map.js';
+
+const run = (event: string, kind: 'skill' | 'workflow' = 'skill', extra: Record<string, unknown> = {}) => ({
+  eventId: '0d3c8a9e-0000-4000-8000-000000000001',
+  orgId: 3,
+  runId: 42,
+  kind,
+  slug: 'summarize',
+  seq: 4,
+  event,
+  status: 'completed',
+  step: null,
+  output: { text: 'done' },
+  workspaceSha: 'abc123def456',
+  at: '2026-01-02T03:04:05.000Z',
+  ...extra,
+});
+
+describe('run events', () => {
+  it('map by name; step_completed only for workflows; step_started and cancelled not at all', () => {
+    expect(runWebhookType('started', 'skill')).toBe('run.started');
+    expect(runWebhookType('paused_for_review', 'skill')).toBe('run.paused_for_review');
+    expect(runWebhookType('approved', 'workflow')).toBe('run.approved');
+    expect(runWebhookType('rejected', 'skill')).toBe('run.rejected');
+    expect(runWebhookType('completed', 'workflow')).toBe('run.completed');
+    expect(runWebhookType('failed', 'skill')).toBe('run.failed');
+    expect(runWebhookType('step_completed', 'workflow')).toBe('run.step_completed');
+    expect(runWebhookType('step_completed', 'skill')).toBeNull();
+    expect(runWebhookType('step_started', 'workflow')).toBeNull();
+    expect(runWebhookType('cancelled', 'skill')).toBeNull();
+  });
+
+  it('carry the spec data, with step only when the event has one', () => {
+    const completed = toWebhookEvent('evt.3.run.42.completed', run('completed'));
+    expect(completed).toEqual({
+      type: 'run.completed',
+      eventId: '0d3c8a9e-0000-4000-8000-000000000001',
+      orgId: 3,
+      descriptor: { type: 'run.completed', kind: 'skill', slug: 'summarize' },
+      createdAt: '2026-01-02T03:04:05.000Z',
+      data: {
+        runId: 42,
+        kind: 'skill',
+        slug: 'summarize',
+        status: 'completed',
+        output: { text: 'done' },
+        workspaceSha: 'abc123def456',
+      },
+    });
+    const step = toWebhookEvent(
+      'evt.3.run.42.step_completed',
+      run('step_completed', 'workflow', { step: 'draft' }),
+    );
+    expect(step?.data).toMatchObject({ step: 'draft' });
+    const noOutput = toWebhookEvent('evt.3.run.42.started', run('started', 'skill', { output: null }));
+    expect(noOutput?.data).toMatchObject({ output: null });
+  });
+
+  it('are told apart from the subject alone exactly when no payload could give them a webhook type', () => {
+    const names = ['started', 'step_started', 'step_completed', 'paused_for_review', 'approved', 'rejected'];
+    for (const name of [...names, 'completed', 'failed', 'cancelled', 'unknown_event']) {
+      const subject = `evt.3.run.42.${name}`;
+      const mapsForSome = (['skill', 'workflow'] as const).some(
+        (kind) => toWebhookEvent(subject, run(name, kind)) !== null,
+      );
+      expect(mayMapToWebhook(subject), name).toBe(mapsForSome);
+    }
+    expect(mayMapToWebhook('evt.3.object.9.created')).toBe(true);
+    expect(mayMapToWebhook('evt.3.object.9.updated')).toBe(false);
+    expect(mayMapToWebhook('evt.3.review.9.opened')).toBe(false);
+    expect(mayMapToWebhook('sig.jobs.wake')).toBe(false);
+  });
+
+  it('ignores review events and unknown subjects, and rejects a malformed payload', () => {
+    expect(toWebhookEvent('evt.3.review.9.opened', { anything: true })).toBeNull();
+    expect(toWebhookEvent('sig.jobs.wake', {})).toBeNull();
+    expect(() => toWebhookEvent('evt.3.run.42.completed', { runId: 'x' })).toThrow();
+  });
+});
+
+describe('object.created', () => {
+  it('carries {objectId, slug, title, createdAt} and ignores filters', () => {
+    const event = toWebhookEvent('evt.3.object.7.created', {
+      eventId: '0d3c8a9e-0000-4000-8000-000000000002',
+      orgId: 3,
+      objectId: 7,
+      slug: 'ticket',
+      title: 'Broken',
+      createdAt: '2026-01-02T03:04:05.000Z',
+    });
+    expect(event).toMatchObject({
+      type: 'object.created',
+      descriptor: { type: 'object.created' },
+      data: { objectId: 7, slug: 'ticket', title: 'Broken', createdAt: '2026-01-02T03:04:05.000Z' },
+    });
+  });
+});

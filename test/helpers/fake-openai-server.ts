@@ -1,0 +1,225 @@
+/**
+ * A local OpenAI-compatible server on a real socket: `POST /v1/chat/completions` and
+ * `POST /v1/embeddings` in the shapes OpenAI answers with, Bearer authentication, and OpenAI-style
+ * error bodies. Tests queue scripted replies (failures, hangs, dropped connections) that are served
+ * before the default behaviour.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ProviderError } from '../../src/platform/models/model-provider.js';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** A scripted reply: an answer, a connection that never answers, or a dropped connection. */
+export type Reply =
+  | { status?: number; headers?: Record<string, string>; body?: unknown }
+  | { hang: true }
+  | { drop: true };
+
+export interface ChatBody {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  temperature?: number;
+  response_format?: { type: string; json_schema?: { name: string; schema: unknown; strict?: boolean } };
+}
+
+export interface FakeOpenAIOptions {
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Answer 400 to `response_format.type = json_schema`, as some compatible servers do. */
+  rejectJsonSchema?: boolean;
+  /** Content of the assistant message. Default: `{"echo": <prompt>}` in JSON mode, else `echo: <prompt>`. */
+  chatContent?: (body: ChatBody) => string;
+  /** Vector for one input. Default: a deterministic, non-normalised vector of `embeddingDimensions`. */
+  embed?: (text: string) => number[];
+  embeddingDimensions?: number;
+}
+
+export interface FakeOpenAI {
+  /** `http://127.0.0.1:<port>/v1` */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Queues replies served, in order, before the default behaviour. */
+  enqueue(...replies: Reply[]): void;
+  /** Resolves once `count` requests have arrived. */
+  waitForRequests(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function openaiError(status: number, message: string, type: string, param: string | null = null) {
+  return { status, body: { error: { message, type, param, code: null } } };
+}
+
+/** Deterministic vector with magnitude ≠ 1, so normalisation is observable. */
+export function fakeEmbedding(text: string, dimensions: number): number[] {
+  const out = new Array<number>(dimensions).fill(0);
+  for (let i = 0; i < text.length; i++) {
+    const slot = (text.charCodeAt(i) * 31 + i) % dimensions;
+    out[slot] = (out[slot] ?? 0) + 1;
+  }
+  out[0] = (out[0] ?? 0) + 0.5;
+  return out;
+}
+
+function defaultReply(
+  request: RecordedRequest,
+  options: FakeOpenAIOptions,
+): { status: number; body: unknown } {
+  const auth = request.headers.authorization;
+  if (options.apiKey !== undefined && auth !== `Bearer ${options.apiKey}`) {
+    return openaiError(401, 'Incorrect API key provided.', 'invalid_request_error');
+  }
+  if (request.method !== 'POST') return openaiError(405, 'Method not allowed', 'invalid_request_error');
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body === undefined || typeof body !== 'object' || typeof body.model !== 'string') {
+    return openaiError(400, 'you must provide a model parameter', 'invalid_request_error', 'model');
+  }
+  if (request.path === '/v1/chat/completions') {
+    const chat = body as unknown as ChatBody;
+    if (!Array.isArray(chat.messages) || chat.messages.length === 0) {
+      return openaiError(400, "'messages' is a required property", 'invalid_request_error', 'messages');
+    }
+    const format = chat.response_format?.type;
+    if (format === 'json_schema' && options.rejectJsonSchema) {
+      return openaiError(
+        400,
+        "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+        'invalid_request_error',
+        'response_format',
+      );
+    }
+    const prompt = chat.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    const content =
+      options.chatContent?.(chat) ??
+      (format === 'json_schema' || format === 'json_object'
+        ? JSON.stringify({ echo: prompt })
+        : `echo: ${prompt}`);
+    return {
+      status: 200,
+      body: {
+        id: 'chatcmpl-test',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: `${chat.model}-2024-01-01`,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+      },
+    };
+  }
+  if (request.path === '/v1/embeddings') {
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    if (!Array.isArray(input) || input.some((t) => typeof t !== 'string' || t === '')) {
+      return openaiError(400, "'$.input' is invalid.", 'invalid_request_error', 'input');
+    }
+    const dimensions = options.embeddingDimensions ?? 8;
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        model: body.model,
+        // Reversed on purpose: clients must order by `index`, not by position.
+        data: (input as string[])
+          .map((text, index) => ({
+            object: 'embedding',
+            index,
+            embedding: options.embed?.(text) ?? fakeEmbedding(text, dimensions),
+          }))
+          .reverse(),
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      },
+    };
+  }
+  return openaiError(404, `Unknown path ${request.path}`, 'invalid_request_error');
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? {});
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(text);
+}
+
+/** Starts the fake server on an ephemeral port of 127.0.0.1. */
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const requests: RecordedRequest[] = [];
+  const script: Reply[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    let body: unknown;
+    try {
+      body = raw === '' ? undefined : JSON.parse(raw);
+    } catch {
+      body = raw;
+    }
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: (req.url ?? '').split('?')[0] ?? '',
+      headers: req.headers,
+      body,
+    };
+    requests.push(recorded);
+    for (const waiter of waiters.filter((w) => w.count <= requests.length)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    const reply = script.shift();
+    if (reply && 'hang' in reply) return;
+    if (reply && 'drop' in reply) {
+      req.socket.destroy();
+      return;
+    }
+    if (reply) {
+      send(res, reply.status ?? 200, reply.body, reply.headers);
+      return;
+    }
+    const answer = defaultReply(recorded, options);
+    send(res, answer.status, answer.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...replies) => {
+      script.push(...replies);
+    },
+    waitForRequests: (count) =>
+      requests.length >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ count, resolve })),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** The ProviderError `promise` rejects with (anything else fails the test). */
+export async function providerFailure(promise: Promise<unknown>): Promise<ProviderError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
+  return error;
+}

@@ -1,0 +1,92 @@
+/**
+ * Shared pieces of the webhook tests: an independent signature verifier (node:crypto only, written
+ * from the spec, not from r3's helper), an object type to ingest into, and a way to await the
+ * dispatcher.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Dispatched } from '../../src/features/webhooks/dispatcher.js';
+import type { TestApp } from './app.js';
+import { type Collector, createCollector } from './wait.js';
+
+/** The spec's check: HMAC-SHA256 over `<t>.<raw body>` keyed with the secret, hex, constant time. */
+export function independentVerify(
+  raw: string,
+  header: string | undefined,
+  secret: string,
+  nowSec: number,
+  toleranceSec = 300,
+): boolean {
+  if (!header) return false;
+  let t: string | undefined;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const [key, value] = part.split('=', 2) as [string, string | undefined];
+    if (key === 't') t = value;
+    if (key === 'v1' && value) signatures.push(value);
+  }
+  if (!t || !/^\d+$/.test(t) || signatures.length === 0) return false;
+  if (Math.abs(nowSec - Number(t)) > toleranceSec) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${raw}`, 'utf8').digest();
+  return signatures.some((hex) => {
+    const given = Buffer.from(hex, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+/** The `v1` entries of a signature header, in order. */
+export function v1Entries(header: string | undefined): string[] {
+  return (header ?? '').split(',').filter((p) => p.startsWith('v1='));
+}
+
+/** Creates object type `slug` through the API. */
+export async function createObjectType(t: TestApp, token: string, slug = 'ticket'): Promise<void> {
+  const res = await t.request('POST', '/api/v1/objects/types', {
+    token,
+    body: { slug, name: `Type ${slug}` },
+  });
+  expect(res.status, res.text).toBe(201);
+}
+
+/** Everything the dispatcher handles from now on. */
+export function watchDispatcher(t: TestApp): Collector<Dispatched> {
+  const seen = createCollector<Dispatched>();
+  t.app.webhookDispatcher.onDispatched((d) => seen.push(d));
+  return seen;
+}
+
+/** Ingests an instance and waits until the dispatcher handled its `object.created`. */
+export async function ingest(
+  t: TestApp,
+  token: string,
+  dispatched: Collector<Dispatched>,
+  title = 'A ticket',
+  type = 'ticket',
+): Promise<{ id: number; createdAt: string; dispatched: Dispatched }> {
+  const res = await t.request('POST', `/api/v1/objects/${type}/instances`, {
+    token,
+    body: { title, metadata: {}, content: 'body' },
+  });
+  expect(res.status, res.text).toBe(201);
+  const id = res.body.id as number;
+  const all = await dispatched.until(
+    (items) => items.some((d) => d.subject.endsWith(`.object.${id}.created`)),
+    `object.created of ${id} dispatched`,
+  );
+  return {
+    id,
+    createdAt: res.body.createdAt,
+    dispatched: all.find((d) => d.subject.endsWith(`.object.${id}.created`)) as Dispatched,
+  };
+}
+
+/** Registers a webhook and returns its id. */
+export async function register(
+  t: TestApp,
+  token: string,
+  body: { url: string; events: string[]; secret: string; filter?: unknown },
+): Promise<number> {
+  const res = await t.request('POST', '/api/v1/webhooks', { token, body });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id as number;
+}

@@ -1,0 +1,445 @@
+/**
+ * The actor host against the real database: what one transition writes, that a failure at any point
+ * leaves nothing half-written, optimistic conflicts retried, refusals and tenancy, and cascades to the
+ * review item in the same transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_KINDS, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.js';
+import { SYSTEM, WORKER } from '../../../src/platform/actors/acting-as.js';
+import { createStatementBatcher } from '../../../src/platform/actors/batcher.js';
+import { OptimisticConflictError } from '../../../src/platform/actors/host.js';
+import { buildStatements, type TransitionRows } from '../../../src/platform/actors/statements.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { createSkillRun, orgIdOf, rowCounts } from '../../helpers/runs.js';
+import { deferred, withTimeout } from '../../helpers/wait.js';
+
+let t: TestApp;
+let org: number;
+
+beforeAll(async () => {
+  t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
+  // The tests read what transitions wrote to the outbox, which the relay deletes as it publishes.
+  await t.app.outbox.stop();
+  await t.token({ org: 'acme' });
+  await t.token({ org: 'other' });
+  org = await orgIdOf(t.app, 'acme');
+});
+afterAll(() => t.close());
+
+const at = () => new Date(t.clock.now()).toISOString();
+const succeeded = (step = 'summarize') => ({
+  type: 'STEP_SUCCEEDED',
+  step,
+  attempt: 1,
+  output: { text: 'draft' },
+  at: at(),
+});
+const approve = () => ({ type: 'APPROVE', by: 'token:abc', onBehalfOf: null, note: 'ok', at: at() });
+
+async function runRow(id: number) {
+  return t.app.db.sql.one<{ status: string; version: number; last_seq: number; snapshot: unknown }>(
+    'select status, version, last_seq, snapshot from runs where id = $1',
+    [id],
+  );
+}
+
+/** Makes every insert (or update) into `table` fail, runs `fn`, then removes the fault. */
+async function withFault<T>(table: string, op: 'insert' | 'update', fn: () => Promise<T>): Promise<unknown> {
+  const sql = t.app.db.sql;
+  await sql.query(`create or replace function r3_test_fault() returns trigger language plpgsql as $$
+    begin raise exception 'injected fault on %', tg_table_name; end $$`);
+  await sql.query(
+    `create trigger r3_test_fault before ${op} on ${table} for each row execute function r3_test_fault()`,
+  );
+  try {
+    await fn();
+    return null;
+  } catch (error) {
+    return error;
+  } finally {
+    await sql.query(`drop trigger r3_test_fault on ${table}`);
+  }
+}
+
+describe('a transition', () => {
+  it('writes the row, the log, run events, outbox rows and the job in one go', async () => {
+    const before = await rowCounts(t.app);
+    const created = await createSkillRun(t.app, org);
+    const after = await rowCounts(t.app);
+    expect(created.to).toBe('running');
+    expect(after).toMatchObject({
+      runs: before.runs + 1,
+      transitions: before.transitions + 1,
+      events: before.events + 2,
+      outbox: before.outbox + 2,
+      jobs: before.jobs + 1,
+    });
+    const id = created.actor.row.id;
+    const row = await runRow(id);
+    expect(row).toMatchObject({ status: 'running', version: 1, last_seq: 2 });
+    const outbox = await t.app.db.sql.query<{ subject: string; payload: Record<string, unknown> }>(
+      `select subject, payload from outbox_messages where payload->>'runId' = $1 order by id, ord`,
+      [String(id)],
+    );
+    expect(outbox.map((o) => o.subject)).toEqual([
+      `evt.${org}.run.${id}.started`,
+      `evt.${org}.run.${id}.step_started`,
+    ]);
+    expect(outbox[1]?.payload).toMatchObject({
+      orgId: org,
+      runId: id,
+      kind: 'skill',
+      slug: 'summarize',
+      seq: 2,
+      event: 'step_started',
+      status: 'running',
+      step: 'summarize',
+      output: null,
+      workspaceSha: 'abc1234',
+    });
+    const [job] = await t.app.db.sql.query<{ kind: string; payload: unknown; key: string }>(
+      `select kind, payload, key from jobs where payload->>'actorId' = $1`,
+      [String(id)],
+    );
+    expect(job).toMatchObject({
+      kind: 'execute_step',
+      payload: { actorKind: 'skill-run', actorId: id, orgId: org, step: 'summarize', attempt: 1 },
+    });
+  });
+
+  it("deletes a run's events with the run, one statement deleting many runs", async () => {
+    const runs = [await createSkillRun(t.app, org), await createSkillRun(t.app, org)];
+    const ids = runs.map((r) => r.actor.row.id);
+    const events = () =>
+      t.app.db.sql.one<{ n: number }>('select count(*)::int as n from run_events where run_id = any($1)', [
+        ids,
+      ]);
+    expect((await events()).n).toBe(4);
+    await t.app.db.sql.query('delete from runs where id = any($1)', [ids]);
+    expect((await events()).n).toBe(0);
+  });
+
+  it('refuses an event the state does not accept, writing nothing', async () => {
+    const { actor } = await createSkillRun(t.app, org);
+    const before = await rowCounts(t.app);
+    const result = await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, { orgId: org, id: actor.row.id }, approve(), { actingAs: SYSTEM }),
+    );
+    expect(result.outcome).toBe('refused');
+    expect(await rowCounts(t.app)).toEqual(before);
+    expect((await runRow(actor.row.id)).version).toBe(1);
+  });
+
+  it("does not find another org's actor", async () => {
+    const { actor } = await createSkillRun(t.app, org);
+    const other = await orgIdOf(t.app, 'other');
+    const result = await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, { orgId: other, id: actor.row.id }, succeeded(), { actingAs: WORKER }),
+    );
+    expect(result.outcome).toBe('not_found');
+    expect(await t.app.actors.load(t.app.db.sql, RUN_KINDS, { orgId: other, id: actor.row.id })).toBeNull();
+  });
+
+  it('opens the review item with the run and closes it with the decision, in the same transaction', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const id = actor.row.id;
+    const [item] = await t.app.db.sql.query<{ status: string; open: boolean; title: string }>(
+      `select status, open, title from review_items where run_id = $1 and kind = 'skill'`,
+      [id],
+    );
+    expect(item).toEqual({ status: 'unassigned', open: true, title: `Skill summarize (run ${id})` });
+    await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, { orgId: org, id }, approve(), { actingAs: SYSTEM }),
+    );
+    const [closed] = await t.app.db.sql.query<{ status: string; open: boolean; decision: unknown }>(
+      `select status, open, decision from review_items where run_id = $1 and kind = 'skill'`,
+      [id],
+    );
+    expect(closed).toMatchObject({
+      status: 'decided',
+      open: false,
+      decision: { action: 'approve', by: 'token:abc' },
+    });
+  });
+});
+
+describe('atomicity: a failure at any point leaves nothing half-written', () => {
+  // A fault on a table fails the transition's statement right after the writes before it.
+  const createPoints = [
+    ['after the snapshot is written (log row fails)', 'actor_transitions'],
+    ['after the log row (run events fail)', 'run_events'],
+    ['after the run events (outbox fails)', 'outbox'],
+    ['after the outbox rows (jobs fail)', 'jobs'],
+  ] as const;
+
+  it.each(createPoints)('creating a run: %s', async (_label, table) => {
+    const before = await rowCounts(t.app);
+    const error = await withFault(table, 'insert', () => createSkillRun(t.app, org));
+    expect(String(error)).toContain(`injected fault on ${table}`);
+    expect(await rowCounts(t.app)).toEqual(before);
+  });
+
+  it('creating a run: in a follow-up (the review item fails)', async () => {
+    const before = await rowCounts(t.app);
+    const error = await withFault('review_items', 'insert', () =>
+      createSkillRun(t.app, org, { requiresApproval: true }),
+    );
+    expect(String(error)).toContain('injected fault on review_items');
+    expect(await rowCounts(t.app)).toEqual(before);
+  });
+
+  it('creating a run: after everything, when the transaction itself fails', async () => {
+    const before = await rowCounts(t.app);
+    const error = await t.app.actors
+      .transact(async (tx) => {
+        await createSkillRun(t.app, org, { tx });
+        throw new Error('the caller failed after the transition');
+      })
+      .catch((e: unknown) => e);
+    expect(String(error)).toContain('the caller failed');
+    expect(await rowCounts(t.app)).toEqual(before);
+  });
+
+  const sendPoints = [
+    ['after the snapshot update (log row fails)', 'actor_transitions', 'insert'],
+    ['after the log row (run events fail)', 'run_events', 'insert'],
+    ['after the run events (outbox fails)', 'outbox', 'insert'],
+    ['in the follow-up (closing the review item fails)', 'review_items', 'update'],
+  ] as const;
+
+  it.each(sendPoints)('approving a pending run: %s', async (_label, table, op) => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const id = actor.row.id;
+    const rowBefore = await runRow(id);
+    const before = await rowCounts(t.app);
+    const error = await withFault(table, op, () =>
+      t.app.actors.transact((tx) =>
+        t.app.actors.send(tx, RUN_KINDS, { orgId: org, id }, approve(), { actingAs: SYSTEM }),
+      ),
+    );
+    expect(String(error)).toContain(`injected fault on ${table}`);
+    expect(await rowCounts(t.app)).toEqual(before);
+    expect(await runRow(id)).toEqual(rowBefore);
+    const [item] = await t.app.db.sql.query<{ open: boolean }>(
+      'select open from review_items where run_id = $1',
+      [id],
+    );
+    expect(item?.open).toBe(true);
+  });
+});
+
+describe('optimistic locking', () => {
+  it('retries a transaction whose actor moved between load and write', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const host = t.app.actors;
+    const firstWrote = deferred();
+    const releaseFirst = deferred();
+    // A: writes its transition and holds the row lock until B is blocked on it.
+    const first = host.transact(async (tx) => {
+      const result = await host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
+      firstWrote.resolve();
+      await releaseFirst.promise;
+      return result.outcome;
+    });
+    await firstWrote.promise;
+    // B: loads the old version, then waits on A's lock; after A commits its version check fails.
+    let attempts = 0;
+    const second = host.transact(async (tx) => {
+      attempts++;
+      return (await host.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM })).outcome;
+    });
+    await withTimeout(
+      (async () => {
+        for (;;) {
+          const row = await t.app.db.sql.one<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          if (row.n > 0) return;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })(),
+      'the second transaction to wait on the row lock',
+    );
+    releaseFirst.resolve();
+    expect(await first).toBe('applied');
+    expect(await second).toBe('applied');
+    expect(attempts).toBe(2);
+    const row = await runRow(actor.row.id);
+    expect(row).toMatchObject({ status: 'approved', version: 3 });
+    const events = await t.app.db.sql.query<{ event: string }>(
+      'select event from run_events where run_id = $1 order by seq',
+      [actor.row.id],
+    );
+    expect(events.map((e) => e.event)).toEqual([
+      'started',
+      'step_started',
+      'step_completed',
+      'paused_for_review',
+      'approved',
+    ]);
+  });
+
+  it('gives up after its attempts with an OptimisticConflictError, writing nothing', async () => {
+    const { actor } = await createSkillRun(t.app, org);
+    const ref = { orgId: org, id: actor.row.id };
+    const sql = t.app.db.sql;
+    // Every update of the row "loses the race": the trigger skips it, as a moved version would.
+    await sql.query(`create or replace function r3_test_skip() returns trigger language plpgsql as $$
+      begin return null; end $$`);
+    await sql.query(
+      'create trigger r3_test_skip before update on runs for each row execute function r3_test_skip()',
+    );
+    const before = await rowCounts(t.app);
+    let attempts = 0;
+    const error = await t.app.actors
+      .transact(async (tx) => {
+        attempts++;
+        return t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
+      })
+      .catch((e: unknown) => e)
+      .finally(() => sql.query('drop trigger r3_test_skip on runs'));
+    expect(error).toBeInstanceOf(OptimisticConflictError);
+    expect(attempts).toBe(6);
+    expect(await rowCounts(t.app)).toEqual(before);
+  });
+});
+
+describe('single transactions (one transition, one statement)', () => {
+  const single = <T>(fn: Parameters<typeof t.app.actors.transact<T>>[0]) =>
+    t.app.actors.transact(fn, { single: true });
+
+  it('write concurrent creations whole, however they are batched', async () => {
+    const before = await rowCounts(t.app);
+    const outboxRows = async () =>
+      (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox')).n;
+    const rowsBefore = await outboxRows();
+    const created = await Promise.all(
+      Array.from({ length: 40 }, () => single((tx) => createSkillRun(t.app, org, { tx }))),
+    );
+    expect(new Set(created.map((c) => c.actor.row.id)).size).toBe(40);
+    const after = await rowCounts(t.app);
+    expect(after).toMatchObject({
+      runs: before.runs + 40,
+      transitions: before.transitions + 40,
+      events: before.events + 80,
+      outbox: before.outbox + 80,
+      jobs: before.jobs + 40,
+    });
+    // A creation statement writes its messages as one outbox row: 80 messages in fewer rows than
+    // there were creations, since the 40 went out in a few statements.
+    expect(await outboxRows()).toBeLessThan(rowsBefore + 40);
+    // Each run's outbox rows are in its event order.
+    const disorder = await t.app.db.sql.query(
+      `select 1 from outbox_messages o1 join outbox_messages o2 on o1.payload->>'runId' = o2.payload->>'runId'
+        where (o1.id, o1.ord) < (o2.id, o2.ord) and (o1.payload->>'seq')::int > (o2.payload->>'seq')::int`,
+    );
+    expect(disorder).toHaveLength(0);
+  });
+
+  it('fall back to a real transaction when the transition has follow-ups, still atomic', async () => {
+    const { actor } = await single((tx) => createSkillRun(t.app, org, { tx, requiresApproval: true }));
+    const items = await t.app.db.sql.query('select 1 from review_items where run_id = $1 and open', [
+      actor.row.id,
+    ]);
+    expect(items).toHaveLength(1);
+    const before = await rowCounts(t.app);
+    const error = await withFault('review_items', 'insert', () =>
+      single((tx) => createSkillRun(t.app, org, { tx, requiresApproval: true })),
+    );
+    expect(String(error)).toContain('injected fault on review_items');
+    expect(await rowCounts(t.app)).toEqual(before);
+  });
+
+  it('let exactly one of many concurrent decisions on one run win', async () => {
+    const { actor } = await createSkillRun(t.app, org);
+    const ref = { orgId: org, id: actor.row.id };
+    const events = [succeeded(), { type: 'CANCEL', by: 'token:abc', at: at() }];
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        single((tx) => t.app.actors.send(tx, RUN_KINDS, ref, events[i % 2] as never, { actingAs: SYSTEM })),
+      ),
+    );
+    expect(results.filter((r) => r.outcome === 'applied')).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'refused')).toHaveLength(11);
+    const terminal = await t.app.db.sql.query(
+      `select event from run_events where run_id = $1 and event in ('completed', 'cancelled')`,
+      [ref.id],
+    );
+    expect(terminal).toHaveLength(1);
+  });
+
+  it('publish no message of an actor that a batched update missed', async () => {
+    const ids = await Promise.all([0, 1, 2].map(async () => (await createSkillRun(t.app, org)).actor.row.id));
+    // The host's own statements, under names of their own (prepared names are per connection).
+    const updates = buildStatements(t.app.actors.kind(SKILL_RUN_KIND)).update;
+    const batcher = createStatementBatcher({
+      sql: t.app.db.sql,
+      statements: { for: (rows) => ({ ...updates.for(rows), name: `test_${updates.for(rows).name}` }) },
+    });
+    // An update of run `id` expecting its version moved by `skew`, with one test message.
+    const update = async (id: number, skew: number): Promise<TransitionRows> => {
+      const r = await t.app.db.sql.one<Record<string, unknown> & { version: number }>(
+        'select * from runs where id = $1',
+        [id],
+      );
+      const actor: Record<string, unknown> = { id, org_id: org, updated_at: new Date().toISOString() };
+      for (const column of [
+        'snapshot',
+        'last_seq',
+        'status',
+        'paused_at',
+        'review_state',
+        'output',
+        'error',
+      ]) {
+        actor[column] = r[column];
+      }
+      for (const column of ['review', 'step_results', 'completed_at']) actor[column] = r[column];
+      actor.version = r.version + skew;
+      return {
+        actors: [actor],
+        ...{
+          transitions: [],
+          events: [],
+          jobs: [],
+          timersSet: [],
+          timersDelete: [],
+          audit: [],
+          jobsDone: [],
+        },
+        outbox: [{ subject: `evt.${org}.run.${id}.probe`, event_id: randomUUID(), payload: { id } }],
+        extra: {},
+      };
+    };
+    const [a, b, c] = ids as [number, number, number];
+    const rows = await Promise.all([update(a, 0), update(b, 0), update(c, -1)]);
+    // The first goes out alone; the next two share a statement, in which c's version misses.
+    const written = await Promise.all([
+      batcher.submit(rows[0] as TransitionRows, a),
+      batcher.submit(rows[1] as TransitionRows, b),
+      batcher.submit(rows[2] as TransitionRows, c),
+    ]);
+    expect(written).toEqual([true, true, false]);
+    const published = await t.app.db.sql.query<{ run: number }>(
+      `select (payload->>'id')::int as run from outbox_messages where subject like $1 order by id, ord`,
+      [`evt.${org}.run.%.probe`],
+    );
+    expect(published.map((m) => m.run)).toEqual([a, b]);
+  });
+
+  it('keep one failing creation from failing the others batched with it', async () => {
+    const before = await rowCounts(t.app);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        // Org 0 does not exist: its run row breaks the foreign key.
+        single((tx) => createSkillRun(t.app, i === 7 ? 0 : org, { tx })),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(String((results[7] as PromiseRejectedResult).reason)).toContain('runs_org_id_fkey');
+    expect((await rowCounts(t.app)).runs).toBe(before.runs + 19);
+  });
+});

@@ -1,0 +1,190 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, nanos } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bus } from '../../../src/platform/bus/bus.js';
+import { connectBus } from '../../../src/platform/bus/connect.js';
+import { createNamespace } from '../../../src/platform/bus/namespace.js';
+import { connectNatsBus } from '../../../src/platform/bus/nats-bus.js';
+import { NatsRequestError } from '../../../src/platform/bus/nats-inbox.js';
+import { runEventSubject } from '../../../src/platform/bus/subjects.js';
+import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
+import { createCollector, deferred, withTimeout } from '../../helpers/wait.js';
+import { busContract } from './bus-contract.js';
+
+const nats = await probeNats();
+
+/** Deletes the streams of `prefixes` (their consumers go with them). */
+const deleteStreams = (prefixes: readonly string[]) => deleteTestStreams(nats, prefixes);
+
+describe.skipIf(nats.skip)('NATS bus', () => {
+  beforeAll(() => requireNats(nats));
+
+  busContract(
+    'NATS bus',
+    ({ prefix, redeliveryBackoffMs }) => connectNatsBus({ url: nats.url, prefix, redeliveryBackoffMs }),
+    { cleanup: deleteStreams },
+  );
+
+  describe('stream and consumer configuration', () => {
+    const prefixes: string[] = [];
+    const buses: Bus[] = [];
+    const newPrefix = (): string => {
+      const prefix = randomTestPrefix(`nats cfg ${prefixes.length}`);
+      prefixes.push(prefix);
+      return prefix;
+    };
+    const open = async (opts: Omit<Parameters<typeof connectNatsBus>[0], 'url'>): Promise<Bus> => {
+      const bus = await connectNatsBus({ url: nats.url, ...opts });
+      buses.push(bus);
+      return bus;
+    };
+    const admin = async () => {
+      const nc = await connect({ servers: nats.url });
+      return { nc, jsm: await jetstreamManager(nc) };
+    };
+
+    afterAll(async () => {
+      await Promise.all(buses.map((bus) => bus.close()));
+      await deleteStreams(prefixes);
+    });
+
+    it('creates the stream from the prefix: file storage, limits retention, max age, duplicate window', async () => {
+      const prefix = newPrefix();
+      await open({ prefix, streamMaxAgeMs: 3_600_000, duplicateWindowMs: 30_000 });
+      const { nc, jsm } = await admin();
+      try {
+        const info = await jsm.streams.info(`${prefix.toUpperCase()}_EVENTS`);
+        expect(info.config).toMatchObject({
+          subjects: [`${prefix}.evt.>`],
+          storage: 'file',
+          retention: 'limits',
+          discard: 'old',
+          max_age: nanos(3_600_000),
+          duplicate_window: nanos(30_000),
+        });
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('creates the stream idempotently when processes race, and updates changed limits', async () => {
+      const prefix = newPrefix();
+      await Promise.all([1, 2, 3].map(() => open({ prefix })));
+      await open({ prefix, streamMaxAgeMs: 86_400_000 });
+      const { nc, jsm } = await admin();
+      try {
+        const info = await jsm.streams.info(createNamespace(prefix).streamName);
+        expect(info.config.max_age).toBe(nanos(86_400_000));
+        expect(info.config.duplicate_window).toBe(nanos(120_000));
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('makes a durable pull consumer with explicit acks, unlimited deliveries and the ack wait', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix, ackWaitMs: 10_000 });
+      const consumer = await bus.consume('dispatch', 'evt.>', async () => {});
+      await consumer.stop();
+      const { nc, jsm } = await admin();
+      try {
+        const info = await jsm.consumers.info(createNamespace(prefix).streamName, `${prefix}_dispatch`);
+        expect(info.config).toMatchObject({
+          durable_name: `${prefix}_dispatch`,
+          ack_policy: 'explicit',
+          deliver_policy: 'all',
+          max_deliver: -1,
+          ack_wait: nanos(10_000),
+          filter_subject: `${prefix}.evt.>`,
+        });
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('has the server record every ack by the time stop() resolves', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix });
+      const got = createCollector<number>();
+      const consumer = await bus.consume('acks', 'evt.>', async (m) => got.push(m.json<{ n: number }>().n));
+      for (const n of [1, 2, 3]) await bus.publish(runEventSubject('org_1', n, 'completed'), { n });
+      await got.untilCount(3, 'three handled messages');
+      await consumer.stop();
+      const { nc, jsm } = await admin();
+      try {
+        const info = await jsm.consumers.info(createNamespace(prefix).streamName, `${prefix}_acks`);
+        expect({
+          ackPending: info.num_ack_pending,
+          pending: info.num_pending,
+          ackFloor: info.ack_floor.stream_seq,
+          redelivered: info.num_redelivered,
+        }).toEqual({ ackPending: 0, pending: 0, ackFloor: 3, redelivered: 0 });
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('rejects a publish with status 503 once its stream is gone, and publishes again once it is back', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix, requestTimeoutMs: 2_000 });
+      const subject = runEventSubject('org_1', 1, 'completed');
+      expect(await bus.publish(subject, { n: 1 })).toEqual({ seq: 1, duplicate: false });
+      const { nc, jsm } = await admin();
+      try {
+        const config = (await jsm.streams.info(createNamespace(prefix).streamName)).config;
+        await jsm.streams.delete(config.name);
+        const error = await bus.publish(subject, { n: 2 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(NatsRequestError);
+        expect(error).toMatchObject({ code: 503 });
+        await jsm.streams.add(config);
+        expect(await bus.publish(subject, { n: 3 })).toEqual({ seq: 1, duplicate: false });
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('keeps a message with its handler past ack_wait while the handler works (no duplicate)', async () => {
+      const prefix = newPrefix();
+      const ackWaitMs = 1_000;
+      const bus = await open({ prefix, ackWaitMs });
+      const deliveries = createCollector<{ n: number; count: number }>();
+      const longDone = deferred();
+      const consumer = await bus.consume('long', 'evt.>', async (m) => {
+        const n = m.json<{ n: number }>().n;
+        deliveries.push({ n, count: m.deliveryCount ?? 0 });
+        if (n !== 1 || m.deliveryCount !== 1) return;
+        // The elapsed time is what is under test: the handler outlives ack_wait twice over.
+        await new Promise((resolve) => setTimeout(resolve, ackWaitMs * 2.5));
+        longDone.resolve();
+      });
+      await bus.publish(runEventSubject('org_1', 1, 'completed'), { n: 1 });
+      await withTimeout(longDone.promise, 'the long handler', 10_000);
+      // Without the heartbeat the server redelivers message 1 after ack_wait, to the pull already
+      // waiting here, so it would be handled before message 2, published only now.
+      await bus.publish(runEventSubject('org_1', 2, 'completed'), { n: 2 });
+      await deliveries.until((items) => items.some((d) => d.n === 2), 'the next message', 10_000);
+      await consumer.stop();
+      expect(deliveries.items).toEqual([
+        { n: 1, count: 1 },
+        { n: 2, count: 1 },
+      ]);
+    });
+
+    it('reports unhealthy when the stream stops answering', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix });
+      expect(await bus.health()).toMatchObject({ ok: true });
+      await deleteStreams([prefix]);
+      const health = await bus.health();
+      expect(health.ok).toBe(false);
+      expect(health.detail).toMatch(/not found/i);
+    });
+
+    it('connectBus picks NATS when given a URL', async () => {
+      const prefix = newPrefix();
+      const bus = await connectBus({ natsUrl: nats.url, prefix });
+      buses.push(bus);
+      expect(await bus.health()).toMatchObject({ ok: true, detail: expect.stringMatching(/^nats /) });
+    });
+  });
+});

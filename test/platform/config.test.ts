@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
+
+describe('configuration', () => {
+  it('has the defaults of decisions §1', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      baseUrl: 'http://127.0.0.1:8080',
+      databaseUrl: undefined,
+      natsUrl: undefined,
+      env: 'test',
+      rateLimit: { perMinute: 60, burst: 120 },
+      webhooks: {
+        backoffMs: [1000, 30_000, 300_000, 3_600_000, 21_600_000, 86_400_000],
+        maxAttempts: 6,
+        timeoutMs: 30_000,
+        oldSecretWindowMs: 600_000,
+        allowPrivate: false,
+      },
+      mcp: { httpAuthoring: false },
+      model: { provider: 'echo' },
+    });
+    expect(c.dataDir.endsWith('.r3')).toBe(true);
+  });
+
+  it('parses durations with ms/s/m/h suffixes and booleans', () => {
+    const c = loadConfig({
+      R3_WEBHOOK_BACKOFF: '10ms,20ms, 1s',
+      R3_WEBHOOK_TIMEOUT: '250ms',
+      R3_WEBHOOK_OLD_SECRET_WINDOW: '2m',
+      R3_WEBHOOK_ALLOW_PRIVATE: 'true',
+      BASE_URL: 'https://r3.example.com/',
+      PORT: '0',
+    });
+    expect(c.webhooks).toMatchObject({
+      backoffMs: [10, 20, 1000],
+      timeoutMs: 250,
+      oldSecretWindowMs: 120_000,
+      allowPrivate: true,
+    });
+    expect(c.baseUrl).toBe('https://r3.example.com');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['R3_ENV', 'prod'],
+    ['R3_RATE_LIMIT_PER_MIN', '-1'],
+    ['R3_WEBHOOK_BACKOFF', '1s,,2s'],
+    ['R3_WEBHOOK_TIMEOUT', '30 seconds'],
+    ['R3_WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['BASE_URL', 'not a url'],
+    ['R3_MODEL_PROVIDER', 'anthropic'],
+    ['R3_HTTP_ENGINE', 'uws'],
+  ])('stops on a bad %s naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.join('\n')).toContain(name);
+    expect((error as ConfigError).message).toContain(name);
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '' }).port).toBe(8080);
+  });
+});
