@@ -12,9 +12,11 @@
 import { readFile } from 'node:fs/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { dataTools } from '../src/features/objects/mcp-tools.js';
+import { runtimeTools } from '../src/features/runs/mcp-tools.js';
+import { workspaceTools } from '../src/features/workspace/mcp-tools.js';
 import type { Principal } from '../src/platform/auth/principal.js';
 import { createMcpServer } from '../src/platform/mcp/server.js';
-import type { McpServices } from '../src/platform/mcp/tool.js';
 import { createToolset } from '../src/platform/mcp/toolset.js';
 import {
   api,
@@ -90,8 +92,15 @@ async function constructionCost(): Promise<
     resources: {},
     objects: {},
     search: {},
-  } as unknown as McpServices;
-  const toolset = createToolset(services, { httpAuthoring: true });
+  } as unknown as Parameters<typeof workspaceTools>[0] &
+    Parameters<typeof runtimeTools>[0] &
+    Parameters<typeof dataTools>[0];
+  const tools = [
+    ...workspaceTools(services),
+    ...runtimeTools(services, { waitMs: 60_000 }),
+    ...dataTools(services),
+  ];
+  const toolset = createToolset(tools, { httpAuthoring: true, log: services.log });
   const principal = {
     orgId: 1,
     orgSlug: 'bench',

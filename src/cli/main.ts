@@ -4,49 +4,28 @@
  * `--json` output on stdout stays machine-readable.
  */
 
-import { tokenCommand } from '../features/tokens/cli.js';
-import { orgCommand } from '../features/tokens/org-cli.js';
-import { workspaceCommand } from '../features/workspace/cli.js';
-import { ConfigError, loadConfig } from '../platform/config.js';
+import { FEATURE_COMMANDS, type OpenedApp, openApp } from '../main.js';
+import { type CliCommand, type CliContext, UsageError } from '../platform/cli.js';
+import { type Config, ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';
+import { systemClock } from '../platform/util/clock.js';
 import { mcpCommand } from './mcp.js';
 import { migrateCommand, serveCommand } from './serve.js';
-import { UsageError } from './usage.js';
+
+/** The process commands, then the features' (each opening its feature's API). */
+const COMMANDS: ReadonlyArray<{
+  command: CliCommand<never>;
+  feature?: (typeof FEATURE_COMMANDS)[number]['feature'];
+}> = [{ command: serveCommand }, { command: migrateCommand }, ...FEATURE_COMMANDS, { command: mcpCommand }];
 
 const HELP = `r3 — Run, Review and Resource automation
 
 Usage:
-  r3 serve                      migrate the database, then serve HTTP (what npm start runs)
-  r3 migrate                    apply pending migrations and exit
-  r3 token create --org <slug> --user <userId> --role <role> --name <label>
-                  [--scope <scopes>] [--expires <ISO time>] [--json]
-  r3 token list --org <slug> [--json]
-  r3 token revoke <id> [--json]
-  r3 org limits --org <slug> (--per-min <n> [--burst <n>] | --unlimited | --default) [--json]
-  r3 workspace diff|apply --org <slug> [--json]
-  r3 workspace export --org <slug> [--dir <path>] [--json]
-  r3 mcp --org <slug>           the org's MCP server on stdio (stdout is the protocol; logs on stderr)
+${COMMANDS.map(({ command }) => command.usage).join('\n')}
 
 Roles: owner, pm, client_reviewer, specialist. Scopes: read:all, read:skills, write:resources,
 run:invoke, run:approve (default read:all,run:invoke).
 Configuration comes from the environment; see README.md.`;
-
-type Command = (args: string[], ctx: CliContext) => Promise<number>;
-
-export interface CliContext {
-  config: ReturnType<typeof loadConfig>;
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  migrate: migrateCommand,
-  token: tokenCommand,
-  org: orgCommand,
-  workspace: workspaceCommand,
-  mcp: mcpCommand,
-};
 
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -57,12 +36,12 @@ export async function main(argv: string[]): Promise<number> {
     out(HELP);
     return name ? 0 : 1;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const entry = COMMANDS.find(({ command }) => command.name === name);
+  if (!entry) {
     err(`r3: unknown command "${name}"\n\n${HELP}`);
     return 2;
   }
-  let config: CliContext['config'];
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -72,8 +51,21 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+  let app = null as OpenedApp | null;
+  const ctx: CliContext<unknown> = {
+    config,
+    out,
+    err,
+    async open() {
+      const feature = entry.feature;
+      if (!feature) throw new Error(`r3 ${name} opens no feature`);
+      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+      app ??= await openApp(config, { role: 'cli', clock: systemClock, log });
+      return app.features[feature];
+    },
+  };
   try {
-    return await command(rest, { config, out, err });
+    return await (entry.command as CliCommand<unknown>).run(rest, ctx);
   } catch (error) {
     if (error instanceof UsageError) {
       err(`r3 ${name}: ${error.message}`);
@@ -82,5 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     createLogger('error', 2).error({ err: error }, 'command failed');
     err(`r3 ${name}: ${(error as Error).message}`);
     return 1;
+  } finally {
+    await app?.platform.stop();
   }
 }

@@ -9,18 +9,21 @@
  * polling).
  */
 import { parseArgs } from 'node:util';
-import { createRunRuntime } from '../features/runs/runtime.js';
-import { openConfiguredDatabase } from '../main.js';
-import { connectBus } from '../platform/bus/connect.js';
+import { openApp } from '../main.js';
+import { type CliCommand, type CliContext, UsageError } from '../platform/cli.js';
 import { createLogger } from '../platform/log.js';
 import { serveStdio, stdioPrincipal } from '../platform/mcp/stdio.js';
 import { createToolset } from '../platform/mcp/toolset.js';
 import { systemClock } from '../platform/util/clock.js';
-import { createResourceServices } from '../resource-services.js';
-import type { CliContext } from './main.js';
-import { UsageError } from './usage.js';
 
-export async function mcpCommand(args: string[], ctx: CliContext): Promise<number> {
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  usage:
+    "  r3 mcp --org <slug>           the org's MCP server on stdio (stdout is the protocol; logs on stderr)",
+  run: mcp,
+};
+
+async function mcp(args: string[], ctx: CliContext): Promise<number> {
   let values: { org?: string };
   try {
     values = parseArgs({ args, strict: true, options: { org: { type: 'string' } } }).values;
@@ -32,18 +35,9 @@ export async function mcpCommand(args: string[], ctx: CliContext): Promise<numbe
 
   const { config } = ctx;
   const log = createLogger(config.logLevel, 2);
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const cleanup = async () => {
-    for (const step of cleanups.reverse()) {
-      await step().catch((error: unknown) => log.warn({ err: error }, 'shutdown step failed'));
-    }
-    cleanups.length = 0;
-  };
+  const { platform } = await openApp(config, { role: 'worker', clock: systemClock, log });
   try {
-    const db = await openConfiguredDatabase(config, log);
-    cleanups.push(() => db.close());
-    await db.migrate();
-    const org = await db.sql.maybeOne<{ id: number; slug: string }>(
+    const org = await platform.db.sql.maybeOne<{ id: number; slug: string }>(
       'select id, slug from orgs where slug = $1',
       [slug],
     );
@@ -53,29 +47,11 @@ export async function mcpCommand(args: string[], ctx: CliContext): Promise<numbe
       );
       return 1;
     }
-    const bus = await connectBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, logger: log });
-    cleanups.push(() => bus.close());
-    const runtime = createRunRuntime({ config, db, bus, clock: systemClock, log });
-    const resources = createResourceServices({ config, log, clock: systemClock, db, jobs: runtime.jobs });
-    const toolset = createToolset(
-      { log, bus, runs: runtime.runs, ...resources },
-      { httpAuthoring: config.mcp.httpAuthoring },
-    );
-
-    await runtime.jobs.start();
-    cleanups.push(() => runtime.jobs.stop(config.shutdownTimeoutMs));
-    runtime.timers.start();
-    cleanups.push(() => runtime.timers.stop());
-    if (config.natsUrl) {
-      runtime.outbox.start();
-      cleanups.push(async () => {
-        await runtime.outbox.stop();
-        await runtime.outbox.flush();
-      });
-    }
-
+    const toolset = createToolset(platform.mcp.all, { httpAuthoring: config.mcp.httpAuthoring, log });
+    // Workers, timers and (with a shared bus) the outbox relay: see the role `worker` in platform.ts.
+    await platform.start();
     const session = await serveStdio(toolset, stdioPrincipal(org));
-    cleanups.push(() => session.close());
+    platform.onClose(() => session.close());
     log.info({ org: org.slug, bus: config.natsUrl ? 'nats' : 'in-process' }, 'r3 mcp serving on stdio');
     const signalled = new Promise<string>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -83,11 +59,11 @@ export async function mcpCommand(args: string[], ctx: CliContext): Promise<numbe
     });
     const why = await Promise.race([session.closed.then(() => 'stdin closed'), signalled]);
     log.info({ reason: why }, 'r3 mcp stopping');
-    await cleanup();
+    await platform.stop();
     await new Promise<void>((resolve) => log.flush(() => resolve()));
     // Everything is closed; a paused stdin must not hold the process open.
     process.exit(0);
   } finally {
-    await cleanup();
+    await platform.stop();
   }
 }

@@ -1,10 +1,23 @@
 /** `r3 serve` and `r3 migrate`. */
 
-import { openConfiguredDatabase, startApp } from '../main.js';
+import { startApp } from '../main.js';
+import type { CliCommand, CliContext } from '../platform/cli.js';
+import { openConfiguredDatabase } from '../platform/db/database.js';
 import { createLogger } from '../platform/log.js';
-import type { CliContext } from './main.js';
 
-export async function serveCommand(_args: string[], { config, out }: CliContext): Promise<number> {
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  usage: '  r3 serve                      migrate the database, then serve HTTP (what npm start runs)',
+  run: serve,
+};
+
+export const migrateCommand: CliCommand = {
+  name: 'migrate',
+  usage: '  r3 migrate                    apply pending migrations and exit',
+  run: migrate,
+};
+
+async function serve(_args: string[], { config, out }: CliContext): Promise<number> {
   const log = createLogger(config.logLevel);
   const app = await startApp(config, { log });
   const { engine } = app.http;
@@ -23,7 +36,7 @@ export async function serveCommand(_args: string[], { config, out }: CliContext)
   process.exit(0);
 }
 
-export async function migrateCommand(_args: string[], { config, out }: CliContext): Promise<number> {
+async function migrate(_args: string[], { config, out }: CliContext): Promise<number> {
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
   const db = await openConfiguredDatabase(config, log);
   try {

@@ -68,7 +68,7 @@ export function expectPlainJson(value: unknown): void {
 const steppers = new WeakMap<AnyStateMachine, MachineStepper>();
 
 /**
- * The host's stepper of `machine` (src/actors/stepper.ts). Every create and send below also takes
+ * The host's stepper of `machine` (src/platform/actors/stepper.ts). Every create and send below also takes
  * the step through it and checks that it lands where xstate's own pure function does, with the same
  * actions: each row of each table checks the host's path too.
  */

@@ -6,13 +6,14 @@
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { notFound } from '../../platform/http/errors.js';
-import { defineTool, type McpServices, type ToolDef } from '../../platform/mcp/tool.js';
-import { slugSchema } from '../workspace/manifest-fields.js';
-import type { ObjectTypeView } from '../workspace/resource-views.js';
+import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import type { ObjectTypeView } from '../workspace/index.js';
+import { slugSchema } from '../workspace/index.js';
 import { MAX_SEARCH_LIMIT } from './search/search-service.js';
+import type { ObjectServices } from './services.js';
 
 /** The data tools over `s`. */
-export function dataTools(s: McpServices): ToolDef[] {
+export function dataTools(s: Pick<ObjectServices, 'objects' | 'search' | 'resources'>): ToolDef[] {
   return [
     defineTool({
       name: 'objects_list',

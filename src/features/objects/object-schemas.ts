@@ -3,7 +3,7 @@
  * instance views. `metadata` is free-form here (its object type's JSON Schema checks it).
  */
 import { z } from 'zod';
-import { slugSchema } from '../workspace/manifest-fields.js';
+import { slugSchema } from '../workspace/index.js';
 
 /** Instance statuses: archived instances stay listed but leave search. */
 export const OBJECT_STATUSES = ['active', 'archived'] as const;

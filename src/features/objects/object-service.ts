@@ -2,7 +2,7 @@
  * Object instances: runtime data connected systems push in (ingest), listed, read with their linked
  * documents, and updated. Every instance is indexed for hybrid search as it is written (indexing.ts).
  *
- * Terminology (src/objects/):
+ * Terminology (src/features/objects/):
  * - **instance** (object): one row of `object_instances`, of an object **type** (authored), optionally
  *   from a **source** (whose retrieval overrides apply in search).
  * - **document**: an instance as search and links see it; an instance's `documents` are the instances

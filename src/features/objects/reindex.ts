@@ -17,7 +17,7 @@ import { notFound } from '../../platform/http/errors.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import type { Clock } from '../../platform/util/clock.js';
-import type { ReindexFilter, ReindexQueue, ReindexRequest } from '../workspace/reindex-queue.js';
+import type { ReindexFilter, ReindexQueue, ReindexRequest } from '../workspace/index.js';
 import { embedDocuments, searchVectorSql } from './indexing.js';
 import type { Embedder } from './search/embedder.js';
 

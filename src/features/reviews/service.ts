@@ -25,23 +25,10 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { ApiError, conflict, notFound, validationFailed } from '../../platform/http/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
-import type { RunService } from '../runs/service.js';
-import type { RunView } from '../runs/view.js';
-import { runPath } from '../runs/view.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
+import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
 
-/** The kinds of review items. */
-export const REVIEW_KINDS = ['skill', 'workflow', 'mission'] as const;
-
-/** A kind of review item. */
-export type ReviewKind = (typeof REVIEW_KINDS)[number];
-
-/** The queue's `status` of an item: what its run is while it waits (service-api "Review item"). */
-export const REVIEW_STATUS_OF_KIND = {
-  skill: 'pending',
-  workflow: 'paused',
-  mission: 'awaiting_review',
-} as const satisfies Record<ReviewKind, string>;
+export { REVIEW_KINDS, REVIEW_STATUS_OF_KIND, type ReviewKind } from './subjects.js';
 
 /** A review item as the API shows it. */
 export interface ReviewView {
@@ -126,10 +113,9 @@ export interface SnoozeArgs extends ReviewRef {
 export interface ReviewServiceDeps {
   db: Db;
   host: ActorHost;
-  runs: RunService;
   clock: Clock;
-  /** BASE_URL (read at call time: PORT=0 learns its port at start). */
-  baseUrl(): string;
+  /** The subjects of each kind of item, as their owners registered them. */
+  subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
 }
 
 interface ItemRow {
@@ -222,20 +208,20 @@ export class ReviewService {
    * yet); 409 when it is no longer in the queue (decided, or its run cancelled or failed), also when
    * another reviewer wins a race for it. Returns the run after the decision.
    */
-  async decide(principal: Principal, args: DecideArgs): Promise<RunView> {
+  async decide(principal: Principal, args: DecideArgs): Promise<unknown> {
     const target = await this.target(principal, args);
-    const common = {
-      reviewedBy: args.reviewedBy ?? undefined,
-      requestId: args.requestId ?? null,
-      audit: {
-        action: 'review.decide',
-        details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
-      },
-    };
+    const subject = this.subject(args.kind);
     try {
-      return args.action === 'approve'
-        ? await this.deps.runs.approve(principal, args.id, { ...common, note: args.reason ?? undefined })
-        : await this.deps.runs.reject(principal, args.id, { ...common, reason: args.reason ?? undefined });
+      return await subject.decide(principal, args.id, {
+        action: args.action,
+        reason: args.reason ?? null,
+        reviewedBy: args.reviewedBy ?? null,
+        requestId: args.requestId ?? null,
+        audit: {
+          action: 'review.decide',
+          details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
+        },
+      });
     } catch (error) {
       // The run refused: the item left the queue after `target` read it (another reviewer won).
       if (error instanceof ApiError && error.code === 'CONFLICT') {
@@ -358,8 +344,15 @@ export class ReviewService {
     return rows.length > 0;
   }
 
+  private subject(kind: ReviewKind): ReviewSubject {
+    const subject = this.deps.subjects.get(kind);
+    if (!subject) throw new Error(`no review subject of kind ${kind} is registered`);
+    return subject;
+  }
+
   private view(row: ItemRow, now: number): ReviewView {
     const createdAt = row.created_at.toISOString();
+    const subject = this.subject(row.kind);
     return {
       kind: row.kind,
       id: row.run_id,
@@ -372,8 +365,8 @@ export class ReviewService {
       pausedAt: row.paused_at,
       createdAt,
       ageSeconds: Math.max(0, Math.floor((now - row.created_at.getTime()) / 1000)),
-      reviewUrl: `${this.deps.baseUrl()}/review/runs/${row.run_id}`,
-      pollUrl: runPath(row.run_id),
+      reviewUrl: subject.reviewUrl(row.run_id),
+      pollUrl: subject.pollUrl(row.run_id),
     };
   }
 

@@ -9,11 +9,11 @@ import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { ApiError, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
 import { JsonText } from '../../platform/mcp/results.js';
-import { defineTool, type McpServices, type ToolDef } from '../../platform/mcp/tool.js';
-import { slugSchema } from '../workspace/manifest-fields.js';
+import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
 import type { RunFilter, RunView } from './view.js';
-import { waitForRun } from './wait-for-run.js';
+import { type WaitDeps, waitForRun } from './wait-for-run.js';
 
 const runIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The run id (runId).');
 
@@ -43,7 +43,7 @@ function asArguments(error: unknown): unknown {
 }
 
 /** The runtime tools over `s`; `runtime_run_skill` waits at most `waitMs`. */
-export function runtimeTools(s: McpServices, options: { waitMs: number }): ToolDef[] {
+export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[] {
   return [
     defineTool({
       name: 'runtime_run_skill',

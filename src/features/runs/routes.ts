@@ -88,7 +88,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       params: slugParam,
       body: triggerBodySchema,
       // The org's applied version, read with the caller's authentication: the skill or workflow is
-      // then taken from memory when this process read it at that version (src/workspace/applied.ts).
+      // then taken from memory when this process read it at that version (src/features/workspace/applied.ts).
       fused: { read: 'applied', key: () => 0 },
       summary: `Start a ${kind} run; 202 {runId, status, pollUrl}. Idempotent per token with idempotencyKey.`,
       handler: async ({ principal, params, body, method, path, requestId, fused }) => {
@@ -132,10 +132,10 @@ export function runRoutes(runs: RunService): RouteDef[] {
       path: '/api/v1/runs/:id',
       access: access.read,
       params: idParam,
-      // Read in the statement that authenticates the caller (src/runs/view.ts `fusedRunRead`).
+      // Read in the statement that authenticates the caller (src/features/runs/view.ts `fusedRunRead`).
       fused: { read: 'run', key: ({ id }) => runIdOrNull(id ?? '') },
       summary: 'One run.',
-      // The run's JSON as PostgreSQL rendered it, written as is (src/runs/view.ts).
+      // The run's JSON as PostgreSQL rendered it, written as is (src/features/runs/view.ts).
       handler: async ({ principal, params, fused }) =>
         jsonText(200, await runs.getJson(principal, runId(params.id), fused)),
     }),

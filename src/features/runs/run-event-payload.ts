@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-/** A run event as published (see `RunEventPayload` in src/runs/kinds.ts, which writes it). */
+/** A run event as published (see `RunEventPayload` in src/features/runs/run-kinds.ts, which writes it). */
 export const runEventPayloadSchema = z.object({
   eventId: z.string().min(1),
   orgId: z.number().int().positive(),

@@ -17,11 +17,9 @@ import {
   workflowRunContextSchema,
   workflowRunMachine,
 } from '../../../machines/index.js';
-import type { ActorHost } from '../../platform/actors/host.js';
 import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
 import { runEventSubject } from '../../platform/bus/subjects.js';
-import type { Logger } from '../../platform/log.js';
-import { REVIEW_ITEM_KIND } from '../reviews/review-item-kind.js';
+import type { ReviewDecision, ReviewItems } from '../reviews/index.js';
 
 /** Actor kind names of runs. */
 export const SKILL_RUN_KIND = 'skill-run';
@@ -146,7 +144,7 @@ export function reviewTitle(name: string, runId: number, gate?: { title?: string
   return `${name} (run ${runId})`;
 }
 
-function reviewEffects(host: ActorHost, log: Logger): Record<'openReview' | 'closeReview', EffectHandler> {
+function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview', EffectHandler> {
   return {
     openReview(params, ctx) {
       const { title, assignTo } = params as OpenReviewParams;
@@ -154,61 +152,44 @@ function reviewEffects(host: ActorHost, log: Logger): Record<'openReview' | 'clo
       const runId = ctx.row.id;
       const name = ctx.row.columns.name as string;
       const gate = kind === 'workflow' ? { step: String(ctx.projection.paused_at), title } : undefined;
-      const fullTitle = reviewTitle(name, runId, gate);
-      ctx.writes.followUp(async (tx) => {
-        await host.create(tx, REVIEW_ITEM_KIND, {
-          orgId: ctx.row.orgId,
-          input: (_id, at) => ({ kind, runId, title: fullTitle, assignedTo: assignTo ?? null, at }),
-          columns: { kind, run_id: runId, title: fullTitle },
-          actingAs: ctx.actingAs,
-        });
-      });
+      const item = {
+        title: reviewTitle(name, runId, gate),
+        assignTo: assignTo ?? null,
+        actingAs: ctx.actingAs,
+      };
+      ctx.writes.followUp((tx) => items.open(tx, { orgId: ctx.row.orgId, kind, id: runId }, item));
     },
     closeReview(params, ctx) {
       const { reason } = params as CloseReviewParams;
-      const kind = ctx.row.columns.kind as string;
-      ctx.writes.followUp(async (tx) => {
-        const item = await tx.sql.maybeOne<{ id: number }>(
-          'select id from review_items where org_id = $1 and kind = $2 and run_id = $3 and open',
-          [ctx.row.orgId, kind, ctx.row.id],
-        );
-        if (!item) {
-          log.warn({ runId: ctx.row.id, reason }, 'run closed a review item it does not have');
-          return;
-        }
-        const event =
-          reason === 'decided' && (ctx.event.type === 'APPROVE' || ctx.event.type === 'REJECT')
-            ? decideEvent(ctx.event as unknown as RunApproveEvent | RunRejectEvent, ctx.at)
-            : { type: 'CANCEL', at: ctx.at };
-        const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: ctx.row.orgId, id: item.id }, event, {
-          actingAs: ctx.actingAs,
-        });
-        if (result.outcome !== 'applied') {
-          log.warn(
-            { runId: ctx.row.id, itemId: item.id, outcome: result.outcome },
-            'review item did not close',
-          );
-        }
-      });
+      const kind = ctx.row.columns.kind as 'skill' | 'workflow';
+      const decided = reason === 'decided' && (ctx.event.type === 'APPROVE' || ctx.event.type === 'REJECT');
+      const decision = decided
+        ? reviewDecision(ctx.event as unknown as RunApproveEvent | RunRejectEvent)
+        : null;
+      ctx.writes.followUp((tx) =>
+        items.close(
+          tx,
+          { orgId: ctx.row.orgId, kind, id: ctx.row.id },
+          { decision, at: ctx.at, actingAs: ctx.actingAs },
+        ),
+      );
     },
   };
 }
 
-/** The review item's DECIDE for a run's APPROVE or REJECT. */
-function decideEvent(event: RunApproveEvent | RunRejectEvent, at: string) {
+/** The review item's decision for a run's APPROVE or REJECT. */
+function reviewDecision(event: RunApproveEvent | RunRejectEvent): ReviewDecision {
   const approve = event.type === 'APPROVE';
   return {
-    type: 'DECIDE',
     action: approve ? 'approve' : 'reject',
     by: event.by,
     reason: (approve ? event.note : event.reason) ?? null,
-    at,
   };
 }
 
-/** The `skill-run` and `workflow-run` kinds, whose review effects go through `host`. */
-export function runKinds(host: ActorHost, log: Logger): ActorKindDef[] {
-  const effects = { recordEvent, ...reviewEffects(host, log) };
+/** The `skill-run` and `workflow-run` kinds, whose review items open and close through `items`. */
+export function runKinds(items: ReviewItems): ActorKindDef[] {
+  const effects = { recordEvent, ...reviewEffects(items) };
   const shared = {
     table: 'runs',
     sequence: 'runs_id_seq',

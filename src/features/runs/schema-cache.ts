@@ -6,7 +6,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FieldIssue } from '../../platform/http/errors.js';
 import { setBounded } from '../../platform/util/bounded-map.js';
-import { createJsonSchemaCompiler, type JsonSchemaCompiler } from '../workspace/json-schema.js';
+import { createJsonSchemaCompiler, type JsonSchemaCompiler } from '../workspace/index.js';
 
 /** Validates a value; returns the problems (empty when it conforms). */
 export type SchemaCheck = (value: unknown) => FieldIssue[];

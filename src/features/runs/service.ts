@@ -15,7 +15,7 @@ import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
-import type { AppliedResources } from '../workspace/applied.js';
+import type { AppliedResources } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
 import type { SchemaCache } from './schema-cache.js';

@@ -8,10 +8,14 @@
  * skill/workflow 400 VALIDATION_FAILED on `body.agentSlug`.
  */
 import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
-import type { AgentManifest } from '../workspace/agent-manifest.js';
-import type { Applied, AppliedResources, AppliedSkill } from '../workspace/applied.js';
-import type { SkillManifest } from '../workspace/skill-manifest.js';
-import type { WorkflowManifest } from '../workspace/workflow-manifest.js';
+import type {
+  AgentManifest,
+  Applied,
+  AppliedResources,
+  AppliedSkill,
+  SkillManifest,
+  WorkflowManifest,
+} from '../workspace/index.js';
 
 /** A skill as a run executes it. */
 export interface SkillSnapshot {

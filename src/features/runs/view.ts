@@ -86,7 +86,7 @@ export function runViewJson(baseUrl: string): string {
 
 /**
  * GET /runs/:id's read, fused into the statement that authenticates the caller
- * (src/auth/authenticate.ts): the run of the token's org by id, as JSON text.
+ * (src/platform/auth/authenticate.ts): the run of the token's org by id, as JSON text.
  */
 export function fusedRunRead(baseUrl: () => string): FusedRead {
   return {
@@ -104,7 +104,7 @@ export interface RunKey {
 
 /**
  * Runs by (org, id) as JSON text, null where there is none: concurrent callers' pairs go out as one
- * statement per batch (src/util/batch-loader.ts), each run still matched on its org. `baseUrl` is
+ * statement per batch (src/platform/util/batch-loader.ts), each run still matched on its org. `baseUrl` is
  * read per batch.
  */
 export function createRunReader(sql: Sql, baseUrl: () => string): BatchLoader<RunKey, string | null> {

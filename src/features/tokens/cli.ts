@@ -1,30 +1,27 @@
 /** `r3 token create|list|revoke` (decisions §2). */
 import { parseArgs } from 'node:util';
-import type { CliContext } from '../../cli/main.js';
-import { UsageError } from '../../cli/usage.js';
-import { openConfiguredDatabase } from '../../main.js';
 import { DEFAULT_SCOPES, parseScopes, ROLES, type Role } from '../../platform/auth/principal.js';
-import { createLogger } from '../../platform/log.js';
-import { systemClock } from '../../platform/util/clock.js';
-import { TokenService } from './service.js';
+import { type CliCommand, type CliContext, UsageError } from '../../platform/cli.js';
+import type { TokensApi } from './index.js';
 
 const ORG_SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-export async function tokenCommand(args: string[], ctx: CliContext): Promise<number> {
-  const [sub, ...rest] = args;
-  const run = sub === 'create' ? create : sub === 'list' ? list : sub === 'revoke' ? revoke : null;
-  if (!run) throw new UsageError('expected "create", "list" or "revoke"');
-  const log = createLogger(ctx.config.logLevel === 'info' ? 'warn' : ctx.config.logLevel, 2);
-  const db = await openConfiguredDatabase(ctx.config, log);
-  try {
-    await db.migrate();
-    return await run(rest, new TokenService(db, ctx.config.env, systemClock), ctx);
-  } finally {
-    await db.close();
-  }
-}
+/** `r3 token …`. */
+export const tokenCommand: CliCommand<TokensApi> = {
+  name: 'token',
+  usage: `  r3 token create --org <slug> --user <userId> --role <role> --name <label>
+                  [--scope <scopes>] [--expires <ISO time>] [--json]
+  r3 token list --org <slug> [--json]
+  r3 token revoke <id> [--json]`,
+  run(args, ctx) {
+    const [sub, ...rest] = args;
+    const run = sub === 'create' ? create : sub === 'list' ? list : sub === 'revoke' ? revoke : null;
+    if (!run) throw new UsageError('expected "create", "list" or "revoke"');
+    return run(rest, ctx);
+  },
+};
 
-async function create(args: string[], service: TokenService, { out }: CliContext): Promise<number> {
+async function create(args: string[], { out, open }: CliContext<TokensApi>): Promise<number> {
   const { values } = parse(args, {
     org: { type: 'string' },
     user: { type: 'string' },
@@ -52,7 +49,8 @@ async function create(args: string[], service: TokenService, { out }: CliContext
     expiresAt = new Date(values.expires);
     if (Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires must be an ISO 8601 time');
   }
-  const created = await service.create({ org, userId, role: role as Role, name, scopes, expiresAt });
+  const { tokens } = await open();
+  const created = await tokens.create({ org, userId, role: role as Role, name, scopes, expiresAt });
   if (values.json) out(JSON.stringify(created));
   else {
     out(
@@ -64,17 +62,17 @@ async function create(args: string[], service: TokenService, { out }: CliContext
   return 0;
 }
 
-async function list(args: string[], service: TokenService, { out, err }: CliContext): Promise<number> {
+async function list(args: string[], { out, err, open }: CliContext<TokensApi>): Promise<number> {
   const { values } = parse(args, { org: { type: 'string' }, json: { type: 'boolean' } });
   const org = required(values.org, 'org');
-  const tokens = await service.list(org);
-  if (!tokens) {
+  const found = await (await open()).tokens.list(org);
+  if (!found) {
     err(`r3 token list: no org "${org}"`);
     return 1;
   }
-  if (values.json) out(JSON.stringify(tokens));
+  if (values.json) out(JSON.stringify(found));
   else {
-    for (const t of tokens) {
+    for (const t of found) {
       const state = t.revokedAt
         ? 'revoked'
         : t.expiresAt && Date.parse(t.expiresAt) <= Date.now()
@@ -88,11 +86,11 @@ async function list(args: string[], service: TokenService, { out, err }: CliCont
   return 0;
 }
 
-async function revoke(args: string[], service: TokenService, { out, err }: CliContext): Promise<number> {
+async function revoke(args: string[], { out, err, open }: CliContext<TokensApi>): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: 'boolean' } }, true);
   const id = positionals[0];
   if (!id) throw new UsageError('usage: r3 token revoke <id>');
-  const found = await service.revoke(id);
+  const found = await (await open()).tokens.revoke(id);
   if (!found) {
     err(`r3 token revoke: no token "${id}"`);
     return 1;

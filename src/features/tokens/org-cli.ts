@@ -4,12 +4,17 @@
  * deployment default).
  */
 import { parseArgs } from 'node:util';
-import type { CliContext } from '../../cli/main.js';
-import { UsageError } from '../../cli/usage.js';
-import { openConfiguredDatabase } from '../../main.js';
-import { createLogger } from '../../platform/log.js';
+import { type CliCommand, type CliContext, UsageError } from '../../platform/cli.js';
+import type { TokensApi } from './index.js';
 
-export async function orgCommand(args: string[], ctx: CliContext): Promise<number> {
+/** `r3 org limits …`. */
+export const orgCommand: CliCommand<TokensApi> = {
+  name: 'org',
+  usage: '  r3 org limits --org <slug> (--per-min <n> [--burst <n>] | --unlimited | --default) [--json]',
+  run: limits,
+};
+
+async function limits(args: string[], ctx: CliContext<TokensApi>): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'limits') throw new UsageError('expected "limits"');
   let parsed: ReturnType<typeof parseLimits>;
@@ -37,24 +42,14 @@ export async function orgCommand(args: string[], ctx: CliContext): Promise<numbe
     }
     tier = 'enterprise';
   }
-  const log = createLogger(ctx.config.logLevel === 'info' ? 'warn' : ctx.config.logLevel, 2);
-  const db = await openConfiguredDatabase(ctx.config, log);
-  try {
-    await db.migrate();
-    const rows = await db.sql.query<{ slug: string }>(
-      'update orgs set rate_limit_per_min = $2, rate_limit_burst = $3, tier = $4 where slug = $1 returning slug',
-      [values.org, perMin, burst, tier],
-    );
-    if (rows.length === 0) {
-      ctx.err(`r3 org limits: no org "${values.org}"`);
-      return 1;
-    }
-    const answer = { org: values.org, tier, rateLimitPerMin: perMin, rateLimitBurst: burst };
-    ctx.out(values.json ? JSON.stringify(answer) : `${values.org}: ${describe(perMin, burst)}`);
-    return 0;
-  } finally {
-    await db.close();
+  const { tokens } = await ctx.open();
+  if (!(await tokens.setOrgLimits(values.org, { perMin, burst, tier }))) {
+    ctx.err(`r3 org limits: no org "${values.org}"`);
+    return 1;
   }
+  const answer = { org: values.org, tier, rateLimitPerMin: perMin, rateLimitBurst: burst };
+  ctx.out(values.json ? JSON.stringify(answer) : `${values.org}: ${describe(perMin, burst)}`);
+  return 0;
 }
 
 function parseLimits(args: string[]) {

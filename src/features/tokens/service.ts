@@ -57,6 +57,21 @@ export class TokenService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Sets an org's rate-limit override (`perMin` null: the deployment default; 0: unlimited) and its
+   * tier; false when there is no such org.
+   */
+  async setOrgLimits(
+    orgSlug: string,
+    limits: { perMin: number | null; burst: number | null; tier: 'standard' | 'enterprise' },
+  ): Promise<boolean> {
+    const rows = await this.db.sql.query<{ slug: string }>(
+      'update orgs set rate_limit_per_min = $2, rate_limit_burst = $3, tier = $4 where slug = $1 returning slug',
+      [orgSlug, limits.perMin, limits.burst, limits.tier],
+    );
+    return rows.length > 0;
+  }
+
   /** Creates the org and user when missing, then a token; the plaintext is in the answer only. */
   async create(input: CreateTokenInput): Promise<CreatedToken> {
     for (let attempt = 0; ; attempt++) {

@@ -1,7 +1,7 @@
 /**
  * Webhook delivery bodies and subscriptions.
  *
- * Terminology of `src/webhooks/`:
+ * Terminology of `src/features/webhooks/`:
  * - **webhook**: a tenant's subscription: target `url`, `events`, `filter`, signing secret(s).
  * - **event**: something that happened (`run.completed`, `object.created`); one event fans out to
  *   every matching webhook.

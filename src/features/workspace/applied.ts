@@ -1,13 +1,13 @@
 /**
  * Applied resources as the runtime needs them (run engine, MCP): the manifest from the resource tables
  * together with the org's applied `workspaceSha`, read in one statement so the two always agree.
- * Concurrent reads of one table share a statement (src/util/batch-loader.ts); requests for the same
+ * Concurrent reads of one table share a statement (src/platform/util/batch-loader.ts); requests for the same
  * resource in one batch share its row, which callers treat as read-only.
  *
  * A caller that already knows which version is applied (`at`: the full sha, read with its request's
  * authentication by `fusedAppliedRead`) may be answered from memory. The resource tables are the
  * projection of the applied version, rewritten only in the transaction that moves
- * `workspace_heads.applied_sha` (src/workspace/store.ts), so a resource's row is a function of
+ * `workspace_heads.applied_sha` (src/features/workspace/store.ts), so a resource's row is a function of
  * (org, applied version, slug): a row read at a version stays that version's row. Only rows whose
  * read saw `at` itself are remembered; a request whose authentication saw version X is answered
  * with X's rows, exactly as if it had read them in that snapshot.
@@ -56,7 +56,7 @@ const REMEMBERED = 1_000;
 
 /**
  * The org's applied version (full sha; null before the first apply), read in the statement that
- * authenticates the request (src/auth/authenticate.ts), for `AppliedResources`' `at`.
+ * authenticates the request (src/platform/auth/authenticate.ts), for `AppliedResources`' `at`.
  */
 export function fusedAppliedRead(): FusedRead {
   return {

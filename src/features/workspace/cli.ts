@@ -4,24 +4,24 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CliContext } from '../../cli/main.js';
-import { UsageError } from '../../cli/usage.js';
-import { openConfiguredDatabase } from '../../main.js';
 import { CLI_ATTRIBUTION } from '../../platform/auth/attribution.js';
-import { connectBus } from '../../platform/bus/connect.js';
-import { createJobQueue } from '../../platform/jobs/queue.js';
-import { createLogger } from '../../platform/log.js';
-import { systemClock } from '../../platform/util/clock.js';
-import { ReindexService } from '../objects/reindex.js';
-import { createConfiguredEmbedder } from '../objects/search/configured-embedder.js';
+import { type CliCommand, type CliContext, UsageError } from '../../platform/cli.js';
 import type { WorkspaceDiff } from './diff.js';
 import { exportRepository } from './export.js';
-import { WorkspaceStore } from './store.js';
+import type { WorkspaceApi } from './index.js';
 
 const SUBCOMMANDS = ['diff', 'apply', 'export'] as const;
 const MARK = { created: '+', updated: '~', deleted: '-', unchanged: ' ' } as const;
 
-export async function workspaceCommand(args: string[], ctx: CliContext): Promise<number> {
+/** `r3 workspace diff|apply|export`. */
+export const workspaceCommand: CliCommand<WorkspaceApi> = {
+  name: 'workspace',
+  usage: `  r3 workspace diff|apply --org <slug> [--json]
+  r3 workspace export --org <slug> [--dir <path>] [--json]`,
+  run: workspace,
+};
+
+async function workspace(args: string[], ctx: CliContext<WorkspaceApi>): Promise<number> {
   const [sub, ...rest] = args;
   if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number])) {
     throw new UsageError('expected "diff", "apply" or "export"');
@@ -40,54 +40,36 @@ export async function workspaceCommand(args: string[], ctx: CliContext): Promise
   if (!org) throw new UsageError('--org is required');
   if (values.dir !== undefined && sub !== 'export') throw new UsageError('--dir applies to export only');
 
-  const log = createLogger(ctx.config.logLevel === 'info' ? 'warn' : ctx.config.logLevel, 2);
-  const db = await openConfiguredDatabase(ctx.config, log);
   // No workers here: a queued reindex is run by the servers, whose workers poll the queue.
-  const bus = await connectBus({ prefix: ctx.config.busPrefix });
-  try {
-    await db.migrate();
-    const row = await db.sql.maybeOne<{ id: number }>('select id from orgs where slug = $1', [org]);
-    if (!row) {
-      ctx.err(`r3 workspace ${sub}: no org "${org}"`);
-      return 1;
-    }
-    const jobs = createJobQueue({ db: db.sql, bus, clock: systemClock, log, concurrency: 0 });
-    const reindex = new ReindexService({
-      db,
-      clock: systemClock,
-      log,
-      embedder: createConfiguredEmbedder(ctx.config),
-      config: ctx.config,
-      jobs,
-    });
-    const store = new WorkspaceStore({ db, clock: systemClock, reindex });
-    if (sub === 'diff') {
-      const diff = await store.diff(row.id);
-      ctx.out(values.json ? JSON.stringify(diff) : describeDiff(diff));
-    } else if (sub === 'apply') {
-      const result = await store.apply(row.id, CLI_ATTRIBUTION);
-      if (values.json) ctx.out(JSON.stringify(result));
-      else {
-        const c = result.commit;
-        ctx.out(c ? `committed ${c.workspaceSha} (${counts(c.counts)})` : 'no pending changes to commit');
-        ctx.out(`applied: ${counts(result.apply)}`);
-      }
-    } else {
-      const dir = path.resolve(values.dir ?? `${org}-workspace`);
-      const exported = await exportRepository(dir, await store.exportVersions(row.id));
-      if (values.json) ctx.out(JSON.stringify({ dir, ...exported }));
-      else {
-        ctx.out(
-          `exported ${exported.commits.length} version(s) of ${org} to ${dir}` +
-            (exported.headSha ? ` (head ${exported.headSha})` : ''),
-        );
-      }
-    }
-    return 0;
-  } finally {
-    await bus.close();
-    await db.close();
+  const { workspace: store } = await ctx.open();
+  const row = await store.orgBySlug(org);
+  if (!row) {
+    ctx.err(`r3 workspace ${sub}: no org "${org}"`);
+    return 1;
   }
+  if (sub === 'diff') {
+    const diff = await store.diff(row.id);
+    ctx.out(values.json ? JSON.stringify(diff) : describeDiff(diff));
+  } else if (sub === 'apply') {
+    const result = await store.apply(row.id, CLI_ATTRIBUTION);
+    if (values.json) ctx.out(JSON.stringify(result));
+    else {
+      const c = result.commit;
+      ctx.out(c ? `committed ${c.workspaceSha} (${counts(c.counts)})` : 'no pending changes to commit');
+      ctx.out(`applied: ${counts(result.apply)}`);
+    }
+  } else {
+    const dir = path.resolve(values.dir ?? `${org}-workspace`);
+    const exported = await exportRepository(dir, await store.exportVersions(row.id));
+    if (values.json) ctx.out(JSON.stringify({ dir, ...exported }));
+    else {
+      ctx.out(
+        `exported ${exported.commits.length} version(s) of ${org} to ${dir}` +
+          (exported.headSha ? ` (head ${exported.headSha})` : ''),
+      );
+    }
+  }
+  return 0;
 }
 
 function counts(c: { created: number; updated: number; unchanged: number; deleted: number }): string {

@@ -4,7 +4,7 @@
  * `object-type-manifest.ts`, `source-manifest.ts`); each is the one schema of its wire shape, shared by
  * the workspace files, REST bodies and MCP tool inputs.
  *
- * Terminology (src/workspace/):
+ * Terminology (src/features/workspace/):
  * - **workspace**: an org's tree of authored text files (`agents/`, `skills/`, `workflows/`,
  *   `object-types/`, `sources/`). It is the source of truth for authored resources; the database tables
  *   are a projection of it.

@@ -9,13 +9,14 @@ import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access, authorize } from '../../platform/auth/guard.js';
 import { ApiError, type FieldIssue, notFound, validationFailed } from '../../platform/http/errors.js';
-import { defineTool, type McpServices, type ToolContext, type ToolDef } from '../../platform/mcp/tool.js';
+import { defineTool, type ToolContext, type ToolDef } from '../../platform/mcp/tool.js';
 import { agentManifestSchema } from './agent-manifest.js';
 import { manifestPath, promptPath } from './files.js';
 import { slugSchema } from './manifest-fields.js';
 import type { ResourceKind, WorkspaceResource } from './manifests.js';
 import { objectTypeManifestSchema } from './object-type-manifest.js';
 import type { SlugPage } from './resource-views.js';
+import type { WorkspaceServices } from './services.js';
 import { promptMdSchema, skillManifestSchema } from './skill-manifest.js';
 import type { VersionRecord } from './store-sql.js';
 
@@ -116,7 +117,7 @@ function writeOptions(flags: WriteFlags, kind: string, slug: string | undefined,
 }
 
 /** The workspace tools over `s`. */
-export function workspaceTools(s: McpServices): ToolDef[] {
+export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): ToolDef[] {
   /** Creates or replaces one resource through the write path. */
   const put = async (
     ctx: ToolContext,

@@ -1,7 +1,7 @@
 /**
  * What queues a reindex pass, as the workspace write path sees it: a pass is queued inside the caller's
  * transaction (so it exists exactly when the write that needs it commits), and the workers are told
- * after the commit. ReindexService implements it on the job queue (src/jobs).
+ * after the commit. ReindexService implements it on the job queue (src/platform/jobs).
  */
 import { z } from 'zod';
 import type { Sql } from '../../platform/db/sql.js';

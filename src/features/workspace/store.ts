@@ -126,6 +126,16 @@ interface Pass {
 export class WorkspaceStore {
   constructor(private readonly deps: WorkspaceStoreDeps) {}
 
+  /** The org with slug `slug`, or null. */
+  orgBySlug(slug: string): Promise<{ id: number } | null> {
+    return this.deps.db.sql.maybeOne<{ id: number }>('select id from orgs where slug = $1', [slug]);
+  }
+
+  /** Sets where reindex passes go (the objects feature's queue, which registers after the workspace). */
+  useReindexQueue(queue: ReindexQueue): void {
+    this.deps.reindex = queue;
+  }
+
   /**
    * Validates the whole resulting tree (VALIDATION_FAILED naming file and field, nothing written), writes
    * the files, commits a version (unless `autoCommit: false` or nothing changed) and applies it (unless

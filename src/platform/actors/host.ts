@@ -50,6 +50,7 @@ import {
 } from './types.js';
 import { TransitionWrites } from './writes.js';
 
+export type { ActorTx } from './tx.js';
 export {
   type ActorEvent,
   type ActorHost,

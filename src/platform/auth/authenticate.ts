@@ -2,8 +2,8 @@
  * Bearer token → principal and the token's rate-limit step, checked against the state committed
  * when the request's statement ran: revocation, expiry, role and limit changes hold on every node
  * from the moment they commit — there is no window in which a revoked token works. Concurrent
- * requests share one statement per batch (src/util/batch-loader.ts), which also takes the rate-limit
- * step of every request whose token is usable (src/ratelimit/gcra-sql.ts); a batch is always sent
+ * requests share one statement per batch (src/platform/util/batch-loader.ts), which also takes the rate-limit
+ * step of every request whose token is usable (src/platform/ratelimit/gcra-sql.ts); a batch is always sent
  * after its requests arrived. The secret is compared in constant time against the stored hash.
  * `lastUsedAt` is recorded in memory and flushed in batches.
  *

@@ -3,7 +3,7 @@
  * (entities, migrations) and the plain-SQL pool. `migrate()` applies pending migrations.
  *
  * Terminology: *orm* is MikroORM (fork its `em` per request or job); *sql* is the plain pool of
- * src/db/sql.ts for hot paths and row locking.
+ * src/platform/db/sql.ts for hot paths and row locking.
  */
 
 import { Migrator } from '@mikro-orm/migrations';
@@ -35,6 +35,12 @@ export async function resolveDatabaseUrl(
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
   const embedded = await startEmbeddedPostgres(config.dataDir, log);
   return { url: embedded.urlFor('r3'), embedded };
+}
+
+/** Opens the database for `config` (embedded when DATABASE_URL is unset). */
+export async function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
+  const { url, embedded } = await resolveDatabaseUrl(config, log);
+  return openDatabase(url, { poolSize: config.dbPoolSize, log, embedded });
 }
 
 /** Opens the ORM and pool on `url`. */

@@ -1,11 +1,13 @@
 /** Liveness and readiness probes (public routes: no token, no rate limit). */
 
-import type { Services } from '../../services.js';
 import { access } from '../auth/guard.js';
+import type { Bus } from '../bus/bus.js';
+import type { Database } from '../db/database.js';
 import { json, ok } from './reply.js';
 import { defineRoute, type RouteDef } from './server.js';
 
-export function healthRoutes(s: Services): RouteDef[] {
+/** `/healthz` and `/readyz`. */
+export function healthRoutes(s: { db: Database; bus: Bus }): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',

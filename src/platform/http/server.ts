@@ -107,7 +107,7 @@ export function defineRoute<
 }
 
 /**
- * A route's first read, fused into the authentication statement (src/auth/authenticate.ts): the
+ * A route's first read, fused into the authentication statement (src/platform/auth/authenticate.ts): the
  * name of a read the authenticator registered, and its key from the raw path parameters — or, with
  * `fromBody`, from the body too, which is then awaited before authentication starts (a body that
  * fails to arrive gives no key; its error comes in the usual order). Null: take none; the handler

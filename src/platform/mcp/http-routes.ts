@@ -1,6 +1,6 @@
 /**
  * `POST {BASE_URL}/api/mcp`: MCP's streamable HTTP transport in stateless mode with JSON responses,
- * bridged from r3's uWS pipeline (src/http/web.ts). The pipeline has already authenticated the Bearer
+ * bridged from r3's uWS pipeline (src/platform/http/web.ts). The pipeline has already authenticated the Bearer
  * token (401 without one) and taken the rate-limit step. One plain JSON-RPC request goes the direct
  * path (`directRequest`) to a reused protocol server serving one request at a time; anything else
  * gets a fresh protocol server and transport bound to the token's principal. `GET` and `DELETE`
@@ -28,8 +28,7 @@ import { defineRoute, type RequestContext, type RouteDef } from '../http/server.
 import { fromWebResponse, toWebRequest } from '../http/web.js';
 import { renderAnswer } from './results.js';
 import { createMcpServer, type McpSession } from './server.js';
-import type { McpServices } from './tool.js';
-import { createToolset, type Toolset } from './toolset.js';
+import type { Toolset } from './toolset.js';
 
 /**
  * The SDK's web-standard transport, handing the bridge the answer to a single JSON-RPC request
@@ -121,9 +120,8 @@ function createLanes(tools: Toolset): { take(): Promise<Lane>; give(lane: Lane):
   };
 }
 
-/** The MCP routes; the toolset is built here, once per process. */
-export function mcpRoutes(s: McpServices & { config: Config }, toolset?: Toolset): RouteDef[] {
-  const tools = toolset ?? createToolset(s, { httpAuthoring: s.config.mcp.httpAuthoring });
+/** The MCP routes over `tools` (the process's toolset, built once). */
+export function mcpRoutes(s: { config: Config }, tools: Toolset): RouteDef[] {
   const lanes = createLanes(tools);
   const notAllowed = () => {
     throw methodNotAllowed(['POST']);

@@ -3,7 +3,7 @@
  * caller. Over HTTP a fresh server and transport serve each request (the SDK's stateless mode); over
  * stdio one server serves the whole session.
  *
- * Terminology (src/mcp/):
+ * Terminology (src/platform/mcp/):
  * - **tool**: one operation (`tool.ts`), grouped as workspace, runtime and data tools (`tools/`).
  * - **toolset**: the registry of tools with their precomputed listings (`toolset.ts`).
  * - **session**: the caller an MCP server is bound to: principal, transport kind, request id, abort
@@ -59,7 +59,7 @@ export interface McpSession {
 /**
  * A protocol server for `session` over `toolset` (connect it to a transport). `session` may be a
  * function giving the caller of the request being served: a server reused for one request after
- * another (src/mcp/http-routes.ts).
+ * another (src/platform/mcp/http-routes.ts).
  */
 export function createMcpServer(toolset: Toolset, caller: McpSession | (() => McpSession)): Server {
   const server = new Server(SERVER_INFO, {

@@ -4,17 +4,10 @@
  * object. The toolset (toolset.ts) turns that object, or the error it throws, into a tool result.
  */
 import type { z } from 'zod';
-import type { Services } from '../../services.js';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { JsonText } from './results.js';
-
-/** The services the tools call: the same ones REST calls, with the same principal. */
-export type McpServices = Pick<
-  Services,
-  'log' | 'bus' | 'workspace' | 'resources' | 'objects' | 'search' | 'runs'
->;
 
 /** The transport a call arrived on: it decides whether authoring tools are available. */
 export type McpTransportKind = 'http' | 'stdio';
@@ -34,8 +27,8 @@ export interface ToolContext {
   fusedRun?: FusedAnswer;
 }
 
-/** The tool groups of the spec's table that r3 exposes. */
-export type ToolGroup = 'workspace' | 'runtime' | 'data';
+/** The tool groups of the spec's table that r3 exposes (a feature may name its own). */
+export type ToolGroup = 'workspace' | 'runtime' | 'data' | (string & {});
 
 /** MCP's behaviour hints for clients (all optional). */
 export interface ToolHints {

@@ -7,21 +7,19 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { dataTools } from '../../features/objects/mcp-tools.js';
-import { runtimeTools } from '../../features/runs/mcp-tools.js';
-import { workspaceTools } from '../../features/workspace/mcp-tools.js';
 import { authorize } from '../auth/guard.js';
 import { ApiError, forbidden, validationFailed } from '../http/errors.js';
 import { zodIssues } from '../http/validate.js';
+import type { Logger } from '../log.js';
 import { toolError, toolResult } from './results.js';
-import type { McpServices, McpTransportKind, ToolContext, ToolDef } from './tool.js';
+import type { McpTransportKind, ToolContext, ToolDef } from './tool.js';
 
 /** Options of the toolset. */
 export interface ToolsetOptions {
   /** Authoring tools over HTTP (`R3_MCP_HTTP_AUTHORING`); stdio always has them. */
   httpAuthoring: boolean;
-  /** How long `runtime_run_skill` waits for the run to settle (default 60 s). */
-  runWaitMs?: number;
+  /** Where unexpected faults of tools are logged. */
+  log: Logger;
 }
 
 /** The tools of one process. */
@@ -39,17 +37,17 @@ export interface Toolset {
 /** Tools that only emit events (spec MCP rule 6): never exposed, whatever a later group defines. */
 export const NEVER_EXPOSED: ReadonlySet<string> = new Set(['request_human_review', 'recommend_action']);
 
-/** Builds the toolset over `services`. */
-export function createToolset(services: McpServices, options: ToolsetOptions): Toolset {
-  const tools = [
-    ...workspaceTools(services),
-    ...runtimeTools(services, { waitMs: options.runWaitMs ?? 60_000 }),
-    ...dataTools(services),
-  ].filter((tool) => !NEVER_EXPOSED.has(tool.name));
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+/** Builds the toolset of `defined` (the tools the features registered). */
+export function createToolset(defined: readonly ToolDef[], options: ToolsetOptions): Toolset {
+  const tools = defined.filter((tool) => !NEVER_EXPOSED.has(tool.name));
+  const byName = new Map<string, ToolDef>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`MCP tool ${tool.name} registered twice`);
+    byName.set(tool.name, tool);
+  }
   const everything = tools.map(listing);
   const withoutAuthoring = tools.filter((tool) => !tool.authoring).map(listing);
-  const log = services.log;
+  const log = options.log;
 
   return {
     tools,

@@ -2,7 +2,7 @@
  * Request rate limiting shared by every node: a GCRA token bucket (capacity `burst`, refilled at
  * `perMinute`) whose state lives in PostgreSQL (`rate_limits`, one unlogged row per bucket, updated
  * by one statement per batch of concurrent requests, gcra-sql.ts). Buckets: `t:<tokenId>` for
- * authenticated calls (taken in the statement that authenticates them, src/auth/authenticate.ts),
+ * authenticated calls (taken in the statement that authenticates them, src/platform/auth/authenticate.ts),
  * `ip:<address>` for everything else (taken here).
  *
  * A refused request leaves the bucket unchanged, so a node that saw a refusal can refuse locally

@@ -1,6 +1,6 @@
 /**
  * A trigger takes its skill or workflow at the org's applied version as the request's
- * authentication read it (`fusedAppliedRead`, src/workspace/applied.ts), from memory when this
+ * authentication read it (`fusedAppliedRead`, src/features/workspace/applied.ts), from memory when this
  * process already read that resource at that version. Every change of the workspace moves the
  * version, so the next trigger runs the changed manifest; nothing remembered is ever served for
  * another version.

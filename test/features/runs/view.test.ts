@@ -1,5 +1,5 @@
 /**
- * The run object as PostgreSQL renders it (src/runs/view.ts): the same object JavaScript makes of the
+ * The run object as PostgreSQL renders it (src/features/runs/view.ts): the same object JavaScript makes of the
  * row's columns, for awkward values too — quotes, control characters and non-ASCII text, nested and
  * null JSON, microsecond timestamps — and valid JSON text in every case.
  */

@@ -1,5 +1,5 @@
 /**
- * Known tokens (src/auth/authenticate.ts, migration 0010): a token this process authenticated is
+ * Known tokens (src/platform/auth/authenticate.ts, migration 0010): a token this process authenticated is
  * checked on later requests by its org's `auth_epoch` alone. These tests hold the two halves of that
  * argument: every change to what authenticates a caller moves the epoch (and nothing else does), and
  * a known token is never accepted on its memory alone — each change holds on the very next request,

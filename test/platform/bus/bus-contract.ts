@@ -26,7 +26,7 @@ export interface BusContractOptions {
   cleanup?: (prefixes: readonly string[]) => Promise<void>;
 }
 
-/** The behaviour every `Bus` implementation must show (see the `Bus` JSDoc in src/events/bus.ts). */
+/** The behaviour every `Bus` implementation must show (see the `Bus` JSDoc in src/platform/bus/bus.ts). */
 export function busContract(name: string, makeBus: MakeBus, opts: BusContractOptions = {}): void {
   describe(`${name}: Bus contract`, () => {
     const filePrefix = randomTestPrefix(name);

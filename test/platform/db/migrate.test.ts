@@ -1,5 +1,5 @@
 /**
- * Migrations on start-up (src/db/database.ts): processes that start together on an empty database
+ * Migrations on start-up (src/platform/db/database.ts): processes that start together on an empty database
  * (a deployment rolling out several at once) all start, and each migration is applied once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The pool's sessions (src/db/sql.ts): named prepared statements are planned generically, always, so
+ * The pool's sessions (src/platform/db/sql.ts): named prepared statements are planned generically, always, so
  * a batched statement is not planned anew for every batch size it meets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

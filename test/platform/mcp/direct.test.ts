@@ -1,5 +1,5 @@
 /**
- * MCP requests answered on the direct path (src/mcp/http-routes.ts `directRequest`): one JSON-RPC
+ * MCP requests answered on the direct path (src/platform/mcp/http-routes.ts `directRequest`): one JSON-RPC
  * request with headers the SDK's transport accepts is handed to a reused protocol server ("lane")
  * without the transport, and `runtime_get_run` reads its run with the caller's authentication.
  * Concurrent callers must never see each other's answers; everything the direct path leaves to the

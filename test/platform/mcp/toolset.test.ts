@@ -4,14 +4,16 @@
  * (per org), unexpected faults as INTERNAL results, and the Origin allow-list.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataTools } from '../../../src/features/objects/mcp-tools.js';
+import { runtimeTools } from '../../../src/features/runs/mcp-tools.js';
 import type { RunService } from '../../../src/features/runs/service.js';
 import type { RunView } from '../../../src/features/runs/view.js';
 import { isSettled, waitForRun } from '../../../src/features/runs/wait-for-run.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
+import { workspaceTools } from '../../../src/features/workspace/mcp-tools.js';
 import { runEventSubject } from '../../../src/platform/bus/subjects.js';
 import { originAllowed } from '../../../src/platform/mcp/http-routes.js';
 import { stdioPrincipal } from '../../../src/platform/mcp/stdio.js';
-import type { McpServices } from '../../../src/platform/mcp/tool.js';
 import { createToolset, type Toolset } from '../../../src/platform/mcp/toolset.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill } from '../../helpers/resources.js';
@@ -27,9 +29,15 @@ beforeAll(async () => {
   const other = await t.token({ org: 'other', scopes: ALL_SCOPES });
   for (const token of [admin, other]) await createSkill(t, token.token, { slug: 'sum' });
   await createSkill(t, admin.token, { slug: 'gated', requiresApproval: true });
-  tools = createToolset(t.app, { httpAuthoring: false, runWaitMs: 300 });
+  tools = waitingToolset(300);
 });
 afterAll(() => t.close());
+
+/** The process's tools, with `runtime_run_skill` waiting at most `waitMs`. */
+function waitingToolset(waitMs: number): Toolset {
+  const tools = [...workspaceTools(t.app), ...runtimeTools(t.app, { waitMs }), ...dataTools(t.app)];
+  return createToolset(tools, { httpAuthoring: false, log: t.app.log });
+}
 
 const acme = async () => stdioPrincipal({ id: await orgIdOf(t.app, 'acme'), slug: 'acme' });
 
@@ -71,7 +79,7 @@ describe('runtime_run_skill waiting', () => {
   });
 
   it('ends as soon as the run completes, following its events', async () => {
-    const patient = createToolset(t.app, { httpAuthoring: false, runWaitMs: 20_000 });
+    const patient = waitingToolset(20_000);
     const started = performance.now();
     const waiting = run({ slug: 'sum', input: { text: 'quick' } }, { toolset: patient });
     // Execute the step as a worker would, once the trigger has committed it.
@@ -82,14 +90,14 @@ describe('runtime_run_skill waiting', () => {
   });
 
   it('waits for a gated skill’s draft, not only for `pending`', async () => {
-    const patient = createToolset(t.app, { httpAuthoring: false, runWaitMs: 20_000 });
+    const patient = waitingToolset(20_000);
     const waiting = run({ slug: 'gated', input: { text: 'draft me' } }, { toolset: patient });
     await workUntil(waiting);
     expect(await waiting).toMatchObject({ status: 'pending', output: { text: 'Summarize: draft me' } });
   });
 
   it('stops waiting when the caller goes away', async () => {
-    const patient = createToolset(t.app, { httpAuthoring: false, runWaitMs: 20_000 });
+    const patient = waitingToolset(20_000);
     const controller = new AbortController();
     const started = performance.now();
     const waiting = run(
@@ -193,10 +201,10 @@ describe('faults', () => {
         ...t.app.resources,
         listAgents: () => Promise.reject(new Error('connection reset by the database')),
       },
-    } as unknown as McpServices;
+    } as unknown as typeof t.app;
     const log: unknown[] = [];
-    const quiet = { ...t.app.log, error: (entry: unknown) => log.push(entry) } as McpServices['log'];
-    const toolset = createToolset({ ...broken, log: quiet }, { httpAuthoring: false });
+    const quiet = { ...t.app.log, error: (entry: unknown) => log.push(entry) } as unknown as typeof t.app.log;
+    const toolset = createToolset(workspaceTools(broken), { httpAuthoring: false, log: quiet });
     const result = await toolset.call(
       'workspace_list',
       {},

@@ -9,8 +9,8 @@ import { notFound } from '../../../platform/http/errors.js';
 import { idCursorSchema, limitSchema, nextCursor } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
-import type { Services } from '../../../services.js';
 import { ingestBodySchema, OBJECT_STATUSES, objectPatchBodySchema } from '../object-schemas.js';
+import type { ObjectServices } from '../services.js';
 
 const idParams = z.object({ id: z.string() });
 
@@ -21,7 +21,7 @@ function objectId(raw: string): number {
   return id;
 }
 
-export function objectRoutes(s: Services): RouteDef[] {
+export function objectRoutes(s: ObjectServices): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',

@@ -1,14 +1,14 @@
 /**
  * `GET /api/v1/search?q=&types=&limit=` (an extension; the REST twin of MCP `search_query`): hybrid
- * full-text and vector retrieval over object instances, see src/search/search-service.ts.
+ * full-text and vector retrieval over object instances, see src/features/objects/search/search-service.ts.
  */
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
 import { ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
-import type { Services } from '../../../services.js';
-import { slugSchema } from '../../workspace/manifest-fields.js';
+import { slugSchema } from '../../workspace/index.js';
 import { MAX_SEARCH_LIMIT } from '../search/search-service.js';
+import type { ObjectServices } from '../services.js';
 
 /** `types=a,b` or `types=a&types=b`. */
 const typesSchema = z
@@ -16,7 +16,7 @@ const typesSchema = z
   .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).filter(Boolean))
   .pipe(z.array(slugSchema).max(50));
 
-export function searchRoutes(s: Services): RouteDef[] {
+export function searchRoutes(s: ObjectServices): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',

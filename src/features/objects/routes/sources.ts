@@ -10,14 +10,18 @@ import { notFound } from '../../../platform/http/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
-import type { Services } from '../../../services.js';
-import { reindexFilterSchema } from '../../workspace/reindex-queue.js';
-import { createAuthored, patchAuthored } from '../../workspace/routes/authored.js';
-import { sourceManifestPatchSchema, sourceManifestSchema } from '../../workspace/source-manifest.js';
+import {
+  createAuthored,
+  patchAuthored,
+  reindexFilterSchema,
+  sourceManifestPatchSchema,
+  sourceManifestSchema,
+} from '../../workspace/index.js';
+import type { ObjectServices } from '../services.js';
 
 const slugParams = z.object({ slug: z.string() });
 
-export function sourceRoutes(s: Services): RouteDef[] {
+export function sourceRoutes(s: ObjectServices): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
     const source = await s.resources.source(orgId, slug);
     if (!source) throw notFound('source', slug);

@@ -24,7 +24,7 @@ export interface Embedder {
   readonly dimensions: number;
   /**
    * One unit-length vector per text, in input order. Remote embedders reject with `ProviderError`
-   * (`PROVIDER_ERROR`, `PROVIDER_TIMEOUT`) from `src/execution/model-provider.ts`.
+   * (`PROVIDER_ERROR`, `PROVIDER_TIMEOUT`) from `src/platform/models/model-provider.ts`.
    */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
 }

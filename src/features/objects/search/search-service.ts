@@ -15,13 +15,13 @@
  */
 import type { Database } from '../../../platform/db/database.js';
 import type { Clock } from '../../../platform/util/clock.js';
+import type { SourceRetrieval } from '../../workspace/index.js';
 import {
   DEFAULT_RETRIEVAL,
   fusedScore,
   type ResolvedRetrieval,
   resolveRetrieval,
-} from '../../workspace/retrieval.js';
-import type { SourceRetrieval } from '../../workspace/source-manifest.js';
+} from '../../workspace/index.js';
 import type { Embedder } from './embedder.js';
 import type { LocalEmbedder } from './local-embedder.js';
 import { fuse, type RankedItem } from './rrf.js';

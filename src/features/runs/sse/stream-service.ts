@@ -1,7 +1,7 @@
 /**
  * Per-run server-sent-event streams (`GET /runs/:id/stream`), for this process.
  *
- * Terminology of `src/sse/`:
+ * Terminology of `src/features/runs/sse/`:
  * - stream: one client following one run (run-stream.ts): replay from `run_events`, then live
  *   events, deduped and ordered by the run's event sequence, until the run's terminal event.
  * - hub: this process's live subscriptions, one per followed run (run-event-hub.ts).

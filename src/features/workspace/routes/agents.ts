@@ -5,13 +5,13 @@ import { notFound } from '../../../platform/http/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
-import type { Services } from '../../../services.js';
 import { agentManifestPatchSchema, agentManifestSchema } from '../agent-manifest.js';
+import type { WorkspaceServices } from '../services.js';
 import { createAuthored, patchAuthored } from './authored.js';
 
 const slugParams = z.object({ slug: z.string() });
 
-export function agentRoutes(s: Services): RouteDef[] {
+export function agentRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
     const agent = await s.resources.agent(orgId, slug);
     if (!agent) throw notFound('agent', slug);

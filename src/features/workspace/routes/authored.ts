@@ -14,11 +14,11 @@ import {
   notFound,
   validationFailed,
 } from '../../../platform/http/errors.js';
-import type { Services } from '../../../services.js';
 import { manifestPath, promptPath } from '../files.js';
 import type { FieldIssue as ManifestIssue } from '../issues.js';
 import type { ManifestOf, ResourceKind, WorkspaceResource } from '../manifests.js';
 import { mergeManifestPatch } from '../patch.js';
+import type { WorkspaceServices } from '../services.js';
 
 const LABEL: Record<ResourceKind, string> = {
   agent: 'agent',
@@ -58,7 +58,7 @@ function patchIssues(kind: ResourceKind, errors: ManifestIssue[]): ApiError {
 
 /** Creates a resource; 409 CONFLICT when its slug exists in the org's workspace. */
 export async function createAuthored(
-  s: Services,
+  s: Pick<WorkspaceServices, 'workspace'>,
   principal: Principal,
   requestId: string,
   resource: WorkspaceResource,
@@ -87,7 +87,7 @@ export async function createAuthored(
  * an optional new prompt; 404 NOT_FOUND when the slug is not in the org's workspace.
  */
 export async function patchAuthored<K extends ResourceKind>(
-  s: Services,
+  s: Pick<WorkspaceServices, 'workspace'>,
   principal: Principal,
   requestId: string,
   kind: K,

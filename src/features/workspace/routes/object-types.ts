@@ -8,13 +8,13 @@ import { notFound } from '../../../platform/http/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
-import type { Services } from '../../../services.js';
 import { objectTypeManifestPatchSchema, objectTypeManifestSchema } from '../object-type-manifest.js';
+import type { WorkspaceServices } from '../services.js';
 import { createAuthored, patchAuthored } from './authored.js';
 
 const slugParams = z.object({ slug: z.string() });
 
-export function objectTypeRoutes(s: Services): RouteDef[] {
+export function objectTypeRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
     const type = await s.resources.objectType(orgId, slug);
     if (!type) throw notFound('object type', slug);

@@ -5,13 +5,13 @@ import { notFound } from '../../../platform/http/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
-import type { Services } from '../../../services.js';
+import type { WorkspaceServices } from '../services.js';
 import { workflowManifestPatchSchema, workflowManifestSchema } from '../workflow-manifest.js';
 import { createAuthored, patchAuthored } from './authored.js';
 
 const slugParams = z.object({ slug: z.string() });
 
-export function workflowRoutes(s: Services): RouteDef[] {
+export function workflowRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
     const workflow = await s.resources.workflow(orgId, slug);
     if (!workflow) throw notFound('workflow', slug);

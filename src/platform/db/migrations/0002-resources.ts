@@ -140,7 +140,7 @@ export class Migration0002Resources extends Migration {
 
       -- Runtime data pushed by connected systems. search: title weighted A, content B, metadata string
       -- values C, built with the type's text-search configuration (language). embedding: int8 codes
-      -- (src/search/vector-codec.ts) of embedder's vector; signature: its sign bits, the prefilter.
+      -- (src/features/objects/search/vector-codec.ts) of embedder's vector; signature: its sign bits, the prefilter.
       -- change_xid: the last writing transaction, so search nodes can follow changes (signature index).
       create table object_instances (
         id bigserial primary key,

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Rate limiting for a whole batch of requests in one statement (src/ratelimit/gcra-sql.ts):
+ * Rate limiting for a whole batch of requests in one statement (src/platform/ratelimit/gcra-sql.ts):
  * concurrent requests share one round trip instead of making one each.
  *
  * A bucket's requests of one batch are charged with one upsert of its row: under a single `now`, a

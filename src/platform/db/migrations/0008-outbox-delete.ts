@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The outbox relay deletes rows as it publishes them (src/events/outbox-relay.ts) instead of marking
+ * The outbox relay deletes rows as it publishes them (src/platform/outbox/relay.ts) instead of marking
  * them published and sweeping them a day later: rows already marked by the previous release are
  * published, so they go, and so does the index that served the sweep.
  */

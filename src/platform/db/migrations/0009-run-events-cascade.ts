@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * `run_events` loses its foreign key to `runs`; a statement-level trigger keeps its cascade.
  *
- * Run events are written only by the actor statements (src/actors/statements.ts), joined to the run
+ * Run events are written only by the actor statements (src/platform/actors/statements.ts), joined to the run
  * rows the same statement inserted or updated, so an event never exists without its run by
  * construction. The key's check was the dearest part of creating a run: for each event it locked the
  * run row just inserted (a tuple lock, WAL-logged), about a third of the creation statement's

@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * A node may then keep the tokens it has authenticated in memory, tagged with the epoch it read them
  * at, and check a later request of the same token by comparing that epoch with the org's current one
- * in the statement that serves the request (src/auth/authenticate.ts). The bump commits with the
+ * in the statement that serves the request (src/platform/auth/authenticate.ts). The bump commits with the
  * change, so a statement whose snapshot holds the old epoch does not hold the change either: a
  * request is checked against the state committed when its statement ran, as before.
  *

@@ -32,7 +32,7 @@ export class Migration0012OutboxBatches extends Migration {
                else subject is null and event_id is null and payload is null end);
 
       -- A batched update statement that missed some of its actors' versions must not publish their
-      -- messages: it fails, and its transitions are written one at a time (src/actors/statements.ts).
+      -- messages: it fails, and its transitions are written one at a time (src/platform/actors/statements.ts).
       create function r3_outbox_partial_batch() returns boolean language plpgsql as $$
         begin
           raise exception 'a batched transition statement missed some actors; write them one at a time'

@@ -1,0 +1,51 @@
+/**
+ * Objects: instances of the authored object types (ingest, list, detail, update, links), hybrid
+ * search over them, reindex passes (the `reindex` job) and the sources routes, plus the data MCP
+ * tools. Instances are indexed as they are written; the workspace queues reindex passes through this
+ * feature's queue when an object type's language changes.
+ */
+import { defineFeature } from '../../platform/feature.js';
+import type { WorkspaceApi } from '../workspace/index.js';
+import { dataTools } from './mcp-tools.js';
+import { ObjectService } from './object-service.js';
+import { ReindexService } from './reindex.js';
+import { objectRoutes } from './routes/objects.js';
+import { searchRoutes } from './routes/search.js';
+import { sourceRoutes } from './routes/sources.js';
+import { createConfiguredEmbedder } from './search/configured-embedder.js';
+import { SearchService } from './search/search-service.js';
+import type { ObjectServices } from './services.js';
+
+export type { ObjectService } from './object-service.js';
+export type { ReindexService } from './reindex.js';
+export type { SearchService } from './search/search-service.js';
+
+/** What the objects feature offers. */
+export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'>;
+
+export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceApi }>({
+  name: 'objects',
+  register(platform, { workspace }) {
+    const { config, log, clock, db, jobs } = platform;
+    const embedder = createConfiguredEmbedder(config);
+    const reindex = new ReindexService({ db, clock, log, embedder, config, jobs });
+    workspace.workspace.useReindexQueue(reindex);
+    const services: ObjectServices = {
+      objects: new ObjectService({
+        db,
+        clock,
+        log,
+        config,
+        embedder,
+        onOutbox: () => platform.outbox.wake(),
+      }),
+      search: new SearchService({ db, clock, embedder, baseUrl: platform.baseUrl }),
+      reindex,
+      resources: workspace.resources,
+      workspace: workspace.workspace,
+    };
+    platform.routes.add(...objectRoutes(services), ...sourceRoutes(services), ...searchRoutes(services));
+    platform.mcp.add(...dataTools(services));
+    return { objects: services.objects, search: services.search, reindex };
+  },
+});

@@ -1,0 +1,57 @@
+/**
+ * The review queue: `review-item` actors (one per waiting subject), the queue's routes (list,
+ * decide, assign, snooze), and the contract by which other features put their subjects in it:
+ * register the kind (`subjects.register`), then open and close items from their own transitions
+ * (`items.open`/`items.close`). The queue knows no subject: a decision goes to the subject's owner.
+ */
+import { defineFeature } from '../../platform/feature.js';
+import { createReviewItems, type ReviewItems } from './items.js';
+import { reviewItemKind } from './review-item-kind.js';
+import { reviewRoutes } from './routes.js';
+import { ReviewService } from './service.js';
+import type { ReviewKind, ReviewSubject } from './subjects.js';
+
+export type { ReviewDecision, ReviewItems, ReviewSubjectRef } from './items.js';
+export { REVIEW_ITEM_KIND } from './review-item-kind.js';
+export type { ReviewService } from './service.js';
+export {
+  REVIEW_KINDS,
+  REVIEW_STATUS_OF_KIND,
+  type ReviewKind,
+  type ReviewSubject,
+  type SubjectDecision,
+} from './subjects.js';
+
+/** What the reviews feature offers. */
+export interface ReviewsApi {
+  reviews: ReviewService;
+  /** Open and close items from the owner's transitions. */
+  reviewItems: ReviewItems;
+  /** Where owners register the subjects of their kinds of item. */
+  reviewSubjects: { register(kind: ReviewKind, subject: ReviewSubject): void };
+}
+
+export const reviewsFeature = defineFeature<ReviewsApi>({
+  name: 'reviews',
+  register(platform) {
+    platform.actors.register(reviewItemKind);
+    const subjects = new Map<ReviewKind, ReviewSubject>();
+    const reviews = new ReviewService({
+      db: platform.db.sql,
+      host: platform.actors,
+      clock: platform.clock,
+      subjects,
+    });
+    platform.routes.add(...reviewRoutes(reviews));
+    return {
+      reviews,
+      reviewItems: createReviewItems(platform.actors, platform.log),
+      reviewSubjects: {
+        register(kind, subject) {
+          if (subjects.has(kind)) throw new Error(`review subject ${kind} registered twice`);
+          subjects.set(kind, subject);
+        },
+      },
+    };
+  },
+});

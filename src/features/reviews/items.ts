@@ -1,0 +1,85 @@
+/**
+ * Opening and closing review items, for the features whose actors wait for review: the owner's
+ * transition opens its subject's item when it starts to wait and closes it when it stops, as
+ * follow-ups in the owner's transaction (`ctx.writes.followUp`), so a subject waits exactly while its
+ * item is open.
+ */
+import type { ActingAs } from '../../platform/actors/acting-as.js';
+import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
+import type { Logger } from '../../platform/log.js';
+import { REVIEW_ITEM_KIND } from './review-item-kind.js';
+import type { ReviewKind } from './subjects.js';
+
+/** The subject an item stands for: its kind and the owner's id for it. */
+export interface ReviewSubjectRef {
+  orgId: number;
+  kind: ReviewKind;
+  /** The owner's id (a run's id for skill and workflow items). */
+  id: number;
+}
+
+/** A decision that closes an item (what the subject's own decision carried). */
+export interface ReviewDecision {
+  action: 'approve' | 'reject';
+  /** Who decided (`token:<id>`, `mcp`). */
+  by: string;
+  /** The review's note (approve) or reason (reject). */
+  reason: string | null;
+}
+
+/** Opens and closes review items inside an owner's transaction. */
+export interface ReviewItems {
+  /** Opens the item of `subject` (at most one is open per subject). */
+  open(
+    tx: ActorTx,
+    subject: ReviewSubjectRef,
+    item: { title: string; assignTo: string | null; actingAs: ActingAs },
+  ): Promise<void>;
+  /** Closes the open item of `subject`: decided (`decision`) or cancelled (null). */
+  close(
+    tx: ActorTx,
+    subject: ReviewSubjectRef,
+    close: { decision: ReviewDecision | null; at: string; actingAs: ActingAs },
+  ): Promise<void>;
+}
+
+export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
+  return {
+    async open(tx, subject, item) {
+      await host.create(tx, REVIEW_ITEM_KIND, {
+        orgId: subject.orgId,
+        input: (_id, at) => ({
+          kind: subject.kind,
+          runId: subject.id,
+          title: item.title,
+          assignedTo: item.assignTo,
+          at,
+        }),
+        columns: { kind: subject.kind, run_id: subject.id, title: item.title },
+        actingAs: item.actingAs,
+      });
+    },
+    async close(tx, subject, { decision, at, actingAs }) {
+      const item = await tx.sql.maybeOne<{ id: number }>(
+        'select id from review_items where org_id = $1 and kind = $2 and run_id = $3 and open',
+        [subject.orgId, subject.kind, subject.id],
+      );
+      if (!item) {
+        log.warn({ kind: subject.kind, id: subject.id }, 'a subject closed a review item it does not have');
+        return;
+      }
+      const event = decision
+        ? { type: 'DECIDE', action: decision.action, by: decision.by, reason: decision.reason, at }
+        : { type: 'CANCEL', at };
+      const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: subject.orgId, id: item.id }, event, {
+        actingAs,
+      });
+      if (result.outcome !== 'applied') {
+        log.warn(
+          { kind: subject.kind, id: subject.id, itemId: item.id, outcome: result.outcome },
+          'review item did not close',
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Review subjects: what waits in the queue. Each kind of item stands for a subject owned by another
+ * feature (a skill run, a workflow run), which registers how a decision reaches it and where the
+ * API points for it. The queue itself knows no subject.
+ */
+import type { Principal } from '../../platform/auth/principal.js';
+
+/** The kinds of review items. */
+export const REVIEW_KINDS = ['skill', 'workflow', 'mission'] as const;
+
+/** A kind of review item. */
+export type ReviewKind = (typeof REVIEW_KINDS)[number];
+
+/** The queue's `status` of an item: what its subject is while it waits (service-api "Review item"). */
+export const REVIEW_STATUS_OF_KIND = {
+  skill: 'pending',
+  workflow: 'paused',
+  mission: 'awaiting_review',
+} as const satisfies Record<ReviewKind, string>;
+
+/** A decision, as the queue hands it to the subject's owner. */
+export interface SubjectDecision {
+  action: 'approve' | 'reject';
+  /** The review's note (approve) or reason (reject). */
+  reason: string | null;
+  /** The human the caller acts for. */
+  reviewedBy: string | null;
+  requestId: string | null;
+  /** The audit row the owner writes with its transition. */
+  audit: { action: string; details: Record<string, unknown> };
+}
+
+/** How the queue reaches the subjects of one kind. */
+export interface ReviewSubject<View = unknown> {
+  /**
+   * Applies `decision` to subject `id` through the owner's own path, whose transition closes the
+   * item in the same transaction; resolves with the subject as the API shows it. Throws as that
+   * path does (404 not found; 409 CONFLICT with `details.status` when the subject no longer accepts
+   * a decision).
+   */
+  decide(principal: Principal, id: number, decision: SubjectDecision): Promise<View>;
+  /** The subject's review screen. */
+  reviewUrl(id: number): string;
+  /** The subject's resource in the API. */
+  pollUrl(id: number): string;
+}

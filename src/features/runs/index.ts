@@ -1,0 +1,114 @@
+/**
+ * Runs: skill and workflow runs (the `skill-run` and `workflow-run` actors), the `execute_step` job
+ * that executes their steps on the model providers, the runs routes, per-run event streams (SSE),
+ * the runtime MCP tools, and the review subjects `skill` and `workflow` (a run waiting for approval
+ * is an item of the review queue).
+ */
+import { defineFeature } from '../../platform/feature.js';
+import type { ReviewsApi } from '../reviews/index.js';
+import type { WorkspaceApi } from '../workspace/index.js';
+import { createStepExecutor, EXECUTE_STEP_JOB } from './execute-step.js';
+import { sweepKeys } from './idempotency.js';
+import { runtimeTools } from './mcp-tools.js';
+import { runRoutes } from './routes.js';
+import { runKinds } from './run-kinds.js';
+import { createSchemaCache } from './schema-cache.js';
+import { RunService } from './service.js';
+import { runStreamRoutes } from './sse/routes.js';
+import { RunStreamService } from './sse/stream-service.js';
+import { fusedRunRead, runPath } from './view.js';
+
+export { isTerminalRunEvent, runEventPayloadSchema } from './run-event-payload.js';
+export { RUN_KINDS, type RunEventPayload, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
+export type { RunService } from './service.js';
+export type { RunStreamService } from './sse/stream-service.js';
+export type { RunView } from './view.js';
+
+/** What the runs feature offers. */
+export interface RunsApi {
+  runs: RunService;
+  /** Per-run server-sent-event streams of this process. */
+  streams: RunStreamService;
+}
+
+/** How long `runtime_run_skill` waits for the run to settle. */
+const RUN_WAIT_MS = 60_000;
+
+/** How often expired idempotency keys are swept. */
+const MAINTENANCE_MS = 10 * 60_000;
+
+export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; reviews: ReviewsApi }>({
+  name: 'runs',
+  register(platform, { workspace, reviews }) {
+    const { config, db, bus, clock, log, actors, jobs } = platform;
+    for (const kind of runKinds(reviews.reviewItems)) actors.register(kind);
+
+    const schemas = createSchemaCache();
+    const executor = createStepExecutor({
+      db: db.sql,
+      host: actors,
+      clock,
+      log,
+      providers: platform.models,
+      schemas,
+    });
+    jobs.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
+
+    const runs = new RunService({
+      db: db.sql,
+      host: actors,
+      clock,
+      applied: workspace.applied,
+      schemas,
+      baseUrl: platform.baseUrl,
+    });
+    const streams = new RunStreamService({
+      db: db.sql,
+      bus,
+      log,
+      heartbeatMs: config.sse.heartbeatMs,
+      maxStreamsPerToken: config.sse.maxStreamsPerToken,
+      queueLimit: config.sse.queueLimit,
+    });
+
+    for (const kind of ['skill', 'workflow'] as const) {
+      reviews.reviewSubjects.register(kind, {
+        decide(principal, id, decision) {
+          const args = {
+            reviewedBy: decision.reviewedBy ?? undefined,
+            requestId: decision.requestId,
+            audit: decision.audit,
+          };
+          return decision.action === 'approve'
+            ? runs.approve(principal, id, { ...args, note: decision.reason ?? undefined })
+            : runs.reject(principal, id, { ...args, reason: decision.reason ?? undefined });
+        },
+        reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
+        pollUrl: runPath,
+      });
+    }
+
+    // GET /runs/:id and runtime_get_run read the run in the statement that authenticates the caller.
+    platform.auth.addFusedRead('run', fusedRunRead(platform.baseUrl));
+    platform.routes.add(...runRoutes(runs), ...runStreamRoutes(streams));
+    platform.mcp.add(...runtimeTools({ runs, bus, log }, { waitMs: RUN_WAIT_MS }));
+
+    let maintenance: NodeJS.Timeout | null = null;
+    platform.addService({
+      name: 'idempotency key sweep',
+      start() {
+        maintenance = setInterval(() => {
+          void sweepKeys(db.sql, clock.now()).catch((error) =>
+            log.warn({ err: error }, 'idempotency sweep failed'),
+          );
+        }, MAINTENANCE_MS);
+        maintenance.unref();
+      },
+      stop() {
+        if (maintenance) clearInterval(maintenance);
+      },
+    });
+    platform.addService({ name: 'run streams', stop: () => streams.close() });
+    return { runs, streams };
+  },
+});

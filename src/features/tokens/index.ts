@@ -1,0 +1,27 @@
+/**
+ * Tokens: issuing (CLI), listing and revoking API tokens, and the operator's org rate-limit override.
+ * Authenticating a request with a token is the platform's (src/platform/auth/authenticate.ts).
+ */
+import { defineFeature } from '../../platform/feature.js';
+import { tokenCommand } from './cli.js';
+import { orgCommand } from './org-cli.js';
+import { tokenRoutes } from './routes.js';
+import { TokenService } from './service.js';
+
+export type { CreatedToken, CreateTokenInput, TokenView } from './service.js';
+export { TokenService } from './service.js';
+
+/** What the tokens feature offers. */
+export interface TokensApi {
+  tokens: TokenService;
+}
+
+export const tokensFeature = defineFeature<TokensApi>({
+  name: 'tokens',
+  register(platform) {
+    const tokens = new TokenService(platform.db, platform.config.env, platform.clock);
+    platform.routes.add(...tokenRoutes(tokens));
+    return { tokens };
+  },
+  commands: [tokenCommand, orgCommand],
+});

@@ -1,0 +1,60 @@
+/**
+ * The workspace: authored resources (agents, skills, workflows, object types, sources) as versioned
+ * files, their apply into the resource tables, the REST routes and MCP tools that author them, and
+ * `r3 workspace`. Other features read applied manifests (`applied`) and wire views (`resources`).
+ */
+import { defineFeature } from '../../platform/feature.js';
+import { AppliedResources, fusedAppliedRead } from './applied.js';
+import { workspaceCommand } from './cli.js';
+import { workspaceTools } from './mcp-tools.js';
+import { ResourceViews } from './resource-views.js';
+import { agentRoutes } from './routes/agents.js';
+import { objectTypeRoutes } from './routes/object-types.js';
+import { skillRoutes } from './routes/skills.js';
+import { workflowRoutes } from './routes/workflows.js';
+import type { WorkspaceServices } from './services.js';
+import { WorkspaceStore } from './store.js';
+
+export type { AgentManifest } from './agent-manifest.js';
+export type { Applied, AppliedResources, AppliedSkill } from './applied.js';
+export { createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
+export { slugSchema } from './manifest-fields.js';
+export {
+  type ReindexFilter,
+  type ReindexQueue,
+  type ReindexRequest,
+  reindexFilterSchema,
+} from './reindex-queue.js';
+export type { ObjectTypeView, ResourceViews } from './resource-views.js';
+export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
+export { createAuthored, patchAuthored } from './routes/authored.js';
+export type { WorkspaceServices } from './services.js';
+export type { SkillManifest } from './skill-manifest.js';
+export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
+export type { WorkspaceStore } from './store.js';
+export type { WorkflowManifest } from './workflow-manifest.js';
+
+/** What the workspace feature offers. */
+export type WorkspaceApi = WorkspaceServices;
+
+export const workspaceFeature = defineFeature<WorkspaceApi>({
+  name: 'workspace',
+  register(platform) {
+    const services: WorkspaceServices = {
+      workspace: new WorkspaceStore({ db: platform.db, clock: platform.clock }),
+      resources: new ResourceViews(platform.db.orm.em),
+      applied: new AppliedResources(platform.db.sql),
+    };
+    // The trigger routes read the org's applied version with the caller's authentication.
+    platform.auth.addFusedRead('applied', fusedAppliedRead());
+    platform.routes.add(
+      ...agentRoutes(services),
+      ...skillRoutes(services),
+      ...workflowRoutes(services),
+      ...objectTypeRoutes(services),
+    );
+    platform.mcp.add(...workspaceTools(services));
+    return services;
+  },
+  commands: [workspaceCommand],
+});

@@ -1,0 +1,269 @@
+/**
+ * The platform: the infrastructure every feature plugs into, and the contract by which it plugs in.
+ * A feature (`src/features/<name>/index.ts`) receives the platform in its `register` and adds to it:
+ *
+ * - actor kinds (`actors.register`), job kinds (`jobs.register`);
+ * - routes (`routes.add`: under `/api/v1` or anywhere else, each declaring its access and schemas);
+ * - MCP tools (`mcp.add`: one registry feeds `tools/list` and `tools/call` on every transport);
+ * - reads fused into authentication (`auth.addFusedRead`);
+ * - services with a life (`addService`): bus consumers and periodic work, started after the
+ *   platform's own loops and stopped before them.
+ *
+ * Terminology:
+ * - role: what a process does. `serve` (r3 serve): HTTP, workers, timers, outbox relay, every
+ *   service. `worker` (r3 mcp): workers, timers, the relay only when the bus is shared, the services
+ *   that declare the role. `cli` (one-shot commands): nothing runs; features are registered so their
+ *   services can be called.
+ * - loops: the job workers, the timer scheduler and the outbox relay, woken after each commit that
+ *   gave them work (`actors.onWake`).
+ */
+import { type ActorHost, createActorHost } from './actors/host.js';
+import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
+import type { FusedRead } from './auth/authenticate.js';
+import type { Bus } from './bus/bus.js';
+import { connectBus } from './bus/connect.js';
+import type { Config } from './config.js';
+import { type Database, openConfiguredDatabase } from './db/database.js';
+import type { RouteDef } from './http/server.js';
+import { createJobQueue, type JobQueue } from './jobs/queue.js';
+import type { Logger } from './log.js';
+import type { ToolDef } from './mcp/tool.js';
+import { createModelProviderRegistry, type ModelProviderRegistry } from './models/providers/index.js';
+import { createOutboxRelay, type OutboxRelay } from './outbox/relay.js';
+import { loadMasterSecret } from './secrets/master-key.js';
+import type { Clock } from './util/clock.js';
+
+/** What a process does (see the terminology above). */
+export type Role = 'serve' | 'worker' | 'cli';
+
+/** Something with a life in the process: a bus consumer, a periodic sweep, a per-process registry. */
+export interface PlatformService {
+  /** For logs. */
+  name: string;
+  /** Roles whose processes start it (default: `serve` only). */
+  roles?: readonly Role[];
+  /** Runs before the loops start (workers may need what it reads: secrets, caches). */
+  prepare?(): Promise<void> | void;
+  /** Runs after the loops started (bus consumers, periodic work). */
+  start?(): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}
+
+/** The routes of the process; the HTTP server mounts them when the process serves. */
+export interface RouteTable {
+  add(...routes: RouteDef[]): void;
+  /** Every route, in the order added. */
+  readonly all: readonly RouteDef[];
+}
+
+/** The MCP tools of the process: every transport lists and calls these. */
+export interface ToolRegistry {
+  add(...tools: ToolDef[]): void;
+  /** Every tool, in the order added. */
+  readonly all: readonly ToolDef[];
+}
+
+/** Where features extend authentication. */
+export interface AuthRegistry {
+  /** A read routes may fuse into the authenticating statement (`RouteDef.fused.read` names it). */
+  addFusedRead(name: string, read: FusedRead): void;
+  readonly fusedReads: Readonly<Record<string, FusedRead>>;
+}
+
+/** The platform a feature registers on. */
+export interface Platform {
+  readonly role: Role;
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly db: Database;
+  readonly bus: Bus;
+  /** Every persisted actor's transitions; features register their kinds. */
+  readonly actors: ActorHost;
+  /** The job queue and this process's workers; features register their job kinds. */
+  readonly jobs: JobQueue;
+  /** Durable timers (`runDue()` fires what is due). */
+  readonly timers: TimerScheduler;
+  /** Publishes outbox rows to the bus. */
+  readonly outbox: OutboxRelay;
+  /** The model providers prompts run on. */
+  readonly models: ModelProviderRegistry;
+  readonly routes: RouteTable;
+  readonly mcp: ToolRegistry;
+  readonly auth: AuthRegistry;
+  /** BASE_URL, read at call time (with PORT=0 the bound port is known only once the process listens). */
+  baseUrl(): string;
+  /** The deployment's master secret (`R3_SECRET_KEY`, else `R3_DATA_DIR/secret.key`), read once on first use. */
+  masterSecret(): Promise<string>;
+  addService(service: PlatformService): void;
+}
+
+export interface PlatformOptions {
+  role: Role;
+  clock: Clock;
+  log: Logger;
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  /** Use this database instead of resolving one from the config (tests share one per file). */
+  database?: Database;
+  /** Use this bus instead of connecting one from the config. */
+  bus?: Bus;
+  /** Replaces the configured model providers (tests). */
+  models?: ModelProviderRegistry;
+}
+
+/** The platform as its owner (the composition root) holds it: the features' view plus the life cycle. */
+export interface PlatformHost extends Platform {
+  /** Starts the loops and services of the role (not the HTTP server: see main.ts). */
+  start(): Promise<void>;
+  /** Stops services (newest first), then the loops, then closes the bus and database it opened. */
+  stop(): Promise<void>;
+  /** Runs `cleanup` at `stop()`, after the services and loops (newest first). */
+  onClose(cleanup: () => Promise<void>): void;
+}
+
+/**
+ * Opens the platform: database (migrated unless told not to), bus (in-process for `cli`), actor host,
+ * job queue, timers, outbox relay. Nothing runs until `start()`.
+ */
+export async function openPlatform(config: Config, options: PlatformOptions): Promise<PlatformHost> {
+  const { role, log } = options;
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const cleanup of closers.splice(0).reverse()) {
+      await cleanup().catch((error) => log.warn({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    const db = options.database ?? (await openConfiguredDatabase(config, log));
+    if (!options.database) closers.push(() => db.close());
+    if (options.migrate !== false) {
+      const applied = await db.migrate();
+      if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    }
+    // One-shot commands publish nothing themselves (outbox rows wait for a server's relay).
+    const natsUrl = role === 'cli' ? undefined : config.natsUrl;
+    const bus = options.bus ?? (await connectBus({ natsUrl, prefix: config.busPrefix, logger: log }));
+    if (!options.bus) closers.push(() => bus.close());
+    return createHost(config, options, db, bus, closers, close);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function createHost(
+  config: Config,
+  options: PlatformOptions,
+  db: Database,
+  bus: Bus,
+  closers: Array<() => Promise<void>>,
+  close: () => Promise<void>,
+): PlatformHost {
+  const { role, clock, log } = options;
+  const actors = createActorHost({ db: db.sql, clock, log });
+  const concurrency = role === 'cli' ? 0 : config.workerConcurrency;
+  const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency });
+  const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
+  const outbox = createOutboxRelay({ db: db.sql, bus, log });
+  actors.onWake((what) => {
+    if (what === 'jobs') jobs.notifyEnqueued();
+    else if (what === 'outbox') outbox.wake();
+    else timers.wake();
+  });
+  const models =
+    options.models ??
+    createModelProviderRegistry({
+      provider: config.model.provider,
+      openai: {
+        baseUrl: config.model.openai.baseUrl,
+        model: config.model.openai.model,
+        ...(config.model.openai.apiKey ? { apiKey: config.model.openai.apiKey } : {}),
+      },
+    });
+  const routes: RouteDef[] = [];
+  const tools: ToolDef[] = [];
+  const fusedReads: Record<string, FusedRead> = {};
+  const services: PlatformService[] = [];
+  const started: PlatformService[] = [];
+  let masterSecret: Promise<string> | null = null;
+  // The relay runs wherever this process's events can reach a reader: always when serving; in a
+  // worker only when the bus is shared (an in-process bus would publish to no one).
+  const relays = role === 'serve' || (role === 'worker' && config.natsUrl !== undefined);
+  const loops = role !== 'cli';
+  let loopsStarted = false;
+
+  return {
+    role,
+    config,
+    log,
+    clock,
+    db,
+    bus,
+    actors,
+    jobs,
+    timers,
+    outbox,
+    models,
+    routes: {
+      add: (...added) => void routes.push(...added),
+      all: routes,
+    },
+    mcp: {
+      add: (...added) => void tools.push(...added),
+      all: tools,
+    },
+    auth: {
+      addFusedRead(name, read) {
+        if (fusedReads[name]) throw new Error(`fused read ${name} registered twice`);
+        fusedReads[name] = read;
+      },
+      fusedReads,
+    },
+    baseUrl: () => config.baseUrl,
+    masterSecret() {
+      masterSecret ??= loadMasterSecret(config.secretKey, config.dataDir);
+      return masterSecret;
+    },
+    addService(service) {
+      services.push(service);
+    },
+    onClose(cleanup) {
+      closers.push(cleanup);
+    },
+    async start() {
+      const mine = services.filter((service) => (service.roles ?? ['serve']).includes(role));
+      for (const service of mine) await service.prepare?.();
+      if (loops) {
+        await jobs.start();
+        timers.start();
+        if (relays) outbox.start();
+        loopsStarted = true;
+      }
+      for (const service of mine) {
+        await service.start?.();
+        started.push(service);
+      }
+    },
+    async stop() {
+      for (const service of started.splice(0).reverse()) {
+        await Promise.resolve(service.stop?.()).catch((error) =>
+          log.warn({ err: error, service: service.name }, 'shutdown step failed'),
+        );
+      }
+      if (loopsStarted) {
+        loopsStarted = false;
+        await jobs
+          .stop(config.shutdownTimeoutMs)
+          .catch((error) => log.warn({ err: error }, 'jobs stop failed'));
+        await timers.stop().catch((error) => log.warn({ err: error }, 'timers stop failed'));
+        if (relays) {
+          // Last, so what the stopping workers committed is still published.
+          await outbox.stop();
+          await outbox.flush().catch((error) => log.warn({ err: error }, 'final outbox flush failed'));
+        }
+      }
+      await close();
+    },
+  };
+}

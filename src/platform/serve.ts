@@ -1,0 +1,79 @@
+/**
+ * Serving HTTP: the authenticator (tokens, rate limits, the features' fused reads), the uWS server
+ * with every route the features registered plus the platform's own (health, machines, MCP), and the
+ * bound port. The process's other roles never reach this file.
+ */
+import { machineRoutes } from './actors/machine-routes.js';
+import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
+import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
+import { healthRoutes } from './http/health.js';
+import { createHttpServer, type HttpServer } from './http/server.js';
+import { loadUws } from './http/uws.js';
+import { mcpRoutes } from './mcp/http-routes.js';
+import { createToolset } from './mcp/toolset.js';
+import type { PlatformHost } from './platform.js';
+import { createRateLimiter } from './ratelimit/limiter.js';
+
+/** A process's HTTP side, built but not yet listening. */
+export interface Serving {
+  http: HttpServer;
+  /** Token last-used bookkeeping (flushed periodically and at shutdown). */
+  lastUsed: LastUsedRecorder;
+  /** Listens on the configured host and port; resolves with the port bound and this process's URL. */
+  listen(): Promise<{ port: number; url: string }>;
+}
+
+/** Idle rate-limit buckets are swept this often. */
+const SWEEP_MS = 600_000;
+
+/**
+ * Builds the HTTP server over what the features registered on `platform` (call after they have).
+ * `platform.stop()` stops it first: stop accepting, drain in-flight requests, end open streams.
+ */
+export function createServing(platform: PlatformHost): Serving {
+  const { config, log, clock, db } = platform;
+  const lastUsed = createLastUsedRecorder(db.sql, log);
+  const limiterDefaults = { perMinute: config.rateLimit.perMinute, burst: config.rateLimit.burst };
+  const limiter = createRateLimiter({ sql: db.sql, clock, defaults: limiterDefaults });
+  const http = createHttpServer({
+    log,
+    authenticate: createAuthenticator({
+      sql: db.sql,
+      env: config.env,
+      clock,
+      lastUsed,
+      defaults: limiterDefaults,
+      fusedReads: platform.auth.fusedReads,
+    }),
+    rateLimitAddress: (ip) => limiter.takeForAddress(ip),
+    trustProxy: config.trustProxy,
+    anonymous: ANONYMOUS,
+    uws: loadUws(config.httpEngine),
+  });
+  const toolset = createToolset(platform.mcp.all, { httpAuthoring: config.mcp.httpAuthoring, log });
+  const routes = [
+    ...healthRoutes(platform),
+    ...platform.routes.all,
+    ...machineRoutes(),
+    ...mcpRoutes(platform, toolset),
+  ];
+  for (const route of routes) http.add(route);
+  // Shutdown runs newest first: the server stops before the loops, the recorder flushes after them.
+  platform.onClose(() => lastUsed.stop());
+  const sweep = setInterval(() => void limiter.sweep().catch(() => undefined), SWEEP_MS);
+  sweep.unref();
+  platform.addService({ name: 'rate-limit sweep', stop: () => clearInterval(sweep) });
+  platform.addService({ name: 'http', stop: () => http.close(config.shutdownTimeoutMs) });
+
+  return {
+    http,
+    lastUsed,
+    async listen() {
+      const port = await http.listen(config.host, config.port);
+      const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+      // PORT=0 picked a free port: links must name the real one (set before any request is served).
+      if (!config.baseUrlExplicit && config.port === 0) config.baseUrl = url;
+      return { port, url };
+    },
+  };
+}
