@@ -17,6 +17,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { TokenService } from '../src/features/tokens/service.js';
+import { migrations } from '../src/migrations.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { createLogger } from '../src/platform/log.js';
 import { systemClock } from '../src/platform/util/clock.js';
@@ -44,7 +45,7 @@ const OTHERS = Array.from({ length: 19 }, (_, i) => `reviewer-${String(i).padSta
 
 const log = createLogger('warn', 2);
 const bench = await createBenchDatabase('reviews');
-const db = await openDatabase(bench.url, { poolSize: 4, log });
+const db = await openDatabase(bench.url, { poolSize: 4, log, migrations });
 const children: Child[] = [];
 
 /** Runs `task(i)` for i in [0, n) with at most `concurrency` in flight. */

@@ -12,6 +12,7 @@ import { SearchService } from '../src/features/objects/search/search-service.js'
 import { TokenService } from '../src/features/tokens/service.js';
 import type { WorkspaceResource } from '../src/features/workspace/manifests.js';
 import { WorkspaceStore } from '../src/features/workspace/store.js';
+import { migrations } from '../src/migrations.js';
 import type { Attribution } from '../src/platform/auth/attribution.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { createLogger } from '../src/platform/log.js';
@@ -27,7 +28,7 @@ const HTTP_QUERIES = Number(process.env.BENCH_HTTP_QUERIES ?? 300);
 
 const log = createLogger('warn', 2);
 const bench = await createBenchDatabase('search');
-const db = await openDatabase(bench.url, { poolSize: 8, log });
+const db = await openDatabase(bench.url, { poolSize: 8, log, migrations });
 const fmt = (n: number, digits = 2) => n.toFixed(digits).padStart(9);
 try {
   await db.migrate();

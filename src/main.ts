@@ -9,6 +9,7 @@ import { runsFeature } from './features/runs/index.js';
 import { tokensFeature } from './features/tokens/index.js';
 import { webhooksFeature } from './features/webhooks/index.js';
 import { workspaceFeature } from './features/workspace/index.js';
+import { migrations } from './migrations.js';
 import type { CliCommand } from './platform/cli.js';
 import type { Config } from './platform/config.js';
 import { createLogger } from './platform/log.js';
@@ -43,8 +44,11 @@ export interface OpenedApp {
 }
 
 /** Opens the platform for `options.role` and registers the features (nothing runs yet). */
-export async function openApp(config: Config, options: PlatformOptions): Promise<OpenedApp> {
-  const platform = await openPlatform(config, options);
+export async function openApp(
+  config: Config,
+  options: Omit<PlatformOptions, 'migrations'>,
+): Promise<OpenedApp> {
+  const platform = await openPlatform(config, { ...options, migrations });
   try {
     return { platform, features: registerFeatures(platform) };
   } catch (error) {
@@ -69,7 +73,7 @@ export type App = PlatformHost &
     close(): Promise<void>;
   };
 
-export type StartOptions = Partial<Omit<PlatformOptions, 'role'>>;
+export type StartOptions = Partial<Omit<PlatformOptions, 'role' | 'migrations'>>;
 
 /** Starts a whole r3 process (`serve` role) and resolves once it listens. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<App> {

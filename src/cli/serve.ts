@@ -1,6 +1,7 @@
 /** `r3 serve` and `r3 migrate`. */
 
 import { startApp } from '../main.js';
+import { migrations } from '../migrations.js';
 import type { CliCommand, CliContext } from '../platform/cli.js';
 import { openConfiguredDatabase } from '../platform/db/database.js';
 import { createLogger } from '../platform/log.js';
@@ -38,7 +39,7 @@ async function serve(_args: string[], { config, out }: CliContext): Promise<numb
 
 async function migrate(_args: string[], { config, out }: CliContext): Promise<number> {
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
-  const db = await openConfiguredDatabase(config, log);
+  const db = await openConfiguredDatabase(config, log, migrations);
   try {
     const applied = await db.migrate();
     out(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');

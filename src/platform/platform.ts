@@ -17,6 +17,8 @@
  * - loops: the job workers, the timer scheduler and the outbox relay, woken after each commit that
  *   gave them work (`actors.onWake`).
  */
+
+import type { MigrationObject } from '@mikro-orm/core';
 import { type ActorHost, createActorHost } from './actors/host.js';
 import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
 import type { FusedRead } from './auth/authenticate.js';
@@ -102,6 +104,8 @@ export interface PlatformOptions {
   role: Role;
   clock: Clock;
   log: Logger;
+  /** Every owner's migrations, in order (src/migrations.ts). */
+  migrations: readonly MigrationObject[];
   /** Apply pending migrations (default true). */
   migrate?: boolean;
   /** Use this database instead of resolving one from the config (tests share one per file). */
@@ -135,7 +139,7 @@ export async function openPlatform(config: Config, options: PlatformOptions): Pr
     }
   };
   try {
-    const db = options.database ?? (await openConfiguredDatabase(config, log));
+    const db = options.database ?? (await openConfiguredDatabase(config, log, options.migrations));
     if (!options.database) closers.push(() => db.close());
     if (options.migrate !== false) {
       const applied = await db.migrate();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { ensureBuilt } from '../../ops/build.mjs';
+import { migrations } from '../../src/migrations.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/platform/db/embedded.js';
 import { createLogger } from '../../src/platform/log.js';
@@ -63,7 +64,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${template}`);
-  const db = await openDatabase(withDatabase(adminUrl, template), { poolSize: 2, log });
+  const db = await openDatabase(withDatabase(adminUrl, template), { poolSize: 2, log, migrations });
   await db.migrate();
   await db.close();
   await admin.query(`alter database ${template} is_template true`);

@@ -6,13 +6,13 @@
  * src/platform/db/sql.ts for hot paths and row locking.
  */
 
+import type { MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './embedded.js';
 import { allEntities } from './entities/index.js';
-import { migrations } from './migrations/index.js';
 import { createDb, type Db } from './sql.js';
 
 /** The advisory lock key under which one process at a time migrates a database ("r3migr" in ASCII). */
@@ -38,21 +38,37 @@ export async function resolveDatabaseUrl(
 }
 
 /** Opens the database for `config` (embedded when DATABASE_URL is unset). */
-export async function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
+export async function openConfiguredDatabase(
+  config: Config,
+  log: Logger,
+  migrations: readonly MigrationObject[],
+): Promise<Database> {
   const { url, embedded } = await resolveDatabaseUrl(config, log);
-  return openDatabase(url, { poolSize: config.dbPoolSize, log, embedded });
+  return openDatabase(url, { poolSize: config.dbPoolSize, log, embedded, migrations });
 }
 
 /** Opens the ORM and pool on `url`. */
 export async function openDatabase(
   url: string,
-  options: { poolSize: number; log: Logger; embedded?: EmbeddedDatabase | null; applicationName?: string },
+  options: {
+    poolSize: number;
+    log: Logger;
+    /** The ordered list of every owner's migrations (src/migrations.ts). */
+    migrations: readonly MigrationObject[];
+    embedded?: EmbeddedDatabase | null;
+    applicationName?: string;
+  },
 ): Promise<Database> {
   const orm = await MikroORM.init({
     clientUrl: url,
     entities: allEntities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: {
+      migrationsList: [...options.migrations],
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
     pool: { min: 0, max: 4 },
     discovery: { warnWhenNoEntities: false },
     debug: false,

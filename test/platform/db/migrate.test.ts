@@ -3,8 +3,8 @@
  * (a deployment rolling out several at once) all start, and each migration is applied once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../../../src/migrations.js';
 import { type Database, openDatabase } from '../../../src/platform/db/database.js';
-import { migrations } from '../../../src/platform/db/migrations/index.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
@@ -21,7 +21,8 @@ afterAll(async () => {
 describe('migrate()', () => {
   it('applies every migration once when three processes migrate an empty database at the same time', async () => {
     const log = createLogger('silent');
-    for (let i = 0; i < 3; i++) opened.push(await openDatabase(database.url, { poolSize: 2, log }));
+    for (let i = 0; i < 3; i++)
+      opened.push(await openDatabase(database.url, { poolSize: 2, log, migrations }));
     const applied = await Promise.all(opened.map((db) => db.migrate()));
     const names = migrations.map((m) => m.name);
     // One of them applied them all; the others found nothing left to apply.
