@@ -7,6 +7,8 @@
  * the migrations table records.
  */
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration0014Connectors } from './features/connectors/migrations/0014-connectors.js';
+import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
 import { Migration0005Webhooks } from './features/webhooks/migrations/0005-webhooks.js';
@@ -33,4 +35,6 @@ export const migrations: MigrationObject[] = [
   { name: '0010-auth-epoch', class: Migration0010AuthEpoch },
   { name: '0011-outbox-one-index', class: Migration0011OutboxOneIndex },
   { name: '0012-outbox-batches', class: Migration0012OutboxBatches },
+  { name: '0014-connectors', class: Migration0014Connectors },
+  { name: '0015-external-ids', class: Migration0015ExternalIds },
 ];
