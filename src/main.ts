@@ -3,6 +3,7 @@
  * comes after those whose API it uses). `startApp` is what `r3 serve` runs and what tests start
  * in-process; `openApp` gives the other roles (`r3 mcp`, one-shot commands) the same features.
  */
+import { connectorsFeature } from './features/connectors/index.js';
 import { objectsFeature } from './features/objects/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
 import { runsFeature } from './features/runs/index.js';
@@ -25,7 +26,8 @@ export function registerFeatures(platform: PlatformHost) {
   const runs = runsFeature.register(platform, { workspace, reviews });
   const objects = objectsFeature.register(platform, { workspace });
   const webhooks = webhooksFeature.register(platform);
-  return { tokens, workspace, reviews, runs, objects, webhooks };
+  const connectors = connectorsFeature.register(platform, { workspace, objects });
+  return { tokens, workspace, reviews, runs, objects, webhooks, connectors };
 }
 
 /** The features' APIs, by feature. */
@@ -65,6 +67,7 @@ export type App = PlatformHost &
   Features['runs'] &
   Features['objects'] &
   Features['webhooks'] &
+  Features['connectors'] &
   Pick<Serving, 'http' | 'lastUsed'> & {
     /** The port actually bound (PORT=0 picks a free one). */
     port: number;
@@ -115,6 +118,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.runs,
       features.objects,
       features.webhooks,
+      features.connectors,
       {
         http: serving.http,
         lastUsed: serving.lastUsed,

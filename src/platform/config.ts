@@ -77,6 +77,9 @@ const EnvSchema = z.object({
   R3_TRUST_PROXY: bool.default(false),
   R3_HTTP_ENGINE: z.enum(['auto', 'node']).default('auto'),
   R3_SECRET_KEY: z.string().min(32, 'R3_SECRET_KEY must be at least 32 characters').optional(),
+  R3_CONNECTORS_ALLOW_PRIVATE: bool.default(false),
+  R3_CONNECTOR_TIMEOUT: duration('R3_CONNECTOR_TIMEOUT').default(15_000),
+  R3_CONNECTOR_RETRY_BASE: duration('R3_CONNECTOR_RETRY_BASE').default(500),
 });
 
 /** The parsed, typed configuration every module receives (never `process.env`). */
@@ -118,6 +121,11 @@ export interface Config {
   /** `auto`: a native uWS build for this Node when one loads, else node:http; `node`: node:http always. */
   httpEngine: 'auto' | 'node';
   secretKey: string | undefined;
+  /**
+   * Source connectors: `allowPrivate` lets plain http and loopback/private hosts through the SSRF
+   * guard (tests); `timeoutMs` bounds one upstream request; `retryBaseMs` is the first backoff step.
+   */
+  connectors: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number };
 }
 
 /** A configuration error names every offending variable. */
@@ -199,5 +207,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.R3_TRUST_PROXY,
     httpEngine: e.R3_HTTP_ENGINE,
     secretKey: e.R3_SECRET_KEY,
+    connectors: {
+      allowPrivate: e.R3_CONNECTORS_ALLOW_PRIVATE,
+      timeoutMs: e.R3_CONNECTOR_TIMEOUT,
+      retryBaseMs: e.R3_CONNECTOR_RETRY_BASE,
+    },
   };
 }

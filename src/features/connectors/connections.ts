@@ -72,7 +72,8 @@ export function credentialIssues(kind: string, body: unknown): Array<{ field: st
 export interface ConnectionStoreDeps {
   db: Db;
   clock: Clock;
-  box: CredentialBox;
+  /** The credential box (its key comes from the master secret, read on first use). */
+  box: () => Promise<CredentialBox>;
   env: ConnectorEnvironment;
 }
 
@@ -90,24 +91,31 @@ export class ConnectionStore {
     return new Map(slugs.map((slug) => [slug, view(bySlug.get(slug))]));
   }
 
-  /** Seals and stores `credentials` (already validated for the source's kind); state back to `disconnected`. */
+  /**
+   * Seals and stores `credentials` (already validated for the source's kind); the state goes back to
+   * `disconnected`, and the next sync reads everything. `alsoIn` writes with it in the same
+   * transaction (the audit row).
+   */
   async setCredentials(
-    sql: Sql,
     orgId: number,
     slug: string,
     credentials: Record<string, unknown>,
+    alsoIn?: (sql: Sql) => Promise<void>,
   ): Promise<ConnectionView> {
-    const sealed = this.deps.box.seal(orgId, slug, credentials);
-    const [row] = await sql.query<ConnectionRow>(
-      `insert into source_connections (org_id, source_slug, credentials, credentials_updated_at, state, error)
-       values ($1, $2, $3, $4, 'disconnected', null)
-       on conflict (org_id, source_slug) do update
-         set credentials = excluded.credentials, credentials_updated_at = excluded.credentials_updated_at,
-             state = 'disconnected', error = null, synced_through = null
-       returning *`,
-      [orgId, slug, sealed, new Date(this.deps.clock.now())],
-    );
-    return view(row);
+    const sealed = (await this.deps.box()).seal(orgId, slug, credentials);
+    return this.deps.db.tx(async (sql) => {
+      const [row] = await sql.query<ConnectionRow>(
+        `insert into source_connections (org_id, source_slug, credentials, credentials_updated_at, state, error)
+         values ($1, $2, $3, $4, 'disconnected', null)
+         on conflict (org_id, source_slug) do update
+           set credentials = excluded.credentials, credentials_updated_at = excluded.credentials_updated_at,
+               state = 'disconnected', error = null, synced_through = null
+         returning *`,
+        [orgId, slug, sealed, new Date(this.deps.clock.now())],
+      );
+      await alsoIn?.(sql);
+      return view(row);
+    });
   }
 
   /** Records what a check or sync found. */
@@ -158,7 +166,7 @@ export class ConnectionStore {
     let credentials: Record<string, unknown> | null = null;
     if (row?.credentials) {
       try {
-        credentials = this.deps.box.open(orgId, source.slug, row.credentials);
+        credentials = (await this.deps.box()).open(orgId, source.slug, row.credentials);
       } catch {
         throw new ConnectorError(
           'NOT_CONFIGURED',

@@ -1,8 +1,8 @@
 /**
- * Objects: instances of the authored object types (ingest, list, detail, update, links), hybrid
- * search over them, reindex passes (the `reindex` job) and the sources routes, plus the data MCP
- * tools. Instances are indexed as they are written; the workspace queues reindex passes through this
- * feature's queue when an object type's language changes.
+ * Objects: instances of the authored object types (ingest, list, detail, update, links, and upserts
+ * of records from connected sources), hybrid search over them, reindex passes (the `reindex` job),
+ * plus the data MCP tools. Instances are indexed as they are written; the workspace queues reindex
+ * passes through this feature's queue when an object type's language changes.
  */
 import { defineFeature } from '../../platform/feature.js';
 import type { WorkspaceApi } from '../workspace/index.js';
@@ -11,17 +11,27 @@ import { ObjectService } from './object-service.js';
 import { ReindexService } from './reindex.js';
 import { objectRoutes } from './routes/objects.js';
 import { searchRoutes } from './routes/search.js';
-import { sourceRoutes } from './routes/sources.js';
 import { createConfiguredEmbedder } from './search/configured-embedder.js';
 import { SearchService } from './search/search-service.js';
 import type { ObjectServices } from './services.js';
+import { createSourceRecordWriter, type SourceRecordWriter } from './source-records.js';
 
 export type { ObjectService } from './object-service.js';
 export type { ReindexService } from './reindex.js';
 export type { SearchService } from './search/search-service.js';
+export {
+  type ExternalRecord,
+  type RejectedRecord,
+  type SourceRecordWriter,
+  UnknownObjectTypeError,
+  type WrittenRecords,
+} from './source-records.js';
 
 /** What the objects feature offers. */
-export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'>;
+export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'> & {
+  /** Upserts of records from connected sources (by source, type and external id). */
+  sourceRecords: SourceRecordWriter;
+};
 
 export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceApi }>({
   name: 'objects',
@@ -44,8 +54,14 @@ export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceAp
       resources: workspace.resources,
       workspace: workspace.workspace,
     };
-    platform.routes.add(...objectRoutes(services), ...sourceRoutes(services), ...searchRoutes(services));
+    platform.routes.add(...objectRoutes(services), ...searchRoutes(services));
     platform.mcp.add(...dataTools(services));
-    return { objects: services.objects, search: services.search, reindex };
+    const sourceRecords = createSourceRecordWriter({
+      sql: db.sql,
+      embedder,
+      onEmbedError: (error) =>
+        log.warn({ err: error }, 'embedding failed; instances are stored without a vector'),
+    });
+    return { objects: services.objects, search: services.search, reindex, sourceRecords };
   },
 });

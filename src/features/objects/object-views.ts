@@ -17,6 +17,8 @@ export interface ObjectView {
   title: string;
   status: ObjectStatus;
   source: string | null;
+  /** The upstream id of an instance a connector synced (unique per source and type); null when ingested. */
+  externalId: string | null;
   metadata: Record<string, unknown>;
   createdBy: string;
   createdAt: string;
@@ -52,7 +54,7 @@ export interface ObjectPage {
 export const MAX_DOCUMENTS = 200;
 
 /** The columns {@link view} reads. */
-export const VIEW_COLUMNS = `id, type_slug, title, status, source_slug, metadata, created_by, created_at, updated_at`;
+export const VIEW_COLUMNS = `id, type_slug, title, status, source_slug, external_id, metadata, created_by, created_at, updated_at`;
 
 /** A row with {@link VIEW_COLUMNS}. */
 export interface ViewRow {
@@ -61,6 +63,7 @@ export interface ViewRow {
   title: string;
   status: ObjectStatus;
   source_slug: string | null;
+  external_id: string | null;
   metadata: Record<string, unknown>;
   created_by: string;
   created_at: Date;
@@ -75,6 +78,7 @@ export function view(row: ViewRow): ObjectView {
     title: row.title,
     status: row.status,
     source: row.source_slug,
+    externalId: row.external_id,
     metadata: row.metadata,
     createdBy: row.created_by,
     createdAt: row.created_at.toISOString(),

@@ -106,6 +106,26 @@ export class AppliedResources {
     return row ? applied<SourceManifest>(row) : null;
   }
 
+  /** Every org's applied sources that sync on a schedule (`sync.everyMinutes`): the sync scheduler's sweep. */
+  async scheduledSources(): Promise<Array<{ orgId: number; manifest: SourceManifest }>> {
+    const rows = await this.sql.query<{ org_id: number; manifest: SourceManifest }>(
+      `select org_id, manifest from sources where manifest -> 'sync' ->> 'everyMinutes' is not null
+        order by org_id, slug`,
+    );
+    return rows.map((r) => ({ orgId: r.org_id, manifest: r.manifest }));
+  }
+
+  /** Every org's applied workflows whose trigger is of `type`: the trigger scheduler's sweep. */
+  async triggeredWorkflows(
+    type: 'schedule' | 'object.created',
+  ): Promise<Array<{ orgId: number; manifest: WorkflowManifest }>> {
+    const rows = await this.sql.query<{ org_id: number; manifest: WorkflowManifest }>(
+      `select org_id, manifest from workflows where manifest -> 'trigger' ->> 'type' = $1 order by org_id, slug`,
+      [type],
+    );
+    return rows.map((r) => ({ orgId: r.org_id, manifest: r.manifest }));
+  }
+
   private async read(
     table: ResourceTable,
     orgId: number,

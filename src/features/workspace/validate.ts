@@ -94,6 +94,11 @@ function references(
       });
       break;
     }
+    case 'source':
+      for (const [record, slug] of Object.entries(resource.manifest.sync?.objectTypes ?? {})) {
+        refs.push({ path: ['sync', 'objectTypes', record], kind: 'object_type', slug });
+      }
+      break;
     case 'object_type':
       for (const slug of Object.keys(resource.manifest.sourceRelevance)) {
         refs.push({ path: ['sourceRelevance', slug], kind: 'source', slug });
@@ -109,7 +114,8 @@ function references(
  * Validates a whole tree (path → content): every path belongs to the layout and carries a valid slug;
  * every file parses and matches its kind's schema; a manifest's slug equals its path's; a skill has
  * both files; every cross reference names a resource in the tree (agent → skills, workflows, sources;
- * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources); every JSON
+ * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources; a
+ * source's sync.objectTypes → object types); every JSON
  * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object. A reference to a
  * resource whose file is present but invalid is not reported again as missing.
  */

@@ -138,6 +138,7 @@ describe('GET /objects and /objects/:id', () => {
       title: 'Mail 3',
       status: 'active',
       source: null,
+      externalId: null,
       metadata: {},
     });
     expect(mails.body.objects[0].content).toBeUndefined();

@@ -1,6 +1,7 @@
 /**
  * `/api/v1/sources` through HTTP: list with connection state, detail with retrieval overrides, create
- * and patch (extensions), and reindex passes: 202, then the background work completes.
+ * and patch (extensions), and reindex passes: 202, then the background work completes. (Credentials,
+ * checks and syncs: connections.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callers, callers, fields, orgIdOf } from '../../../helpers/api.js';
@@ -29,7 +30,15 @@ describe('sources', () => {
   it('POST creates (201); 409 on an existing slug; 400 on a bad manifest; 403 without the scope', async () => {
     const res = await t.request('POST', '/api/v1/sources', { token: c.writer, body: crm });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ slug: 'crm', kind: 'crm', connectionState: 'connected' });
+    // A kind with a connector shows what checks found, not what the manifest states: never checked.
+    expect(res.body).toMatchObject({
+      slug: 'crm',
+      kind: 'crm',
+      connectionState: 'disconnected',
+      connectionError: null,
+      credentialsSet: false,
+      credentialsUpdatedAt: null,
+    });
     expect((await t.request('POST', '/api/v1/sources', { token: c.writer, body: crm })).status).toBe(409);
     const bad = await t.request('POST', '/api/v1/sources', {
       token: c.writer,
@@ -47,11 +56,17 @@ describe('sources', () => {
       token: c.writer,
       body: { slug: 'mail', name: 'Mail', kind: 'mail' },
     });
+    await t.request('POST', '/api/v1/sources', {
+      token: c.writer,
+      body: { slug: 'web', name: 'Web', kind: 'http', connection: { state: 'connected' } },
+    });
     const list = await t.request('GET', '/api/v1/sources', { token: c.reader });
     expect(list.body).toEqual({
       sources: [
-        expect.objectContaining({ slug: 'crm', connectionState: 'connected' }),
-        expect.objectContaining({ slug: 'mail', connectionState: 'disconnected' }),
+        expect.objectContaining({ slug: 'crm', connectionState: 'disconnected', credentialsSet: false }),
+        expect.objectContaining({ slug: 'mail', connectionState: 'disconnected', credentialsSet: false }),
+        // No connector checks an http source: its manifest's state is shown.
+        expect.objectContaining({ slug: 'web', connectionState: 'connected', credentialsSet: false }),
       ],
       nextCursor: null,
     });
@@ -70,11 +85,19 @@ describe('sources', () => {
   });
 
   it('PATCH updates (extension); 404 unknown and foreign; 403 for read:skills on reads', async () => {
-    const res = await t.request('PATCH', '/api/v1/sources/mail', {
+    const res = await t.request('PATCH', '/api/v1/sources/web', {
       token: c.writer,
       body: { connection: { state: 'error' } },
     });
     expect(res.body.connectionState).toBe('error');
+    const mail = await t.request('PATCH', '/api/v1/sources/mail', {
+      token: c.writer,
+      body: { connection: { state: 'error', host: 'imap.example.com' } },
+    });
+    expect(mail.body).toMatchObject({
+      connection: { host: 'imap.example.com' },
+      connectionState: 'disconnected',
+    });
     expect(
       (await t.request('PATCH', '/api/v1/sources/ghost', { token: c.writer, body: { name: 'x' } })).status,
     ).toBe(404);

@@ -1,7 +1,8 @@
 /**
  * `/api/v1/sources`: list with connection state, detail with retrieval overrides, and
  * `POST /sources/:slug/reindex` (202, background). Extensions: `POST /sources`, `PATCH /sources/:slug`,
- * and `GET /sources/:slug/reindex/:id` to follow a reindex.
+ * and `GET /sources/:slug/reindex/:id` to follow a reindex. Every view carries the connection fields
+ * (source-views.ts); credentials, checks and syncs are in connections.ts.
  */
 import { z } from 'zod';
 import { attributionOf } from '../../../platform/auth/attribution.js';
@@ -17,15 +18,17 @@ import {
   sourceManifestPatchSchema,
   sourceManifestSchema,
 } from '../../workspace/index.js';
-import type { ObjectServices } from '../services.js';
+import type { ConnectorServices } from '../services.js';
+import { withConnections } from '../source-views.js';
 
 const slugParams = z.object({ slug: z.string() });
 
-export function sourceRoutes(s: ObjectServices): RouteDef[] {
+export function sourceRoutes(s: ConnectorServices): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
     const source = await s.resources.source(orgId, slug);
     if (!source) throw notFound('source', slug);
-    return source;
+    const [withConnection] = await withConnections(s.connections, orgId, [source]);
+    return withConnection;
   };
   return [
     defineRoute({
@@ -39,7 +42,8 @@ export function sourceRoutes(s: ObjectServices): RouteDef[] {
           limit: query.limit,
           after: query.cursor,
         });
-        return ok({ sources: page.items, nextCursor: nextCursor(page.nextAfter) });
+        const sources = await withConnections(s.connections, principal.orgId, page.items);
+        return ok({ sources, nextCursor: nextCursor(page.nextAfter) });
       },
     }),
     defineRoute({

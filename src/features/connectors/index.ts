@@ -1,0 +1,98 @@
+/**
+ * Connectors: sources that connect. Each source kind with a connector (`crm` HubSpot, `mail`
+ * IMAP/SMTP, `meetings` Zoom) gets sealed credentials, a connection check, and syncs that upsert its
+ * records into object instances of the mapped types (the `source-sync` job), on request or on
+ * `sync.everyMinutes` (the `source-sync-schedule` job). This feature owns the sources routes; the
+ * manifests stay in the workspace, the instances in objects.
+ */
+import { defineFeature } from '../../platform/feature.js';
+import type { ObjectsApi } from '../objects/index.js';
+import type { WorkspaceApi } from '../workspace/index.js';
+import { ConnectionStore } from './connections.js';
+import { type CredentialBox, createCredentialBox } from './credentials.js';
+import { connectorEnvironment } from './environment.js';
+import { connectionRoutes } from './routes/connections.js';
+import { sourceRoutes } from './routes/sources.js';
+import type { ConnectorServices } from './services.js';
+import type { SourceLookup } from './source-config.js';
+import { scheduledSyncs } from './sync/scheduled-syncs.js';
+import { SyncService } from './sync/sync-service.js';
+
+export type { ConnectionStore, ConnectionView } from './connections.js';
+export type { ConnectorKind, SourceRecord } from './connector.js';
+export { ConnectorError, type ConnectorErrorCode } from './errors.js';
+export type { SourceConfig, SourceLookup } from './source-config.js';
+export type { SyncService, SyncView } from './sync/sync-service.js';
+
+/** What the connectors feature offers. */
+export type ConnectorsApi = Pick<ConnectorServices, 'connections' | 'syncs' | 'sources'> & {
+  /** Starts the schedules of sources that became scheduled (the periodic sweep, run now); resolves with how many. */
+  sweepSyncSchedules(): Promise<number>;
+};
+
+export const connectorsFeature = defineFeature<
+  ConnectorsApi,
+  { workspace: WorkspaceApi; objects: ObjectsApi }
+>({
+  name: 'connectors',
+  register(platform, { workspace, objects }) {
+    const { db, clock, log, jobs, config } = platform;
+    let box: Promise<CredentialBox> | null = null;
+    const connections = new ConnectionStore({
+      db: db.sql,
+      clock,
+      box: () => {
+        box ??= platform.masterSecret().then(createCredentialBox);
+        return box;
+      },
+      env: connectorEnvironment(config, clock),
+    });
+    const sources: SourceLookup = async (orgId, slug) => {
+      const applied = await workspace.applied.getSource(orgId, slug);
+      if (!applied) return null;
+      const { manifest } = applied;
+      return {
+        slug: manifest.slug,
+        kind: manifest.kind,
+        connection: manifest.connection,
+        sync: manifest.sync ?? null,
+      };
+    };
+    const syncs = new SyncService({
+      db: db.sql,
+      clock,
+      log,
+      jobs,
+      connections,
+      sources,
+      records: objects.sourceRecords,
+      baseUrl: platform.baseUrl,
+      onOutbox: () => platform.outbox.wake(),
+    });
+    const services: ConnectorServices = {
+      connections,
+      syncs,
+      sources,
+      resources: workspace.resources,
+      workspace: workspace.workspace,
+      reindex: objects.reindex,
+    };
+    const schedules = scheduledSyncs({
+      db: db.sql,
+      jobs,
+      clock,
+      log,
+      syncs,
+      sources,
+      scheduled: async () =>
+        (await workspace.applied.scheduledSources()).flatMap(({ orgId, manifest }) =>
+          manifest.sync?.everyMinutes
+            ? [{ orgId, slug: manifest.slug, everyMinutes: manifest.sync.everyMinutes }]
+            : [],
+        ),
+    });
+    platform.addService(schedules);
+    platform.routes.add(...sourceRoutes(services), ...connectionRoutes(services, clock));
+    return { connections, syncs, sources, sweepSyncSchedules: () => schedules.sweep() };
+  },
+});
