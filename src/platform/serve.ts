@@ -6,6 +6,7 @@
 import { machineRoutes } from './actors/machine-routes.js';
 import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
 import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
+import { apiDocsRoutes } from './http/api-docs.js';
 import { healthRoutes } from './http/health.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { loadUws } from './http/uws.js';
@@ -56,6 +57,10 @@ export function createServing(platform: PlatformHost): Serving {
     ...platform.routes.all,
     ...machineRoutes(),
     ...mcpRoutes(platform, toolset),
+    ...apiDocsRoutes(
+      () => http.router.routes().map((entry) => entry.route),
+      () => platform.baseUrl(),
+    ),
   ];
   for (const route of routes) http.add(route);
   // Shutdown runs newest first: the server stops before the loops, the recorder flushes after them.

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/log.js';
 import { ManualClock } from '../../src/platform/util/clock.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { openApiChecker } from './openapi-check.js';
 import { TEST_SECRET_KEY } from './process.js';
 
 export interface HttpAnswer<T = any> {
@@ -78,6 +79,7 @@ export async function startTestApp(
   const clock = new ManualClock(options.now);
   const app = await startApp(config, { clock, log: createLogger(config.logLevel, 2) });
   const url = app.url;
+  const check = openApiChecker(app);
   let counter = 0;
   return {
     app,
@@ -95,7 +97,11 @@ export async function startTestApp(
         expiresAt: o.expiresAt ?? null,
       });
     },
-    request: (method, path, o) => request(url, method, path, o),
+    async request(method, path, o) {
+      const answer = await request(url, method, path, o);
+      check(method, path, answer.status, answer.headers.get('content-type') ?? '', answer.body);
+      return answer;
+    },
     async close() {
       await app.close();
       if (!options.database) await database.drop();

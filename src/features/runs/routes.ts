@@ -10,7 +10,7 @@ import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/
 import { json, jsonText, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import type { RunService } from './service.js';
-import type { RunFilter } from './view.js';
+import { type RunFilter, runViewSchema } from './view.js';
 
 /** Statuses `GET /runs?status=` accepts: the run statuses, and `auto` (skill runs that never entered review). */
 export const RUN_STATUS_FILTERS = [
@@ -78,6 +78,10 @@ function runId(text: string): number {
   return id;
 }
 
+const triggerAnswerSchema = z.object({ runId: z.number().int(), status: z.string(), pollUrl: z.string() });
+
+const runAnswer = { 200: { description: 'The run.', schema: runViewSchema } };
+
 /** The runs routes over `runs`. */
 export function runRoutes(runs: RunService): RouteDef[] {
   const trigger = (kind: 'skill' | 'workflow') =>
@@ -91,6 +95,13 @@ export function runRoutes(runs: RunService): RouteDef[] {
       // then taken from memory when this process read it at that version (src/features/workspace/applied.ts).
       fused: { read: 'applied', key: () => 0 },
       summary: `Start a ${kind} run; 202 {runId, status, pollUrl}. Idempotent per token with idempotencyKey.`,
+      responses: {
+        202: {
+          description:
+            'The run was accepted (or replayed from its idempotency key: Idempotent-Replayed: true).',
+          schema: triggerAnswerSchema,
+        },
+      },
       handler: async ({ principal, params, body, method, path, requestId, fused }) => {
         const result = await runs.trigger(principal, kind, params.slug, body, {
           method,
@@ -111,6 +122,12 @@ export function runRoutes(runs: RunService): RouteDef[] {
       access: access.read,
       query: listQuerySchema,
       summary: 'Skill and workflow runs of the org, newest first, filtered; {runs, nextCursor}.',
+      responses: {
+        200: {
+          description: 'A page of runs.',
+          schema: z.object({ runs: z.array(runViewSchema), nextCursor: z.string().nullable() }),
+        },
+      },
       handler: async ({ principal, query }) => {
         const filter: RunFilter = { limit: query.limit };
         if (query.status) filter.status = query.status;
@@ -135,6 +152,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       // Read in the statement that authenticates the caller (src/features/runs/view.ts `fusedRunRead`).
       fused: { read: 'run', key: ({ id }) => runIdOrNull(id ?? '') },
       summary: 'One run.',
+      responses: runAnswer,
       // The run's JSON as PostgreSQL rendered it, written as is (src/features/runs/view.ts).
       handler: async ({ principal, params, fused }) =>
         jsonText(200, await runs.getJson(principal, runId(params.id), fused)),
@@ -145,6 +163,25 @@ export function runRoutes(runs: RunService): RouteDef[] {
       access: access.read,
       params: idParam,
       summary: "Extension (debugging): the run's transition log and its review items', oldest first.",
+      responses: {
+        200: {
+          description: 'The transitions.',
+          schema: z.object({
+            transitions: z.array(
+              z.object({
+                id: z.number().int(),
+                actorKind: z.string(),
+                actorId: z.number().int(),
+                from: z.string().nullable(),
+                event: z.unknown(),
+                to: z.string(),
+                actor: z.string(),
+                at: z.string(),
+              }),
+            ),
+          }),
+        },
+      },
       handler: async ({ principal, params }) =>
         ok({ transitions: await runs.transitions(principal, runId(params.id)) }),
     }),
@@ -155,6 +192,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       params: idParam,
       body: approveBodySchema,
       summary: 'Approve a pending skill run or a paused workflow run; 409 from any other status.',
+      responses: runAnswer,
       handler: async ({ principal, params, body, requestId }) =>
         ok(
           await runs.approve(principal, runId(params.id), {
@@ -171,6 +209,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       params: idParam,
       body: rejectBodySchema,
       summary: 'Reject a pending skill run, or a paused workflow run (cancels it); 409 otherwise.',
+      responses: runAnswer,
       handler: async ({ principal, params, body, requestId }) =>
         ok(
           await runs.reject(principal, runId(params.id), {
@@ -187,6 +226,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       params: idParam,
       body: z.strictObject({}),
       summary: 'Cancel a running, paused or pending run (a hard stop); 409 otherwise.',
+      responses: runAnswer,
       handler: async ({ principal, params, requestId }) =>
         ok(await runs.cancel(principal, runId(params.id), requestId)),
     }),
@@ -197,6 +237,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       params: idParam,
       body: feedbackBodySchema,
       summary: 'Rate any run (up, down, or null to clear) with an optional note; feedbackAt always updates.',
+      responses: runAnswer,
       handler: async ({ principal, params, body, requestId }) =>
         ok(
           await runs.feedback(principal, runId(params.id), {

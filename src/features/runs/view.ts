@@ -7,6 +7,8 @@
  * stored instead of being parsed and serialized again, so GET /runs/:id writes the text as it comes
  * (the hottest read there is) and everything else parses one string. This is the only renderer.
  */
+
+import { z } from 'zod';
 import type { FusedRead } from '../../platform/auth/authenticate.js';
 import type { Sql } from '../../platform/db/sql.js';
 import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
@@ -38,6 +40,37 @@ export interface RunView {
   pollUrl: string;
   reviewUrl: string;
 }
+
+const isoOrNull = z.iso.datetime().nullable();
+
+/** `RunView` as a schema (the OpenAPI document's Run). */
+export const runViewSchema = z
+  .object({
+    id: z.number().int(),
+    kind: z.enum(['skill', 'workflow']),
+    slug: z.string(),
+    name: z.string(),
+    status: z.string(),
+    reviewState: z.string().nullable(),
+    pausedAt: z.string().nullable(),
+    input: z.unknown(),
+    output: z.unknown(),
+    stepResults: z.record(z.string(), z.object({ output: z.unknown() })).nullable(),
+    error: z.unknown(),
+    review: z.unknown(),
+    agentSlug: z.string().nullable(),
+    workspaceSha: z.string().nullable(),
+    traceId: z.string().nullable(),
+    rating: z.enum(['up', 'down']).nullable(),
+    feedbackNote: z.string().nullable(),
+    feedbackAt: isoOrNull,
+    createdBy: z.string(),
+    createdAt: z.iso.datetime(),
+    completedAt: isoOrNull,
+    pollUrl: z.string(),
+    reviewUrl: z.string(),
+  })
+  .meta({ description: 'A skill or workflow run.' });
 
 /** The path of a run's resource (`pollUrl`). */
 export function runPath(id: number): string {

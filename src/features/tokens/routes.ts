@@ -5,6 +5,22 @@ import { ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import type { TokenService } from './service.js';
 
+const iso = z.iso.datetime();
+
+/** `TokenView` as a schema. */
+const tokenViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  userId: z.string(),
+  role: z.string(),
+  scope: z.string(),
+  createdAt: iso,
+  expiresAt: iso.nullable(),
+  revokedAt: iso.nullable(),
+  lastUsedAt: iso.nullable(),
+});
+
 /** The token routes over `tokens`. */
 export function tokenRoutes(tokens: TokenService): RouteDef[] {
   return [
@@ -13,6 +29,9 @@ export function tokenRoutes(tokens: TokenService): RouteDef[] {
       path: '/api/v1/tokens',
       access: access.read,
       summary: "Tokens of the caller's org (owners) or of the caller's user (everyone else); never secrets.",
+      responses: {
+        200: { description: 'The tokens.', schema: z.object({ tokens: z.array(tokenViewSchema) }) },
+      },
       handler: async ({ principal }) => ok({ tokens: await tokens.listFor(principal) }),
     }),
     defineRoute({
@@ -21,6 +40,8 @@ export function tokenRoutes(tokens: TokenService): RouteDef[] {
       access: access.authenticated,
       params: z.object({ id: z.string() }),
       summary: 'Revoke a token at once: the token itself, or any token of the org for an owner.',
+      responses: { 200: { description: 'The revoked token.', schema: tokenViewSchema } },
+      errors: [403],
       handler: async ({ principal, params, requestId }) =>
         ok(await tokens.revokeAs(principal, params.id, requestId)),
     }),

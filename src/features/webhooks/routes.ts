@@ -17,6 +17,7 @@ import {
 import { json, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import { deliveryIdSchema } from './payload.js';
+import { deliveryDetailSchema, deliveryViewSchema, webhookViewSchema } from './views.js';
 import { createWebhookBodySchema, updateWebhookBodySchema } from './webhook-schemas.js';
 import type { WebhookService } from './webhook-service.js';
 
@@ -36,6 +37,8 @@ function deliveryId(raw: string): string {
   return raw;
 }
 
+const webhookAnswer = { 200: { description: 'The webhook.', schema: webhookViewSchema } };
+
 export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
   return [
     defineRoute({
@@ -45,6 +48,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       body: createWebhookBodySchema,
       summary:
         'Registers a webhook: 201 {id, url, events, filter, active, createdAt}; the secret is not echoed.',
+      responses: { 201: { description: 'The webhook (without its secret).', schema: webhookViewSchema } },
       handler: async ({ principal, body, requestId }) =>
         json(201, await webhooks.create(principal, body, requestId)),
     }),
@@ -54,6 +58,12 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       access: access.read,
       query: z.strictObject({ limit: limitSchema, cursor: idCursorSchema.optional() }),
       summary: "The org's webhooks, oldest first: {webhooks, nextCursor}.",
+      responses: {
+        200: {
+          description: 'A page of webhooks.',
+          schema: z.object({ webhooks: z.array(webhookViewSchema), nextCursor: z.string().nullable() }),
+        },
+      },
       handler: async ({ principal, query }) => {
         const page = await webhooks.list(principal, { limit: query.limit, afterId: query.cursor });
         return ok({ webhooks: page.items, nextCursor: nextCursor(page.nextAfter) });
@@ -65,6 +75,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       access: access.read,
       params: idParams,
       summary: 'One webhook.',
+      responses: webhookAnswer,
       handler: async ({ principal, params }) => ok(await webhooks.get(principal, webhookId(params.id))),
     }),
     defineRoute({
@@ -75,6 +86,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       body: updateWebhookBodySchema,
       summary:
         'Updates url, events or filter; active: true re-enables a disabled webhook, false disables it.',
+      responses: webhookAnswer,
       handler: async ({ principal, params, body, requestId }) =>
         ok(await webhooks.update(principal, webhookId(params.id), body, requestId)),
     }),
@@ -84,6 +96,12 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       access: access.write,
       params: idParams,
       summary: 'Deletes a webhook and its deliveries: {id, deleted: true}.',
+      responses: {
+        200: {
+          description: 'Deleted.',
+          schema: z.object({ id: z.number().int(), deleted: z.literal(true) }),
+        },
+      },
       handler: async ({ principal, params, requestId }) =>
         ok(await webhooks.delete(principal, webhookId(params.id), requestId)),
     }),
@@ -98,6 +116,12 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
         status: z.enum(['pending', 'delivered', 'failed']).optional(),
       }),
       summary: "The webhook's deliveries, newest first: {deliveries, nextCursor}.",
+      responses: {
+        200: {
+          description: 'A page of deliveries.',
+          schema: z.object({ deliveries: z.array(deliveryViewSchema), nextCursor: z.string().nullable() }),
+        },
+      },
       handler: async ({ principal, params, query }) => {
         const page = await webhooks.deliveries(principal, webhookId(params.id), {
           limit: query.limit,
@@ -117,6 +141,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       params: deliveryParams,
       summary:
         'Extension: one delivery with lastError and attemptLog (status, duration, body excerpt per attempt).',
+      responses: { 200: { description: 'The delivery and its attempts.', schema: deliveryDetailSchema } },
       handler: async ({ principal, params }) =>
         ok(await webhooks.delivery(principal, webhookId(params.id), deliveryId(params.deliveryId))),
     }),
@@ -127,6 +152,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       params: deliveryParams,
       body: z.strictObject({}),
       summary: 'Redelivers the event as a new delivery with the current URL and secret: 202 {deliveryId}.',
+      responses: { 202: { description: 'The new delivery.', schema: z.object({ deliveryId: z.string() }) } },
       handler: async ({ principal, params, requestId }) =>
         json(
           202,
@@ -141,6 +167,9 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       body: z.strictObject({}),
       summary:
         'Replaces the signing secret: 200 {secret} (whsec_…); the old one co-signs for the old-secret window.',
+      responses: {
+        200: { description: 'The new secret, shown once.', schema: z.object({ secret: z.string() }) },
+      },
       handler: async ({ principal, params, requestId }) =>
         ok(await webhooks.rotateSecret(principal, webhookId(params.id), requestId)),
     }),

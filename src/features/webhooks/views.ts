@@ -2,6 +2,52 @@
  * Webhooks and deliveries in their wire shapes (decisions §7), from their rows. A webhook's secret
  * never appears in any of them.
  */
+import { z } from 'zod';
+
+const iso = z.iso.datetime();
+
+/** `WebhookView` as a schema. */
+export const webhookViewSchema = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  events: z.array(z.string()),
+  filter: z.object({ skillSlug: z.string().nullable(), workflowSlug: z.string().nullable() }),
+  active: z.boolean(),
+  createdAt: iso,
+  consecutiveFailures: z.number().int(),
+  disabledAt: iso.nullable(),
+  disabledReason: z.string().nullable(),
+  updatedAt: iso,
+});
+
+/** `DeliveryView` as a schema. */
+export const deliveryViewSchema = z.object({
+  deliveryId: z.string(),
+  event: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  lastAttemptAt: iso.nullable(),
+  nextAttemptAt: iso.nullable(),
+  responseStatus: z.number().int().nullable(),
+  replayOf: z.string().nullable(),
+  createdAt: iso,
+});
+
+/** A delivery with its attempts, as a schema. */
+export const deliveryDetailSchema = deliveryViewSchema.extend({
+  lastError: z.string().nullable(),
+  attemptLog: z.array(
+    z.object({
+      attempt: z.number().int(),
+      url: z.string(),
+      responseStatus: z.number().int().nullable(),
+      error: z.string().nullable(),
+      durationMs: z.number(),
+      bodyExcerpt: z.string(),
+      at: iso,
+    }),
+  ),
+});
 
 /** A webhook as the API answers it. */
 export interface WebhookView {

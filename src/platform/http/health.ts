@@ -1,10 +1,17 @@
 /** Liveness and readiness probes (public routes: no token, no rate limit). */
 
+import { z } from 'zod';
 import { access } from '../auth/guard.js';
 import type { Bus } from '../bus/bus.js';
 import type { Database } from '../db/database.js';
 import { json, ok } from './reply.js';
 import { defineRoute, type RouteDef } from './server.js';
+
+const check = z.object({ ok: z.boolean(), detail: z.string().optional() });
+const readiness = z.object({
+  status: z.enum(['ready', 'unavailable']),
+  checks: z.object({ database: check, bus: check }),
+});
 
 /** `/healthz` and `/readyz`. */
 export function healthRoutes(s: { db: Database; bus: Bus }): RouteDef[] {
@@ -14,6 +21,7 @@ export function healthRoutes(s: { db: Database; bus: Bus }): RouteDef[] {
       path: '/healthz',
       access: access.public,
       summary: 'Liveness: the process serves HTTP (it listens only after migrations).',
+      responses: { 200: { description: 'Alive.', schema: z.object({ status: z.literal('ok') }) } },
       handler: () => ok({ status: 'ok' }),
     }),
     defineRoute({
@@ -21,6 +29,10 @@ export function healthRoutes(s: { db: Database; bus: Bus }): RouteDef[] {
       path: '/readyz',
       access: access.public,
       summary: 'Readiness: the database and the event bus answer.',
+      responses: {
+        200: { description: 'Ready.', schema: readiness },
+        503: { description: 'Not ready.', schema: readiness },
+      },
       handler: async () => {
         const [database, bus] = await Promise.all([
           withTimeout(

@@ -76,8 +76,21 @@ export interface RouteDef {
   /** A read to take with authentication (see `FusedRoute`). */
   fused?: FusedRoute;
   summary?: string;
+  /** The answers it gives besides errors, by status (the OpenAPI document; tests check live answers). */
+  responses?: Readonly<Partial<Record<number | 'default', RouteAnswer>>>;
+  /** Error statuses beyond those the pipeline implies (see openapi.ts). */
+  errors?: readonly number[];
+  /** Left out of the OpenAPI document. */
+  hidden?: boolean;
   // biome-ignore lint/suspicious/noExplicitAny: the typed handler is checked by defineRoute
   handler(ctx: RequestContext<any, any, any>): Promise<Reply> | Reply;
+}
+
+/** One documented answer of a route: what it means, its body's schema and content type (default JSON). */
+export interface RouteAnswer {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
 }
 
 /** Declares a route whose handler's params, query and body are typed by its zod schemas. */
@@ -95,6 +108,9 @@ export function defineRoute<
   rawBody?: boolean;
   fused?: FusedRoute;
   summary?: string;
+  responses?: Readonly<Partial<Record<number | 'default', RouteAnswer>>>;
+  errors?: readonly number[];
+  hidden?: boolean;
   handler(
     ctx: RequestContext<
       PS extends z.ZodType ? z.output<PS> : Record<string, string>,

@@ -20,9 +20,11 @@ import {
   type RequestInfo,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { access } from '../auth/guard.js';
 import type { Config } from '../config.js';
 import { forbidden, methodNotAllowed } from '../http/errors.js';
+import { errorBodySchema } from '../http/openapi.js';
 import { raw } from '../http/reply.js';
 import { defineRoute, type RequestContext, type RouteDef } from '../http/server.js';
 import { fromWebResponse, toWebRequest } from '../http/web.js';
@@ -143,6 +145,13 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset): RouteDef[] {
       // A tools/call of a tool that reads a run first (runtime_get_run): read with authentication.
       fused: { read: 'run', fromBody: true, key: (_params, body) => tools.fusedRunOf(parseJson(body)) },
       summary: 'MCP (streamable HTTP, stateless, JSON responses): tools/list and tools/call for the token.',
+      responses: {
+        200: { description: 'The JSON-RPC answer (or a batch of them).', schema: jsonRpcAnswer },
+        202: { description: 'Notifications only: accepted, nothing to answer.' },
+        400: { description: 'Not JSON-RPC: a JSON-RPC error.', schema: jsonRpcAnswer },
+        default: { description: 'Refused by the MCP transport: a JSON-RPC error.', schema: jsonRpcAnswer },
+      },
+      errors: [403],
       handler: async (ctx) => {
         const origin = ctx.headers.origin;
         if (!originAllowed(origin, s.config)) {
@@ -203,6 +212,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset): RouteDef[] {
       path: MCP_PATH,
       access: access.authenticated,
       summary: '405: the stateless MCP endpoint opens no event stream (POST only).',
+      responses: { 405: { description: 'POST only.', schema: errorBodySchema } },
       handler: notAllowed,
     }),
     defineRoute({
@@ -210,10 +220,17 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset): RouteDef[] {
       path: MCP_PATH,
       access: access.authenticated,
       summary: '405: the stateless MCP endpoint has no session to end (POST only).',
+      responses: { 405: { description: 'POST only.', schema: errorBodySchema } },
       handler: notAllowed,
     }),
   ];
 }
+
+/** A JSON-RPC 2.0 message or batch, as the MCP endpoint answers it. */
+const jsonRpcAnswer = z.union([
+  z.looseObject({ jsonrpc: z.literal('2.0') }),
+  z.array(z.looseObject({ jsonrpc: z.literal('2.0') })),
+]);
 
 /** `Protocol._onrequest` of the SDK: where its transport hands one request it accepted. */
 type RequestEntry = (request: JSONRPCRequest, extra: { requestInfo: RequestInfo }) => void;

@@ -28,6 +28,13 @@ export function runStreamRoutes(streams: RunStreamService): RouteDef[] {
       access: access.read,
       params: z.object({ id: z.string() }),
       query: querySchema,
+      responses: {
+        200: {
+          description:
+            'text/event-stream: each event has an id (its sequence number, for Last-Event-ID), an event name and JSON data.',
+          contentType: 'text/event-stream',
+        },
+      },
       summary:
         "The run's events as server-sent events: replayed after Last-Event-ID, then live, until the terminal event.",
       handler: async ({ principal, params, query, headers, signal }) => {
