@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { createR3Client, type R3Client } from '../client/index.js';
 import { createNamespace } from '../src/platform/bus/namespace.js';
 import { runLoad } from './loadgen.js';
 
@@ -166,26 +167,46 @@ export async function api(
   return text ? JSON.parse(text) : null;
 }
 
+/** A typed r3 client (client/) for a benchmark's setup calls; throws on an error answer. */
+export function benchClient(base: string, token: string): R3Client {
+  const client = createR3Client({ baseUrl: base, token });
+  client.use({
+    async onResponse({ request, response }) {
+      if (response.status >= 300) {
+        throw new Error(
+          `${request.method} ${new URL(request.url).pathname}: ${response.status} ${await response.clone().text()}`,
+        );
+      }
+    },
+  });
+  return client;
+}
+
 /** Creates prompt skill `slug` (input `{text}`, echo provider) through the API. */
 export async function createBenchSkill(base: string, token: string, slug: string): Promise<void> {
-  await api(base, token, 'POST', '/api/v1/skills', {
-    manifest: {
-      slug,
-      name: slug,
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  await benchClient(base, token).POST('/api/v1/skills', {
+    body: {
+      manifest: {
+        slug,
+        name: slug,
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
+      promptMd: 'Summarize: {{input.text}}',
     },
-    promptMd: 'Summarize: {{input.text}}',
   });
 }
 
 /** Runs skill `slug` once and waits until the run is completed; its id. */
 export async function completedRun(base: string, token: string, slug: string): Promise<number> {
-  const { runId } = (await api(base, token, 'POST', `/api/v1/skills/${slug}/runs`, {
-    input: { text: 'benchmark' },
-  })) as { runId: number };
+  const r3 = benchClient(base, token);
+  const { data } = await r3.POST('/api/v1/skills/{slug}/runs', {
+    params: { path: { slug } },
+    body: { input: { text: 'benchmark' } },
+  });
+  const runId = data?.runId as number;
   for (let i = 0; i < 200; i++) {
-    const run = (await api(base, token, 'GET', `/api/v1/runs/${runId}`)) as { status: string };
-    if (run.status === 'completed') return runId;
+    const run = await r3.GET('/api/v1/runs/{id}', { params: { path: { id: String(runId) } } });
+    if (run.data?.status === 'completed') return runId;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`run ${runId} of ${slug} did not complete`);
