@@ -21,6 +21,7 @@ import { Migration0008OutboxDelete } from './platform/db/migrations/0008-outbox-
 import { Migration0010AuthEpoch } from './platform/db/migrations/0010-auth-epoch.js';
 import { Migration0011OutboxOneIndex } from './platform/db/migrations/0011-outbox-one-index.js';
 import { Migration0012OutboxBatches } from './platform/db/migrations/0012-outbox-batches.js';
+import { Migration0016Workers } from './platform/db/migrations/0016-workers.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -37,4 +38,5 @@ export const migrations: MigrationObject[] = [
   { name: '0012-outbox-batches', class: Migration0012OutboxBatches },
   { name: '0014-connectors', class: Migration0014Connectors },
   { name: '0015-external-ids', class: Migration0015ExternalIds },
+  { name: '0016-workers', class: Migration0016Workers },
 ];

@@ -167,7 +167,7 @@ function createHost(
   const { role, clock, log } = options;
   const actors = createActorHost({ db: db.sql, clock, log });
   const concurrency = role === 'cli' ? 0 : config.workerConcurrency;
-  const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency });
+  const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency, databaseUrl: db.url });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
   const outbox = createOutboxRelay({ db: db.sql, bus, log });
   actors.onWake((what) => {

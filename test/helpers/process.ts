@@ -84,3 +84,21 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     );
   });
 }
+
+/** Creates an owner token with every scope in `org` through the CLI (`r3 token create --json`). */
+export async function createCliToken(
+  databaseUrl: string,
+  org: string,
+): Promise<{ id: string; token: string }> {
+  const created = await runCli(
+    [
+      'token',
+      'create',
+      ...['--org', org, '--user', 'owner', '--role', 'owner', '--name', org],
+      ...['--scope', 'read:all,write:resources,run:invoke,run:approve', '--json'],
+    ],
+    { DATABASE_URL: databaseUrl },
+  );
+  if (created.code !== 0) throw new Error(`r3 token create failed: ${created.stderr}`);
+  return JSON.parse(created.stdout);
+}

@@ -75,3 +75,21 @@ export function createCollector<T>(): Collector<T> {
     untilCount: (count, label, ms) => until((all) => all.length >= count, `${label} (${count} items)`, ms),
   };
 }
+
+/**
+ * Resolves once `predicate()` holds, checking every `everyMs`; rejects after `ms` naming `label`.
+ * For state outside the test's reach of events (rows, counters): waits on the condition, not a sleep.
+ */
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  label: string,
+  ms = WAIT_TIMEOUT_MS,
+  everyMs = 20,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${label}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

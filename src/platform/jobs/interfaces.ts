@@ -6,8 +6,10 @@
  *   (at most one job per key exists; enqueueing an existing key does nothing), `run_at` (not before).
  * - ready: `run_at` has passed, it is not dead, and no live lease holds it.
  * - claim: a worker takes ready jobs with `… for update skip locked`, bumping `attempts` and setting a
- *   lease (`locked_by`, `locked_until`). A worker that dies simply stops renewing its lease; once it
- *   expires the job is ready again and another worker claims it. So a handler may run more than once
+ *   lease (`locked_by`, `locked_until`). A worker process that dies is found dead by the others' (or
+ *   its successor's) liveness sweep within seconds and its jobs are ready again at once (liveness.ts);
+ *   the lease, renewed while a job runs, is the last resort for a process alive but stuck. So a
+ *   handler may run more than once
  *   for one job (at-least-once): handlers are idempotent (the step executor keys its results).
  * - complete: the job row is deleted (by the queue, or by the handler inside its own transaction).
  * - fail: the error is kept in `last_error` and the job waits `exp(min(attempts, 10))` seconds (capped
@@ -95,6 +97,13 @@ export interface JobQueueOptions {
   leaseMs?: number;
   /** Poll for delayed jobs and expired leases (default 1 s). */
   pollMs?: number;
+  /**
+   * The database's URL: a process with workers holds its liveness lock on a session of its own there
+   * (liveness.ts). Without it, only leases free a dead process's jobs.
+   */
+  databaseUrl?: string;
+  /** How often dead workers are looked for (default 2 s). */
+  sweepMs?: number;
 }
 
 /** The queue. */
@@ -123,4 +132,6 @@ export interface JobQueue {
   start(): Promise<void>;
   /** Stops claiming and waits for running jobs (up to `timeoutMs`, then aborts them). */
   stop(timeoutMs?: number): Promise<void>;
+  /** Releases the jobs of dead workers now (liveness.ts); a no-op without liveness. */
+  sweepDeadWorkers(): Promise<{ workers: number; jobs: number }>;
 }

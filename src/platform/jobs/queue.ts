@@ -15,6 +15,7 @@ import {
   type JobQueue,
   type JobQueueOptions,
 } from './interfaces.js';
+import { createWorkerLiveness, type WorkerLiveness } from './liveness.js';
 
 export {
   type EnqueueSpec,
@@ -109,6 +110,21 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   let renew: NodeJS.Timeout | null = null;
   let subscription: Subscription | null = null;
   const inflight = new Map<number, { promise: Promise<JobOutcome>; abort: AbortController }>();
+  // Liveness: a process with workers says it is alive, and hands the jobs of dead ones back at once.
+  const liveness: WorkerLiveness | null =
+    options.databaseUrl && options.concurrency > 0
+      ? createWorkerLiveness({
+          workerId,
+          databaseUrl: options.databaseUrl,
+          db,
+          log,
+          ...(options.sweepMs === undefined ? {} : { sweepMs: options.sweepMs }),
+          onReleased: () => {
+            wake();
+            bus.signal(JOBS_WAKE_SIGNAL);
+          },
+        })
+      : null;
   /** The signal of jobs run outside the pool (runOnce, process): never aborted. */
   const never = new AbortController().signal;
 
@@ -327,6 +343,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       running = true;
       subscription = await bus.subscribe(JOBS_WAKE_SIGNAL, () => wake());
       if (options.concurrency <= 0) return;
+      // Before the first claim, so the jobs of a process that died are in it.
+      await liveness?.start();
       poll = setInterval(wake, pollMs);
       poll.unref();
       renew = setInterval(() => void renewLeases(), Math.max(1_000, Math.floor(leaseMs / 3)));
@@ -343,7 +361,10 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       if (renew) clearInterval(renew);
       poll = renew = null;
       const pending = [...inflight.values()].map((entry) => entry.promise);
-      if (pending.length === 0) return;
+      if (pending.length === 0) {
+        await liveness?.stop();
+        return;
+      }
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
@@ -355,6 +376,11 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         for (const entry of inflight.values()) entry.abort.abort(reason);
         await Promise.allSettled(pending);
       }
+      await liveness?.stop();
+    },
+
+    async sweepDeadWorkers() {
+      return liveness ? liveness.sweep() : { workers: 0, jobs: 0 };
     },
   };
 }

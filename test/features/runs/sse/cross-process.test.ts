@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/db.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../../helpers/nats.js';
-import { runCli, type ServeProcess, spawnServe } from '../../../helpers/process.js';
+import { createCliToken, type ServeProcess, spawnServe } from '../../../helpers/process.js';
 import { openSse } from '../../../helpers/sse.js';
 import { withTimeout } from '../../../helpers/wait.js';
 
@@ -30,26 +30,7 @@ describe.skipIf(nats.skip)('an event stream on another process (NATS)', () => {
       R3_RATE_LIMIT_PER_MIN: '0',
     };
     [a, b] = await Promise.all([spawnServe(env), spawnServe(env)]);
-    const created = await runCli(
-      [
-        'token',
-        'create',
-        '--org',
-        'xproc',
-        '--user',
-        'owner',
-        '--role',
-        'owner',
-        '--name',
-        'xproc',
-        '--scope',
-        'read:all,write:resources,run:invoke,run:approve',
-        '--json',
-      ],
-      { DATABASE_URL: database.url },
-    );
-    expect(created.code, created.stderr).toBe(0);
-    token = JSON.parse(created.stdout).token;
+    token = (await createCliToken(database.url, 'xproc')).token;
   });
 
   afterAll(async () => {
