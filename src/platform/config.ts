@@ -80,6 +80,7 @@ const EnvSchema = z.object({
   R3_CONNECTORS_ALLOW_PRIVATE: bool.default(false),
   R3_CONNECTOR_TIMEOUT: duration('R3_CONNECTOR_TIMEOUT').default(15_000),
   R3_CONNECTOR_RETRY_BASE: duration('R3_CONNECTOR_RETRY_BASE').default(500),
+  R3_METRICS_TOKEN: z.string().min(16, 'R3_METRICS_TOKEN must be at least 16 characters').optional(),
 });
 
 /** The parsed, typed configuration every module receives (never `process.env`). */
@@ -126,6 +127,8 @@ export interface Config {
    * guard (tests); `timeoutMs` bounds one upstream request; `retryBaseMs` is the first backoff step.
    */
   connectors: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number };
+  /** Bearer token `GET /metrics` needs; unset: it answers loopback clients only. */
+  metricsToken: string | undefined;
 }
 
 /** A configuration error names every offending variable. */
@@ -212,5 +215,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.R3_CONNECTOR_TIMEOUT,
       retryBaseMs: e.R3_CONNECTOR_RETRY_BASE,
     },
+    metricsToken: e.R3_METRICS_TOKEN,
   };
 }

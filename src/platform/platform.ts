@@ -30,6 +30,8 @@ import type { RouteDef } from './http/server.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import type { ToolDef } from './mcp/tool.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { addPlatformReadings } from './metrics/readings.js';
 import { createModelProviderRegistry, type ModelProviderRegistry } from './models/providers/index.js';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.js';
 import { loadMasterSecret } from './secrets/master-key.js';
@@ -90,6 +92,8 @@ export interface Platform {
   readonly outbox: OutboxRelay;
   /** The model providers prompts run on. */
   readonly models: ModelProviderRegistry;
+  /** This process's Prometheus metrics (`GET /metrics`); features count what they do here. */
+  readonly metrics: Metrics;
   readonly routes: RouteTable;
   readonly mcp: ToolRegistry;
   readonly auth: AuthRegistry;
@@ -169,7 +173,9 @@ function createHost(
   const concurrency = role === 'cli' ? 0 : config.workerConcurrency;
   const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency, databaseUrl: db.url });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
-  const outbox = createOutboxRelay({ db: db.sql, bus, log });
+  const metrics = createMetrics({ defaults: role === 'serve' });
+  addPlatformReadings(metrics, { sql: db.sql, bus });
+  const outbox = createOutboxRelay({ db: db.sql, bus, log, metrics });
   actors.onWake((what) => {
     if (what === 'jobs') jobs.notifyEnqueued();
     else if (what === 'outbox') outbox.wake();
@@ -209,6 +215,7 @@ function createHost(
     timers,
     outbox,
     models,
+    metrics,
     routes: {
       add: (...added) => void routes.push(...added),
       all: routes,

@@ -12,6 +12,7 @@ import { createHttpServer, type HttpServer } from './http/server.js';
 import { loadUws } from './http/uws.js';
 import { mcpRoutes } from './mcp/http-routes.js';
 import { createToolset } from './mcp/toolset.js';
+import { httpMetricsObserver, metricsRoutes } from './metrics/metrics-route.js';
 import type { PlatformHost } from './platform.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 
@@ -50,10 +51,23 @@ export function createServing(platform: PlatformHost): Serving {
     trustProxy: config.trustProxy,
     anonymous: ANONYMOUS,
     uws: loadUws(config.httpEngine),
+    observe: httpMetricsObserver(platform.metrics),
   });
-  const toolset = createToolset(platform.mcp.all, { httpAuthoring: config.mcp.httpAuthoring, log });
+  platform.metrics.addReading(
+    {
+      name: 'r3_sse_streams_open',
+      help: 'Streamed responses open in this process: run event streams and MCP streams (server-sent events).',
+    },
+    (gauge) => gauge.set(http.openStreams),
+  );
+  const toolset = createToolset(platform.mcp.all, {
+    httpAuthoring: config.mcp.httpAuthoring,
+    log,
+    metrics: platform.metrics,
+  });
   const routes = [
     ...healthRoutes(platform),
+    ...metricsRoutes(platform.metrics, config.metricsToken),
     ...platform.routes.all,
     ...machineRoutes(),
     ...mcpRoutes(platform, toolset),

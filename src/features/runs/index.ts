@@ -41,7 +41,7 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
   name: 'runs',
   register(platform, { workspace, reviews }) {
     const { config, db, bus, clock, log, actors, jobs } = platform;
-    for (const kind of runKinds(reviews.reviewItems)) actors.register(kind);
+    for (const kind of runKinds(reviews.reviewItems, platform.metrics)) actors.register(kind);
 
     const schemas = createSchemaCache();
     const executor = createStepExecutor({

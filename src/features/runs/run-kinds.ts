@@ -19,6 +19,7 @@ import {
 } from '../../../machines/index.js';
 import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
 import { runEventSubject } from '../../platform/bus/subjects.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { ReviewDecision, ReviewItems } from '../reviews/index.js';
 
 /** Actor kind names of runs. */
@@ -96,32 +97,42 @@ function eventOutput(event: string, step: string | undefined, projection: Record
   return null;
 }
 
-const recordEvent: EffectHandler = (params, ctx) => {
-  const { event, step } = params as RecordEventParams;
-  const seq = ctx.writes.nextSeq();
-  const status = ctx.projection.status as string;
-  const output = eventOutput(event, step, ctx.projection);
-  ctx.writes.events.push({ seq, event, status, step: step ?? null, output, at: ctx.at });
-  const payload: RunEventPayload = {
-    eventId: randomUUID(),
-    orgId: ctx.row.orgId,
-    runId: ctx.row.id,
-    kind: ctx.row.columns.kind as 'skill' | 'workflow',
-    slug: ctx.row.columns.slug as string,
-    seq,
-    event,
-    status,
-    step: step ?? null,
-    output,
-    workspaceSha: (ctx.row.columns.workspace_sha as string | null) ?? null,
-    at: ctx.at,
+/** Run events that are not a change of the run's status (every other one is: `r3_runs_total`). */
+const STEP_EVENTS = new Set(['step_started', 'step_completed']);
+
+/** The `recordEvent` effect; once committed, a status change counts in `runs` (`r3_runs_total`). */
+const recordEvent =
+  (runs: Metrics['runs']): EffectHandler =>
+  (params, ctx) => {
+    const { event, step } = params as RecordEventParams;
+    const seq = ctx.writes.nextSeq();
+    const status = ctx.projection.status as string;
+    if (!STEP_EVENTS.has(event)) {
+      const kind = ctx.row.columns.kind as string;
+      ctx.tx.afterCommit(() => runs.inc({ kind, status }));
+    }
+    const output = eventOutput(event, step, ctx.projection);
+    ctx.writes.events.push({ seq, event, status, step: step ?? null, output, at: ctx.at });
+    const payload: RunEventPayload = {
+      eventId: randomUUID(),
+      orgId: ctx.row.orgId,
+      runId: ctx.row.id,
+      kind: ctx.row.columns.kind as 'skill' | 'workflow',
+      slug: ctx.row.columns.slug as string,
+      seq,
+      event,
+      status,
+      step: step ?? null,
+      output,
+      workspaceSha: (ctx.row.columns.workspace_sha as string | null) ?? null,
+      at: ctx.at,
+    };
+    ctx.writes.outbox.push({
+      subject: runEventSubject(String(ctx.row.orgId), ctx.row.id, event),
+      event_id: payload.eventId,
+      payload,
+    });
   };
-  ctx.writes.outbox.push({
-    subject: runEventSubject(String(ctx.row.orgId), ctx.row.id, event),
-    event_id: payload.eventId,
-    payload,
-  });
-};
 
 /**
  * The runs kinds' extra write (`extraRows.step_executions`): a step's result, recorded by the same
@@ -187,9 +198,12 @@ function reviewDecision(event: RunApproveEvent | RunRejectEvent): ReviewDecision
   };
 }
 
-/** The `skill-run` and `workflow-run` kinds, whose review items open and close through `items`. */
-export function runKinds(items: ReviewItems): ActorKindDef[] {
-  const effects = { recordEvent, ...reviewEffects(items) };
+/**
+ * The `skill-run` and `workflow-run` kinds, whose review items open and close through `items`; their
+ * status changes count in `metrics.runs`.
+ */
+export function runKinds(items: ReviewItems, metrics: Pick<Metrics, 'runs'>): ActorKindDef[] {
+  const effects = { recordEvent: recordEvent(metrics.runs), ...reviewEffects(items) };
   const shared = {
     table: 'runs',
     sequence: 'runs_id_seq',

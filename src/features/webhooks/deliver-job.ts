@@ -21,6 +21,7 @@ import { type ActorHost, type LoadedActor, stateName } from '../../platform/acto
 import type { Db } from '../../platform/db/sql.js';
 import type { Job, JobContext, JobHandler, JobKindOptions, JobQueue } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import { checkTarget, type Resolver } from '../../platform/net/ssrf.js';
 import type { SecretStore } from '../../platform/secrets/secret-store.js';
 import type { Clock } from '../../platform/util/clock.js';
@@ -81,6 +82,8 @@ export interface DeliverJobDeps {
   agents: DeliveryAgentPool;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Counts attempts by result (`r3_webhook_attempts_total`) and their duration. */
+  metrics?: Pick<Metrics, 'webhookAttempts' | 'webhookAttemptDuration'>;
   /** How long an attempt waits for a slot of its webhook before its job is put back (default 250 ms). */
   slotWaitMs?: number;
   /** How much later a put-back job is due again (default 1 s). */
@@ -193,6 +196,11 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
     );
     if (sent.outcome !== 'applied') return false;
     ctx?.markCompleted();
+    if (deps.metrics) {
+      const label = attemptResult(result);
+      deps.metrics.webhookAttempts.inc({ result: label });
+      deps.metrics.webhookAttemptDuration.observe({ result: label }, result.durationMs / 1000);
+    }
     return true;
   }
 
@@ -291,6 +299,19 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
   }
 
   return { handler, options: { onDead } };
+}
+
+/** An attempt's result as `r3_webhook_attempts_total` labels it (a bounded set). */
+export function attemptResult(result: DeliveryResult): string {
+  if (result.ok) return 'success';
+  if (result.status !== null)
+    return result.status >= 500 ? 'http_5xx' : result.status >= 400 ? 'http_4xx' : 'http_other';
+  const error = result.error ?? '';
+  if (error === 'timeout') return 'timeout';
+  if (error.startsWith('target_refused')) return 'refused';
+  if (error === 'worker_lost' || error === 'job_dead') return 'lost';
+  if (error === 'aborted') return 'aborted';
+  return 'network';
 }
 
 function lost(error: string): DeliveryResult {

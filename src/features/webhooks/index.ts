@@ -50,6 +50,7 @@ export const webhooksFeature = defineFeature<WebhooksApi>({
       agents,
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
+      metrics: platform.metrics,
     });
     jobs.register(DELIVER_JOB, deliver.handler, deliver.options);
     const dispatcher = createWebhookDispatcher({

@@ -70,6 +70,13 @@ export interface ConsumerHandle {
   stop(): Promise<void>;
 }
 
+/** One durable consumer's backlog: not yet delivered, and delivered but not yet acked. */
+export interface ConsumerLag {
+  consumer: string;
+  pending: number;
+  ackPending: number;
+}
+
 /** Result of `Bus.health`. */
 export interface BusHealth {
   ok: boolean;
@@ -113,6 +120,8 @@ export interface Bus {
   signal(subject: string, payload?: unknown): void;
   /** Whether the bus can publish right now (NATS: connected and the stream answers within 1 s). */
   health(): Promise<BusHealth>;
+  /** NATS: the backlog of this process's durable consumers (metrics). The memory bus has none. */
+  consumerLag?(): Promise<ConsumerLag[]>;
   /** Stops this bus's consumers (waiting for handlers in flight), drops its subscriptions, flushes and disconnects. Idempotent. */
   close(): Promise<void>;
 }

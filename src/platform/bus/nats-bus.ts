@@ -17,6 +17,7 @@ import {
   type ConsumeOptions,
   type ConsumerHandle,
   type ConsumerHandler,
+  type ConsumerLag,
   type PublishOptions,
   type PublishResult,
   redeliveryDelayMs,
@@ -222,6 +223,15 @@ class NatsBus implements Bus {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async consumerLag(): Promise<ConsumerLag[]> {
+    return Promise.all(
+      [...this.consumers].map(async ({ durable }) => {
+        const info = await this.jsm.consumers.info(this.ns.streamName, durable);
+        return { consumer: durable, pending: info.num_pending, ackPending: info.num_ack_pending };
+      }),
+    );
   }
 
   close(): Promise<void> {

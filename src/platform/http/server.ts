@@ -164,7 +164,20 @@ export interface HttpServerDeps {
   anonymous: Principal;
   /** The uWS to serve on (see `loadUws`). */
   uws: LoadedUws;
+  /** Sees every request (metrics, traces): runs its handling, which resolves with the status. */
+  observe?: RequestObserver;
 }
+
+/** A request as an observer sees it; `route` (the matched pattern) is set once it is routed. */
+export interface ObservedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  route: string | null;
+}
+
+/** Wraps the handling of one request; must call `handle` once and resolve with what it resolves. */
+export type RequestObserver = (request: ObservedRequest, handle: () => Promise<number>) => Promise<number>;
 
 export interface HttpServer {
   readonly router: Router<RouteDef>;
@@ -175,6 +188,8 @@ export interface HttpServer {
   readonly inflight: number;
   /** Which uWS this server runs on. */
   readonly engine: LoadedUws;
+  /** Streamed responses (server-sent events) open now. */
+  readonly openStreams: number;
 }
 
 const decoder = new TextDecoder();
@@ -240,7 +255,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     };
     inflight++;
     const started = logRequests ? performance.now() : 0;
-    void handle(exchange, { method, path, rawQuery, headers, address, requestId, body }).then((status) => {
+    const observed: ObservedRequest = { method, path, headers, route: null };
+    const run = () =>
+      handle(exchange, { method, path, rawQuery, headers, address, requestId, body, observed });
+    void (deps.observe ? deps.observe(observed, run) : run()).then((status) => {
       inflight--;
       if (inflight === 0 && idle) idle();
       if (logRequests) {
@@ -268,11 +286,13 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       address: () => string;
       requestId: string;
       body: Promise<Buffer> | null;
+      observed: ObservedRequest;
     },
   ): Promise<number> {
     const { method, path, headers, address, requestId } = request;
     const lookup = router.find(method, path);
     const route = lookup.kind === 'match' ? lookup.match.route : null;
+    request.observed.route = route?.path ?? null;
     let rate: RateDecision | null = null;
     try {
       let principal = deps.anonymous;
@@ -402,6 +422,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     },
     get inflight() {
       return inflight;
+    },
+    get openStreams() {
+      return streams.size;
     },
     engine: uws,
   };

@@ -11,6 +11,7 @@ import { authorize } from '../auth/guard.js';
 import { ApiError, forbidden, validationFailed } from '../http/errors.js';
 import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { toolError, toolResult } from './results.js';
 import type { McpTransportKind, ToolContext, ToolDef } from './tool.js';
 
@@ -20,6 +21,8 @@ export interface ToolsetOptions {
   httpAuthoring: boolean;
   /** Where unexpected faults of tools are logged. */
   log: Logger;
+  /** Counts calls by tool and result (`r3_mcp_tool_calls_total`) and their duration. */
+  metrics?: Pick<Metrics, 'toolCalls' | 'toolCallDuration'>;
 }
 
 /** The tools of one process. */
@@ -67,8 +70,15 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
       return transport === 'stdio' || options.httpAuthoring ? everything : withoutAuthoring;
     },
     async call(name, args, ctx) {
+      const started = performance.now();
+      // A name the client made up is counted as `unknown` (clients choose names: bound the labels).
+      const tool = byName.get(name);
+      const count = (result: string) => {
+        const label = tool ? name : 'unknown';
+        options.metrics?.toolCalls.inc({ tool: label, result });
+        options.metrics?.toolCallDuration.observe({ tool: label }, (performance.now() - started) / 1000);
+      };
       try {
-        const tool = byName.get(name);
         if (!tool) throw unknownTool(name);
         if (tool.authoring && ctx.transport === 'http' && !options.httpAuthoring) {
           throw authoringDisabled(name);
@@ -76,8 +86,11 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
         authorize(ctx.principal, tool.access);
         const parsed = tool.input.safeParse(args ?? {});
         if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
-        return toolResult(await tool.run(parsed.data, ctx));
+        const result = toolResult(await tool.run(parsed.data, ctx));
+        count('ok');
+        return result;
       } catch (error) {
+        count(error instanceof ApiError ? error.code : 'INTERNAL');
         return toolError(error, log, { tool: name, reqId: ctx.requestId });
       }
     },

@@ -24,6 +24,7 @@ import type { Bus } from '../bus/bus.js';
 import { JsonPayload } from '../bus/message.js';
 import type { Db } from '../db/sql.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { coalescedRunner } from '../util/coalesce.js';
 import { decodeOutboxLines } from './lines.js';
 
@@ -31,6 +32,8 @@ export interface OutboxRelayOptions {
   db: Db;
   bus: Bus;
   log: Logger;
+  /** Counts publishes and their latency (`r3_bus_published_total`, `r3_bus_publish_duration_seconds`). */
+  metrics?: Pick<Metrics, 'busPublished' | 'busPublishDuration'>;
   /** Rows claimed per transaction (default 500; a batch row counts as one). */
   batchSize?: number;
   /** Poll interval (default 1 s). */
@@ -82,8 +85,23 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let lastPass = Number.NEGATIVE_INFINITY;
   let poll: NodeJS.Timeout | null = null;
 
-  const publish = (subject: string, eventId: string, payload: string) =>
+  const { metrics } = options;
+  const send = (subject: string, eventId: string, payload: string) =>
     bus.publish(subject, new JsonPayload(payload), { msgId: eventId });
+  const publish = !metrics
+    ? send
+    : async (subject: string, eventId: string, payload: string) => {
+        const started = performance.now();
+        try {
+          const result = await send(subject, eventId, payload);
+          metrics.busPublished.inc({ result: result.duplicate ? 'duplicate' : 'stored' });
+          metrics.busPublishDuration.observe((performance.now() - started) / 1000);
+          return result;
+        } catch (error) {
+          metrics.busPublished.inc({ result: 'error' });
+          throw error;
+        }
+      };
 
   /** One claim: the rows it took and the messages they held. */
   async function batch(): Promise<{ rows: number; messages: number }> {

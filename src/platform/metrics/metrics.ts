@@ -1,0 +1,136 @@
+/**
+ * The process's Prometheus metrics (prom-client), served at `GET /metrics` (metrics-route.ts).
+ * Every metric r3 exports is declared here, in one place: docs/operations.md lists them, and a test
+ * checks the two agree.
+ *
+ * Each process has its own registry (tests start several apps in one process). Counters and
+ * histograms count what this process did; the gauges marked "read at scrape" are read when
+ * Prometheus scrapes (from the database or NATS), so they describe the whole deployment and every
+ * node reports the same value (aggregate them with `max`, not `sum`).
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Latency buckets, in seconds, for HTTP requests and outgoing calls. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The metrics of one process. */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly runs: Counter<'kind' | 'status'>;
+  readonly busPublished: Counter<'result'>;
+  readonly busPublishDuration: Histogram;
+  readonly webhookAttempts: Counter<'result'>;
+  readonly webhookAttemptDuration: Histogram<'result'>;
+  readonly toolCalls: Counter<'tool' | 'result'>;
+  readonly toolCallDuration: Histogram<'tool'>;
+  /**
+   * Registers a gauge read at scrape time by `collect` (it sets the gauge's values). A failing
+   * collect leaves the gauge empty for that scrape and counts `r3_metrics_collect_errors_total`.
+   */
+  addReading<L extends string>(
+    options: { name: string; help: string; labelNames?: readonly L[] },
+    collect: (gauge: Gauge<L>) => Promise<void> | void,
+  ): void;
+  /** The exposition text (Prometheus text format 0.0.4). */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** Creates the registry and its metrics; `defaults` adds the Node process metrics (default true). */
+export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.defaults !== false) collectDefaultMetrics({ register: registry });
+  const collectErrors = new Counter({
+    name: 'r3_metrics_collect_errors_total',
+    help: 'Readings taken at scrape time that failed (database or NATS did not answer), by metric.',
+    labelNames: ['metric'],
+    registers,
+  });
+
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'r3_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'r3_http_request_duration_seconds',
+      help: 'Time from a request read to its answer written (to the stream opened, for streams).',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    runs: new Counter({
+      name: 'r3_runs_total',
+      help: 'Runs that reached a status in this process (committed transitions), by kind and status.',
+      labelNames: ['kind', 'status'],
+      registers,
+    }),
+    busPublished: new Counter({
+      name: 'r3_bus_published_total',
+      help: 'Events the outbox relay published to the bus, by result (stored, duplicate, error).',
+      labelNames: ['result'],
+      registers,
+    }),
+    busPublishDuration: new Histogram({
+      name: 'r3_bus_publish_duration_seconds',
+      help: 'Time from publish to the stream acknowledging the event.',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'r3_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by result (success, http_4xx, http_5xx, timeout, network, refused, lost).',
+      labelNames: ['result'],
+      registers,
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: 'r3_webhook_attempt_duration_seconds',
+      help: 'Duration of webhook POSTs, by result.',
+      labelNames: ['result'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    toolCalls: new Counter({
+      name: 'r3_mcp_tool_calls_total',
+      help: 'MCP tools/call, by tool and result (ok, or the error code).',
+      labelNames: ['tool', 'result'],
+      registers,
+    }),
+    toolCallDuration: new Histogram({
+      name: 'r3_mcp_tool_call_duration_seconds',
+      help: 'Duration of MCP tool calls, by tool.',
+      labelNames: ['tool'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    addReading<L extends string>(
+      options: { name: string; help: string; labelNames?: readonly L[] },
+      collect: (gauge: Gauge<L>) => Promise<void> | void,
+    ) {
+      const { name } = options;
+      new Gauge<L>({
+        name: options.name,
+        help: options.help,
+        labelNames: options.labelNames ?? [],
+        registers,
+        async collect(this: Gauge<L>) {
+          this.reset();
+          try {
+            await collect(this);
+          } catch {
+            this.reset();
+            collectErrors.inc({ metric: name });
+          }
+        },
+      });
+    },
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
