@@ -4,13 +4,15 @@
 // checked by `npm run typecheck` — so a rebuild takes well under a second and `r3` can afford to
 // make one whenever the sources are newer than the last build (a fresh clone, a pull, an edit).
 //
-// Other outputs join the build by adding a step to STEPS (the web client's bundle, for one).
+// Other outputs join the build by adding a step to STEPS. The web UI's bundle is built beside it, into
+// dist/web/ with its own staleness check (ops/web-build.mjs): `ensureBuilt` and `--force` make both.
 //
 //   node ops/build.mjs            build when stale
 //   node ops/build.mjs --force    build always
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildWeb, ensureWebBuilt } from './web-build.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(ROOT, 'dist', 'app');
@@ -91,9 +93,10 @@ export async function build() {
   }
 }
 
-/** Builds when stale; answers whether it built. */
+/** Builds the server and the web bundle, each when stale; answers whether it built either. */
 export async function ensureBuilt() {
-  if (!isStale()) return false;
+  const web = await ensureWebBuilt();
+  if (!isStale()) return web;
   await build();
   return true;
 }
@@ -102,8 +105,10 @@ if (process.argv[1] && pathToFileURL(path.resolve(process.argv[1])).href === imp
   const force = process.argv.includes('--force');
   const started = performance.now();
   let built = true;
-  if (force) await build();
-  else built = await ensureBuilt();
+  if (force) {
+    await build();
+    await buildWeb();
+  } else built = await ensureBuilt();
   const ms = Math.round(performance.now() - started);
   process.stderr.write(built ? `r3: built dist/app in ${ms} ms\n` : 'r3: dist/app is up to date\n');
 }

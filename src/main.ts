@@ -8,6 +8,7 @@ import { objectsFeature } from './features/objects/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
 import { runsFeature } from './features/runs/index.js';
 import { tokensFeature } from './features/tokens/index.js';
+import { webFeature } from './features/web/index.js';
 import { webhooksFeature } from './features/webhooks/index.js';
 import { workspaceFeature } from './features/workspace/index.js';
 import { migrations } from './migrations.js';
@@ -27,7 +28,8 @@ export function registerFeatures(platform: PlatformHost) {
   const objects = objectsFeature.register(platform, { workspace });
   const webhooks = webhooksFeature.register(platform);
   const connectors = connectorsFeature.register(platform, { workspace, objects });
-  return { tokens, workspace, reviews, runs, objects, webhooks, connectors };
+  const web = webFeature.register(platform);
+  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web };
 }
 
 /** The features' APIs, by feature. */
@@ -37,6 +39,7 @@ export type Features = ReturnType<typeof registerFeatures>;
 export const FEATURE_COMMANDS: ReadonlyArray<{ feature: keyof Features; command: CliCommand<never> }> = [
   ...(tokensFeature.commands ?? []).map((command) => ({ feature: 'tokens' as const, command })),
   ...(workspaceFeature.commands ?? []).map((command) => ({ feature: 'workspace' as const, command })),
+  ...(webFeature.commands ?? []).map((command) => ({ feature: 'web' as const, command })),
 ];
 
 /** A process's platform with every feature registered. */
@@ -68,6 +71,7 @@ export type App = PlatformHost &
   Features['objects'] &
   Features['webhooks'] &
   Features['connectors'] &
+  Features['web'] &
   Pick<Serving, 'http' | 'lastUsed'> & {
     /** The port actually bound (PORT=0 picks a free one). */
     port: number;
@@ -119,6 +123,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.objects,
       features.webhooks,
       features.connectors,
+      features.web,
       {
         http: serving.http,
         lastUsed: serving.lastUsed,

@@ -11,6 +11,7 @@ import { Migration0014Connectors } from './features/connectors/migrations/0014-c
 import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
+import { Migration0017WebSessions } from './features/web/migrations/0017-web-sessions.js';
 import { Migration0005Webhooks } from './features/webhooks/migrations/0005-webhooks.js';
 import { Migration0002Resources } from './features/workspace/migrations/0002-resources.js';
 import { Migration0001Foundation } from './platform/db/migrations/0001-foundation.js';
@@ -39,4 +40,5 @@ export const migrations: MigrationObject[] = [
   { name: '0014-connectors', class: Migration0014Connectors },
   { name: '0015-external-ids', class: Migration0015ExternalIds },
   { name: '0016-workers', class: Migration0016Workers },
+  { name: '0017-web-sessions', class: Migration0017WebSessions },
 ];

@@ -22,6 +22,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { type ActorHost, createActorHost } from './actors/host.js';
 import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
 import type { FusedRead } from './auth/authenticate.js';
+import type { SessionAuthenticator } from './auth/sessions.js';
 import type { Bus } from './bus/bus.js';
 import { connectBus } from './bus/connect.js';
 import type { Config } from './config.js';
@@ -72,6 +73,9 @@ export interface AuthRegistry {
   /** A read routes may fuse into the authenticating statement (`RouteDef.fused.read` names it). */
   addFusedRead(name: string, read: FusedRead): void;
   readonly fusedReads: Readonly<Record<string, FusedRead>>;
+  /** Registers the browser-session authenticator (one per process; see auth/sessions.ts). */
+  setSessions(sessions: SessionAuthenticator): void;
+  readonly sessions: SessionAuthenticator | null;
 }
 
 /** The platform a feature registers on. */
@@ -194,6 +198,7 @@ function createHost(
   const routes: RouteDef[] = [];
   const tools: ToolDef[] = [];
   const fusedReads: Record<string, FusedRead> = {};
+  let sessions: SessionAuthenticator | null = null;
   const services: PlatformService[] = [];
   const started: PlatformService[] = [];
   let masterSecret: Promise<string> | null = null;
@@ -230,6 +235,13 @@ function createHost(
         fusedReads[name] = read;
       },
       fusedReads,
+      setSessions(authenticator) {
+        if (sessions) throw new Error('session authenticator registered twice');
+        sessions = authenticator;
+      },
+      get sessions() {
+        return sessions;
+      },
     },
     baseUrl: () => config.baseUrl,
     masterSecret() {

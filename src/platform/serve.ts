@@ -6,6 +6,7 @@
 import { machineRoutes } from './actors/machine-routes.js';
 import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
 import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
+import { withSessions } from './auth/sessions.js';
 import { apiDocsRoutes } from './http/api-docs.js';
 import { healthRoutes } from './http/health.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
@@ -39,14 +40,19 @@ export function createServing(platform: PlatformHost): Serving {
   const limiter = createRateLimiter({ sql: db.sql, clock, defaults: limiterDefaults });
   const http = createHttpServer({
     log,
-    authenticate: createAuthenticator({
-      sql: db.sql,
-      env: config.env,
-      clock,
-      lastUsed,
-      defaults: limiterDefaults,
-      fusedReads: platform.auth.fusedReads,
-    }),
+    authenticate: withSessions(
+      createAuthenticator({
+        sql: db.sql,
+        env: config.env,
+        clock,
+        lastUsed,
+        defaults: limiterDefaults,
+        fusedReads: platform.auth.fusedReads,
+      }),
+      () => platform.auth.sessions,
+      (key, policy) => limiter.take(key, policy),
+      limiterDefaults,
+    ),
     rateLimitAddress: (ip) => limiter.takeForAddress(ip),
     trustProxy: config.trustProxy,
     anonymous: ANONYMOUS,

@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import type { FusedAnswer, FusedRequest } from '../auth/authenticate.js';
 import { type Access, authorize } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
+import type { IncomingRequest } from '../auth/sessions.js';
 import type { Logger } from '../log.js';
 import { ApiError, internal, rateLimited, routeNotFound } from './errors.js';
 import {
@@ -152,10 +153,14 @@ export interface RateDecision {
 
 export interface HttpServerDeps {
   log: Logger;
-  /** Resolves a Bearer header to a principal and takes its rate-limit step, or throws 401. */
+  /**
+   * Resolves a Bearer header (else the request's session cookie) to a principal and takes its
+   * rate-limit step, or throws 401.
+   */
   authenticate(
     authorization: string | undefined,
     fused?: FusedRequest | null,
+    request?: IncomingRequest,
   ): Promise<{ principal: Principal; rate: RateDecision | null; fused?: FusedAnswer }>;
   /** Takes one request from an address's bucket (unauthenticated callers); null when limiting is off. */
   rateLimitAddress(ip: string): Promise<RateDecision | null>;
@@ -308,6 +313,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           ({ principal, rate, fused } = await deps.authenticate(
             headers.authorization,
             asked && key !== null ? { read: asked.read, key } : null,
+            { method, headers },
           ));
         } catch (error) {
           // A failed authentication is charged to the caller's address, so guessing is limited too.

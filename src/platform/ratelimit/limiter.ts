@@ -22,6 +22,8 @@ export interface RatePolicy {
 export interface RateLimiter {
   /** Takes one request from an address's bucket; null when limiting is off. */
   takeForAddress(ip: string): Promise<RateDecision | null>;
+  /** Takes one request from bucket `key` under `policy` (browser sessions: `s:<id>`); null when it is off. */
+  take(key: string, policy: RatePolicy): Promise<RateDecision | null>;
   /** Drops idle buckets (full for over an hour). */
   sweep(): Promise<number>;
 }
@@ -30,39 +32,53 @@ export function createRateLimiter(deps: { sql: Sql; clock: Clock; defaults: Rate
   const { sql, clock, defaults } = deps;
   /** Buckets known to be empty: key → the bucket's theoretical arrival time (ms). */
   const refused = new Map<string, { tatMs: number; untilMs: number }>();
-  const steps = createBatchLoader<string, { allowed: boolean; tat_ms: number; now: number }>({
-    async batch(keys) {
-      const interval = 60_000 / defaults.perMinute;
+  // One loader per policy: a batch's statement takes one interval and burst.
+  const loaders = new Map<string, ReturnType<typeof stepsFor>>();
+  const stepsFor = (policy: RatePolicy) =>
+    createBatchLoader<string, { allowed: boolean; tat_ms: number; now: number }>({
+      async batch(keys) {
+        const interval = 60_000 / policy.perMinute;
+        const now = clock.now();
+        const rows = await sql.prepared<{ ord: number; allowed: boolean; tat_ms: number }>(
+          'rate_take_batch',
+          RATE_TAKE_BATCH,
+          [keys, now, interval, policy.burst],
+        );
+        return rows.map((row) => ({ ...row, now }));
+      },
+    });
+  const steps = (policy: RatePolicy) => {
+    const name = `${policy.perMinute}/${policy.burst}`;
+    let loader = loaders.get(name);
+    if (!loader) {
+      if (loaders.size > 100) loaders.clear();
+      loader = stepsFor(policy);
+      loaders.set(name, loader);
+    }
+    return loader;
+  };
+
+  async function take(key: string, policy: RatePolicy): Promise<RateDecision | null> {
+    if (policy.perMinute === 0 || policy.burst === 0) return null;
+    const interval = 60_000 / policy.perMinute;
+    const known = refused.get(key);
+    if (known) {
       const now = clock.now();
-      const rows = await sql.prepared<{ ord: number; allowed: boolean; tat_ms: number }>(
-        'rate_take_batch',
-        RATE_TAKE_BATCH,
-        [keys, now, interval, defaults.burst],
-      );
-      return rows.map((row) => ({ ...row, now }));
-    },
-  });
+      if (now < known.untilMs) return decide(false, known.tatMs, now, interval, policy.burst);
+      refused.delete(key);
+    }
+    const { allowed, tat_ms: tatMs, now } = await steps(policy).load(key);
+    const decision = decide(allowed, tatMs, now, interval, policy.burst);
+    if (!allowed) {
+      if (refused.size > 10_000) refused.clear();
+      refused.set(key, { tatMs, untilMs: now + decision.retryAfterSec * 1000 });
+    }
+    return decision;
+  }
 
   return {
-    async takeForAddress(ip) {
-      const key = `ip:${ip}`;
-      const policy = defaults;
-      if (policy.perMinute === 0 || policy.burst === 0) return null;
-      const interval = 60_000 / policy.perMinute;
-      const known = refused.get(key);
-      if (known) {
-        const now = clock.now();
-        if (now < known.untilMs) return decide(false, known.tatMs, now, interval, policy.burst);
-        refused.delete(key);
-      }
-      const { allowed, tat_ms: tatMs, now } = await steps.load(key);
-      const decision = decide(allowed, tatMs, now, interval, policy.burst);
-      if (!allowed) {
-        if (refused.size > 10_000) refused.clear();
-        refused.set(key, { tatMs, untilMs: now + decision.retryAfterSec * 1000 });
-      }
-      return decision;
-    },
+    takeForAddress: (ip) => take(`ip:${ip}`, defaults),
+    take,
     async sweep() {
       const rows = await sql.query('delete from rate_limits where tat_ms < $1 returning 1', [
         clock.now() - 3_600_000,

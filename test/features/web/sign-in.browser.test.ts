@@ -1,0 +1,107 @@
+/**
+ * Signing in from a real browser (Chromium through Playwright): by one-time link, by pasted token,
+ * an expired session sent back to sign-in, sign-out; no CSP violation and no serious axe-core finding
+ * on the pages; usable at 360 px wide.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import {
+  checkAccessibility,
+  launchBrowser,
+  probeBrowser,
+  screenshot,
+  type TestBrowser,
+  watchPageErrors,
+} from '../../helpers/browser.js';
+
+const probe = probeBrowser();
+
+describe.skipIf(probe.skip)('sign-in in the browser', () => {
+  let t: TestApp;
+  let b: TestBrowser;
+
+  beforeAll(async () => {
+    b = await launchBrowser(probe);
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  it('a sign-in link opens the queue signed in; the same link again is refused', async () => {
+    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'lina', role: 'pm' });
+    const context = await b.context();
+    const page = await context.newPage();
+    const errors = watchPageErrors(page);
+    await page.goto(link.url);
+    await page.waitForURL(`${t.url}/review`);
+    await expect(page.getByText('lina · acme · pm').isVisible()).resolves.toBe(true);
+    expect(page.url()).not.toContain('link=');
+    await screenshot(page, 'review-signed-in');
+    expect(await checkAccessibility(page)).toEqual([]);
+    expect(errors).toEqual([]);
+
+    const other = await (await b.context()).newPage();
+    await other.goto(link.url);
+    await other.getByRole('alert').waitFor();
+    expect(await other.getByRole('alert').textContent()).toContain('used already');
+    expect(other.url()).toContain('/login');
+    await screenshot(other, 'login-link-used');
+    expect(await checkAccessibility(other)).toEqual([]);
+    await other.context().close();
+    await context.close();
+  });
+
+  it('a pasted token signs in and goes back to the page asked for; sign-out ends the session', async () => {
+    const created = await t.token({ user: 'tom', role: 'owner' });
+    const context = await b.context();
+    const page = await context.newPage();
+    const errors = watchPageErrors(page);
+    await page.goto(`${t.url}/admin/tokens`);
+    await page.waitForURL(/\/login\?next=%2Fadmin%2Ftokens$/);
+    await screenshot(page, 'login');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.getByLabel('API token').fill(created.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${t.url}/admin/tokens`);
+    await page.getByText('tom · acme · owner').waitFor();
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === 'r3_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Lax');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${t.url}/login`);
+    const replay = await fetch(`${t.url}/api/v1/session`, {
+      headers: { cookie: `r3_session=${session?.value}` },
+    });
+    expect(replay.status).toBe(401);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('an expired session sends the browser to sign-in, keeping the page to return to', async () => {
+    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'idle-ida', role: 'pm' });
+    const context = await b.context();
+    const page = await context.newPage();
+    await page.goto(link.url);
+    await page.waitForURL(`${t.url}/review`);
+    t.clock.advance(13 * 3_600_000);
+    await page.reload();
+    await page.waitForURL(/\/login\?next=%2Freview$/);
+    await context.close();
+  });
+
+  it('fits a 360 px wide screen without sideways scrolling', async () => {
+    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'narrow-nick', role: 'pm' });
+    const context = await b.context({ width: 360, height: 740 });
+    const page = await context.newPage();
+    await page.goto(link.url);
+    await page.waitForURL(`${t.url}/review`);
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow as number).toBeLessThanOrEqual(0);
+    await screenshot(page, 'review-360px');
+    await context.close();
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * Browser tests: Playwright (playwright-core) driving Debian's Chromium (`apt-get install chromium`;
+ * .ci/run installs it). Where it is missing the tests are skipped with a printed reason, except
+ * under `CI`, where a missing browser fails the suite:
+ *
+ * ```ts
+ * const browser = probeBrowser();
+ * describe.skipIf(browser.skip)('…', () => {
+ *   beforeAll(async () => { b = await launchBrowser(browser); });
+ * ```
+ *
+ * `checkAccessibility` runs axe-core in the page; `screenshot` keeps a picture of each page under
+ * test-artifacts/screenshots/ (not committed).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.R3_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface BrowserProbe {
+  available: boolean;
+  required: boolean;
+  skip: boolean;
+}
+
+/** Whether Chromium is installed; prints why the browser tests skip when it is not (and CI is unset). */
+export function probeBrowser(): BrowserProbe {
+  const ci = process.env.CI?.trim().toLowerCase();
+  const required = ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
+  const available = existsSync(CHROMIUM_PATH);
+  const skip = !available && !required;
+  if (skip) {
+    console.warn(
+      `[browser] Chromium is not installed at ${CHROMIUM_PATH}: SKIPPING the web UI's browser tests. ` +
+        'Install it with `apt-get install chromium` (or set R3_TEST_CHROMIUM); set CI=1 to make this a failure.',
+    );
+  }
+  return { available, required, skip };
+}
+
+/** A launched Chromium. */
+export interface TestBrowser {
+  browser: Browser;
+  /** A fresh context (cookies of its own), 1280×800 unless told. */
+  context(options?: { width?: number; height?: number }): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium headless (throws when it is missing: under CI that fails the suite). */
+export async function launchBrowser(probe: BrowserProbe): Promise<TestBrowser> {
+  if (!probe.available) {
+    throw new Error(`Chromium is required (CI is set) but not installed at ${CHROMIUM_PATH}`);
+  }
+  // Playwright gives every launch a fresh temporary profile (its own --user-data-dir, removed at close).
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    browser,
+    context: (o = {}) =>
+      browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 } }),
+    close: () => browser.close(),
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** An axe-core violation, as much as a failure message needs. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** Runs axe-core on the page; answers the serious and critical violations (none expected). */
+export async function checkAccessibility(page: Page): Promise<AxeViolation[]> {
+  // Evaluated through the DevTools protocol: the page's CSP (no inline script) does not apply.
+  await page.evaluate(axeSource);
+  // A string: the test's TypeScript has no DOM types; this runs in the page.
+  const violations = await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+    })))`);
+  return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+const SCREENSHOTS = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  '..',
+  '..',
+  'test-artifacts',
+  'screenshots',
+);
+
+/** Keeps a full-page screenshot as a test artifact (test-artifacts/screenshots/<name>.png). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Collects the page's CSP violations, console errors and uncaught errors (a test expects none). */
+export function watchPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    // An API answer of 401/404 is logged by the browser as a failed load: expected, not an error.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      errors.push(`console: ${message.text()}`);
+    }
+  });
+  return errors;
+}

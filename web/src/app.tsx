@@ -1,0 +1,67 @@
+/**
+ * The app: which page a path shows, and the session every page but sign-in needs (loaded once; a
+ * 401 from any call later sends the browser back to sign-in).
+ */
+import { useEffect } from 'preact/hooks';
+import { ApiError, api, sessionEnded } from './api.js';
+import { AppHeader } from './components/app-header.js';
+import { LoginPage } from './pages/login-page.js';
+import { NotFoundPage } from './pages/not-found-page.js';
+import { QueuePage } from './pages/queue-page.js';
+import { locationStore, navigate } from './stores/location-store.js';
+import { type Session, sessionStore } from './stores/session-store.js';
+import { useSelector } from './stores/use-selector.js';
+
+/** The page for `path`, signed in. */
+function page(path: string) {
+  const parts = path.split('/').filter(Boolean);
+  if (path === '/review') return <QueuePage />;
+  if (parts[0] === 'review' && parts.length === 3) return <NotFoundPage what={parts[1] ?? 'page'} />;
+  return <NotFoundPage />;
+}
+
+export function App() {
+  const path = useSelector(locationStore, (c) => c.path);
+  const status = useSelector(sessionStore, (c) => c.status);
+
+  useEffect(() => {
+    if (path === '/login' || status !== 'loading') return;
+    api<{ session: Session }>('GET', '/session')
+      .then(({ session }) => sessionStore.trigger.signedIn({ session }))
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError) || error.status !== 401) sessionEnded();
+      });
+  }, [path, status]);
+
+  useEffect(() => {
+    // Same-site links move within the app without reloading it.
+    const onClick = (event: MouseEvent) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
+        return;
+      const anchor = (event.target as Element | null)?.closest?.('a');
+      if (!anchor || anchor.target || anchor.hasAttribute('download')) return;
+      const url = new URL(anchor.href, window.location.href);
+      if (url.origin !== window.location.origin || url.pathname.startsWith('/api/')) return;
+      if (url.pathname === window.location.pathname && url.hash) return;
+      event.preventDefault();
+      navigate(url.pathname + url.search);
+    };
+    document.addEventListener('click', onClick);
+    return () => document.removeEventListener('click', onClick);
+  }, []);
+
+  if (path === '/login') return <LoginPage />;
+  if (status !== 'signed-in') {
+    return (
+      <main id="main" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
+  }
+  return (
+    <>
+      <AppHeader />
+      {page(path)}
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+/** Who is signed in: loaded once at start from `GET /api/v1/session`, cleared at sign-out or expiry. */
+import { createStore } from '@xstate/store';
+
+export interface Session {
+  id: string | null;
+  org: string;
+  userId: string;
+  role: 'owner' | 'pm' | 'client_reviewer' | 'specialist';
+  scopes: string[];
+  canApprove: boolean;
+  via: 'link' | 'token' | 'bearer';
+  tokenId: string | null;
+  csrfToken: string | null;
+}
+
+export type SessionStatus = 'loading' | 'signed-in' | 'signed-out';
+
+export const sessionStore = createStore({
+  context: { status: 'loading' as SessionStatus, session: null as Session | null },
+  on: {
+    signedIn: (_, event: { session: Session }) => ({ status: 'signed-in' as const, session: event.session }),
+    signedOut: () => ({ status: 'signed-out' as const, session: null }),
+  },
+});
+
+/** The CSRF token state-changing requests send (null when signed out). */
+export function csrfToken(): string | null {
+  return sessionStore.getSnapshot().context.session?.csrfToken ?? null;
+}
