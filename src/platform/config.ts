@@ -20,6 +20,39 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => ['true', '1', 'yes'].includes(v));
 const nonNegativeInt = z.coerce.number().int().min(0);
+
+/** The OpenTelemetry `key=value,key2=value2` lists (values percent-decoded). */
+const keyValueList = (name: string) =>
+  z.string().transform((text, ctx) => {
+    const out: Record<string, string> = {};
+    for (const entry of text.split(',')) {
+      if (entry.trim() === '') continue;
+      const cut = entry.indexOf('=');
+      const key = cut > 0 ? entry.slice(0, cut).trim() : '';
+      if (!key) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a comma list of key=value` });
+        return z.NEVER;
+      }
+      try {
+        out[key] = decodeURIComponent(entry.slice(cut + 1).trim());
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${name}: ${key}'s value is not percent-encoded correctly` });
+        return z.NEVER;
+      }
+    }
+    return out;
+  });
+const otlpProtocol = z.enum(['http/protobuf', 'http/json'], {
+  message: 'must be http/protobuf or http/json (r3 exports over OTLP/HTTP; grpc is not supported)',
+});
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 const optionalUrl = z.url().optional();
 
 const EnvSchema = z.object({
@@ -81,6 +114,21 @@ const EnvSchema = z.object({
   R3_CONNECTOR_TIMEOUT: duration('R3_CONNECTOR_TIMEOUT').default(15_000),
   R3_CONNECTOR_RETRY_BASE: duration('R3_CONNECTOR_RETRY_BASE').default(500),
   R3_METRICS_TOKEN: z.string().min(16, 'R3_METRICS_TOKEN must be at least 16 characters').optional(),
+  // OpenTelemetry (the variables of its SDK specification that r3 reads; a bad value stops start-up).
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_SERVICE_NAME: z.string().min(1).default('r3'),
+  OTEL_RESOURCE_ATTRIBUTES: keyValueList('OTEL_RESOURCE_ATTRIBUTES').default({}),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none'], { message: 'must be otlp or none' }).default('otlp'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: keyValueList('OTEL_EXPORTER_OTLP_HEADERS').default({}),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValueList('OTEL_EXPORTER_OTLP_TRACES_HEADERS').default({}),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.default('http/protobuf'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` })
+    .default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 });
 
 /** The parsed, typed configuration every module receives (never `process.env`). */
@@ -129,6 +177,24 @@ export interface Config {
   connectors: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number };
   /** Bearer token `GET /metrics` needs; unset: it answers loopback clients only. */
   metricsToken: string | undefined;
+  /**
+   * OpenTelemetry traces: exported over OTLP/HTTP to `endpoint` (the traces URL) when one is set
+   * (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`), unless
+   * OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none.
+   */
+  tracing: TracingConfig;
+}
+
+/** The OpenTelemetry settings r3 reads (see `Config.tracing`). */
+export interface TracingConfig {
+  endpoint: string | undefined;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  sampler: (typeof SAMPLERS)[number];
+  /** The ratio of the `traceidratio` samplers (default 1). */
+  samplerArg: number;
 }
 
 /** A configuration error names every offending variable. */
@@ -216,5 +282,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.R3_CONNECTOR_RETRY_BASE,
     },
     metricsToken: e.R3_METRICS_TOKEN,
+    tracing: {
+      endpoint:
+        e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none'
+          ? undefined
+          : (e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+            (e.OTEL_EXPORTER_OTLP_ENDPOINT
+              ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`
+              : undefined)),
+      protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL,
+      headers: { ...e.OTEL_EXPORTER_OTLP_HEADERS, ...e.OTEL_EXPORTER_OTLP_TRACES_HEADERS },
+      serviceName: e.OTEL_SERVICE_NAME,
+      resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES,
+      sampler: e.OTEL_TRACES_SAMPLER,
+      samplerArg: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    },
   };
 }

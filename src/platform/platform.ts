@@ -19,6 +19,7 @@
  */
 
 import type { MigrationObject } from '@mikro-orm/core';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { type ActorHost, createActorHost } from './actors/host.js';
 import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
 import type { FusedRead } from './auth/authenticate.js';
@@ -36,6 +37,7 @@ import { addPlatformReadings } from './metrics/readings.js';
 import { createModelProviderRegistry, type ModelProviderRegistry } from './models/providers/index.js';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.js';
 import { loadMasterSecret } from './secrets/master-key.js';
+import { createTracing, type Tracing } from './tracing/tracing.js';
 import type { Clock } from './util/clock.js';
 
 /** What a process does (see the terminology above). */
@@ -98,6 +100,8 @@ export interface Platform {
   readonly models: ModelProviderRegistry;
   /** This process's Prometheus metrics (`GET /metrics`); features count what they do here. */
   readonly metrics: Metrics;
+  /** OpenTelemetry spans (on when an OTLP endpoint is configured); features trace their work here. */
+  readonly tracing: Tracing;
   readonly routes: RouteTable;
   readonly mcp: ToolRegistry;
   readonly auth: AuthRegistry;
@@ -122,6 +126,8 @@ export interface PlatformOptions {
   bus?: Bus;
   /** Replaces the configured model providers (tests). */
   models?: ModelProviderRegistry;
+  /** Turns tracing on with this exporter instead of OTLP (tests: an in-memory exporter). */
+  spanExporter?: SpanExporter;
 }
 
 /** The platform as its owner (the composition root) holds it: the features' view plus the life cycle. */
@@ -178,6 +184,12 @@ function createHost(
   const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency, databaseUrl: db.url });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
   const metrics = createMetrics({ defaults: role === 'serve' });
+  const tracing = createTracing(
+    config.tracing,
+    options.spanExporter ? { exporter: options.spanExporter } : {},
+  );
+  // Runs first among the closers: every service and loop has stopped, so every span has ended.
+  closers.push(() => tracing.shutdown());
   addPlatformReadings(metrics, { sql: db.sql, bus });
   const outbox = createOutboxRelay({ db: db.sql, bus, log, metrics });
   actors.onWake((what) => {
@@ -221,6 +233,7 @@ function createHost(
     outbox,
     models,
     metrics,
+    tracing,
     routes: {
       add: (...added) => void routes.push(...added),
       all: routes,

@@ -16,6 +16,7 @@ import { createToolset } from './mcp/toolset.js';
 import { httpMetricsObserver, metricsRoutes } from './metrics/metrics-route.js';
 import type { PlatformHost } from './platform.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
+import { composeObservers, httpTracingObserver } from './tracing/tracing.js';
 
 /** A process's HTTP side, built but not yet listening. */
 export interface Serving {
@@ -57,7 +58,9 @@ export function createServing(platform: PlatformHost): Serving {
     trustProxy: config.trustProxy,
     anonymous: ANONYMOUS,
     uws: loadUws(config.httpEngine),
-    observe: httpMetricsObserver(platform.metrics),
+    observe: platform.tracing.enabled
+      ? composeObservers(httpMetricsObserver(platform.metrics), httpTracingObserver(platform.tracing))
+      : httpMetricsObserver(platform.metrics),
   });
   platform.metrics.addReading(
     {
@@ -70,6 +73,7 @@ export function createServing(platform: PlatformHost): Serving {
     httpAuthoring: config.mcp.httpAuthoring,
     log,
     metrics: platform.metrics,
+    tracing: platform.tracing,
   });
   const routes = [
     ...healthRoutes(platform),

@@ -3,6 +3,7 @@
  * manual clock; plus a small HTTP client that goes through the real socket.
  */
 import { randomBytes } from 'node:crypto';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { CreatedToken } from '../../src/features/tokens/service.js';
 import { type App, startApp } from '../../src/main.js';
 import type { Role, Scope } from '../../src/platform/auth/principal.js';
@@ -58,6 +59,8 @@ export async function startTestApp(
   options: {
     database?: TestDatabase /** The manual clock's first reading (default: now). */;
     now?: number;
+    /** Traces into this exporter (an `InMemorySpanExporter`), whatever the OTEL_* variables say. */
+    spanExporter?: SpanExporter;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -77,7 +80,11 @@ export async function startTestApp(
     ...env,
   });
   const clock = new ManualClock(options.now);
-  const app = await startApp(config, { clock, log: createLogger(config.logLevel, 2) });
+  const app = await startApp(config, {
+    clock,
+    log: createLogger(config.logLevel, 2),
+    ...(options.spanExporter ? { spanExporter: options.spanExporter } : {}),
+  });
   const url = app.url;
   const check = openApiChecker(app);
   let counter = 0;

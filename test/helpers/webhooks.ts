@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Dispatched } from '../../src/features/webhooks/dispatcher.js';
-import type { TestApp } from './app.js';
+import { ALL_SCOPES, type TestApp } from './app.js';
 import { type Collector, createCollector } from './wait.js';
 
 /** The spec's check: HMAC-SHA256 over `<t>.<raw body>` keyed with the secret, hex, constant time. */
@@ -89,4 +89,26 @@ export async function register(
   const res = await t.request('POST', '/api/v1/webhooks', { token, body });
   expect(res.status, res.text).toBe(201);
   return res.body.id as number;
+}
+
+/**
+ * A new org `org` with an object type and a webhook for its `object.created` posting to `url`;
+ * `created(title)` ingests an object and drains the jobs, so its delivery attempt has been made.
+ */
+export async function webhookedOrg(
+  t: TestApp,
+  org: string,
+  url: string,
+): Promise<{ token: string; created(title: string): Promise<void> }> {
+  const token = (await t.token({ org, scopes: ALL_SCOPES })).token;
+  await createObjectType(t, token);
+  const dispatched = watchDispatcher(t);
+  await register(t, token, { url, events: ['object.created'], secret: 'whsec_test_0123456789abcdef' });
+  return {
+    token,
+    async created(title) {
+      await ingest(t, token, dispatched, title);
+      await t.app.jobs.drain();
+    },
+  };
 }

@@ -18,6 +18,8 @@
  * provider of the skill's `model.provider` (the deployment default when absent); the output
  * validated against the skill's outputSchema.
  */
+
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
 import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
@@ -31,6 +33,7 @@ import {
   type ModelProvider,
 } from '../../platform/models/model-provider.js';
 import type { ModelProviderRegistry } from '../../platform/models/providers/index.js';
+import type { Tracing } from '../../platform/tracing/tracing.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate, renderValue } from '../../platform/util/template.js';
 import type { SchemaCache } from './schema-cache.js';
@@ -95,6 +98,8 @@ export interface StepExecutorDeps {
   log: Logger;
   providers: ModelProviderRegistry;
   schemas: SchemaCache;
+  /** Spans: one per step execution (in the run's trace), one per model call. */
+  tracing: Tracing;
 }
 
 /** Whether `step` of a workflow run is an approve gate (its job only brings the run there). */
@@ -163,15 +168,30 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
       provider = deps.providers.get(model?.provider);
       meta.provider = provider.name;
       const system = manifest.agent?.systemPrompt;
-      result = await provider.complete({
-        prompt: prompt.text,
-        ...(system ? { system } : {}),
-        ...(model?.name ? { model: model.name } : {}),
-        ...(model?.temperature !== undefined ? { temperature: model.temperature } : {}),
-        ...(skill.manifest.outputSchema ? { json: { schema: skill.manifest.outputSchema, name: slug } } : {}),
-        signal,
-        traceId: run.trace_id,
-      });
+      const chosen = provider;
+      const attributes = {
+        'gen_ai.system': provider.name,
+        ...(model?.name ? { 'gen_ai.request.model': model.name } : {}),
+      };
+      result = await deps.tracing.inSpan(
+        `model ${provider.name}`,
+        { kind: SpanKind.CLIENT, attributes },
+        async (span) => {
+          const answer = await chosen.complete({
+            prompt: prompt.text,
+            ...(system ? { system } : {}),
+            ...(model?.name ? { model: model.name } : {}),
+            ...(model?.temperature !== undefined ? { temperature: model.temperature } : {}),
+            ...(skill.manifest.outputSchema
+              ? { json: { schema: skill.manifest.outputSchema, name: slug } }
+              : {}),
+            signal,
+            traceId: run.trace_id,
+          });
+          span?.setAttribute('gen_ai.response.model', answer.model);
+          return answer;
+        },
+      );
     } catch (error) {
       if (!isProviderError(error)) throw error;
       meta.durationMs = Math.round(performance.now() - started);
@@ -312,13 +332,24 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
       if (await reachGate(payload, loaded, job, runLog)) ctx.markCompleted();
       return;
     }
-    const startedAt = iso();
-    const outcome = await execute(run, payload.step, ctx.signal);
-    if (!outcome.ok) runLog.info({ error: outcome.error }, 'step failed');
-    const recorded = outcome.ok
-      ? { output: outcome.output, meta: outcome.meta }
-      : { error: outcome.error, meta: outcome.meta };
-    if (await report(payload, recorded, startedAt, loaded, job, runLog)) ctx.markCompleted();
+    const attributes = {
+      'r3.run.id': run.id,
+      'r3.run.step': payload.step,
+      'r3.run.step.attempt': payload.attempt,
+    };
+    const parent = deps.tracing.runContext(run.trace_id, run.id);
+    await deps.tracing.inSpan(`run step ${payload.step}`, { parent, attributes }, async (span) => {
+      const startedAt = iso();
+      const outcome = await execute(run, payload.step, ctx.signal);
+      if (!outcome.ok) {
+        runLog.info({ error: outcome.error }, 'step failed');
+        span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error.code });
+      }
+      const recorded = outcome.ok
+        ? { output: outcome.output, meta: outcome.meta }
+        : { error: outcome.error, meta: outcome.meta };
+      if (await report(payload, recorded, startedAt, loaded, job, runLog)) ctx.markCompleted();
+    });
   };
 
   return {

@@ -51,6 +51,7 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
       log,
       providers: platform.models,
       schemas,
+      tracing: platform.tracing,
     });
     jobs.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
 

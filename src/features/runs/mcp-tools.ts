@@ -10,6 +10,7 @@ import { access } from '../../platform/auth/guard.js';
 import { ApiError, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
 import { JsonText } from '../../platform/mcp/results.js';
 import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
 import type { RunFilter, RunView } from './view.js';
@@ -67,6 +68,7 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
             method: 'POST',
             path: `/api/v1/skills/${slug}/runs`,
             requestId: ctx.requestId,
+            traceId: activeTraceId(),
           });
           runId = answer.runId;
         } catch (error) {

@@ -9,6 +9,8 @@ import { notFound } from '../../platform/http/errors.js';
 import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
 import { json, jsonText, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
+import { activeTraceId } from '../../platform/tracing/tracing.js';
+import { parseTraceparent } from '../../platform/util/trace.js';
 import type { RunService } from './service.js';
 import { type RunFilter, runViewSchema } from './view.js';
 
@@ -102,12 +104,14 @@ export function runRoutes(runs: RunService): RouteDef[] {
           schema: triggerAnswerSchema,
         },
       },
-      handler: async ({ principal, params, body, method, path, requestId, fused }) => {
+      handler: async ({ principal, params, body, method, path, requestId, fused, headers }) => {
         const result = await runs.trigger(principal, kind, params.slug, body, {
           method,
           path,
           requestId,
           appliedSha: fused?.value,
+          // The request's trace (decisions §14): its span's when traced, else its `traceparent`'s.
+          traceId: activeTraceId() ?? parseTraceparent(headers.traceparent)?.traceId,
         });
         return json(202, result.answer, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
       },

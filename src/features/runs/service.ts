@@ -94,7 +94,14 @@ export class RunService {
     kind: 'skill' | 'workflow',
     slug: string,
     body: TriggerBody,
-    request: { method: string; path: string; requestId: string | null; appliedSha?: string | null },
+    request: {
+      method: string;
+      path: string;
+      requestId: string | null;
+      appliedSha?: string | null;
+      /** The trace the run joins (the request's); a new one when absent. */
+      traceId?: string | undefined;
+    },
   ): Promise<TriggerResult> {
     const { db, host, clock } = this.deps;
     const key = body.idempotencyKey;
@@ -138,7 +145,7 @@ export class RunService {
             created_by: principal.actor,
             api_token_id: principal.tokenId,
             workspace_sha: target.workspaceSha,
-            trace_id: newTraceId(),
+            trace_id: request.traceId ?? newTraceId(),
             input: body.input,
             manifest: target.manifest,
           },

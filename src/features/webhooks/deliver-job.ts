@@ -14,6 +14,7 @@
  * attempt, or, when the lost one was the last, reports it as failed (`worker_lost`). A job that
  * finds the delivery anywhere else is stale and does nothing.
  */
+import { SpanStatusCode } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { WebhookDeliveryContext } from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
@@ -24,6 +25,7 @@ import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import { checkTarget, type Resolver } from '../../platform/net/ssrf.js';
 import type { SecretStore } from '../../platform/secrets/secret-store.js';
+import { activeTraceparent, SpanKind, setHttpStatus, type Tracing } from '../../platform/tracing/tracing.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { createMicroBatchLoader } from '../../platform/util/micro-batch.js';
 import { type DeliveryAgentPool, type DeliveryResult, postWebhook } from './deliver-http.js';
@@ -84,6 +86,8 @@ export interface DeliverJobDeps {
   allowPrivate: boolean;
   /** Counts attempts by result (`r3_webhook_attempts_total`) and their duration. */
   metrics?: Pick<Metrics, 'webhookAttempts' | 'webhookAttemptDuration'>;
+  /** A client span per attempt; its request carries the span's `traceparent`. */
+  tracing?: Tracing;
   /** How long an attempt waits for a slot of its webhook before its job is put back (default 250 ms). */
   slotWaitMs?: number;
   /** How much later a put-back job is due again (default 1 s). */
@@ -118,6 +122,27 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
     return actor ? { row, actor } : null;
   }
 
+  /** Attempt `n` in its span (when tracing), which the POST's `traceparent` names. Never throws. */
+  function traced(row: DeliveryRow, n: number, signal: AbortSignal): Promise<DeliveryResult> {
+    if (!deps.tracing?.enabled) return attempt(row, signal);
+    const attributes = {
+      'r3.webhook.id': row.webhook_id,
+      'r3.webhook.delivery_id': row.delivery_id,
+      'r3.webhook.event': row.event_type,
+      'r3.webhook.attempt': n,
+      'http.request.method': 'POST',
+      'url.full': row.url,
+    };
+    return deps.tracing.inSpan('webhook attempt', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const result = await attempt(row, signal);
+      if (span) {
+        if (result.status !== null) setHttpStatus(span, result.status, false);
+        if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+      }
+      return result;
+    });
+  }
+
   /** The POST of one attempt, or why it was not made. Never throws. */
   async function attempt(row: DeliveryRow, signal: AbortSignal): Promise<DeliveryResult> {
     const target = await checkTarget(row.url, {
@@ -147,6 +172,7 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
         [SIGNATURE_HEADER]: signPayload(row.body, signing, Math.floor(now / 1000)),
         [DELIVERY_HEADER]: row.delivery_id,
         [EVENT_HEADER]: row.event_type,
+        ...traceHeader(),
       },
       timeoutMs: deps.timeoutMs,
       maxResponseBytes: ATTEMPT_EXCERPT_BYTES,
@@ -253,7 +279,7 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
       // Another worker took this attempt (a duplicate job): its report will come.
       if (start.outcome !== 'applied') return;
       started = start.actor;
-      result = await attempt(row, ctx.signal);
+      result = await traced(row, n, ctx.signal);
     } finally {
       slots.release(row.webhook_id);
     }
@@ -299,6 +325,12 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
   }
 
   return { handler, options: { onDead } };
+}
+
+/** `traceparent` of the attempt's span, when one records. */
+function traceHeader(): Record<string, string> {
+  const parent = activeTraceparent();
+  return parent ? { traceparent: parent } : {};
 }
 
 /** An attempt's result as `r3_webhook_attempts_total` labels it (a bounded set). */

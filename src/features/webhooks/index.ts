@@ -51,6 +51,7 @@ export const webhooksFeature = defineFeature<WebhooksApi>({
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
       metrics: platform.metrics,
+      tracing: platform.tracing,
     });
     jobs.register(DELIVER_JOB, deliver.handler, deliver.options);
     const dispatcher = createWebhookDispatcher({

@@ -6,12 +6,14 @@
  * result, never a failed request.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { z } from 'zod';
 import { authorize } from '../auth/guard.js';
 import { ApiError, forbidden, validationFailed } from '../http/errors.js';
 import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { toolError, toolResult } from './results.js';
 import type { McpTransportKind, ToolContext, ToolDef } from './tool.js';
 
@@ -23,6 +25,8 @@ export interface ToolsetOptions {
   log: Logger;
   /** Counts calls by tool and result (`r3_mcp_tool_calls_total`) and their duration. */
   metrics?: Pick<Metrics, 'toolCalls' | 'toolCallDuration'>;
+  /** A span per call (`tool <name>`). */
+  tracing?: Tracing;
 }
 
 /** The tools of one process. */
@@ -69,32 +73,42 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
     list(transport) {
       return transport === 'stdio' || options.httpAuthoring ? everything : withoutAuthoring;
     },
-    async call(name, args, ctx) {
-      const started = performance.now();
-      // A name the client made up is counted as `unknown` (clients choose names: bound the labels).
-      const tool = byName.get(name);
-      const count = (result: string) => {
-        const label = tool ? name : 'unknown';
-        options.metrics?.toolCalls.inc({ tool: label, result });
-        options.metrics?.toolCallDuration.observe({ tool: label }, (performance.now() - started) / 1000);
-      };
-      try {
-        if (!tool) throw unknownTool(name);
-        if (tool.authoring && ctx.transport === 'http' && !options.httpAuthoring) {
-          throw authoringDisabled(name);
-        }
-        authorize(ctx.principal, tool.access);
-        const parsed = tool.input.safeParse(args ?? {});
-        if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
-        const result = toolResult(await tool.run(parsed.data, ctx));
-        count('ok');
+    call(name, args, ctx) {
+      if (!options.tracing?.enabled) return call(name, args, ctx);
+      const attributes = { 'mcp.tool.name': name, 'mcp.transport': ctx.transport };
+      return options.tracing.inSpan(`tool ${name}`, { attributes }, async (span) => {
+        const result = await call(name, args, ctx);
+        if (result.isError) span?.setStatus({ code: SpanStatusCode.ERROR });
         return result;
-      } catch (error) {
-        count(error instanceof ApiError ? error.code : 'INTERNAL');
-        return toolError(error, log, { tool: name, reqId: ctx.requestId });
-      }
+      });
     },
   };
+
+  async function call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+    const started = performance.now();
+    // A name the client made up is counted as `unknown` (clients choose names: bound the labels).
+    const tool = byName.get(name);
+    const count = (result: string) => {
+      const label = tool ? name : 'unknown';
+      options.metrics?.toolCalls.inc({ tool: label, result });
+      options.metrics?.toolCallDuration.observe({ tool: label }, (performance.now() - started) / 1000);
+    };
+    try {
+      if (!tool) throw unknownTool(name);
+      if (tool.authoring && ctx.transport === 'http' && !options.httpAuthoring) {
+        throw authoringDisabled(name);
+      }
+      authorize(ctx.principal, tool.access);
+      const parsed = tool.input.safeParse(args ?? {});
+      if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
+      const result = toolResult(await tool.run(parsed.data, ctx));
+      count('ok');
+      return result;
+    } catch (error) {
+      count(error instanceof ApiError ? error.code : 'INTERNAL');
+      return toolError(error, log, { tool: name, reqId: ctx.requestId });
+    }
+  }
 }
 
 /** A tool as `tools/list` shows it. */

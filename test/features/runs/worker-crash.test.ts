@@ -55,6 +55,7 @@ beforeAll(async () => {
     log,
     providers,
     schemas: createSchemaCache(),
+    tracing: t.app.tracing,
   });
   queue.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
 });

@@ -11,7 +11,7 @@ import { connectHttp, ok } from '../../helpers/mcp.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
 import { createSkill } from '../../helpers/resources.js';
 import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
-import { createObjectType, ingest, register, watchDispatcher } from '../../helpers/webhooks.js';
+import { webhookedOrg } from '../../helpers/webhooks.js';
 import { parseMetrics, type Samples } from './parse.js';
 
 const TOKEN = 'metrics-token-0123456789';
@@ -141,20 +141,11 @@ describe('GET /metrics without R3_METRICS_TOKEN', () => {
   });
 
   it('counts webhook attempts by result', async () => {
-    const token = (await t.token({ org: 'hooks', scopes: ALL_SCOPES })).token;
-    await createObjectType(t, token);
-    const dispatched = watchDispatcher(t);
-    await register(t, token, {
-      url: `${receiver.url}/in`,
-      events: ['object.created'],
-      secret: 'whsec_test_0123456789abcdef',
-    });
+    const org = await webhookedOrg(t, 'hooks', `${receiver.url}/in`);
     receiver.respondWith(503);
-    await ingest(t, token, dispatched, 'first');
-    await t.app.jobs.drain();
+    await org.created('first');
     receiver.respondWith(200);
-    await ingest(t, token, dispatched, 'second');
-    await t.app.jobs.drain();
+    await org.created('second');
     const samples = await scrape(t);
     expect(samples.value('r3_webhook_attempts_total{result="http_5xx"}')).toBe(1);
     expect(samples.value('r3_webhook_attempts_total{result="success"}')).toBe(1);

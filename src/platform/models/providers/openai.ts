@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { activeTraceparent } from '../../tracing/tracing.js';
 import { isTraceId, newSpanId, traceparent } from '../../util/trace.js';
 import { type RetryOptions, requestWithRetry } from '../http-retry.js';
 import {
@@ -154,7 +155,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       accept: 'application/json',
     };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    if (request.traceId !== undefined && isTraceId(request.traceId)) {
+    // The model call's span when tracing records one; else the run's trace with a fresh span id.
+    const parent = activeTraceparent();
+    if (parent) headers.traceparent = parent;
+    else if (request.traceId !== undefined && isTraceId(request.traceId)) {
       headers.traceparent = traceparent(request.traceId, newSpanId());
     }
     const init: Parameters<typeof requestWithRetry>[1] = { retry, timeoutMs, provider: name };
