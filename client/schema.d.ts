@@ -2917,10 +2917,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    ids?: number[];
-                    types?: string[];
-                    /** Format: date-time */
-                    updatedSince?: string;
+                    filter?: {
+                        ids?: number[];
+                        types?: string[];
+                        /** Format: date-time */
+                        updatedSince?: string;
+                    };
                 };
             };
         };

@@ -8,7 +8,7 @@ import type { CreatedToken } from '../../src/features/tokens/service.js';
 import { type App, startApp } from '../../src/main.js';
 import type { Role, Scope } from '../../src/platform/auth/principal.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { createLogger } from '../../src/platform/log.js';
+import { createLogger, type Logger } from '../../src/platform/log.js';
 import { ManualClock } from '../../src/platform/util/clock.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { openApiChecker } from './openapi-check.js';
@@ -61,6 +61,8 @@ export async function startTestApp(
     now?: number;
     /** Traces into this exporter (an `InMemorySpanExporter`), whatever the OTEL_* variables say. */
     spanExporter?: SpanExporter;
+    /** The app's logger (default: stderr at R3_LOG_LEVEL). */
+    log?: Logger;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -82,7 +84,7 @@ export async function startTestApp(
   const clock = new ManualClock(options.now);
   const app = await startApp(config, {
     clock,
-    log: createLogger(config.logLevel, 2),
+    log: options.log ?? createLogger(config.logLevel, 2),
     ...(options.spanExporter ? { spanExporter: options.spanExporter } : {}),
   });
   const url = app.url;

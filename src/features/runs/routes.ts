@@ -3,6 +3,7 @@
  * feedback, and the transition log (an extension for debugging). `/runs/:id/stream` is the events
  * issue's. Every id route answers 404 for another org's run.
  */
+
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { notFound } from '../../platform/http/errors.js';
@@ -11,6 +12,7 @@ import { json, jsonText, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { parseTraceparent } from '../../platform/util/trace.js';
+import { slugParams } from '../workspace/index.js';
 import type { RunService } from './service.js';
 import { type RunFilter, runViewSchema } from './view.js';
 
@@ -27,7 +29,6 @@ export const RUN_STATUS_FILTERS = [
   'auto',
 ] as const;
 
-const slugParam = z.object({ slug: z.string().min(1) });
 const idParam = z.object({ id: z.string() });
 
 /** Body of the two trigger routes. `input` is free-form (validated against the inputSchema later). */
@@ -91,7 +92,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
       method: 'POST',
       path: kind === 'skill' ? '/api/v1/skills/:slug/runs' : '/api/v1/workflows/:slug/runs',
       access: access.invoke,
-      params: slugParam,
+      params: slugParams,
       body: triggerBodySchema,
       // The org's applied version, read with the caller's authentication: the skill or workflow is
       // then taken from memory when this process read it at that version (src/features/workspace/applied.ts).

@@ -18,7 +18,7 @@ import { WorkspaceStore } from './store.js';
 export type { AgentManifest } from './agent-manifest.js';
 export type { Applied, AppliedResources, AppliedSkill } from './applied.js';
 export { createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
-export { slugSchema } from './manifest-fields.js';
+export { slugParams, slugSchema } from './manifest-fields.js';
 export {
   type ReindexFilter,
   type ReindexQueue,

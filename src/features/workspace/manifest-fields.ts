@@ -11,6 +11,9 @@ export const slugSchema = z
   .string()
   .regex(SLUG_PATTERN, 'must be a slug: 1-63 lowercase letters, digits or "-", not starting with "-"');
 
+/** The path parameters of a `/…/:slug` route: a slug that is no slug is a 400 naming `params.slug`. */
+export const slugParams = z.object({ slug: slugSchema });
+
 /** A display name. */
 export const nameSchema = z.string().min(1).max(200);
 /** A description. */

@@ -12,6 +12,20 @@ import type { UwsResponse } from './uws.js';
 /** Bodies above this are refused with 413 (decisions §4). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The status logged for a request whose client went away before it was answered (nginx's 499): no
+ * answer is sent, and it is not an error of the server's.
+ */
+export const CLIENT_GONE_STATUS = 499;
+
+/** Thrown where a request's client went away (mid-body, say): ends the request quietly. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away');
+    this.name = 'ClientGone';
+  }
+}
+
 /** A uWS response with the pipeline's bookkeeping. */
 export interface Exchange {
   res: UwsResponse;
@@ -46,7 +60,7 @@ export function readBody(exchange: Exchange, contentLength: string | undefined):
       chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
-    exchange.onAbort.push(() => reject(new Error('aborted')));
+    exchange.onAbort.push(() => reject(new ClientGone()));
   });
   // The pipeline awaits the body only after authentication; a rejection before that is not unhandled.
   body.catch(() => undefined);
@@ -87,6 +101,8 @@ export interface ResponseHead {
   headers?: Readonly<Record<string, string>> | undefined;
   /** Close the connection after this response (shutdown, an oversized body). */
   close?: boolean;
+  /** The caller was authenticated: the answer is theirs alone and must not be stored by caches. */
+  authenticated?: boolean;
 }
 
 export function respond(exchange: Exchange, status: number, body: unknown, head: ResponseHead): void {
@@ -107,14 +123,18 @@ export function writeRaw(
   res.cork(() => {
     res.writeStatus(statusLine(status));
     res.writeHeader('X-Request-Id', head.requestId);
+    res.writeHeader('X-Content-Type-Options', 'nosniff');
     if (head.rate) writeRateHeaders(res, head.rate);
     const extra = head.headers;
+    let cacheControl = false;
     if (extra) {
       for (const key in extra) {
         const lower = key.toLowerCase();
+        if (lower === 'cache-control') cacheControl = true;
         if (lower !== 'content-type' && lower !== 'connection') res.writeHeader(key, extra[key] as string);
       }
     }
+    if (head.authenticated && !cacheControl) res.writeHeader('Cache-Control', 'no-store');
     res.writeHeader('Content-Type', contentType);
     res.end(body, head.close === true);
   });

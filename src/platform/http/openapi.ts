@@ -145,7 +145,8 @@ function responses(route: RouteDef, shared: SharedDefs): JsonSchema {
     errors.add(429);
   }
   if (route.access.kind === 'scope' || route.access.kind === 'approve') errors.add(403);
-  if (route.params || route.query || route.body) errors.add(400);
+  // Path parameters are checked on every route (input-guard.ts), with or without a schema.
+  if (route.params || route.query || route.body || route.path.includes(':')) errors.add(400);
   if (route.body || route.rawBody) errors.add(413);
   if (route.method !== 'GET') errors.add(409);
   for (const status of route.errors ?? []) errors.add(status);

@@ -15,9 +15,11 @@ import { type Access, authorize } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { IncomingRequest } from '../auth/sessions.js';
 import type { Logger } from '../log.js';
-import { ApiError, internal, rateLimited, routeNotFound } from './errors.js';
+import { ApiError, internal, rateLimited, routeNotFound, validationFailed } from './errors.js';
 import {
   acceptRequestId,
+  CLIENT_GONE_STATUS,
+  ClientGone,
   type Exchange,
   parseJsonBody,
   parseQuery,
@@ -27,6 +29,7 @@ import {
   respond,
   writeRaw,
 } from './exchange.js';
+import { inputIssues } from './input-guard.js';
 import type { Reply, ResponseStream } from './reply.js';
 import { Router } from './router.js';
 import { openStream } from './stream.js';
@@ -299,8 +302,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const route = lookup.kind === 'match' ? lookup.match.route : null;
     request.observed.route = route?.path ?? null;
     let rate: RateDecision | null = null;
+    let principal = deps.anonymous;
     try {
-      let principal = deps.anonymous;
       let fused: FusedAnswer | undefined;
       if (route?.access.kind !== 'public') {
         try {
@@ -328,16 +331,19 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       }
       const { route: matched, params: rawParams } = lookup.match;
       authorize(principal, matched.access);
+      const checkedParams = guard(rawParams, 'params');
       const params = (
-        matched.params ? parseOrThrow(matched.params, rawParams, 'params') : rawParams
+        matched.params ? parseOrThrow(matched.params, checkedParams, 'params') : checkedParams
       ) as Record<string, string>;
       const query = (
-        matched.query ? parseOrThrow(matched.query, parseQuery(request.rawQuery), 'query') : {}
+        matched.query
+          ? parseOrThrow(matched.query, guard(parseQuery(request.rawQuery), 'query'), 'query')
+          : {}
       ) as Record<string, unknown>;
       const rawBody = request.body ? await request.body : NO_BODY;
       let parsed: unknown;
       if (matched.body && !matched.rawBody) {
-        parsed = parseOrThrow(matched.body, parseJsonBody(rawBody), 'body');
+        parsed = parseOrThrow(matched.body, guard(parseJsonBody(rawBody), 'body'), 'body');
       }
       const ctx: RequestContext = {
         requestId,
@@ -360,23 +366,32 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         },
       };
       const reply = await matched.handler(ctx);
-      return send(exchange, reply, requestId, rate);
+      return send(exchange, reply, requestId, rate, principal !== deps.anonymous);
     } catch (error) {
+      // A client that went away (mid-body, say) gets no answer and is no error of ours.
+      if (error instanceof ClientGone || exchange.aborted) return CLIENT_GONE_STATUS;
       const apiError = toApiError(error, deps.log, requestId);
       respond(exchange, apiError.status, apiError.toBody(), {
         requestId,
         rate,
         headers: apiError.headers,
         close: apiError.status === 413,
+        authenticated: principal !== deps.anonymous,
       });
       return apiError.status;
     }
   }
 
-  function send(exchange: Exchange, reply: Reply, requestId: string, rate: RateDecision | null): number {
+  function send(
+    exchange: Exchange,
+    reply: Reply,
+    requestId: string,
+    rate: RateDecision | null,
+    authenticated: boolean,
+  ): number {
     switch (reply.kind) {
       case 'json': {
-        const head: ResponseHead = { requestId, rate, headers: reply.headers };
+        const head: ResponseHead = { requestId, rate, headers: reply.headers, authenticated };
         respond(exchange, reply.status, reply.body, head);
         return reply.status;
       }
@@ -385,10 +400,21 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           requestId,
           rate,
           headers: reply.headers,
+          authenticated,
         });
         return reply.status;
       case 'stream':
-        openStream(exchange, reply, { 'X-Request-Id': requestId, ...rateHeaders(rate) }, streams);
+        openStream(
+          exchange,
+          reply,
+          {
+            'X-Request-Id': requestId,
+            'X-Content-Type-Options': 'nosniff',
+            ...(authenticated ? { 'Cache-Control': 'no-store' } : {}),
+            ...rateHeaders(rate),
+          },
+          streams,
+        );
         return reply.status;
     }
   }
@@ -434,6 +460,13 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     },
     engine: uws,
   };
+}
+
+/** `value` when it holds nothing `inputIssues` refuses; else 400 naming each field. */
+function guard<T>(value: T, where: string): T {
+  const issues = inputIssues(value, where);
+  if (issues.length > 0) throw validationFailed(issues);
+  return value;
 }
 
 function toApiError(error: unknown, log: Logger, requestId: string): ApiError {

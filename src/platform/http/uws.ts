@@ -169,6 +169,8 @@ export function loadUws(engine: 'auto' | 'node' = 'auto'): LoadedUws {
     const dir = dirs.get(pkg.name) as string;
     try {
       const api = require(path.join(dir, pkg.binaries, file)) as UwsApi;
+      // Without this, every response carries a `uWebSockets: 20` header naming the server.
+      (api as { _cfg?: (setting: string) => void })._cfg?.('silent');
       native = { api, kind: 'native', detail: `${pkg.name} (${file})` };
       return native;
     } catch (error) {

@@ -10,6 +10,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { z } from 'zod';
 import { authorize } from '../auth/guard.js';
 import { ApiError, forbidden, validationFailed } from '../http/errors.js';
+import { inputIssues } from '../http/input-guard.js';
 import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -99,6 +100,8 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
         throw authoringDisabled(name);
       }
       authorize(ctx.principal, tool.access);
+      const unstorable = inputIssues(args ?? {}, 'arguments');
+      if (unstorable.length > 0) throw validationFailed(unstorable);
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
       const result = toolResult(await tool.run(parsed.data, ctx));

@@ -6,6 +6,7 @@
  * - `POST /sources/:slug/sync` starts a sync (202 `{syncId, status, statusUrl, …}`; the running one
  *   when one runs); `GET /sources/:slug/syncs/:syncId` follows it.
  */
+
 import { z } from 'zod';
 import { recordAuditSql } from '../../../platform/audit/audit.js';
 import { attributionOf } from '../../../platform/auth/attribution.js';
@@ -13,12 +14,12 @@ import { access } from '../../../platform/auth/guard.js';
 import { notFound, validationFailed } from '../../../platform/http/errors.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
+import { slugParams } from '../../workspace/index.js';
 import { credentialIssues } from '../connections.js';
 import { isConnectorKind } from '../connector.js';
 import type { ConnectorServices } from '../services.js';
 import type { SourceConfig } from '../source-config.js';
 
-const slugParams = z.object({ slug: z.string() });
 const ID = /^[1-9]\d{0,15}$/;
 
 /** The body of `POST /sources/:slug/sync`: `full` reads everything, not only what changed. */
@@ -114,7 +115,7 @@ export function connectionRoutes(s: ConnectorServices, clock: { now(): number })
       method: 'GET',
       path: '/api/v1/sources/:slug/syncs/:syncId',
       access: access.read,
-      params: z.object({ slug: z.string(), syncId: z.string() }),
+      params: slugParams.extend({ syncId: z.string() }),
       summary: 'One sync of the source: `{syncId, status, created, updated, skipped, error, …}`.',
       handler: async ({ principal, params }) => {
         const id = ID.test(params.syncId) ? Number(params.syncId) : 0;

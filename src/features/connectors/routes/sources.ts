@@ -15,13 +15,15 @@ import {
   createAuthored,
   patchAuthored,
   reindexFilterSchema,
+  slugParams,
   sourceManifestPatchSchema,
   sourceManifestSchema,
 } from '../../workspace/index.js';
 import type { ConnectorServices } from '../services.js';
 import { withConnections } from '../source-views.js';
 
-const slugParams = z.object({ slug: z.string() });
+/** The body docs/api.md gives: `{filter?: {types?, updatedSince?, ids?}}`. */
+const reindexBodySchema = z.strictObject({ filter: reindexFilterSchema.optional() });
 
 export function sourceRoutes(s: ConnectorServices): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
@@ -82,14 +84,14 @@ export function sourceRoutes(s: ConnectorServices): RouteDef[] {
       path: '/api/v1/sources/:slug/reindex',
       access: access.write,
       params: slugParams,
-      body: reindexFilterSchema,
+      body: reindexBodySchema,
       summary: 'Queues a reindex of the source’s documents, optionally filtered: 202 with `reindexId`.',
       handler: async ({ principal, params, body, requestId }) => {
         const run = await s.reindex.request(
           principal.orgId,
           attributionOf(principal, requestId),
           params.slug,
-          body,
+          body.filter ?? {},
         );
         return json(202, run, run.statusUrl ? { Location: run.statusUrl } : undefined);
       },
@@ -98,7 +100,7 @@ export function sourceRoutes(s: ConnectorServices): RouteDef[] {
       method: 'GET',
       path: '/api/v1/sources/:slug/reindex/:id',
       access: access.read,
-      params: z.object({ slug: z.string(), id: z.string() }),
+      params: slugParams.extend({ id: z.string() }),
       summary: 'Extension: progress of one reindex of the source.',
       handler: async ({ principal, params }) => {
         const id = /^[1-9]\d{0,15}$/.test(params.id) ? Number(params.id) : 0;

@@ -2,6 +2,7 @@
  * `/api/v1/objects`: instances — list (type, status), detail with linked `documents`, ingest
  * (`POST /objects/:slug/instances`, scope run:invoke), update (metadata, status; title and content too).
  */
+
 import { z } from 'zod';
 import { attributionOf } from '../../../platform/auth/attribution.js';
 import { access } from '../../../platform/auth/guard.js';
@@ -9,6 +10,7 @@ import { notFound } from '../../../platform/http/errors.js';
 import { idCursorSchema, limitSchema, nextCursor } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
+import { slugParams } from '../../workspace/index.js';
 import { ingestBodySchema, OBJECT_STATUSES, objectPatchBodySchema } from '../object-schemas.js';
 import type { ObjectServices } from '../services.js';
 
@@ -61,7 +63,7 @@ export function objectRoutes(s: ObjectServices): RouteDef[] {
       method: 'POST',
       path: '/api/v1/objects/:slug/instances',
       access: access.invoke,
-      params: z.object({ slug: z.string() }),
+      params: slugParams,
       body: ingestBodySchema,
       summary:
         'Ingests an instance of type `slug`: 201 `{id, slug, title, createdAt}`; indexed for search at once.',

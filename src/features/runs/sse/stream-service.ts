@@ -53,7 +53,7 @@ const LOAD_RUN = `
 /** Response headers of an event stream. */
 const STREAM_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
-  'Cache-Control': 'no-cache, no-transform',
+  'Cache-Control': 'no-store, no-transform',
   // Reverse proxies (nginx) must pass events through as they come.
   'X-Accel-Buffering': 'no',
 };

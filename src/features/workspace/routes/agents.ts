@@ -1,4 +1,5 @@
 /** `/api/v1/agents`: list, detail (with the wired skills and workflows), create, update (decisions §8). */
+
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
 import { notFound } from '../../../platform/http/errors.js';
@@ -6,10 +7,9 @@ import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/htt
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { agentManifestPatchSchema, agentManifestSchema } from '../agent-manifest.js';
+import { slugParams } from '../manifest-fields.js';
 import type { WorkspaceServices } from '../services.js';
 import { createAuthored, patchAuthored } from './authored.js';
-
-const slugParams = z.object({ slug: z.string() });
 
 export function agentRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {

@@ -2,17 +2,17 @@
  * `/api/v1/objects/types`: list (schemas), detail with `sourceRelevance`, create; and, as an extension,
  * `PATCH /objects/types/:slug`.
  */
+
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
 import { notFound } from '../../../platform/http/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
+import { slugParams } from '../manifest-fields.js';
 import { objectTypeManifestPatchSchema, objectTypeManifestSchema } from '../object-type-manifest.js';
 import type { WorkspaceServices } from '../services.js';
 import { createAuthored, patchAuthored } from './authored.js';
-
-const slugParams = z.object({ slug: z.string() });
 
 export function objectTypeRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {

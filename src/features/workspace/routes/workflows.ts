@@ -1,15 +1,15 @@
 /** `/api/v1/workflows`: list, detail (trigger, steps, inputSchema), create, update. */
+
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
 import { notFound } from '../../../platform/http/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
+import { slugParams } from '../manifest-fields.js';
 import type { WorkspaceServices } from '../services.js';
 import { workflowManifestPatchSchema, workflowManifestSchema } from '../workflow-manifest.js';
 import { createAuthored, patchAuthored } from './authored.js';
-
-const slugParams = z.object({ slug: z.string() });
 
 export function workflowRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {

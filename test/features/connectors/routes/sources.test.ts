@@ -176,7 +176,7 @@ describe('POST /sources/:slug/reindex', () => {
   it('a filter narrows the pass (ids, types, updatedSince)', async () => {
     const res = await t.request('POST', '/api/v1/sources/mail/reindex', {
       token: c.writer,
-      body: { ids: [ids[3]], types: ['note'], updatedSince: '2000-01-01T00:00:00Z' },
+      body: { filter: { ids: [ids[3]], types: ['note'], updatedSince: '2000-01-01T00:00:00Z' } },
     });
     expect(res.status).toBe(202);
     const done = await t.app.reindex.whenSettled(orgId, res.body.reindexId);
@@ -184,7 +184,7 @@ describe('POST /sources/:slug/reindex', () => {
     expect(await search('shoes')).toEqual([ids[3]]);
     const none = await t.request('POST', '/api/v1/sources/mail/reindex', {
       token: c.writer,
-      body: { updatedSince: '2999-01-01T00:00:00Z' },
+      body: { filter: { updatedSince: '2999-01-01T00:00:00Z' } },
     });
     expect(await t.app.reindex.whenSettled(orgId, none.body.reindexId)).toMatchObject({
       status: 'completed',
@@ -214,10 +214,17 @@ describe('POST /sources/:slug/reindex', () => {
   it('400 on a bad filter, 404 on an unknown or foreign source, 403 without write:resources', async () => {
     const bad = await t.request('POST', '/api/v1/sources/crm/reindex', {
       token: c.writer,
-      body: { ids: ['x'], since: 1 },
+      body: { filter: { ids: ['x'], since: 1 } },
     });
     expect(bad.status).toBe(400);
-    expect(fields(bad.body).sort()).toEqual(['body', 'body.ids.0']);
+    expect(fields(bad.body).sort()).toEqual(['body.filter', 'body.filter.ids.0']);
+    // The filter's fields at the top level (as the first release took them) are refused, not ignored.
+    const flat = await t.request('POST', '/api/v1/sources/crm/reindex', {
+      token: c.writer,
+      body: { ids: [1] },
+    });
+    expect(flat.status).toBe(400);
+    expect(fields(flat.body)).toEqual(['body']);
     expect((await t.request('POST', '/api/v1/sources/ghost/reindex', { token: c.writer })).status).toBe(404);
     expect((await t.request('POST', '/api/v1/sources/crm/reindex', { token: c.stranger })).status).toBe(404);
     expect((await t.request('POST', '/api/v1/sources/crm/reindex', { token: c.reader })).status).toBe(403);
