@@ -7,11 +7,17 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import ajvFormats from 'ajv-formats';
 import type { FieldIssue } from '../../platform/http/errors.js';
 import { setBounded } from '../../platform/util/bounded-map.js';
+import { linearRegExp } from '../../platform/util/linear-regexp.js';
 
 const MAX_CACHED = 256;
 
 export class MetadataValidator {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
+  private readonly ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    logger: false,
+    code: { regExp: linearRegExp },
+  });
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor() {

@@ -167,7 +167,7 @@ export function buildCommit(input: CommitInput): { sha: string; body: Buffer } {
   const seconds = Math.floor(input.at.getTime() / 1000);
   if (!Number.isFinite(seconds) || seconds < 0)
     throw new Error('commit time must be a valid date after 1970');
-  const message = input.message.replace(/\s+$/, '');
+  const message = input.message.trimEnd();
   if (message === '' || message.includes('\0')) throw new Error('commit message must be non-empty text');
   const lines = [`tree ${input.treeSha}`];
   if (input.parentSha) lines.push(`parent ${input.parentSha}`);

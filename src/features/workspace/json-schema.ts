@@ -6,6 +6,7 @@
  */
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
+import { linearRegExp } from '../../platform/util/linear-regexp.js';
 import type { FieldIssue, FieldPath } from './issues.js';
 
 /** The one JSON Schema dialect r3 accepts; a schema's `$schema`, when present, must be this. */
@@ -27,6 +28,8 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
     strictRequired: false,
     allErrors: true,
     logger: false,
+    // User patterns run in linear time (linear-regexp.ts).
+    code: { regExp: linearRegExp },
   });
   ajvFormats.default(ajv);
   return ajv;

@@ -21,11 +21,41 @@ export const descriptionSchema = z.string().max(4_000);
 /** Long authored text (a system prompt, a prompt template). */
 export const longTextSchema = z.string().max(100_000);
 
+/** Limits of a user's JSON Schema: compiling one costs time and memory in proportion to its size. */
+export const MAX_JSON_SCHEMA_CHARS = 64 * 1024;
+export const MAX_JSON_SCHEMA_DEPTH = 32;
+
 /**
  * A JSON Schema document (dialect 2020-12, see json-schema.ts). Free-form here; `validateWorkspace`
  * compiles it.
  */
-export const jsonSchemaSchema = z.record(z.string(), z.unknown());
+export const jsonSchemaSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  if (nestingOf(schema, MAX_JSON_SCHEMA_DEPTH) > MAX_JSON_SCHEMA_DEPTH) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `a JSON Schema may nest at most ${MAX_JSON_SCHEMA_DEPTH} levels`,
+    });
+  } else if (JSON.stringify(schema).length > MAX_JSON_SCHEMA_CHARS) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `a JSON Schema may be at most ${MAX_JSON_SCHEMA_CHARS} characters of JSON`,
+    });
+  }
+});
+
+/** How deep `value` nests (arrays and objects), counting no further than `limit + 1`; iterative. */
+function nestingOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 /** A free-form JSON object (step input, connection settings). */
 export const freeObjectSchema = z.record(z.string(), z.unknown());
 

@@ -5,8 +5,8 @@
  * classifies placeholders; rendering belongs to the runtime.
  */
 
-/** A `{{ … }}` placeholder; the expression inside may be padded with spaces. */
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+import { bracedExpressions } from '../../platform/util/template.js';
+
 /** One segment of a field path: what a JSON key in an input or output object can reasonably be called. */
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -38,7 +38,8 @@ export function parseTemplateExpression(expression: string): TemplateRef {
 /** Every placeholder in `text`, in order of appearance. */
 export function findTemplateRefs(text: string): TemplateRef[] {
   const refs: TemplateRef[] = [];
-  for (const match of text.matchAll(PLACEHOLDER)) refs.push(parseTemplateExpression(match[1] ?? ''));
+  // `{{ … }}` placeholders (the expression may be padded with spaces), found in linear time.
+  for (const { expression } of bracedExpressions(text)) refs.push(parseTemplateExpression(expression));
   return refs;
 }
 

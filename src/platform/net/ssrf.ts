@@ -105,7 +105,9 @@ export async function checkTarget(
   if (!options.allowPrivate && parsed.protocol !== 'https:') return { ok: false, reason: 'https_required' };
 
   // URL keeps IPv6 literals bracketed; a trailing dot names the same host as without it.
-  const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '');
+  let hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  // Trailing dots (a fully qualified name): trimmed by a loop, as `/\.+$/` backtracks quadratically.
+  while (hostname.endsWith('.')) hostname = hostname.slice(0, -1);
   if (hostname === '') return { ok: false, reason: 'invalid_url' };
   if (!options.allowPrivate && isBlockedHostname(hostname)) return { ok: false, reason: 'blocked_hostname' };
 
