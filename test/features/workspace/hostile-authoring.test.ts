@@ -129,7 +129,14 @@ describe('templates', () => {
       body: {
         slug: 'sea-flow',
         name: 'Sea flow',
-        steps: [{ name: 'one', type: 'skill', skill: 'sea', input: { x: sea, y: `{{ input.x ${' '.repeat(50_000)}` } }],
+        steps: [
+          {
+            name: 'one',
+            type: 'skill',
+            skill: 'sea',
+            input: { x: sea, y: `{{ input.x ${' '.repeat(50_000)}` },
+          },
+        ],
       },
     });
     expect(workflow.status, workflow.text).toBe(201);
