@@ -131,6 +131,9 @@ const EnvSchema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 });
 
+/** Every environment variable r3 reads (deployment files set no other: test/ops checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+
 /** The parsed, typed configuration every module receives (never `process.env`). */
 export interface Config {
   port: number;
