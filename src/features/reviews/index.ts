@@ -6,6 +6,7 @@
  */
 import { defineFeature } from '../../platform/feature.js';
 import { createReviewItems, type ReviewItems } from './items.js';
+import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
 import { ReviewService } from './service.js';
@@ -42,7 +43,7 @@ export const reviewsFeature = defineFeature<ReviewsApi>({
       clock: platform.clock,
       subjects,
     });
-    platform.routes.add(...reviewRoutes(reviews));
+    platform.routes.add(...reviewRoutes(reviews), ...reviewStreamRoutes(platform.bus));
     return {
       reviews,
       reviewItems: createReviewItems(platform.actors, platform.log),

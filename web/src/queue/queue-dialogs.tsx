@@ -1,0 +1,140 @@
+/** The queue's dialogs: reject with a reason, snooze, assign, and the keyboard help. */
+import { useState } from 'preact/hooks';
+import { ModalDialog } from '../components/modal-dialog.js';
+
+/** Reject: the reason is required. */
+export function RejectDialog(props: {
+  count: number;
+  onReject: (reason: string) => void;
+  onClose: () => void;
+}) {
+  const [reason, setReason] = useState('');
+  return (
+    <ModalDialog title={props.count > 1 ? `Reject ${props.count} items` : 'Reject'} onClose={props.onClose}>
+      <form
+        method="dialog"
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (reason.trim()) props.onReject(reason.trim());
+        }}
+      >
+        <label for="reject-reason">Reason</label>
+        <input id="reject-reason" required value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+        <div class="row">
+          <button type="submit" class="danger">
+            Reject
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </ModalDialog>
+  );
+}
+
+const SNOOZES = [
+  { label: '1 hour', ms: 3_600_000 },
+  { label: '4 hours', ms: 4 * 3_600_000 },
+  { label: '1 day', ms: 24 * 3_600_000 },
+  { label: '1 week', ms: 7 * 24 * 3_600_000 },
+];
+
+/** Snooze: how long (1 hour unless chosen). */
+export function SnoozeDialog(props: { onSnooze: (until: Date) => void; onClose: () => void }) {
+  const [ms, setMs] = useState(SNOOZES[0]?.ms ?? 3_600_000);
+  return (
+    <ModalDialog title="Snooze" onClose={props.onClose}>
+      <form
+        method="dialog"
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onSnooze(new Date(Date.now() + ms));
+        }}
+      >
+        <label for="snooze-for">Hide it for</label>
+        <select id="snooze-for" value={String(ms)} onChange={(e) => setMs(Number(e.currentTarget.value))}>
+          {SNOOZES.map((s) => (
+            <option key={s.ms} value={String(s.ms)}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+        <div class="row">
+          {/* Focused first, so Enter snoozes for the default hour. */}
+          <button type="submit" class="primary" autofocus>
+            Snooze
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </ModalDialog>
+  );
+}
+
+/** Assign: a user id of the org (empty: back to the unassigned lane). */
+export function AssignDialog(props: {
+  me: string;
+  onAssign: (userId: string | null) => void;
+  onClose: () => void;
+}) {
+  const [userId, setUserId] = useState(props.me);
+  return (
+    <ModalDialog title="Assign" onClose={props.onClose}>
+      <form
+        method="dialog"
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onAssign(userId.trim() || null);
+        }}
+      >
+        <label for="assign-to">User id (empty: unassigned)</label>
+        <input id="assign-to" value={userId} onInput={(e) => setUserId(e.currentTarget.value)} />
+        <div class="row">
+          <button type="submit" class="primary">
+            Assign
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </ModalDialog>
+  );
+}
+
+const KEYS: Array<[string, string]> = [
+  ['j / k', 'next / previous item'],
+  ['Enter', 'open the item'],
+  ['x', 'select or unselect the item (bulk)'],
+  ['a', 'approve (the selected items, else this one)'],
+  ['r', 'reject with a reason'],
+  ['s', 'snooze'],
+  ['g', 'assign'],
+  ['?', 'this help'],
+];
+
+export function HelpDialog(props: { onClose: () => void }) {
+  return (
+    <ModalDialog title="Keyboard" onClose={props.onClose}>
+      <dl class="keys">
+        {KEYS.map(([key, what]) => (
+          <div key={key}>
+            <dt>
+              <kbd>{key}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+      <button type="button" onClick={props.onClose}>
+        Close
+      </button>
+    </ModalDialog>
+  );
+}
