@@ -22,6 +22,7 @@ let generation = 0;
 /** Reads the current lane, every page, and puts it in the store (a newer read wins over an older). */
 export async function loadQueue(): Promise<void> {
   const mine = ++generation;
+  const startedAt = performance.now();
   const { lane } = queueStore.getSnapshot().context;
   const items: ReviewItem[] = [];
   let cursor: string | null = null;
@@ -41,7 +42,7 @@ export async function loadQueue(): Promise<void> {
     const now = Date.now();
     const shown =
       lane === 'snoozed' ? items.filter((i) => i.snoozedUntil && Date.parse(i.snoozedUntil) > now) : items;
-    queueStore.trigger.loaded({ items: shown });
+    queueStore.trigger.loaded({ items: shown, startedAt });
   } catch (error) {
     if (mine === generation) queueStore.trigger.failed({ error: (error as Error).message });
   }

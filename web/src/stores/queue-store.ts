@@ -44,6 +44,12 @@ export interface QueueContext {
   failed: boolean;
 }
 
+/**
+ * When each item last left the queue here: a read of the lane that started earlier (and answers
+ * later) must not bring it back.
+ */
+const removedAt = new Map<string, number>();
+
 export const queueStore = createStore({
   context: {
     lane: 'all',
@@ -67,12 +73,11 @@ export const queueStore = createStore({
       cursor: null,
       checked: new Set<string>(),
     }),
-    loaded: (context, event: { items: ReviewItem[] }) => ({
-      ...context,
-      items: event.items,
-      loaded: true,
-      error: null,
-    }),
+    /** A read of the lane that started at `startedAt`: items removed since then stay removed. */
+    loaded: (context, event: { items: ReviewItem[]; startedAt: number }) => {
+      const items = event.items.filter((item) => (removedAt.get(itemKey(item)) ?? -1) < event.startedAt);
+      return { ...context, items, loaded: true, error: null };
+    },
     failed: (context, event: { error: string }) => ({ ...context, error: event.error }),
     filtered: (context, event: { kind?: string; slug?: string }) => ({ ...context, ...event, cursor: null }),
     moved: (context, event: { cursor: string | null }) => ({ ...context, cursor: event.cursor }),
@@ -86,6 +91,9 @@ export const queueStore = createStore({
     /** Items gone from the queue (decided, cancelled, moved out of the lane): the cursor moves to the next row. */
     removed: (context, event: { keys: string[] }) => {
       const gone = new Set(event.keys);
+      const now = performance.now();
+      for (const key of gone) removedAt.set(key, now);
+      if (removedAt.size > 10_000) removedAt.clear();
       if (!context.items.some((item) => gone.has(itemKey(item)))) return context;
       let cursor = context.cursor;
       if (cursor && gone.has(cursor)) {
