@@ -163,7 +163,9 @@ export async function openPlatform(config: Config, options: PlatformOptions): Pr
     const natsUrl = role === 'cli' ? undefined : config.natsUrl;
     const bus = options.bus ?? (await connectBus({ natsUrl, prefix: config.busPrefix, logger: log }));
     if (!options.bus) closers.push(() => bus.close());
-    return createHost(config, options, db, bus, closers, close);
+    const exporter = options.spanExporter;
+    const tracing = await createTracing(config.tracing, exporter ? { exporter } : {});
+    return createHost(config, options, { db, bus, tracing }, closers, close);
   } catch (error) {
     await close();
     throw error;
@@ -173,8 +175,7 @@ export async function openPlatform(config: Config, options: PlatformOptions): Pr
 function createHost(
   config: Config,
   options: PlatformOptions,
-  db: Database,
-  bus: Bus,
+  { db, bus, tracing }: { db: Database; bus: Bus; tracing: Tracing },
   closers: Array<() => Promise<void>>,
   close: () => Promise<void>,
 ): PlatformHost {
@@ -184,10 +185,6 @@ function createHost(
   const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency, databaseUrl: db.url });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
   const metrics = createMetrics({ defaults: role === 'serve' });
-  const tracing = createTracing(
-    config.tracing,
-    options.spanExporter ? { exporter: options.spanExporter } : {},
-  );
   // Runs first among the closers: every service and loop has stopped, so every span has ended.
   closers.push(() => tracing.shutdown());
   addPlatformReadings(metrics, { sql: db.sql, bus });

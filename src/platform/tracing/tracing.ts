@@ -6,7 +6,8 @@
  *
  * Each process (each app, in tests) has its own tracer provider, never registered globally; the
  * context manager (AsyncLocalStorage) is the process's one global, so the active span follows
- * awaits. Without an endpoint nothing is created and `inSpan` runs its function with no span.
+ * awaits. Without an endpoint nothing is created and `inSpan` runs its function with no span; the
+ * SDK is imported only when tracing is on (it costs ~150 ms of start-up).
  */
 import {
   type Attributes,
@@ -21,22 +22,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  SimpleSpanProcessor,
-  type SpanExporter,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracingConfig } from '../config.js';
 import type { RequestObserver } from '../http/server.js';
 import { isTraceId } from '../util/trace.js';
@@ -67,7 +53,6 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-const propagator = new W3CTraceContextPropagator();
 const getter: TextMapGetter<Readonly<Record<string, string | undefined>>> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key],
@@ -76,13 +61,17 @@ const getter: TextMapGetter<Readonly<Record<string, string | undefined>>> = {
 let contextManagerSet = false;
 
 /** The process's context manager (AsyncLocalStorage): set once, for every tracer provider. */
-function ensureContextManager(): void {
+async function ensureContextManager(): Promise<void> {
   if (contextManagerSet) return;
   contextManagerSet = true;
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 }
 
-function sampler(config: TracingConfig): Sampler {
+type Sdk = typeof import('@opentelemetry/sdk-trace-base');
+
+function sampler(config: TracingConfig, sdk: Sdk): Sampler {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = sdk;
   const ratio = new TraceIdRatioBasedSampler(config.samplerArg);
   switch (config.sampler) {
     case 'always_on':
@@ -105,26 +94,37 @@ function sampler(config: TracingConfig): Sampler {
  * turns tracing on whatever the config says (tests: an `InMemorySpanExporter`, spans exported as
  * they end).
  */
-export function createTracing(
+export async function createTracing(
   config: TracingConfig,
   options: { exporter?: SpanExporter; version?: string } = {},
-): Tracing {
+): Promise<Tracing> {
   if (!options.exporter && !config.endpoint) return disabledTracing;
-  ensureContextManager();
+  await ensureContextManager();
+  const sdk = await import('@opentelemetry/sdk-trace-base');
+  const { resourceFromAttributes } = await import('@opentelemetry/resources');
+  const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
+  const propagator = new W3CTraceContextPropagator();
+  const exporter =
+    options.exporter ??
+    (config.protocol === 'http/json'
+      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({
+          url: config.endpoint as string,
+          headers: config.headers,
+        })
+      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({
+          url: config.endpoint as string,
+          headers: config.headers,
+        }));
   const processor = options.exporter
-    ? new SimpleSpanProcessor(options.exporter)
-    : new BatchSpanProcessor(
-        config.protocol === 'http/json'
-          ? new OtlpJsonExporter({ url: config.endpoint as string, headers: config.headers })
-          : new OtlpProtoExporter({ url: config.endpoint as string, headers: config.headers }),
-      );
-  const provider = new BasicTracerProvider({
+    ? new sdk.SimpleSpanProcessor(exporter)
+    : new sdk.BatchSpanProcessor(exporter);
+  const provider = new sdk.BasicTracerProvider({
     resource: resourceFromAttributes({
       ...config.resourceAttributes,
       'service.name': config.serviceName,
       ...(options.version ? { 'service.version': options.version } : {}),
     }),
-    sampler: sampler(config),
+    sampler: sampler(config, sdk),
     spanProcessors: [processor],
   });
   const tracer: Tracer = provider.getTracer('r3', options.version);

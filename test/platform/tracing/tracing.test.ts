@@ -104,7 +104,7 @@ describe('OTLP/HTTP export', () => {
         OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=k1',
       });
-      const tracing = createTracing(config.tracing);
+      const tracing = await createTracing(config.tracing);
       expect(tracing.enabled).toBe(true);
       await tracing.inSpan('exported span', {}, async () => undefined);
       await tracing.shutdown();
