@@ -10,13 +10,20 @@ import { type Config, ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';
 import { systemClock } from '../platform/util/clock.js';
 import { mcpCommand } from './mcp.js';
+import { secretsCommand } from './secrets.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** The process commands, then the features' (each opening its feature's API). */
 const COMMANDS: ReadonlyArray<{
   command: CliCommand<never>;
   feature?: (typeof FEATURE_COMMANDS)[number]['feature'];
-}> = [{ command: serveCommand }, { command: migrateCommand }, ...FEATURE_COMMANDS, { command: mcpCommand }];
+}> = [
+  { command: serveCommand },
+  { command: migrateCommand },
+  ...FEATURE_COMMANDS,
+  { command: mcpCommand },
+  { command: secretsCommand },
+];
 
 const HELP = `r3 — Run, Review and Resource automation
 

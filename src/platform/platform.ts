@@ -37,6 +37,7 @@ import { addPlatformReadings } from './metrics/readings.js';
 import { createModelProviderRegistry, type ModelProviderRegistry } from './models/providers/index.js';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.js';
 import { loadMasterSecret } from './secrets/master-key.js';
+import type { SealedColumn, SealedColumns } from './secrets/rekey.js';
 import { createTracing, type Tracing } from './tracing/tracing.js';
 import type { Clock } from './util/clock.js';
 
@@ -109,6 +110,8 @@ export interface Platform {
   baseUrl(): string;
   /** The deployment's master secret (`R3_SECRET_KEY`, else `R3_DATA_DIR/secret.key`), read once on first use. */
   masterSecret(): Promise<string>;
+  /** Columns of values sealed with keys derived from the master secret (`r3 secrets rekey` reseals them). */
+  readonly sealedColumns: SealedColumns;
   addService(service: PlatformService): void;
 }
 
@@ -209,6 +212,7 @@ function createHost(
   const fusedReads: Record<string, FusedRead> = {};
   let sessions: SessionAuthenticator | null = null;
   const services: PlatformService[] = [];
+  const sealed: SealedColumn[] = [];
   const started: PlatformService[] = [];
   let masterSecret: Promise<string> | null = null;
   // The relay runs wherever this process's events can reach a reader: always when serving; in a
@@ -254,6 +258,10 @@ function createHost(
       },
     },
     baseUrl: () => config.baseUrl,
+    sealedColumns: {
+      add: (...columns) => void sealed.push(...columns),
+      all: sealed,
+    },
     masterSecret() {
       masterSecret ??= loadMasterSecret(config.secretKey, config.dataDir);
       return masterSecret;

@@ -37,6 +37,13 @@ export const connectorsFeature = defineFeature<
   name: 'connectors',
   register(platform, { workspace, objects }) {
     const { db, clock, log, jobs, config } = platform;
+    // As credentials.ts seals them (`r3 secrets rekey` reseals them under a new master secret).
+    platform.sealedColumns.add({
+      table: 'source_connections',
+      column: 'credentials',
+      purpose: 'source-credentials',
+      context: `'source:' || org_id || ':' || source_slug`,
+    });
     let box: Promise<CredentialBox> | null = null;
     const connections = new ConnectionStore({
       db: db.sql,

@@ -33,6 +33,12 @@ export const webhooksFeature = defineFeature<WebhooksApi>({
     host.register(webhookDeliveryKind(host, db.sql));
     // Signing secrets open with the master secret, read when the process starts serving or working.
     const secrets = createLazySecretStore();
+    // As secret-store.ts seals them (`r3 secrets rekey` reseals them under a new master secret).
+    const sealedSecret = { table: 'webhooks', purpose: 'webhook-secrets', context: `'webhook:' || org_id` };
+    platform.sealedColumns.add(
+      { ...sealedSecret, column: 'secret_sealed' },
+      { ...sealedSecret, column: 'old_secret_sealed' },
+    );
     platform.addService({
       name: 'webhook secrets',
       roles: ['serve', 'worker'],
