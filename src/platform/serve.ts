@@ -80,7 +80,15 @@ export function createServing(platform: PlatformHost): Serving {
     ...metricsRoutes(platform.metrics, config.metricsToken),
     ...platform.routes.all,
     ...machineRoutes(),
-    ...mcpRoutes(platform, toolset),
+    // Each tools/call of an MCP batch beyond the first pays one unit of the token's bucket.
+    ...mcpRoutes(platform, toolset, (principal) =>
+      principal.tokenId === null
+        ? Promise.resolve(null)
+        : limiter.take(`t:${principal.tokenId}`, {
+            perMinute: principal.rateLimit.perMinute ?? limiterDefaults.perMinute,
+            burst: principal.rateLimit.burst ?? limiterDefaults.burst,
+          }),
+    ),
     ...apiDocsRoutes(
       () => http.router.routes().map((entry) => entry.route),
       () => platform.baseUrl(),

@@ -22,11 +22,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { access } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { forbidden, methodNotAllowed } from '../http/errors.js';
 import { errorBodySchema } from '../http/openapi.js';
 import { raw } from '../http/reply.js';
-import { defineRoute, type RequestContext, type RouteDef } from '../http/server.js';
+import { defineRoute, type RateDecision, type RequestContext, type RouteDef } from '../http/server.js';
 import { fromWebResponse, toWebRequest } from '../http/web.js';
 import { renderAnswer } from './results.js';
 import { createMcpServer, type McpSession } from './server.js';
@@ -123,7 +124,10 @@ function createLanes(tools: Toolset): { take(): Promise<Lane>; give(lane: Lane):
 }
 
 /** The MCP routes over `tools` (the process's toolset, built once). */
-export function mcpRoutes(s: { config: Config }, tools: Toolset): RouteDef[] {
+/** Takes one unit from the caller's rate-limit bucket: the refusal when it is empty, else null. */
+export type ChargeCall = (principal: Principal) => Promise<RateDecision | null>;
+
+export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: ChargeCall): RouteDef[] {
   const lanes = createLanes(tools);
   const notAllowed = () => {
     throw methodNotAllowed(['POST']);
@@ -167,6 +171,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset): RouteDef[] {
           requestId: ctx.requestId,
           signal: () => ctx.signal,
           ...(ctx.fused ? { fusedRun: ctx.fused } : {}),
+          ...(chargeCall ? { charge: chargePerCall(ctx.principal, chargeCall) } : {}),
         };
         const direct = parsedBody === undefined ? null : directRequest(ctx, parsedBody);
         if (direct) {
@@ -325,4 +330,18 @@ function parseJson(bytes: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Charges the calls of one request: its first was paid when the request was authenticated; each
+ * further `tools/call` of a batch takes one more unit (one POST of 100 calls costs 100, as 100 POSTs).
+ */
+function chargePerCall(principal: Principal, chargeCall: ChargeCall): () => Promise<RateDecision | null> {
+  let calls = 0;
+  return async () => {
+    calls++;
+    if (calls === 1) return null;
+    const decision = await chargeCall(principal);
+    return decision && !decision.allowed ? decision : null;
+  };
 }

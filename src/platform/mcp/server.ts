@@ -16,12 +16,14 @@
  * which `McpServer`'s built-in validation cannot, and a listing precomputed once keeps per-request
  * construction to two handler registrations.
  */
+
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
+import type { RateDecision } from '../http/server.js';
 import type { McpTransportKind, ToolContext } from './tool.js';
 import type { Toolset } from './toolset.js';
 
@@ -54,6 +56,8 @@ export interface McpSession {
   signal?: () => AbortSignal;
   /** Over HTTP, the run read with the request's authentication (`ToolContext.fusedRun`). */
   fusedRun?: FusedAnswer;
+  /** Over HTTP, pays for one call (`ToolContext.charge`). */
+  charge?: () => Promise<RateDecision | null>;
 }
 
 /**
@@ -87,6 +91,7 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
       transport: session.transport,
       requestId: session.requestId ?? randomUUID(),
       ...(session.fusedRun ? { fusedRun: session.fusedRun } : {}),
+      ...(session.charge ? { charge: session.charge } : {}),
       // Lazy: signals cost more than most calls, and only waiting tools read them.
       get signal() {
         return session.signal ? AbortSignal.any([session.signal(), extra.signal]) : extra.signal;

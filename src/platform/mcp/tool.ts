@@ -3,10 +3,12 @@
  * access rule REST applies to the same operation, and a function from validated arguments to a JSON
  * object. The toolset (toolset.ts) turns that object, or the error it throws, into a tool result.
  */
+
 import type { z } from 'zod';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
+import type { RateDecision } from '../http/server.js';
 import type { JsonText } from './results.js';
 
 /** The transport a call arrived on: it decides whether authoring tools are available. */
@@ -25,6 +27,12 @@ export interface ToolContext {
    * request: its id (`key`) and JSON text (null: not the caller's, or none). Absent when none was read.
    */
   fusedRun?: FusedAnswer;
+  /**
+   * Over HTTP, pays for this call from the caller's rate-limit bucket: the request's first call was
+   * paid when it was authenticated, each further call of a batch takes one more unit. Answers the
+   * refusal when the bucket is empty (the call is then not made), else null.
+   */
+  charge?: () => Promise<RateDecision | null>;
 }
 
 /** The tool groups of the spec's table that r3 exposes (a feature may name its own). */

@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { z } from 'zod';
 import { authorize } from '../auth/guard.js';
-import { ApiError, forbidden, validationFailed } from '../http/errors.js';
+import { ApiError, forbidden, rateLimited, validationFailed } from '../http/errors.js';
 import { inputIssues } from '../http/input-guard.js';
 import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
@@ -100,6 +100,8 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
         throw authoringDisabled(name);
       }
       authorize(ctx.principal, tool.access);
+      const refused = await ctx.charge?.();
+      if (refused) throw rateLimited(refused.retryAfterSec);
       const unstorable = inputIssues(args ?? {}, 'arguments');
       if (unstorable.length > 0) throw validationFailed(unstorable);
       const parsed = tool.input.safeParse(args ?? {});
