@@ -24,6 +24,7 @@ import { shortSha } from './git-objects.js';
 import type { ResourceKind, WorkspaceResource } from './manifests.js';
 import { reconcile } from './reconcile.js';
 import type { ReindexQueue } from './reindex-queue.js';
+import { assertReviewPolicyKept } from './review-policy.js';
 import { workspaceInvalid } from './store-errors.js';
 import {
   allVersions,
@@ -162,6 +163,10 @@ export class WorkspaceStore {
       if (!validation.ok) problems.push(...validation.errors);
       else problems.push(...(await languageIssues(sql, validation.resources)));
       if (problems.length > 0) throw workspaceInvalid(problems);
+      if (validation.ok && by.mayChangeReview !== true) {
+        const previous = validateWorkspace(before);
+        assertReviewPolicyKept(previous.ok ? previous.resources : [], validation.resources, by);
+      }
 
       const shas = shasOf(after, working);
       const written = await persistWorkingTree(sql, orgId, working, after, shas, at);

@@ -3,19 +3,33 @@
  * (`token:<id>`, `mcp`, `user:<id>`, `cli`), the API token used (`api_token_id`, null when none) and the
  * request id that carried it.
  */
-import type { Principal } from './principal.js';
+import { canApprove, type Principal } from './principal.js';
 
 export interface Attribution {
   /** `token:<id>`, `mcp`, `user:<id>` or `cli`. */
   actor: string;
   apiTokenId: string | null;
   requestId: string | null;
+  /**
+   * May change what needs review (the approve capability: workspace/review-policy.ts). Absent: no.
+   */
+  mayChangeReview?: boolean;
 }
 
 /** The attribution of a call made by `principal`. */
 export function attributionOf(principal: Principal, requestId: string | null = null): Attribution {
-  return { actor: principal.actor, apiTokenId: principal.tokenId, requestId };
+  return {
+    actor: principal.actor,
+    apiTokenId: principal.tokenId,
+    requestId,
+    mayChangeReview: canApprove(principal),
+  };
 }
 
 /** Operator actions from the command line. */
-export const CLI_ATTRIBUTION: Attribution = { actor: 'cli', apiTokenId: null, requestId: null };
+export const CLI_ATTRIBUTION: Attribution = {
+  actor: 'cli',
+  apiTokenId: null,
+  requestId: null,
+  mayChangeReview: true,
+};
