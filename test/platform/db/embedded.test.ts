@@ -1,7 +1,9 @@
 /**
  * The zero-setup database: an embedded PostgreSQL under R3_DATA_DIR starts, keeps its data across a
  * restart, is reused (not started twice) while running, and works both as root (it runs the server
- * as the `postgres` user) and as an unprivileged user.
+ * as the `postgres` user) and as an unprivileged user. As root it also works when the checkout sits
+ * in a private (0700) directory, as `/root` or a `mktemp -d` directory is, and fails at once, saying
+ * what to do, when the data directory itself is out of the `postgres` user's reach.
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -10,10 +12,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '../../../src/platform/db/embedded.js';
+import { installedPackageDir, startEmbeddedPostgres } from '../../../src/platform/db/embedded.js';
 import { createLogger } from '../../../src/platform/log.js';
 
 const log = createLogger('warn', 2);
+const isRoot = process.getuid?.() === 0;
+const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
@@ -24,6 +28,43 @@ async function tempDir(): Promise<string> {
   await fs.chmod(dir, 0o755);
   dirs.push(dir);
   return dir;
+}
+
+/** Whether `uid` may enter every directory from `/` down to `dir` (as "other": no group or owner match). */
+async function othersCanReach(dir: string): Promise<boolean> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (((await fs.stat(current)).mode & 0o001) === 0) return false;
+    if (path.dirname(current) === current) return true;
+  }
+}
+const checkoutReachable = await othersCanReach(checkout);
+
+/** Hard links (copies across file systems) of a tree: the package as `npm ci` would lay it out. */
+async function linkTree(from: string, to: string): Promise<void> {
+  await fs.mkdir(to, { recursive: true });
+  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
+    const a = path.join(from, entry.name);
+    const b = path.join(to, entry.name);
+    if (entry.isDirectory()) await linkTree(a, b);
+    else if (entry.isSymbolicLink()) await fs.symlink(await fs.readlink(a), b);
+    else await fs.link(a, b).catch(() => fs.copyFile(a, b));
+  }
+}
+
+/** A private directory as `mktemp -d` makes it (0700, root's), holding a copy of the PostgreSQL package. */
+async function privateCheckout(): Promise<{ privateDir: string; packageDir: string }> {
+  const privateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'r3-private-'));
+  dirs.push(privateDir);
+  expect((await fs.stat(privateDir)).mode & 0o777).toBe(0o700);
+  const installed = await installedPackageDir();
+  const packageDir = path.join(
+    privateDir,
+    'r3',
+    'node_modules',
+    path.relative(path.dirname(path.dirname(installed)), installed),
+  );
+  await linkTree(installed, packageDir);
+  return { privateDir, packageDir };
 }
 
 async function query(url: string, text: string, values: unknown[] = []): Promise<string[]> {
@@ -62,7 +103,7 @@ describe('embedded PostgreSQL', () => {
     expect(meta.mode & 0o077).toBe(0);
   });
 
-  it.runIf(process.getuid?.() === 0)(
+  it.runIf(isRoot)(
     'as root, starts in a data directory the master key made 0700, and opens only its search bit',
     async () => {
       const dir = path.join(await tempDir(), 'data');
@@ -80,14 +121,16 @@ describe('embedded PostgreSQL', () => {
     120_000,
   );
 
-  it.runIf(process.getuid?.() === 0)(
-    'also works for an unprivileged user when the tests run as root',
+  it.runIf(isRoot && checkoutReachable)(
+    checkoutReachable
+      ? 'also works for an unprivileged user when the tests run as root'
+      : `also works for an unprivileged user when the tests run as root (skipped: uid 65534 cannot reach the checkout ${checkout})`,
     async () => {
       const dir = await tempDir();
       const own = path.join(dir, 'nobody');
       await fs.mkdir(own);
       await fs.chown(own, 65534, 65534);
-      const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+      const root = checkout;
       const run = (...args: string[]) =>
         new Promise<{ uid: number; values: string[] }>((resolve, reject) => {
           execFile(
@@ -108,4 +151,46 @@ describe('embedded PostgreSQL', () => {
       expect(await run('read')).toEqual({ uid: 65534, values: ['from nobody'] });
     },
   );
+
+  it.runIf(isRoot)(
+    'as root, runs binaries from a checkout in a private (0700) directory: copies them where the postgres user can run them',
+    async () => {
+      const { packageDir } = await privateCheckout();
+      const dir = await tempDir();
+      const db = await startEmbeddedPostgres(dir, log, 'r3', { packageDir });
+      try {
+        expect(await query(db.urlFor('r3'), 'select 1 + 1')).toEqual(['2']);
+        const { version } = JSON.parse(await fs.readFile(path.join(packageDir, 'package.json'), 'utf8'));
+        const runtime = path.join(dir, 'pg-runtime', version);
+        const pid = (await fs.readFile(path.join(dir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0];
+        expect(await fs.readlink(`/proc/${pid}/exe`)).toBe(path.join(runtime, 'bin', 'postgres'));
+        expect((await fs.stat(path.join(runtime, 'bin', 'postgres'))).uid).toBe(0);
+      } finally {
+        await db.stop();
+      }
+      // A restart reuses the copy.
+      const again = await startEmbeddedPostgres(dir, log, 'r3', { packageDir });
+      try {
+        expect(await query(again.urlFor('r3'), 'select 1')).toEqual(['1']);
+      } finally {
+        await again.stop();
+      }
+    },
+    120_000,
+  );
+
+  it.runIf(isRoot)(
+    'as root, with the data directory itself in a private directory, fails at once saying what to do',
+    async () => {
+      const { privateDir, packageDir } = await privateCheckout();
+      const dataDir = path.join(privateDir, 'r3', '.r3');
+      const started = Date.now();
+      await expect(startEmbeddedPostgres(dataDir, log, 'r3', { packageDir })).rejects.toThrow(
+        `cannot enter ${privateDir} on the way to the data directory ${dataDir}. Set R3_DATA_DIR to a directory it can reach`,
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
+
+  if (!isRoot) it.skip('the private (0700) directory cases run as root only: these tests do not', () => {});
 });
