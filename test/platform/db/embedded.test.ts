@@ -192,5 +192,20 @@ describe('embedded PostgreSQL', () => {
     },
   );
 
+  it('a binary it cannot execute fails the start at once with a message, not an unhandled error event', async () => {
+    const installed = await installedPackageDir();
+    const packageDir = path.join(await tempDir(), 'package');
+    await linkTree(installed, packageDir);
+    const initdb = path.join(packageDir, 'native', 'bin', 'initdb');
+    await fs.rm(initdb);
+    await fs.copyFile(path.join(installed, 'native', 'bin', 'initdb'), initdb);
+    await fs.chmod(initdb, 0o644);
+    const started = Date.now();
+    await expect(startEmbeddedPostgres(await tempDir(), log, 'r3', { packageDir })).rejects.toThrow(
+      /could not run \S+initdb as .* \(EACCES\): .*set DATABASE_URL/,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   if (!isRoot) it.skip('the private (0700) directory cases run as root only: these tests do not', () => {});
 });
