@@ -8,6 +8,8 @@ import { AppHeader } from './components/app-header.js';
 import { LoginPage } from './pages/login-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { QueuePage } from './pages/queue-page.js';
+import { ReviewPage } from './pages/review-page.js';
+import { UnknownKindPage } from './pages/unknown-kind-page.js';
 import { locationStore, navigate } from './stores/location-store.js';
 import { type Session, sessionStore } from './stores/session-store.js';
 import { useSelector } from './stores/use-selector.js';
@@ -16,7 +18,17 @@ import { useSelector } from './stores/use-selector.js';
 function page(path: string) {
   const parts = path.split('/').filter(Boolean);
   if (path === '/review') return <QueuePage />;
-  if (parts[0] === 'review' && parts.length === 3) return <NotFoundPage what={parts[1] ?? 'page'} />;
+  if (
+    parts[0] === 'review' &&
+    parts[1] === 'runs' &&
+    parts.length === 3 &&
+    /^\d{1,15}$/.test(parts[2] ?? '')
+  ) {
+    return <ReviewPage runId={Number(parts[2])} />;
+  }
+  if (parts[0] === 'review' && (parts[1] === 'missions' || parts[1] === 'actions') && parts.length === 3) {
+    return <UnknownKindPage kind={parts[1] === 'missions' ? 'mission' : 'action'} />;
+  }
   return <NotFoundPage />;
 }
 

@@ -1,0 +1,159 @@
+/**
+ * The review screen in a real browser: approve from a run's `reviewUrl`, watch a workflow pause
+ * live and resume it, feedback, buttons by capability, another org's run as a 404 page, and a
+ * hostile draft (script, event handlers, `javascript:` links, 6 MB) rendered inert and cut.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import {
+  checkAccessibility,
+  launchBrowser,
+  probeBrowser,
+  screenshot,
+  type TestBrowser,
+  watchPageErrors,
+} from '../../helpers/browser.js';
+import { createSkill } from '../../helpers/resources.js';
+import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+
+const probe = probeBrowser();
+
+describe.skipIf(probe.skip)('the review screen in the browser', () => {
+  let t: TestApp;
+  let b: TestBrowser;
+  let org: ReviewOrg;
+  let other: ReviewOrg;
+
+  beforeAll(async () => {
+    b = await launchBrowser(probe);
+    t = await startTestApp();
+    org = await setupReviewOrg(t, 'acme');
+    other = await setupReviewOrg(t, 'other');
+    await createSkill(t, org.owner.token, { slug: 'parrot', requiresApproval: true }, '{{input.text}}');
+    await createSkill(
+      t,
+      org.owner.token,
+      { slug: 'big', requiresApproval: true },
+      '{{input.text}}'.repeat(10),
+    );
+  });
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  async function signedIn(userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> {
+    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId, role });
+    const page = await (await b.context()).newPage();
+    await page.goto(link.url);
+    await page.waitForURL(`${t.url}/review`);
+    return page;
+  }
+  const run = async (id: number) =>
+    (await t.request('GET', `/api/v1/runs/${id}`, { token: org.owner.token })).body;
+  const trigger = async (slug: string, text: string) => {
+    const res = await t.request('POST', `/api/v1/skills/${slug}/runs`, {
+      token: org.owner.token,
+      body: { input: { text } },
+    });
+    expect(res.status).toBe(202);
+    return res.body.runId as number;
+  };
+
+  it("approves with a note from the reviewUrl of a run's JSON", async () => {
+    const id = await pendingSkillRun(t, org.owner.token);
+    const { reviewUrl } = await run(id);
+    const page = await signedIn('rev-rosa');
+    const errors = watchPageErrors(page);
+    await page.goto(reviewUrl);
+    await page.getByRole('heading', { name: 'Draft', exact: true }).waitFor();
+    await screenshot(page, 'review-run');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.getByLabel('Note (optional)', { exact: true }).fill('looks right');
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('.status-approved').waitFor();
+    expect((await run(id)).review).toMatchObject({
+      decision: 'approved',
+      note: 'looks right',
+      by: 'user:rev-rosa',
+    });
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Thumbs up' }).click();
+    await expect.poll(async () => (await run(id)).rating).toBe('up');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('watches a workflow pause live in the queue, opens it, resumes it, and sees it complete', async () => {
+    const page = await signedIn('live-lou');
+    await page.getByText(/waiting$/).waitFor();
+    const res = await t.request('POST', '/api/v1/workflows/gate-first/runs', {
+      token: org.owner.token,
+      body: { input: {} },
+    });
+    const id = res.body.runId as number;
+    // The run reaches its gate on the server's own workers; the queue shows it as it happens.
+    const row = page.locator(`ol.queue > li[data-key="workflow:${id}"]`);
+    await row.waitFor();
+    await row.getByRole('link').click();
+    await page.waitForURL(`${t.url}/review/runs/${id}`);
+    await page.locator('.status-paused').waitFor();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('.status-completed').waitFor();
+    expect((await run(id)).status).toBe('completed');
+    await page.context().close();
+  });
+
+  it('renders a hostile draft inert: no script runs, no javascript: link survives', async () => {
+    const hostile = [
+      '# Draft',
+      '<script>window.__pwned = "script"</script>',
+      '<img src="x" onerror="window.__pwned = \'onerror\'">',
+      '[click me](javascript:window.__pwned=1)',
+      '<a href="javascript:window.__pwned=2">raw link</a>',
+      '<iframe src="https://example.com"></iframe>',
+      '<p style="position:fixed;top:0">styled</p>',
+    ].join('\n\n');
+    const id = await trigger('parrot', hostile);
+    const page = await signedIn('xss-xavier');
+    await page.goto(`${t.url}/review/runs/${id}`);
+    await page.locator('.draft h1').waitFor();
+    expect(await page.locator('.draft script, .draft iframe, .draft [onerror], .draft [style]').count()).toBe(
+      0,
+    );
+    expect(await page.locator('.draft a[href^="javascript"]').count()).toBe(0);
+    await page.locator('.draft').getByText('click me').click();
+    await page.locator('.draft').getByText('raw link').click();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    await screenshot(page, 'review-hostile-draft');
+    await page.context().close();
+  });
+
+  it('cuts a 6 MB draft and offers the whole run for download', async () => {
+    const id = await trigger('big', 'x'.repeat(600_000));
+    const page = await signedIn('big-bea');
+    await page.goto(`${t.url}/review/runs/${id}`);
+    await page.getByText('Download the whole run').waitFor();
+    expect(await page.getByRole('status').textContent()).toContain('6.0 MB');
+    const download = page.waitForEvent('download');
+    await page.getByText('Download the whole run').click();
+    expect((await download).suggestedFilename()).toBe(`run-${id}.json`);
+    await page.context().close();
+  });
+
+  it("shows another org's run as not found, and no decision without the approve capability", async () => {
+    const foreign = await pendingSkillRun(t, other.owner.token);
+    const page = await signedIn('spec-sia', 'specialist');
+    await page.goto(`${t.url}/review/runs/${foreign}`);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await screenshot(page, 'review-not-found');
+    const mine = await pendingSkillRun(t, org.owner.token);
+    await page.goto(`${t.url}/review/runs/${mine}`);
+    await page.getByRole('heading', { name: 'Draft', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(0);
+    await page.context().close();
+  });
+});
