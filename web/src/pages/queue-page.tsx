@@ -143,7 +143,6 @@ export function QueuePage() {
             key={lane}
             type="button"
             aria-pressed={context.lane === lane}
-            class={context.lane === lane ? 'primary' : undefined}
             onClick={() => chooseLane(lane)}
           >
             {label}
