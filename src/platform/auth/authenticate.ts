@@ -152,17 +152,18 @@ const TOKEN_COLUMNS = [
   'auth_epoch',
 ];
 
-// Unknown tokens, per request (ord): the token, user and org rows, and — when its secret matches a
-// usable token of a limited org (a guessed secret cannot drain a bucket) — its rate-limit step. r3
-// still re-checks the hash in constant time before trusting the row. A token's columns travel once
-// per batch, on its first request: one client's burst is mostly one token. $2 the secret hashes, $3
-// this deployment's environment.
+// Unknown tokens, per request (ord): the token, user and org rows — found only when the secret's hash
+// matches too, so a known id with a wrong secret takes exactly the path of an unknown id (no row read
+// back, no columns sent, nothing parsed: the two cannot be told apart by timing) — and, for a usable
+// token of a limited org, its rate-limit step. r3 still re-checks the hash in constant time before
+// trusting the row. A token's columns travel once per batch, on its first request: one client's
+// burst is mostly one token. $2 the secret hashes, $3 this deployment's environment.
 function authenticateSql(reads: readonly FusedRead[]): string {
   return rateAndFusedSql(
     reads,
     `
   select x.ord, x.token_id, t.id is not null as found, x.fused_kind, x.fused_key,
-         row_number() over (partition by x.token_id order by x.ord) = 1 as first,
+         row_number() over (partition by x.token_id, x.secret_hash order by x.ord) = 1 as first,
          t.env, t.scopes, t.secret_hash, t.expires_at, t.revoked_at, u.id as user_id, u.role,
          o.id as org_id, o.slug as org_slug, o.rate_limit_per_min, o.rate_limit_burst, o.auth_epoch::text,
          coalesce(o.rate_limit_per_min, $5) as per_min, coalesce(o.rate_limit_burst, $6) as burst,
@@ -170,7 +171,7 @@ function authenticateSql(reads: readonly FusedRead[]): string {
            and (t.expires_at is null or t.expires_at > to_timestamp($4 / 1000.0)) as usable
     from unnest($1::text[], $2::bytea[], $7::int[], $8::bigint[])
            with ordinality as x(token_id, secret_hash, fused_kind, fused_key, ord)
-    left join api_tokens t on t.id = x.token_id
+    left join api_tokens t on t.id = x.token_id and t.secret_hash = x.secret_hash
     left join users u on u.pk = t.user_pk
     left join orgs o on o.id = t.org_id`,
     `req.token_id, req.found, req.first,

@@ -79,3 +79,35 @@ describe('a guessed secret', () => {
     expect(res.headers.get('x-ratelimit-remaining')).toBe('2');
   });
 });
+
+describe('a known token id with a wrong secret', () => {
+  it('takes the path of an unknown id: the statement reads no row back for it, in a mixed batch too', async () => {
+    const real = await t.token({ org: 'timing' });
+    // Well-formed tokens (their checksums hold): one with the real id and another secret, one unknown.
+    const forged = issueToken('test', real.id).token;
+    const unknown = issueToken('test').token;
+    // Failed authentications are charged to the address: start with its bucket full.
+    t.clock.set(t.clock.now() + 3_600_000);
+    const db = t.app.db.sql;
+    const original = db.prepared.bind(db);
+    const answered: Array<Record<string, unknown>> = [];
+    db.prepared = (async (name: string, text: string, values: unknown[]) => {
+      const rows = await original(name, text, values);
+      if (name.startsWith('authenticate') && !name.startsWith('authenticate_known')) {
+        answered.push(...(rows as Array<Record<string, unknown>>));
+      }
+      return rows;
+    }) as typeof db.prepared;
+    try {
+      // Sent together, so they share one statement.
+      const [a, b, c] = await Promise.all([get(forged), get(real.token), get(unknown)]);
+      expect([a.status, b.status, c.status]).toEqual([401, 200, 401]);
+      expect(a.body.error.details.reason).toBe('unknown');
+    } finally {
+      db.prepared = original;
+    }
+    const forgedRows = answered.filter((row) => row.token_id === real.id && row.found === false);
+    expect(forgedRows.length).toBeGreaterThan(0);
+    for (const row of forgedRows) expect(row.secret_hash ?? null).toBeNull();
+  });
+});
