@@ -668,7 +668,8 @@ export interface paths {
         /** Tokens of the caller's org (owners) or of the caller's user (everyone else); never secrets. */
         get: operations["getTokens"];
         put?: never;
-        post?: never;
+        /** Issue a token from the web UI (a browser session only: a Bearer token cannot issue tokens). For the caller, or for a user of the org (owners); scopes the caller holds; the plaintext is in this answer only. */
+        post: operations["postTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3147,6 +3148,57 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    expiresAt?: string | null;
+                    name: string;
+                    /**
+                     * @default [
+                     *       "read:all",
+                     *       "run:invoke"
+                     *     ]
+                     */
+                    scope?: ("read:all" | "read:skills" | "write:resources" | "run:invoke" | "run:approve")[];
+                    userId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The token, with its plaintext (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        expiresAt: string | null;
+                        id: string;
+                        org: string;
+                        role: string;
+                        scope: string;
+                        token: string;
+                        userId: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };

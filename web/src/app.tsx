@@ -5,6 +5,8 @@
 import { useEffect } from 'preact/hooks';
 import { ApiError, api, sessionEnded } from './api.js';
 import { AppHeader } from './components/app-header.js';
+import { AdminTokensPage } from './pages/admin-tokens-page.js';
+import { AdminWebhooksPage } from './pages/admin-webhooks-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { QueuePage } from './pages/queue-page.js';
@@ -18,6 +20,8 @@ import { useSelector } from './stores/use-selector.js';
 function page(path: string) {
   const parts = path.split('/').filter(Boolean);
   if (path === '/review') return <QueuePage />;
+  if (path === '/admin/tokens') return <AdminTokensPage />;
+  if (path === '/admin/webhooks') return <AdminWebhooksPage />;
   if (
     parts[0] === 'review' &&
     parts[1] === 'runs' &&

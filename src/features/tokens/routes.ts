@@ -1,7 +1,9 @@
 /** `/api/v1/tokens`: list the caller's visible tokens and revoke one (decisions §3). */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { ok } from '../../platform/http/reply.js';
+import { DEFAULT_SCOPES, SCOPES } from '../../platform/auth/principal.js';
+import { forbidden } from '../../platform/http/errors.js';
+import { json, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import type { TokenService } from './service.js';
 
@@ -21,9 +23,61 @@ const tokenViewSchema = z.object({
   lastUsedAt: iso.nullable(),
 });
 
+const createBodySchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scope: z
+    .array(z.enum(SCOPES))
+    .min(1)
+    .max(SCOPES.length)
+    .default(() => [...DEFAULT_SCOPES]),
+  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+  userId: z.string().min(1).max(128).optional(),
+});
+
+const createdSchema = z.object({
+  id: z.string(),
+  token: z.string(),
+  org: z.string(),
+  userId: z.string(),
+  role: z.string(),
+  scope: z.string(),
+  expiresAt: iso.nullable(),
+});
+
 /** The token routes over `tokens`. */
 export function tokenRoutes(tokens: TokenService): RouteDef[] {
   return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/tokens',
+      access: access.authenticated,
+      body: createBodySchema,
+      summary:
+        'Issue a token from the web UI (a browser session only: a Bearer token cannot issue tokens). For the caller, or for a user of the org (owners); scopes the caller holds; the plaintext is in this answer only.',
+      responses: {
+        201: { description: 'The token, with its plaintext (shown once).', schema: createdSchema },
+      },
+      errors: [403],
+      handler: async ({ principal, body, headers, requestId }) => {
+        if (headers.authorization) {
+          throw forbidden('Tokens are issued from the web UI or with `r3 token create`, not with a token.', {
+            reason: 'session_required',
+          });
+        }
+        const scopes = [...new Set(body.scope)];
+        const created = await tokens.createAs(
+          principal,
+          {
+            name: body.name,
+            scopes,
+            expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+            userId: body.userId,
+          },
+          requestId,
+        );
+        return json(201, created);
+      },
+    }),
     defineRoute({
       method: 'GET',
       path: '/api/v1/tokens',

@@ -13,7 +13,7 @@ import type { Principal, Role, Scope } from '../../platform/auth/principal.js';
 import { issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
 import type { Database } from '../../platform/db/database.js';
 import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
-import { forbidden, notFound } from '../../platform/http/errors.js';
+import { forbidden, notFound, validationFailed } from '../../platform/http/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 
 /** What `r3 token create --json` prints (decisions §2). */
@@ -137,6 +137,77 @@ export class TokenService {
       scope: input.scopes.join(','),
       expiresAt: input.expiresAt?.toISOString() ?? null,
     };
+  }
+
+  /**
+   * Issues a token from the web UI (a signed-in person): for the caller's own user, or — owners only —
+   * for another user of the org (who must exist; their role is kept). The scopes must be ones the
+   * caller holds (`read:skills` is within `read:all`): a token never grants more than its issuer has.
+   */
+  async createAs(
+    principal: Principal,
+    input: { name: string; scopes: readonly Scope[]; expiresAt: Date | null; userId?: string | undefined },
+    requestId: string,
+  ): Promise<CreatedToken> {
+    const userId = input.userId ?? principal.userId;
+    if (userId !== principal.userId && principal.role !== 'owner') {
+      throw forbidden('Only an owner of the organization may issue tokens for another user.', { userId });
+    }
+    const held = (scope: Scope) =>
+      principal.scopes.has(scope) || (scope === 'read:skills' && principal.scopes.has('read:all'));
+    const beyond = input.scopes.filter((scope) => !held(scope));
+    if (beyond.length > 0) {
+      throw forbidden('A token cannot have a scope its issuer lacks.', { scopes: beyond });
+    }
+    const now = new Date(this.clock.now());
+    if (input.expiresAt && input.expiresAt <= now) {
+      throw validationFailed([{ field: 'body.expiresAt', message: 'must be in the future' }]);
+    }
+    return this.db.sql.tx(async (sql) => {
+      const user = await sql.maybeOne<{ pk: number; id: string; role: Role }>(
+        'select pk, id, role from users where org_id = $1 and id = $2',
+        [principal.orgId, userId],
+      );
+      if (!user)
+        throw validationFailed([{ field: 'body.userId', message: 'is not a user of the organization' }]);
+      const issued = issueToken(this.env);
+      await sql.query(
+        `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          issued.tokenId,
+          principal.orgId,
+          user.pk,
+          this.env,
+          input.name,
+          [...input.scopes],
+          issued.secretHash,
+          issued.prefix,
+          now,
+          input.expiresAt,
+        ],
+      );
+      await recordAuditSql(sql, {
+        orgId: principal.orgId,
+        apiTokenId: principal.tokenId,
+        actor: principal.actor,
+        action: 'token.created',
+        targetKind: 'token',
+        targetId: issued.tokenId,
+        details: { name: input.name, userId: user.id, role: user.role, scope: input.scopes.join(',') },
+        requestId,
+        at: now,
+      });
+      return {
+        id: issued.tokenId,
+        token: issued.token,
+        org: principal.orgSlug,
+        userId: user.id,
+        role: user.role,
+        scope: input.scopes.join(','),
+        expiresAt: input.expiresAt?.toISOString() ?? null,
+      };
+    });
   }
 
   /** Tokens of an org, newest first; null when the org does not exist. */

@@ -1,0 +1,74 @@
+/** The webhooks page: the org's webhooks, the deliveries of the one opened, and a rotated secret. */
+import { createStore } from '@xstate/store';
+
+export interface Webhook {
+  id: number;
+  url: string;
+  events: string[];
+  filter: { skillSlug: string | null; workflowSlug: string | null };
+  active: boolean;
+  consecutiveFailures: number;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+export interface Delivery {
+  deliveryId: string;
+  event: string;
+  status: string;
+  attempts: number;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  responseStatus: number | null;
+  replayOf: string | null;
+  createdAt: string;
+}
+
+export interface Attempt {
+  attempt: number;
+  url: string;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number | null;
+  bodyExcerpt: string | null;
+  at: string;
+}
+
+export const webhooksStore = createStore({
+  context: {
+    webhooks: [] as Webhook[],
+    loaded: false,
+    error: null as string | null,
+    /** The webhook whose deliveries are shown. */
+    openId: null as number | null,
+    deliveries: [] as Delivery[],
+    /** Attempts by delivery id (loaded when a delivery is expanded). */
+    attempts: {} as Record<string, Attempt[]>,
+    secret: null as { webhookId: number; secret: string } | null,
+  },
+  on: {
+    loaded: (context, event: { webhooks: Webhook[] }) => ({
+      ...context,
+      webhooks: event.webhooks,
+      loaded: true,
+    }),
+    failed: (context, event: { error: string | null }) => ({ ...context, error: event.error }),
+    opened: (context, event: { openId: number | null }) => ({
+      ...context,
+      openId: event.openId,
+      deliveries: [],
+      attempts: {},
+    }),
+    deliveriesLoaded: (context, event: { webhookId: number; deliveries: Delivery[] }) =>
+      event.webhookId === context.openId ? { ...context, deliveries: event.deliveries } : context,
+    attemptsLoaded: (context, event: { deliveryId: string; attempts: Attempt[] }) => ({
+      ...context,
+      attempts: { ...context.attempts, [event.deliveryId]: event.attempts },
+    }),
+    rotated: (context, event: { secret: { webhookId: number; secret: string } | null }) => ({
+      ...context,
+      secret: event.secret,
+    }),
+  },
+});
