@@ -7,6 +7,7 @@ import { machineRoutes } from './actors/machine-routes.js';
 import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
 import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
 import { withSessions } from './auth/sessions.js';
+import { guardStreams, type StreamRevocation } from './auth/stream-revocation.js';
 import { apiDocsRoutes } from './http/api-docs.js';
 import { healthRoutes } from './http/health.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
@@ -101,6 +102,14 @@ export function createServing(platform: PlatformHost): Serving {
   sweep.unref();
   platform.addService({ name: 'rate-limit sweep', stop: () => clearInterval(sweep) });
   platform.addService({ name: 'http', stop: () => http.close(config.shutdownTimeoutMs) });
+  let revocation: StreamRevocation | null = null;
+  platform.addService({
+    name: 'stream revocation',
+    async start() {
+      revocation = await guardStreams({ http, sql: db.sql, bus: platform.bus, clock, log });
+    },
+    stop: () => revocation?.stop(),
+  });
 
   return {
     http,

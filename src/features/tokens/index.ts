@@ -2,6 +2,7 @@
  * Tokens: issuing (CLI), listing and revoking API tokens, and the operator's org rate-limit override.
  * Authenticating a request with a token is the platform's (src/platform/auth/authenticate.ts).
  */
+import { AUTH_CHANGED_SIGNAL } from '../../platform/auth/stream-revocation.js';
 import { defineFeature } from '../../platform/feature.js';
 import { tokenCommand } from './cli.js';
 import { orgCommand } from './org-cli.js';
@@ -19,7 +20,10 @@ export interface TokensApi {
 export const tokensFeature = defineFeature<TokensApi>({
   name: 'tokens',
   register(platform) {
-    const tokens = new TokenService(platform.db, platform.config.env, platform.clock);
+    // After a revocation commits, every process re-reads the tokens of its open streams at once.
+    const tokens = new TokenService(platform.db, platform.config.env, platform.clock, () =>
+      platform.bus.signal(AUTH_CHANGED_SIGNAL),
+    );
     platform.routes.add(...tokenRoutes(tokens));
     return { tokens };
   },

@@ -55,6 +55,8 @@ export class TokenService {
     private readonly db: Database,
     private readonly env: TokenEnv,
     private readonly clock: Clock,
+    /** Called after a revocation commits (the platform tells every process to end its streams). */
+    private readonly onRevoked: () => void = () => undefined,
   ) {}
 
   /**
@@ -237,7 +239,7 @@ export class TokenService {
 
   /** Operator revocation (CLI): any token by id. Returns false when there is none. */
   async revoke(tokenId: string): Promise<boolean> {
-    return this.db.sql.tx(async (sql) => {
+    const found = await this.db.sql.tx(async (sql) => {
       const now = new Date(this.clock.now());
       const token = await sql.maybeOne<{ org_id: number }>(
         `update api_tokens set revoked_at = coalesce(revoked_at, $2) where id = $1 returning org_id`,
@@ -256,6 +258,8 @@ export class TokenService {
       });
       return true;
     });
+    if (found) this.onRevoked();
+    return found;
   }
 
   /**
@@ -263,7 +267,7 @@ export class TokenService {
    * caller is an owner. Another org's token is 404; another user's token for a non-owner is 403.
    */
   async revokeAs(principal: Principal, tokenId: string, requestId: string): Promise<TokenView> {
-    return this.db.sql.tx(async (sql) => {
+    const view = await this.db.sql.tx(async (sql) => {
       const found = await sql.maybeOne<{ id: string }>(
         'select id from api_tokens where id = $1 and org_id = $2 for update',
         [tokenId, principal.orgId],
@@ -294,6 +298,8 @@ export class TokenService {
       });
       return tokenView(row);
     });
+    this.onRevoked();
+    return view;
   }
 }
 

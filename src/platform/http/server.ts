@@ -198,6 +198,10 @@ export interface HttpServer {
   readonly engine: LoadedUws;
   /** Streamed responses (server-sent events) open now. */
   readonly openStreams: number;
+  /** The principals of the open authenticated streams (each once). */
+  streamOwners(): Principal[];
+  /** Ends the open streams whose principal `ended` picks; answers how many. */
+  endStreamsOf(ended: (principal: Principal) => boolean): number;
 }
 
 const decoder = new TextDecoder();
@@ -216,6 +220,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   let inflight = 0;
   let draining = false;
   const streams = new Set<ResponseStream>();
+  /** Who opened each authenticated stream: a revoked or expired caller's streams are ended. */
+  const streamOwners = new Map<ResponseStream, Principal>();
   let idle: (() => void) | null = null;
 
   // The access log is written only at level info or below: at warn (benchmarks, quiet deployments)
@@ -366,7 +372,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         },
       };
       const reply = await matched.handler(ctx);
-      return send(exchange, reply, requestId, rate, principal !== deps.anonymous);
+      return send(exchange, reply, requestId, rate, principal);
     } catch (error) {
       // A client that went away (mid-body, say) gets no answer and is no error of ours.
       if (error instanceof ClientGone || exchange.aborted) return CLIENT_GONE_STATUS;
@@ -387,8 +393,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     reply: Reply,
     requestId: string,
     rate: RateDecision | null,
-    authenticated: boolean,
+    principal: Principal,
   ): number {
+    const authenticated = principal !== deps.anonymous;
     switch (reply.kind) {
       case 'json': {
         const head: ResponseHead = { requestId, rate, headers: reply.headers, authenticated };
@@ -403,8 +410,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           authenticated,
         });
         return reply.status;
-      case 'stream':
-        openStream(
+      case 'stream': {
+        const stream = openStream(
           exchange,
           reply,
           {
@@ -415,7 +422,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           },
           streams,
         );
+        if (stream && principal !== deps.anonymous && !stream.closed) {
+          streamOwners.set(stream, principal);
+          stream.onClose(() => streamOwners.delete(stream));
+        }
         return reply.status;
+      }
     }
   }
 
@@ -457,6 +469,18 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     },
     get openStreams() {
       return streams.size;
+    },
+    streamOwners() {
+      return [...new Set(streamOwners.values())];
+    },
+    endStreamsOf(ended) {
+      let count = 0;
+      for (const [stream, owner] of [...streamOwners]) {
+        if (!ended(owner)) continue;
+        stream.end();
+        count++;
+      }
+      return count;
     },
     engine: uws,
   };

@@ -13,8 +13,8 @@ export function openStream(
   reply: StreamReply,
   headers: Record<string, string>,
   streams: Set<ResponseStream>,
-): void {
-  if (exchange.aborted || exchange.done) return;
+): ResponseStream | null {
+  if (exchange.aborted || exchange.done) return null;
   exchange.done = true;
   const { res } = exchange;
   const closeCallbacks: Array<() => void> = [];
@@ -66,4 +66,5 @@ export function openStream(
     res.write('');
   });
   reply.start(stream);
+  return stream;
 }
