@@ -185,6 +185,9 @@ describe('configuration errors and migrate', () => {
     const backoff = await runCli(['migrate'], { ...env, R3_WEBHOOK_BACKOFF: '1s,soon' });
     expect(backoff.code).toBe(2);
     expect(backoff.stderr).toContain('R3_WEBHOOK_BACKOFF');
+    const sampler = await runCli(['serve'], { ...env, OTEL_TRACES_SAMPLER: 'bogus' });
+    expect(sampler.code).toBe(2);
+    expect(sampler.stderr).toMatch(/OTEL_TRACES_SAMPLER: must be one of .* \(got "bogus"\)/);
   });
 
   it('migrate reports an up-to-date database', async () => {

@@ -8,6 +8,7 @@
  * out inside the request: it ends it with `RATE_LIMITED` and the wait, so the caller (a sync job)
  * can come back later instead of holding a worker.
  */
+import { activeTraceparent } from '../../platform/tracing/tracing.js';
 import { ConnectorError } from './errors.js';
 
 /** How requests are retried. */
@@ -151,6 +152,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         authorization: options.authorization,
         accept: 'application/json, text/vtt, text/plain;q=0.9, */*;q=0.1',
       };
+      // Inside a traced call (an MCP tool, a request), the upstream sees its trace.
+      const parent = activeTraceparent();
+      if (parent) headers.traceparent = parent;
       const init: RequestInit = {
         method: call.method ?? 'GET',
         headers,

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../../src/features/connectors/http-client.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ConfigError, loadConfig } from '../../../src/platform/config.js';
 import { createTracing } from '../../../src/platform/tracing/tracing.js';
@@ -248,5 +249,27 @@ describe('without tracing', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("connectors' upstream requests", () => {
+  it('carry the traceparent of the span they are made in, and none outside a span', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = await createTracing(loadConfig({}).tracing, { exporter });
+    const seen: Array<string | undefined> = [];
+    const client = createHttpClient({
+      name: 'Upstream',
+      baseUrl: 'https://api.example.com',
+      authorization: 'Bearer t',
+      fetch: async (_url, init) => {
+        seen.push((init?.headers as Record<string, string> | undefined)?.traceparent);
+        return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    await tracing.inSpan('tool crm_action', {}, () => client.json({ path: '/x' }));
+    await client.json({ path: '/y' });
+    const [span] = exporter.getFinishedSpans();
+    expect(seen).toEqual([`00-${span?.spanContext().traceId}-${span?.spanContext().spanId}-01`, undefined]);
+    await tracing.shutdown();
   });
 });
