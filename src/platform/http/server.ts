@@ -371,6 +371,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           return exchange.controller.signal;
         },
       };
+      // The client went away while the request was read (or uWS dropped the connection: a request
+      // pipelined behind this one, see docs/api.md): nothing runs that no one will be told about.
+      if (exchange.aborted) return CLIENT_GONE_STATUS;
       const reply = await matched.handler(ctx);
       return send(exchange, reply, requestId, rate, principal);
     } catch (error) {
