@@ -3,6 +3,7 @@
  * with every route the features registered plus the platform's own (health, machines, MCP), and the
  * bound port. The process's other roles never reach this file.
  */
+import { actorRoutes } from './actors/actor-routes.js';
 import { machineRoutes } from './actors/machine-routes.js';
 import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
 import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
@@ -81,6 +82,7 @@ export function createServing(platform: PlatformHost): Serving {
     ...metricsRoutes(platform.metrics, config.metricsToken),
     ...platform.routes.all,
     ...machineRoutes(),
+    ...actorRoutes(db.sql),
     // Each tools/call of an MCP batch beyond the first pays one unit of the token's bucket.
     ...mcpRoutes(platform, toolset, (principal) =>
       principal.tokenId === null

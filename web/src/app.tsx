@@ -7,6 +7,7 @@ import { ApiError, api, sessionEnded } from './api.js';
 import { AppHeader } from './components/app-header.js';
 import { AdminTokensPage } from './pages/admin-tokens-page.js';
 import { AdminWebhooksPage } from './pages/admin-webhooks-page.js';
+import { InspectPage } from './pages/inspect-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { QueuePage } from './pages/queue-page.js';
@@ -22,6 +23,9 @@ function page(path: string) {
   if (path === '/review') return <QueuePage />;
   if (path === '/admin/tokens') return <AdminTokensPage />;
   if (path === '/admin/webhooks') return <AdminWebhooksPage />;
+  if (parts[0] === 'inspect' && parts.length === 3) {
+    return <InspectPage kind={decodeURIComponent(parts[1] ?? '')} id={decodeURIComponent(parts[2] ?? '')} />;
+  }
   if (
     parts[0] === 'review' &&
     parts[1] === 'runs' &&

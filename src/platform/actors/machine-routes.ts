@@ -13,10 +13,41 @@ function isKind(name: string): name is MachineKind {
   return (MACHINE_KINDS as readonly string[]).includes(name);
 }
 
+/** What `withEventless` reads of a state node. */
+interface StateNodeLike {
+  always?: ReadonlyArray<{ target?: ReadonlyArray<{ id: string }>; guard?: unknown }>;
+  states: Readonly<Record<string, StateNodeLike>>;
+}
+
+/**
+ * `toJSON()` leaves out eventless (`always`) transitions; each state's are added as `always:
+ * [{target: ['#<id>'], guard}]` (the inspector draws them; transient states would float unconnected).
+ */
+function withEventless(json: unknown, node: StateNodeLike): unknown {
+  const out = { ...(json as Record<string, unknown>) };
+  if (node.always?.length) {
+    out.always = node.always.map((t) => ({
+      target: (t.target ?? []).map((target) => `#${target.id}`),
+      guard:
+        typeof t.guard === 'string' ? t.guard : ((t.guard as { type?: string } | undefined)?.type ?? null),
+    }));
+  }
+  const states = (json as { states?: Record<string, unknown> }).states ?? {};
+  out.states = Object.fromEntries(
+    Object.entries(states).map(([key, child]) => [
+      key,
+      node.states[key] ? withEventless(child, node.states[key]) : child,
+    ]),
+  );
+  return out;
+}
+
 /** The machine routes. */
 export function machineRoutes(): RouteDef[] {
   // Definitions never change at run time: serialize once.
-  const definitions = new Map(MACHINE_KINDS.map((kind) => [kind, machines[kind].toJSON()]));
+  const definitions = new Map(
+    MACHINE_KINDS.map((kind) => [kind, withEventless(machines[kind].toJSON(), machines[kind].root)]),
+  );
   return [
     defineRoute({
       method: 'GET',

@@ -166,7 +166,8 @@ export function ReviewPage({ runId }: { runId: number }) {
         <ol class="history">
           {state.transitions.map((t) => (
             <li key={t.id}>
-              {when(t.at)} · {t.actorKind} · {t.from ?? '∅'} → {t.to} · {eventName(t.event)} · {t.actor}
+              {when(t.at)} · <a href={`/inspect/${t.actorKind}/${t.actorId}`}>{t.actorKind}</a> ·{' '}
+              {t.from ?? '∅'} → {t.to} · {eventName(t.event)} · {t.actor}
             </li>
           ))}
         </ol>
