@@ -4,14 +4,28 @@
  * probes and health checks hit paths the server answers; ports agree across the image, compose,
  * Prometheus and the Kubernetes objects; names that refer to each other resolve.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { ensureBuilt } from '../../ops/build.mjs';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/platform/config.js';
 import { parseDuration } from '../../src/platform/util/duration.js';
 import { request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -93,6 +107,78 @@ describe('ops/Dockerfile', () => {
     expect(dockerOf('CMD')[0]).toBe('["serve"]');
     const ignored = read('.dockerignore').split('\n');
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.r3']));
+  });
+});
+
+describe("ops/Dockerfile's runtime layout", () => {
+  let dir: string;
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = mkdtempSync(path.join(tmpdir(), 'r3-image-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves from what the runtime stage copies (no sources), without rebuilding', async () => {
+    // The runtime stage's `COPY --from=build /app/<files> <dest>`, replayed from the checkout with
+    // the files' times kept (as COPY keeps them); node_modules is linked, not copied.
+    const workdir = dockerOf('WORKDIR').at(-1) as string;
+    for (const args of dockerOf('COPY').filter((a) => a.startsWith('--from=build'))) {
+      const [, ...rest] = args.split(/\s+/);
+      const dest = rest.pop() as string;
+      for (const source of rest) {
+        const relative = path.relative(workdir, source);
+        const target = path.join(dir, dest.endsWith('/') ? path.join(dest, path.basename(relative)) : dest);
+        mkdirSync(path.dirname(target), { recursive: true });
+        if (relative === 'node_modules') symlinkSync(path.join(ROOT, relative), target);
+        else cpSync(path.join(ROOT, relative), target, { recursive: true, preserveTimestamps: true });
+      }
+    }
+    expect(existsSync(path.join(dir, 'src'))).toBe(false);
+    const stamp = statSync(path.join(dir, 'dist/app/.built')).mtimeMs;
+    const entries = dockerOf('ENTRYPOINT')[0] as string;
+    const [node, ...args] = [
+      ...(JSON.parse(entries) as string[]),
+      ...(JSON.parse(dockerOf('CMD')[0] as string) as string[]),
+    ];
+    expect(node).toBe('node');
+    const database = await createTestDatabase();
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...dockerEnv,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        R3_DATA_DIR: path.join(dir, 'data'),
+        DATABASE_URL: database.url,
+        R3_SECRET_KEY: 'k'.repeat(40),
+        R3_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    try {
+      await expect
+        .poll(() => /r3 listening on (http:\/\/\S+)/.exec(output)?.[1], { timeout: 20_000 })
+        .toBeDefined();
+      const url = /r3 listening on (http:\/\/\S+)/.exec(output)?.[1] as string;
+      for (const probed of ['/healthz', '/readyz', '/metrics', '/docs', '/api/v1/openapi.json']) {
+        expect((await fetch(`${url}${probed}`)).status, probed).toBe(200);
+      }
+      expect(statSync(path.join(dir, 'dist/app/.built')).mtimeMs).toBe(stamp);
+      expect(readdirSync(path.join(dir, 'dist')).sort()).toEqual(['app', 'web']);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await database.drop();
+    }
   });
 });
 
