@@ -85,7 +85,7 @@ export interface DeliverJobDeps {
   timeoutMs: number;
   allowPrivate: boolean;
   /** Counts attempts by result (`r3_webhook_attempts_total`) and their duration. */
-  metrics?: Pick<Metrics, 'webhookAttempts' | 'webhookAttemptDuration'>;
+  metrics?: Pick<Metrics, 'webhookAttempts' | 'webhookAttemptDuration' | 'webhookDeliveries'>;
   /** A client span per attempt; its request carries the span's `traceparent`. */
   tracing?: Tracing;
   /** How long an attempt waits for a slot of its webhook before its job is put back (default 250 ms). */
@@ -226,8 +226,15 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
       const label = attemptResult(result);
       deps.metrics.webhookAttempts.inc({ result: label });
       deps.metrics.webhookAttemptDuration.observe({ result: label }, result.durationMs / 1000);
+      countEnded(sent.projection.status);
     }
     return true;
+  }
+
+  /** A delivery that ended (`delivered`, or `failed` out of attempts) counts in `r3_webhook_deliveries_total`. */
+  function countEnded(status: unknown): void {
+    if (status === 'delivered' || status === 'failed')
+      deps.metrics?.webhookDeliveries.inc({ result: status });
   }
 
   /** Puts the job back for later (its webhook has no free slot): a new job, this one completed. */
@@ -311,7 +318,7 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
           },
         );
         if (start.outcome !== 'applied') return;
-        await host.send(
+        const failed = await host.send(
           tx,
           WEBHOOK_DELIVERY_KIND,
           ref,
@@ -320,6 +327,10 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
             actingAs: WORKER,
           },
         );
+        if (failed.outcome === 'applied') {
+          const ended = failed.projection.status;
+          tx.afterCommit(() => countEnded(ended));
+        }
       });
     }
   }

@@ -23,6 +23,7 @@ export interface Metrics {
   readonly busPublishDuration: Histogram;
   readonly webhookAttempts: Counter<'result'>;
   readonly webhookAttemptDuration: Histogram<'result'>;
+  readonly webhookDeliveries: Counter<'result'>;
   readonly toolCalls: Counter<'tool' | 'result'>;
   readonly toolCallDuration: Histogram<'tool'>;
   /**
@@ -94,6 +95,12 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       help: 'Duration of webhook POSTs, by result.',
       labelNames: ['result'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'r3_webhook_deliveries_total',
+      help: 'Webhook deliveries that ended, by result: delivered, or failed (out of attempts).',
+      labelNames: ['result'],
       registers,
     }),
     toolCalls: new Counter({

@@ -51,7 +51,12 @@ describe('GET /metrics without R3_METRICS_TOKEN', () => {
   let admin: CreatedToken;
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ R3_WORKER_CONCURRENCY: '0', R3_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    t = await startTestApp({
+      R3_WORKER_CONCURRENCY: '0',
+      R3_WEBHOOK_ALLOW_PRIVATE: 'true',
+      // One attempt: a failed one ends its delivery.
+      R3_WEBHOOK_MAX_ATTEMPTS: '1',
+    });
     admin = await t.token({ scopes: ALL_SCOPES });
     receiver = await startReceiver();
     await createSkill(t, admin.token, { slug: 'sum', name: 'Summarize' });
@@ -152,6 +157,8 @@ describe('GET /metrics without R3_METRICS_TOKEN', () => {
     expect(samples.value('r3_webhook_attempts_total{result="http_5xx"}')).toBe(1);
     expect(samples.value('r3_webhook_attempts_total{result="success"}')).toBe(1);
     expect(samples.value('r3_webhook_attempt_duration_seconds_count{result="success"}')).toBe(1);
+    expect(samples.value('r3_webhook_deliveries_total{result="failed"}')).toBe(1);
+    expect(samples.value('r3_webhook_deliveries_total{result="delivered"}')).toBe(1);
   });
 
   it('shows the event streams open', async () => {
