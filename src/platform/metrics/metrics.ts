@@ -15,6 +15,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 /** The metrics of one process. */
 export interface Metrics {
+  /** The registry of r3's own metrics (the process metrics are in a shared one; `render` gives both). */
   readonly registry: Registry;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
@@ -39,11 +40,25 @@ export interface Metrics {
   readonly contentType: string;
 }
 
+/**
+ * The Node process metrics (CPU, memory, event-loop lag, GC): one registry per process, whatever the
+ * number of apps in it (their collectors, an event-loop monitor and a GC observer, are never stopped).
+ */
+let processRegistry: Registry | null = null;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /** Creates the registry and its metrics; `defaults` adds the Node process metrics (default true). */
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   const registry = new Registry();
   const registers = [registry];
-  if (options.defaults !== false) collectDefaultMetrics({ register: registry });
+  const shared = options.defaults === false ? null : processMetrics();
   const collectErrors = new Counter({
     name: 'r3_metrics_collect_errors_total',
     help: 'Readings taken at scrape time that failed (database or NATS did not answer), by metric.',
@@ -137,7 +152,10 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
         },
       });
     },
-    render: () => registry.metrics(),
+    async render() {
+      const own = await registry.metrics();
+      return shared ? `${await shared.metrics()}\n${own}` : own;
+    },
     contentType: registry.contentType,
   };
 }
