@@ -20,6 +20,13 @@ export interface MemoryBroker {
   ensureStream(ns: Namespace, config: MemoryStreamConfig): void;
   /** Stores `wireSubject` in the namespace's stream (deduped by `msgId`) and fans it out live. */
   publish(ns: Namespace, wireSubject: string, data: Uint8Array, msgId: string | undefined): PublishResult;
+  /**
+   * Resolves once every durable consumer whose filter takes message `seq` (of `wireSubject`) has
+   * handled it (its handler resolved), or has no worker attached to hand it to, or the message is
+   * gone. The in-process bus waits for this before a publish counts as done: its stream lives in
+   * memory, so a message is only safe once a consumer has turned it into something durable.
+   */
+  handled(ns: Namespace, wireSubject: string, seq: number): Promise<void>;
   /** Fans a message out to live subscriptions only. */
   signal(wireSubject: string, data: Uint8Array): void;
   /** Adds a live subscription on a wire pattern; returns its removal. */
@@ -169,6 +176,8 @@ interface AttachedWorker extends MemoryWorker {
 class MemoryConsumer {
   private cursor: number;
   private readonly ready: number[] = [];
+  /** Who waits for a message to be handled (`MemoryBroker.handled`), by sequence. */
+  private readonly waiters = new Map<number, Array<() => void>>();
   private readonly deliveries = new Map<number, number>();
   private readonly workers: AttachedWorker[] = [];
   private next = 0;
@@ -190,8 +199,27 @@ class MemoryConsumer {
         const index = this.workers.indexOf(attached);
         if (index >= 0) this.workers.splice(index, 1);
         await Promise.all(attached.inFlight);
+        // No worker is left to handle what is waited for: waiting longer would block publishers.
+        if (this.workers.length === 0) for (const seq of [...this.waiters.keys()]) this.settle(seq);
       },
     };
+  }
+
+  /** Resolves once message `seq` is handled here (see `MemoryBroker.handled`). */
+  handled(seq: number): Promise<void> {
+    if (this.workers.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.waiters.get(seq);
+      if (list) list.push(resolve);
+      else this.waiters.set(seq, [resolve]);
+    });
+  }
+
+  private settle(seq: number): void {
+    const list = this.waiters.get(seq);
+    if (!list) return;
+    this.waiters.delete(seq);
+    for (const resolve of list) resolve();
   }
 
   /** Hands ready messages to workers with free capacity, round-robin. */
@@ -221,6 +249,7 @@ class MemoryConsumer {
     for (let seq = this.ready.shift(); seq !== undefined; seq = this.ready.shift()) {
       if (this.stream.get(seq)) return seq;
       this.deliveries.delete(seq);
+      this.settle(seq);
     }
     this.cursor = Math.max(this.cursor, this.stream.firstSeq);
     while (this.cursor <= this.stream.last) {
@@ -261,6 +290,7 @@ class MemoryConsumer {
     try {
       await worker.handler(message);
       this.deliveries.delete(seq);
+      this.settle(seq);
     } catch (err) {
       const delayMs = redeliveryDelayMs(deliveryCount, worker.backoffMs);
       worker.logger.warn({ err, subject: message.subject, deliveryCount, delayMs }, 'bus handler failed');
@@ -315,6 +345,16 @@ export function createMemoryBroker(opts: MemoryBrokerOptions = {}): MemoryBroker
       fanOut(wireSubject, data, msgId);
       if (!result.duplicate) for (const consumer of stream.consumers.values()) consumer.pump();
       return result;
+    },
+    handled(ns, wireSubject, seq) {
+      // Not async: the subject is read now and not kept by a suspended frame (it may be cut from a
+      // large batch text the relay read, see `detached`).
+      const stream = streamOf(ns);
+      const waits: Array<Promise<void>> = [];
+      for (const consumer of stream.consumers.values()) {
+        if (subjectMatches(consumer.filter, wireSubject)) waits.push(consumer.handled(seq));
+      }
+      return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined);
     },
     signal(wireSubject, data) {
       fanOut(wireSubject, data, undefined);

@@ -4,6 +4,7 @@ import {
   BusClosedError,
   type BusLogger,
   type ConsumerHandle,
+  type PublishResult,
   type Subscription,
   silentLogger,
 } from './bus.js';
@@ -27,6 +28,30 @@ export interface MemoryBusOptions {
   streamMaxMessages?: number;
   /** Wait after failed delivery n before redelivery (default `BUS_DEFAULTS.redeliveryBackoffMs`). */
   redeliveryBackoffMs?: readonly number[];
+}
+
+/**
+ * The longest a publish waits for the consumers to handle its message (a handler failing and being
+ * redelivered, say): then it counts as done, and the message waits in memory for its next try.
+ */
+export const PUBLISH_SETTLE_MS = 5_000;
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
 }
 
 /** Default bound on messages a memory stream keeps. */
@@ -59,9 +84,22 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
   return {
     prefix: ns.prefix,
 
-    async publish(subject, payload, publishOpts) {
-      assertOpen();
-      return broker.publish(ns, ns.eventSubject(subject), encodePayload(payload), publishOpts?.msgId);
+    // A publish counts as done once the consumers have handled the message (or PUBLISH_SETTLE_MS
+    // passed): this stream lives in memory, so until a consumer has made something durable of it (the
+    // webhook dispatcher's deliveries), a crash would lose it — and the outbox relay deletes its
+    // rows as soon as their publishes are done. Not async, so no suspended frame keeps the subject.
+    publish(subject, payload, publishOpts) {
+      let wireSubject: string;
+      let result: PublishResult;
+      try {
+        assertOpen();
+        wireSubject = ns.eventSubject(subject);
+        result = broker.publish(ns, wireSubject, encodePayload(payload), publishOpts?.msgId);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (result.duplicate) return Promise.resolve(result);
+      return settledWithin(broker.handled(ns, wireSubject, result.seq), PUBLISH_SETTLE_MS).then(() => result);
     },
 
     async subscribe(pattern, handler): Promise<Subscription> {

@@ -169,3 +169,41 @@ describe('memory bus: in-process limits', () => {
     }
   });
 });
+
+describe('memory bus: a publish is done once its consumers handled it', () => {
+  it('waits for the consumer’s handler (the stream is memory: the relay must not delete the row before)', async () => {
+    const bus = createMemoryBus();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const seen = createCollector<string>();
+    const consumer = await bus.consume('durable-settle', 'evt.>', async (msg) => {
+      seen.push(msg.subject);
+      await held;
+    });
+    let done = false;
+    const published = bus.publish(runEventSubject('1', 1, 'started'), { n: 1 }).then(() => {
+      done = true;
+    });
+    await seen.untilCount(1, 'the handler to start');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(done).toBe(false);
+    release();
+    await published;
+    expect(done).toBe(true);
+    await consumer.stop();
+    await bus.close();
+  });
+
+  it('does not wait when no consumer takes the subject, nor once the last worker detached', async () => {
+    const bus = createMemoryBus();
+    await bus.publish(runEventSubject('1', 2, 'started'), { n: 1 });
+    const consumer = await bus.consume('durable-never', 'evt.>', () => new Promise<void>(() => undefined));
+    const published = bus.publish(runEventSubject('1', 3, 'started'), { n: 2 });
+    const stopping = consumer.stop();
+    await published;
+    void stopping;
+    await bus.close();
+  });
+});
