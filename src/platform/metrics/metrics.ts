@@ -10,6 +10,9 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+/** A reading taken at scrape time that takes longer is left out (Prometheus waits 10 s by default). */
+const READING_TIMEOUT_MS = 2_000;
+
 /** Latency buckets, in seconds, for HTTP requests and outgoing calls. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -28,8 +31,9 @@ export interface Metrics {
   readonly toolCalls: Counter<'tool' | 'result'>;
   readonly toolCallDuration: Histogram<'tool'>;
   /**
-   * Registers a gauge read at scrape time by `collect` (it sets the gauge's values). A failing
-   * collect leaves the gauge empty for that scrape and counts `r3_metrics_collect_errors_total`.
+   * Registers a gauge read at scrape time by `collect` (it sets the gauge's values). A collect that
+   * fails or takes over 2 s leaves the gauge without samples for that scrape (NaN when it has no
+   * labels) and counts `r3_metrics_collect_errors_total`.
    */
   addReading<L extends string>(
     options: { name: string; help: string; labelNames?: readonly L[] },
@@ -59,11 +63,18 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const shared = options.defaults === false ? null : processMetrics();
+  /** The readings of the scrape under way (the error count waits for them, so it is current). */
+  const readings = new Set<Promise<unknown>>();
   const collectErrors = new Counter({
     name: 'r3_metrics_collect_errors_total',
-    help: 'Readings taken at scrape time that failed (database or NATS did not answer), by metric.',
+    help: 'Readings taken at scrape time that failed or timed out (database or NATS did not answer), by metric.',
     labelNames: ['metric'],
     registers,
+    async collect() {
+      // A scrape starts every metric's collect in one go: once this yields, its readings have begun.
+      await null;
+      await Promise.allSettled([...readings]);
+    },
   });
 
   return {
@@ -143,11 +154,25 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
         registers,
         async collect(this: Gauge<L>) {
           this.reset();
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('reading timed out')), READING_TIMEOUT_MS);
+          });
           try {
-            await collect(this);
+            const reading = Promise.race([collect(this), late]);
+            readings.add(reading);
+            void reading.then(
+              () => readings.delete(reading),
+              () => readings.delete(reading),
+            );
+            await reading;
           } catch {
             this.reset();
+            // A gauge without labels always has a sample: NaN says "unknown" where 0 would mislead.
+            if (!options.labelNames?.length) (this as unknown as Gauge).set(Number.NaN);
             collectErrors.inc({ metric: name });
+          } finally {
+            clearTimeout(timer);
           }
         },
       });
