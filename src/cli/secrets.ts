@@ -4,11 +4,14 @@
  * file; every sealed value (the features' `sealedColumns`) is resealed in one transaction. With
  * `--dry-run` it checks that every value opens and changes nothing. ops/README.md has the procedure.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openApp } from '../main.js';
 import { type CliCommand, type CliContext, UsageError } from '../platform/cli.js';
 import { createLogger } from '../platform/log.js';
+import { SECRET_KEY_FILE } from '../platform/secrets/master-key.js';
 import { RekeyError, rekeySealed } from '../platform/secrets/rekey.js';
 import { systemClock } from '../platform/util/clock.js';
 
@@ -43,6 +46,15 @@ async function secrets(args: string[], ctx: CliContext): Promise<number> {
   if (previous === '') throw new UsageError(`${file} is empty`);
 
   const { config } = ctx;
+  const keyFile = path.join(config.dataDir, SECRET_KEY_FILE);
+  if (!config.secretKey && !existsSync(keyFile)) {
+    // Reading the master secret would generate a new random one into that file: refuse instead.
+    ctx.err(
+      `r3 secrets rekey: no current master secret: R3_SECRET_KEY is unset and ${keyFile} does not exist; ` +
+        'set R3_SECRET_KEY to the new secret',
+    );
+    return 1;
+  }
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
   const { platform } = await openApp(config, { role: 'cli', clock: systemClock, log });
   try {

@@ -4,7 +4,7 @@
  * one) and opens the stored source credentials; a wrong previous secret changes nothing; a dry run
  * changes nothing; a second run finds everything current.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -64,11 +64,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `r3 secrets <args>` with `key` as R3_SECRET_KEY; answers the exit code and output. */
-async function rekey(key: string, args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+/** Runs `r3 secrets <args>` with `key` as R3_SECRET_KEY (none: unset); answers the exit code and output. */
+async function rekey(
+  key: string | undefined,
+  args: string[],
+): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const config = loadConfig({ DATABASE_URL: database.url, R3_SECRET_KEY: key, R3_LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    R3_SECRET_KEY: key,
+    R3_DATA_DIR: path.join(dir, 'data'),
+    R3_LOG_LEVEL: 'silent',
+  });
   const code = await secretsCommand.run(args, {
     config,
     out: (line) => out.push(line),
@@ -154,6 +162,13 @@ describe('r3 secrets rekey', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('refuses to run without a current secret rather than generate one', async () => {
+    const none = await rekey(undefined, ['rekey', '--previous-key-file', keyFile('old', TEST_SECRET_KEY)]);
+    expect(none.code).toBe(1);
+    expect(none.err[0]).toMatch(/R3_SECRET_KEY is unset and .*secret\.key does not exist/);
+    expect(existsSync(path.join(dir, 'data', 'secret.key'))).toBe(false);
   });
 
   it('refuses to run when the previous secret is the current one', async () => {
