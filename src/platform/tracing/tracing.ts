@@ -210,29 +210,34 @@ export function setHttpStatus(span: Span, status: number, serverSide: boolean): 
   if (status >= 500 || (!serverSide && status >= 400)) span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
+/** Probes and scrapes: every few seconds from every checker, they would drown the traces. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 /**
- * A server span per HTTP request, named `METHOD /route/pattern` once routed, continuing the
+ * A server span per HTTP request (not probes and scrapes), named `METHOD /route/pattern` once routed, continuing the
  * request's `traceparent` when it has a valid one.
  */
 export function httpTracingObserver(tracing: Tracing): RequestObserver {
   return (request, handle) =>
-    tracing.inSpan(
-      request.method,
-      {
-        kind: SpanKind.SERVER,
-        parent: tracing.extract(request.headers),
-        attributes: { 'http.request.method': request.method, 'url.path': request.path },
-      },
-      async (span) => {
-        const status = await handle();
-        if (span) {
-          span.updateName(`${request.method} ${request.route ?? 'unmatched'}`);
-          if (request.route) span.setAttribute('http.route', request.route);
-          setHttpStatus(span, status, true);
-        }
-        return status;
-      },
-    );
+    UNTRACED_PATHS.has(request.path)
+      ? handle()
+      : tracing.inSpan(
+          request.method,
+          {
+            kind: SpanKind.SERVER,
+            parent: tracing.extract(request.headers),
+            attributes: { 'http.request.method': request.method, 'url.path': request.path },
+          },
+          async (span) => {
+            const status = await handle();
+            if (span) {
+              span.updateName(`${request.method} ${request.route ?? 'unmatched'}`);
+              if (request.route) span.setAttribute('http.route', request.route);
+              setHttpStatus(span, status, true);
+            }
+            return status;
+          },
+        );
 }
 
 /** Observers run nested, the first outermost. */

@@ -181,6 +181,13 @@ describe('spans', () => {
     expect(sent?.headers.traceparent).toBe(`00-${TRACE_ID}-${model?.spanContext().spanId}-01`);
   });
 
+  it('leave probes and scrapes out', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect((await t.request('GET', path)).status).toBe(200);
+    }
+    expect(spans().filter((s) => /^GET \/(healthz|readyz|metrics)$/.test(s.name))).toEqual([]);
+  });
+
   it('start a new trace without a traceparent, and the run takes its id', async () => {
     const res = await t.request('POST', '/api/v1/skills/sum/runs', {
       token: admin.token,
