@@ -269,6 +269,30 @@ describe('ops/compose.yaml', () => {
     );
     expect(mounted?.split(':')[0]).toBe('./prometheus/prometheus.yml');
   });
+
+  it('loads alerting rules that use only metrics r3 exports (docs/operations.md)', () => {
+    const prometheus = yamlOf('ops/prometheus/prometheus.yml') as { rule_files: string[] };
+    const volumes = services.prometheus?.volumes ?? [];
+    for (const file of prometheus.rule_files) {
+      const mount = volumes.find((v) => v.split(':')[1] === file);
+      expect(mount, file).toBeDefined();
+      expect(existsSync(path.join(ROOT, 'ops', (mount as string).split(':')[0] as string))).toBe(true);
+    }
+    const documented = new Set(
+      [...read('docs/operations.md').matchAll(/^\| `(r3_[a-z_]+)` \|/gm)].map((m) => m[1] as string),
+    );
+    const rules = yamlOf('ops/prometheus/alerts.yml') as {
+      groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
+    };
+    const exprs = rules.groups.flatMap((g) => g.rules);
+    expect(exprs.length).toBeGreaterThan(5);
+    for (const { alert, expr } of exprs) {
+      for (const [name] of expr.matchAll(/\br3_[a-z_]+/g)) {
+        const base = name.replace(/_(bucket|sum|count)$/, '');
+        expect(documented.has(base), `${alert} uses ${name}`).toBe(true);
+      }
+    }
+  });
 });
 
 // --- Kubernetes -----------------------------------------------------------------------------------
