@@ -198,9 +198,10 @@ class MemoryConsumer {
       detach: async () => {
         const index = this.workers.indexOf(attached);
         if (index >= 0) this.workers.splice(index, 1);
-        await Promise.all(attached.inFlight);
-        // No worker is left to handle what is waited for: waiting longer would block publishers.
+        // No worker is left to handle what is waited for: waiting longer would block publishers
+        // (what is in flight is awaited below, before the process can go).
         if (this.workers.length === 0) for (const seq of [...this.waiters.keys()]) this.settle(seq);
+        await Promise.all(attached.inFlight);
       },
     };
   }

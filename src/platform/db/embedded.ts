@@ -7,10 +7,11 @@
  *   so restarts (and the CLI) find the same data.
  * - As root, PostgreSQL refuses to run, so initdb and the server run as the `postgres` system user
  *   (created when missing) and the data directory is handed to it. That user must be able to reach
- *   the data directory (else r3 stops at once, naming the directory in its way and what to do) and
- *   the binaries: when the checkout is out of its reach (a clone under `/root` or a `mktemp -d`
+ *   the cluster (when it cannot enter the data directory, the cluster lives under `CLUSTERS_DIR`;
+ *   only when that fails too does r3 stop at once, naming the directory in its way and what to do)
+ *   and the binaries: when the checkout is out of its reach (a clone under `/root` or a `mktemp -d`
  *   directory, both 0700), the package's bin/, lib/ and share/ are hard-linked (copied across file
- *   systems) into `<R3_DATA_DIR>/pg-runtime/<version>/`, once per version.
+ *   systems) into `<cluster home>/pg-runtime/<version>/`, once per version.
  * - A cluster already running on the same directory (the server while the CLI runs) is reused, not
  *   started twice; only the process that started it stops it.
  *
@@ -19,7 +20,7 @@
  * waits without a deadline, and installs exit hooks that override r3's signal handling.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -70,7 +71,16 @@ export interface EmbeddedOptions {
    * `package.json` (default: the installed one). Tests point it at a copy in a private directory.
    */
   packageDir?: string;
+  /** Where clusters go whose data directory the postgres user cannot reach (default `CLUSTERS_DIR`). */
+  clustersDir?: string;
 }
+
+/**
+ * As root with a data directory the `postgres` user cannot reach (a checkout under `/root`, 0700:
+ * the default `./.r3` of a container's `/root/r3`), the cluster lives here instead, in a directory
+ * named after the data directory; the master key and `pg.json` stay in the data directory.
+ */
+export const CLUSTERS_DIR = '/var/lib/r3/embedded';
 
 /** Starts (or reuses) the embedded cluster under `dataDir` and makes sure `database` exists. */
 export async function startEmbeddedPostgres(
@@ -80,15 +90,19 @@ export async function startEmbeddedPostgres(
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedDatabase> {
   dataDir = path.resolve(dataDir);
-  const pgDir = path.join(dataDir, 'pg');
   const metaFile = path.join(dataDir, 'pg.json');
   await fs.mkdir(dataDir, { recursive: true });
   const runAs = os.userInfo().uid === 0 ? await postgresUser(log) : null;
+  // Where the cluster (and, when needed, the binaries' copy) lives: the data directory, unless the
+  // postgres user cannot reach it.
+  let home = dataDir;
   if (runAs) {
     await letPostgresEnter(dataDir);
     const blocked = await firstBlocked(dataDir, runAs);
-    if (blocked) throw new Error(dataDirOutOfReach(dataDir, blocked, runAs));
+    if (blocked)
+      home = await relocatedHome(dataDir, blocked, runAs, options.clustersDir ?? CLUSTERS_DIR, log);
   }
+  const pgDir = path.join(home, 'pg');
 
   let meta = await readMeta(metaFile);
   const initialised = await exists(path.join(pgDir, 'PG_VERSION'));
@@ -106,13 +120,13 @@ export async function startEmbeddedPostgres(
   }
 
   if (initialised && !(await portFree(meta.port))) meta.port = await freePort();
-  const bin = await reachableBinaries(dataDir, runAs, log, options.packageDir);
+  const bin = await reachableBinaries(home, runAs, log, options.packageDir);
   if (!initialised) {
     log.info({ dataDir: pgDir }, 'initialising embedded PostgreSQL (first start)');
-    await initdb(bin, dataDir, pgDir, meta, runAs, log);
+    await initdb(bin, home, pgDir, meta, runAs, log);
   }
   await writeMeta(metaFile, meta);
-  const server = await startServer(bin, dataDir, pgDir, meta.port, runAs, log);
+  const server = await startServer(bin, home, pgDir, meta.port, runAs, log);
   log.info({ port: meta.port, dataDir: pgDir }, 'embedded PostgreSQL started');
   const started = handle(meta, meta.port, server, log);
   try {
@@ -456,6 +470,33 @@ async function firstBlocked(dir: string, runAs: RunAs): Promise<string | null> {
     if ((stat.mode & bit) === 0) return current;
   }
   return null;
+}
+
+/** The cluster's home under `clustersDir` for `dataDir`, made reachable by `runAs`; throws when it cannot be. */
+async function relocatedHome(
+  dataDir: string,
+  blocked: string,
+  runAs: RunAs,
+  clustersDir: string,
+  log: Logger,
+): Promise<string> {
+  const home = path.join(clustersDir, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  try {
+    await fs.mkdir(home, { recursive: true, mode: 0o755 });
+    await letPostgresEnter(home);
+  } catch (error) {
+    throw new Error(
+      `${dataDirOutOfReach(dataDir, blocked, runAs)} (keeping it in ${home} failed too: ${(error as Error).message})`,
+    );
+  }
+  const stillBlocked = await firstBlocked(home, runAs);
+  if (stillBlocked) throw new Error(dataDirOutOfReach(dataDir, blocked, runAs));
+  log.warn(
+    { dataDir, blocked, cluster: home },
+    `the "${runAs.name}" user cannot enter ${blocked}: the embedded PostgreSQL cluster lives in ${home} ` +
+      '(set R3_DATA_DIR to a directory it can reach to keep it with the rest of the data)',
+  );
+  return home;
 }
 
 function dataDirOutOfReach(dataDir: string, blocked: string, runAs: RunAs): string {

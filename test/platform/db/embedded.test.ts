@@ -12,7 +12,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { installedPackageDir, startEmbeddedPostgres } from '../../../src/platform/db/embedded.js';
+import {
+  type EmbeddedOptions,
+  installedPackageDir,
+  startEmbeddedPostgres,
+} from '../../../src/platform/db/embedded.js';
 import { createLogger } from '../../../src/platform/log.js';
 
 const log = createLogger('warn', 2);
@@ -74,6 +78,27 @@ async function query(url: string, text: string, values: unknown[] = []): Promise
     return (await client.query(text, values)).rows.map((r) => String(Object.values(r)[0]));
   } finally {
     await client.end();
+  }
+}
+
+/** Starts the cluster, checks it answers and runs `check` while it runs, stops it, and starts it again. */
+async function startCheckRestart(
+  dataDir: string,
+  options: EmbeddedOptions,
+  check: () => Promise<void>,
+): Promise<void> {
+  const db = await startEmbeddedPostgres(dataDir, log, 'r3', options);
+  try {
+    expect(await query(db.urlFor('r3'), 'select 1 + 1')).toEqual(['2']);
+    await check();
+  } finally {
+    await db.stop();
+  }
+  const again = await startEmbeddedPostgres(dataDir, log, 'r3', options);
+  try {
+    expect(await query(again.urlFor('r3'), 'select 1')).toEqual(['1']);
+  } finally {
+    await again.stop();
   }
 }
 
@@ -157,35 +182,48 @@ describe('embedded PostgreSQL', () => {
     async () => {
       const { packageDir } = await privateCheckout();
       const dir = await tempDir();
-      const db = await startEmbeddedPostgres(dir, log, 'r3', { packageDir });
-      try {
-        expect(await query(db.urlFor('r3'), 'select 1 + 1')).toEqual(['2']);
+      // A restart reuses the copy.
+      await startCheckRestart(dir, { packageDir }, async () => {
         const { version } = JSON.parse(await fs.readFile(path.join(packageDir, 'package.json'), 'utf8'));
         const runtime = path.join(dir, 'pg-runtime', version);
         const pid = (await fs.readFile(path.join(dir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0];
         expect(await fs.readlink(`/proc/${pid}/exe`)).toBe(path.join(runtime, 'bin', 'postgres'));
         expect((await fs.stat(path.join(runtime, 'bin', 'postgres'))).uid).toBe(0);
-      } finally {
-        await db.stop();
-      }
-      // A restart reuses the copy.
-      const again = await startEmbeddedPostgres(dir, log, 'r3', { packageDir });
-      try {
-        expect(await query(again.urlFor('r3'), 'select 1')).toEqual(['1']);
-      } finally {
-        await again.stop();
-      }
+      });
     },
     120_000,
   );
 
   it.runIf(isRoot)(
-    'as root, with the data directory itself in a private directory, fails at once saying what to do',
+    'as root, with the data directory itself in a private directory (npm start in /root/r3): the cluster lives where the postgres user can reach it',
     async () => {
       const { privateDir, packageDir } = await privateCheckout();
       const dataDir = path.join(privateDir, 'r3', '.r3');
+      const clustersDir = path.join(await tempDir(), 'clusters');
+      await startCheckRestart(dataDir, { packageDir, clustersDir }, async () => {
+        const [home] = await fs.readdir(clustersDir);
+        expect(home).toMatch(/^[0-9a-f]{16}$/);
+        const pid = (
+          await fs.readFile(path.join(clustersDir, home as string, 'pg', 'postmaster.pid'), 'utf8')
+        ).split('\n')[0];
+        expect(Number(pid)).toBeGreaterThan(0);
+        // The port and password stay with the data directory; the private directory stays private.
+        expect(await fs.stat(path.join(dataDir, 'pg.json'))).toBeTruthy();
+        expect((await fs.stat(privateDir)).mode & 0o777).toBe(0o700);
+      });
+    },
+    120_000,
+  );
+
+  it.runIf(isRoot)(
+    'as root, when no place the postgres user can reach can be made, fails at once saying what to do',
+    async () => {
+      const { privateDir, packageDir } = await privateCheckout();
+      const dataDir = path.join(privateDir, 'r3', '.r3');
+      // The clusters directory is inside the private directory too: nowhere to go.
+      const clustersDir = path.join(privateDir, 'clusters');
       const started = Date.now();
-      await expect(startEmbeddedPostgres(dataDir, log, 'r3', { packageDir })).rejects.toThrow(
+      await expect(startEmbeddedPostgres(dataDir, log, 'r3', { packageDir, clustersDir })).rejects.toThrow(
         `cannot enter ${privateDir} on the way to the data directory ${dataDir}. Set R3_DATA_DIR to a directory it can reach`,
       );
       expect(Date.now() - started).toBeLessThan(5_000);

@@ -147,11 +147,13 @@ export function publishAndLifecycleCases(h: ContractHarness): void {
         await release.promise;
         finished = true;
       });
-      await bus.publish(subjectOf(1), { n: 1 });
+      // Not awaited first: the in-process bus's publish is done only once the handler is.
+      const published = bus.publish(subjectOf(1), { n: 1 });
       await withTimeout(entered.promise, 'the handler to start');
       const closing = bus.close();
       release.resolve();
       await closing;
+      await published;
       expect(finished).toBe(true);
 
       const after = await open(prefix);
