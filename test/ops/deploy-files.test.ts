@@ -95,7 +95,8 @@ describe('ops/Dockerfile', () => {
     expect(Number(dockerEnv.PORT)).toBe(imagePort);
     expect(dockerEnv.HOST).toBe('0.0.0.0');
     const [check] = dockerOf('HEALTHCHECK');
-    expect(check).toContain(`http://127.0.0.1:${imagePort}/healthz`);
+    // The check follows PORT when the operator changes it, and defaults to the exposed port.
+    expect(check).toContain(`'http://127.0.0.1:' + (process.env.PORT || ${imagePort}) + '/healthz'`);
   });
 
   it('copies from the build context only files that exist, and runs the compiled r3', () => {
@@ -415,7 +416,7 @@ describe('the paths the deployment files probe', () => {
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
       paths.add(container[probe].httpGet.path);
     const [check] = dockerOf('HEALTHCHECK');
-    paths.add(new URL((check as string).match(/http:\/\/[^'"]+/)?.[0] as string).pathname);
+    paths.add((check as string).match(/'(\/[a-z]+)'/)?.[1] as string);
     expect([...paths].sort()).toEqual(['/healthz', '/metrics', '/readyz']);
     for (const probed of paths) {
       const res = await request(t.url, 'GET', probed);
