@@ -37,6 +37,10 @@ export async function loadQueue(): Promise<void> {
       );
       items.push(...page.reviews);
       cursor = page.nextCursor;
+      // The first page is shown while the rest is read (a long queue draws its top at once).
+      if (cursor && items.length === page.reviews.length && mine === generation && lane !== 'snoozed') {
+        queueStore.trigger.loaded({ items: [...items], startedAt });
+      }
     } while (cursor && items.length < MAX_ITEMS);
     if (mine !== generation) return;
     const now = Date.now();
@@ -57,8 +61,8 @@ interface ReviewEvent {
 }
 
 /**
- * Follows the org's review events while the page is open: a decided or cancelled item leaves at
- * once; any other change reads the lane again (coalesced). Returns the stop function.
+ * Reads the lane and follows the org's review events while the page is open: a decided or cancelled
+ * item leaves at once; any other change reads the lane again (coalesced). Returns the stop function.
  */
 export function followQueue(): () => void {
   const source = new EventSource('/api/v1/reviews/stream');
@@ -70,6 +74,9 @@ export function followQueue(): () => void {
       void loadQueue();
     }, 100);
   };
+  // Read at once for a fast first render, and again once subscribed: a change between the two
+  // reads is then in the second (or arrives as an event), never lost.
+  void loadQueue();
   source.addEventListener('ready', () => void loadQueue());
   source.addEventListener('review', (message) => {
     const change = JSON.parse((message as MessageEvent<string>).data) as ReviewEvent;
