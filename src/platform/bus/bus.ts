@@ -151,8 +151,14 @@ export const BUS_DEFAULTS = {
   duplicateWindowMs: 2 * 60 * 1000,
   /** Wait after failed delivery n before delivery n+1: entry n-1, the last entry repeats. */
   redeliveryBackoffMs: [250, 1_000, 5_000, 30_000, 60_000] as readonly number[],
-  /** NATS: how long an unacked, un-heartbeated delivery stays with its process before redelivery. */
-  ackWaitMs: 30_000,
+  /**
+   * NATS: how long an unacked, un-heartbeated delivery stays with its process before redelivery —
+   * what a message pulled by a process that then died waits before a live one gets it (a live
+   * process reports every message it holds as in progress every third of this, so a slow handler
+   * keeps its message). 5 s: a `kill -9` delays the dead process's messages (webhook deliveries
+   * not yet made) by at most that; it was 30 s.
+   */
+  ackWaitMs: 5_000,
 } as const;
 
 /** Delay before redelivering a message whose delivery number `deliveryCount` (1-based) failed. */

@@ -342,11 +342,15 @@ class NatsConsumerLoop {
   private async run(messages: ConsumerMessages): Promise<void> {
     try {
       for await (const m of messages) {
+        // Held from the moment it is pulled: a message waiting here for a free slot is reported in
+        // progress too, so it does not go to another process while this one lives.
+        this.working.add(m);
         while (!this.stopping && this.inFlight.size >= this.settings.concurrency) {
           await Promise.race(this.inFlight);
         }
         if (this.stopping) {
           // Already pulled but not started: hand it back at once instead of waiting for ack_wait.
+          this.working.delete(m);
           m.nak();
           continue;
         }

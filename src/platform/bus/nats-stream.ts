@@ -101,6 +101,11 @@ export async function ensureDurableConsumer(jsm: JetStreamManager, spec: Durable
     const info = await jsm.consumers.info(spec.stream, spec.durable);
     const existing = info.config.filter_subject ?? info.config.filter_subjects?.join(',') ?? '';
     if (existing !== spec.filter) throw new ConsumerPatternConflictError(spec.durable, existing, spec.filter);
+    // A consumer made by an earlier release (ack_wait was 30 s): brought to this one's.
+    if (info.config.ack_wait !== nanos(spec.ackWaitMs)) {
+      await jsm.consumers.update(spec.stream, spec.durable, { ack_wait: nanos(spec.ackWaitMs) });
+      return;
+    }
   } catch (err) {
     if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.ConsumerNotFound) throw err;
   }

@@ -81,6 +81,21 @@ describe.skipIf(nats.skip)('NATS bus', () => {
       }
     });
 
+    it('brings a durable made with another ack wait (an earlier release: 30 s) to this one’s (5 s)', async () => {
+      const prefix = newPrefix();
+      const before = await open({ prefix, ackWaitMs: 30_000 });
+      await (await before.consume('dispatch', 'evt.>', async () => {})).stop();
+      const after = await open({ prefix });
+      await (await after.consume('dispatch', 'evt.>', async () => {})).stop();
+      const { nc, jsm } = await admin();
+      try {
+        const info = await jsm.consumers.info(createNamespace(prefix).streamName, `${prefix}_dispatch`);
+        expect(info.config.ack_wait).toBe(nanos(5_000));
+      } finally {
+        await nc.close();
+      }
+    });
+
     it('makes a durable pull consumer with explicit acks, unlimited deliveries and the ack wait', async () => {
       const prefix = newPrefix();
       const bus = await open({ prefix, ackWaitMs: 10_000 });
