@@ -1,0 +1,81 @@
+/**
+ * Every page at 360 px wide: nothing scrolls sideways (wide content scrolls in its own region), and
+ * axe-core finds no serious violation; a screenshot of each is kept.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import {
+  checkAccessibility,
+  launchBrowser,
+  probeBrowser,
+  screenshot,
+  type TestBrowser,
+  watchPageErrors,
+} from '../../helpers/browser.js';
+import { pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
+import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
+import { register } from '../../helpers/webhooks.js';
+
+const probe = probeBrowser();
+
+describe.skipIf(probe.skip)('the pages at 360 px wide', () => {
+  let t: TestApp;
+  let b: TestBrowser;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    b = await launchBrowser(probe);
+    receiver = await startReceiver();
+    t = await startTestApp({ R3_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('fit, pass axe-core, and open the review screen from the queue with Enter', async () => {
+    const org = await setupReviewOrg(t, 'acme');
+    const id = await pendingSkillRun(t, org.owner.token);
+    await register(t, org.owner.token, {
+      url: `${receiver.url}/hook`,
+      events: ['run.completed'],
+      secret: 'whsec_test_0123456789abcdef',
+    });
+    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'narrow-nora', role: 'owner' });
+    const page = await (await b.context({ width: 360, height: 740 })).newPage();
+    const errors = watchPageErrors(page);
+    await page.goto(link.url);
+    await page.waitForURL(`${t.url}/review`);
+    await page.locator(`ol.queue > li[data-key="skill:${id}"]`).waitFor();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${t.url}/review/runs/${id}`);
+
+    const pages: Array<[string, string, string]> = [
+      ['queue', '/review', 'ol.queue'],
+      ['review', `/review/runs/${id}`, '.draft'],
+      ['tokens', '/admin/tokens', 'table'],
+      ['webhooks', '/admin/webhooks', '.webhooks > li'],
+      ['inspector', `/inspect/skill-run/${id}`, 'svg.statechart'],
+      ['not-found', '/review/runs/999999', 'h1'],
+      ['mission', '/review/missions/1', 'h1'],
+    ];
+    for (const [name, path, ready] of pages) {
+      await page.goto(`${t.url}${path}`);
+      await page.locator(ready).first().waitFor();
+      const overflow = (await page.evaluate(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      )) as number;
+      await screenshot(page, `360px-${name}`);
+      if (overflow > 0) {
+        const wide = await page.evaluate(
+          `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 6).map((e) => e.tagName + '.' + e.className).join(', ')`,
+        );
+        throw new Error(`${name} scrolls sideways by ${overflow} px: ${wide}`);
+      }
+      expect(await checkAccessibility(page), name).toEqual([]);
+    }
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
