@@ -9,7 +9,7 @@
 import { defineFeature } from '../../platform/feature.js';
 import { webRoutes } from './assets/routes.js';
 import { loadWebBundle, type WebBundle } from './assets/web-bundle.js';
-import { loginLinkCommand } from './login-link-cli.js';
+import { loginLinkCommand, sessionCommand } from './login-link-cli.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 
@@ -46,5 +46,5 @@ export const webFeature = defineFeature<WebApi>({
     );
     return { sessions };
   },
-  commands: [loginLinkCommand],
+  commands: [loginLinkCommand, sessionCommand],
 });

@@ -1,4 +1,7 @@
-/** `r3 login-link` (decisions §13): a one-time browser sign-in URL for a user, valid 10 minutes. */
+/**
+ * `r3 login-link` (decisions §13): a one-time browser sign-in URL for a user, valid 10 minutes; and
+ * `r3 session revoke`: end every browser session of a user at once.
+ */
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../../platform/auth/principal.js';
 import { type CliCommand, UsageError } from '../../platform/cli.js';
@@ -52,5 +55,34 @@ export const loginLinkCommand: CliCommand<WebApi> = {
       err(`r3 login-link: ${error.message}`);
       return 1;
     }
+  },
+};
+
+/** `r3 session revoke --org <slug> --user <userId> [--json]`. */
+export const sessionCommand: CliCommand<WebApi> = {
+  name: 'session',
+  usage: '  r3 session revoke --org <slug> --user <userId> [--json]',
+  async run(args, { out, err, open }) {
+    const [sub, ...rest] = args;
+    if (sub !== 'revoke') throw new UsageError('expected "revoke"');
+    let values: { org?: string; user?: string; json?: boolean };
+    try {
+      ({ values } = parseArgs({
+        args: rest,
+        options: { org: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' } },
+        strict: true,
+      }));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (!values.org) throw new UsageError('--org is required');
+    if (!values.user) throw new UsageError('--user is required');
+    const ended = await (await open()).sessions.revokeUserSessions(values.org, values.user);
+    if (ended === null) {
+      err(`r3 session revoke: no user "${values.user}" in org "${values.org}"`);
+      return 1;
+    }
+    out(values.json ? JSON.stringify({ revoked: ended }) : `Ended ${ended} session(s) of ${values.user}.`);
+    return 0;
   },
 };

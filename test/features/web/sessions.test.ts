@@ -182,6 +182,21 @@ describe('the session cookie on API routes', () => {
     expect(after.body.error.details.reason).toBe('session_signed_out');
   });
 
+  it('r3 session revoke ends every session of a user at once', async () => {
+    const first = cookieOf((await signIn({ link: await linkCode('acme', 'revoked-rick', 'pm') })).headers);
+    const second = cookieOf((await signIn({ link: await linkCode('acme', 'revoked-rick') })).headers);
+    const env = { DATABASE_URL: t.database.url };
+    const res = await runCli(['session', 'revoke', '--org', 'acme', '--user', 'revoked-rick', '--json'], env);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ revoked: 2 });
+    for (const cookie of [first, second]) {
+      const after = await t.request('GET', '/api/v1/session', { headers: { cookie } });
+      expect(after.status).toBe(401);
+    }
+    const unknown = await runCli(['session', 'revoke', '--org', 'acme', '--user', 'nobody'], env);
+    expect(unknown.code).toBe(1);
+  });
+
   it('a Bearer token wins over a cookie, and keeps working without one', async () => {
     const created = await t.token({ user: 'bearer-user' });
     const me = await t.request('GET', '/api/v1/session', {

@@ -296,6 +296,33 @@ export class SessionService {
     return true;
   }
 
+  /** Ends every open session of a user (operator revocation, `r3 session revoke`); how many it ended. */
+  async revokeUserSessions(org: string, userId: string): Promise<number | null> {
+    return this.deps.sql.tx(async (sql) => {
+      const user = await sql.maybeOne<{ pk: number; org_id: number }>(
+        'select u.pk, u.org_id from users u join orgs o on o.id = u.org_id where o.slug = $1 and u.id = $2',
+        [org, userId],
+      );
+      if (!user) return null;
+      const now = new Date(this.deps.clock.now());
+      const ended = await sql.query<{ id: string }>(
+        'update web_sessions set revoked_at = $2 where user_pk = $1 and revoked_at is null returning id',
+        [user.pk, now],
+      );
+      await recordAuditSql(sql, {
+        orgId: user.org_id,
+        apiTokenId: null,
+        actor: 'cli',
+        action: 'session.revoked',
+        targetKind: 'user',
+        targetId: userId,
+        details: { sessions: ended.length },
+        at: now,
+      });
+      return ended.length;
+    });
+  }
+
   private async find(
     headers: Readonly<Record<string, string>>,
   ): Promise<{ row: SessionRow; principal: Principal } | null> {
