@@ -113,6 +113,11 @@ describe.skipIf(probe.skip)('the admin pages in the browser', () => {
     await page.getByText('disabled (manual)').waitFor();
     await page.getByRole('button', { name: 'Re-enable' }).click();
     await page.getByText('active', { exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Inspect' }).click();
+    await page.waitForURL(`${t.url}/inspect/webhook-endpoint/${webhooks[0].id}`);
+    await expect
+      .poll(() => page.locator('svg.statechart g.state.current').getAttribute('data-state'))
+      .toBe('enabled');
     expect(errors).toEqual([]);
     await page.context().close();
   });

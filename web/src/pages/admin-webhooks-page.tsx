@@ -71,6 +71,7 @@ export function AdminWebhooksPage() {
                   Rotate secret
                 </button>
               )}
+              <a href={`/inspect/webhook-endpoint/${w.id}`}>Inspect</a>
             </div>
             {state.openId === w.id && (
               <DeliveryList
