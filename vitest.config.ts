@@ -5,7 +5,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous on purpose: tests wait on conditions, not sleeps, so these only bound a hang. Tests that
+    // start r3 processes (the CLI, two-node tests) take 5-10 s per process on a 2-core machine under a
+    // second full suite or a CPU burner; at 30 s, r3 org limits' five CLI calls timed out once in
+    // such a run.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });
