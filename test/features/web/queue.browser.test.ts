@@ -146,6 +146,19 @@ describe.skipIf(probe.skip)('the review queue in the browser', () => {
     await page.context().close();
   });
 
+  it('an action with a revoked session is refused and sends the browser to sign-in, deciding nothing', async () => {
+    const id = await pendingSkillRun(t, org.owner.token);
+    const page = await signedIn('late-lena');
+    const row = page.locator(`ol.queue > li[data-key="skill:${id}"]`);
+    await row.waitFor();
+    await row.getByRole('checkbox').check();
+    await t.app.sessions.revokeUserSessions('acme', 'late-lena');
+    await page.keyboard.press('a');
+    await page.waitForURL(/\/login\?next=%2Freview/);
+    expect((await run(id)).status).toBe('pending');
+    await page.context().close();
+  });
+
   it('refuses a cross-site form POST made with the signed-in browser', async () => {
     const id = await pendingSkillRun(t, org.owner.token);
     const page = await signedIn('csrf-carl');
