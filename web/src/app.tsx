@@ -34,8 +34,9 @@ function page(path: string) {
   ) {
     return <ReviewPage runId={Number(parts[2])} />;
   }
-  if (parts[0] === 'review' && (parts[1] === 'missions' || parts[1] === 'actions') && parts.length === 3) {
-    return <UnknownKindPage kind={parts[1] === 'missions' ? 'mission' : 'action'} />;
+  if (parts[0] === 'review' && parts.length === 3 && parts[1] !== 'runs') {
+    // Missions, actions, and kinds yet to come: said plainly, not a broken page.
+    return <UnknownKindPage kind={decodeURIComponent(parts[1] ?? '').replace(/s$/, '')} />;
   }
   return <NotFoundPage />;
 }

@@ -2,9 +2,11 @@
 import { age } from '../format.js';
 import { itemKey, type ReviewItem } from '../stores/queue-store.js';
 
-/** Where an item's review screen is. */
-export function reviewPath(item: Pick<ReviewItem, 'kind' | 'id'>): string {
-  return item.kind === 'mission' ? `/review/missions/${item.id}` : `/review/runs/${item.id}`;
+/** Where an item's review screen is (a kind this UI does not know yet: its own path, which says so). */
+export function reviewPath(item: { kind: string; id: number }): string {
+  if (item.kind === 'skill' || item.kind === 'workflow') return `/review/runs/${item.id}`;
+  if (item.kind === 'mission') return `/review/missions/${item.id}`;
+  return `/review/${item.kind === 'action' ? 'actions' : encodeURIComponent(`${item.kind}s`)}/${item.id}`;
 }
 
 export function QueueList(props: {
