@@ -3604,6 +3604,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        actorId: number;
                         attemptLog: {
                             /** Format: date-time */
                             at: string;

@@ -47,6 +47,7 @@ export const deliveryDetailSchema = deliveryViewSchema.extend({
       at: iso,
     }),
   ),
+  actorId: z.number().int(),
 });
 
 /** A webhook as the API answers it. */

@@ -60,6 +60,8 @@ export interface DeliveryCursor {
 export interface DeliveryDetail extends DeliveryView {
   lastError: string | null;
   attemptLog: AttemptView[];
+  /** Its `webhook-delivery` actor's id (`GET /actors/webhook-delivery/:id/transitions`, the inspector). */
+  actorId: number;
 }
 
 function normalizedFilter(filter: WebhookFilter | null | undefined): {
@@ -267,7 +269,12 @@ export class WebhookService {
          from webhook_attempts where delivery_pk = $1 and org_id = $2 order by attempt`,
       [row.id, principal.orgId],
     );
-    return { ...deliveryView(row), lastError: row.last_error, attemptLog: attempts.map(attemptView) };
+    return {
+      ...deliveryView(row),
+      lastError: row.last_error,
+      attemptLog: attempts.map(attemptView),
+      actorId: row.id,
+    };
   }
 
   /**

@@ -91,6 +91,8 @@ describe.skipIf(probe.skip)('the admin pages in the browser', () => {
     await delivery.locator('.status-failed').waitFor();
     await delivery.getByText('Attempts').click();
     await delivery.getByText('HTTP 500').last().waitFor();
+    const inspectDelivery = await delivery.getByRole('link', { name: /Inspect/ }).getAttribute('href');
+    expect(inspectDelivery).toMatch(/^\/inspect\/webhook-delivery\/\d+$/);
     await screenshot(page, 'admin-webhooks');
     expect(await checkAccessibility(page)).toEqual([]);
 
@@ -113,11 +115,15 @@ describe.skipIf(probe.skip)('the admin pages in the browser', () => {
     await page.getByText('disabled (manual)').waitFor();
     await page.getByRole('button', { name: 'Re-enable' }).click();
     await page.getByText('active', { exact: true }).waitFor();
-    await page.getByRole('link', { name: 'Inspect' }).click();
+    await page.getByRole('link', { name: 'Inspect', exact: true }).click();
     await page.waitForURL(`${t.url}/inspect/webhook-endpoint/${webhooks[0].id}`);
     await expect
       .poll(() => page.locator('svg.statechart g.state.current').getAttribute('data-state'))
       .toBe('enabled');
+    await page.goto(`${t.url}${inspectDelivery}`);
+    await expect
+      .poll(() => page.locator('svg.statechart g.state.current').getAttribute('data-state'))
+      .toBe('failed');
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -1,12 +1,12 @@
 /** A webhook's deliveries, newest first: status, attempts, the last answer; replay; each one's attempts. */
 import { when } from '../format.js';
-import type { Attempt, Delivery } from '../stores/webhooks-store.js';
+import type { Delivery, DeliveryDetail } from '../stores/webhooks-store.js';
 import { loadAttempts, replay } from './webhooks-data.js';
 
 export function DeliveryList(props: {
   webhookId: number;
   deliveries: Delivery[];
-  attempts: Record<string, Attempt[]>;
+  attempts: Record<string, DeliveryDetail>;
   canWrite: boolean;
 }) {
   if (props.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
@@ -33,7 +33,7 @@ export function DeliveryList(props: {
           <details onToggle={(e) => e.currentTarget.open && void loadAttempts(props.webhookId, d.deliveryId)}>
             <summary>Attempts</summary>
             <ol>
-              {(props.attempts[d.deliveryId] ?? []).map((a) => (
+              {(props.attempts[d.deliveryId]?.attemptLog ?? []).map((a) => (
                 <li key={a.attempt}>
                   {when(a.at)} ·{' '}
                   {a.responseStatus === null ? (a.error ?? 'no answer') : `HTTP ${a.responseStatus}`}
@@ -42,6 +42,11 @@ export function DeliveryList(props: {
                 </li>
               ))}
             </ol>
+            {props.attempts[d.deliveryId] && (
+              <a href={`/inspect/webhook-delivery/${props.attempts[d.deliveryId]?.actorId}`}>
+                Inspect<span class="visually-hidden"> {d.deliveryId}</span>
+              </a>
+            )}
           </details>
         </li>
       ))}

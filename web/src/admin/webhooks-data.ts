@@ -1,6 +1,6 @@
 /** Webhooks, their deliveries and attempts; replay, rotate the secret, re-enable. */
 import { api } from '../api.js';
-import { type Attempt, type Delivery, type Webhook, webhooksStore } from '../stores/webhooks-store.js';
+import { type Delivery, type DeliveryDetail, type Webhook, webhooksStore } from '../stores/webhooks-store.js';
 
 async function attempt(call: () => Promise<void>): Promise<void> {
   webhooksStore.trigger.failed({ error: null });
@@ -28,11 +28,8 @@ export const loadDeliveries = (webhookId: number) =>
 
 export const loadAttempts = (webhookId: number, deliveryId: string) =>
   attempt(async () => {
-    const detail = await api<{ attemptLog: Attempt[] }>(
-      'GET',
-      `/webhooks/${webhookId}/deliveries/${deliveryId}`,
-    );
-    webhooksStore.trigger.attemptsLoaded({ deliveryId, attempts: detail.attemptLog });
+    const detail = await api<DeliveryDetail>('GET', `/webhooks/${webhookId}/deliveries/${deliveryId}`);
+    webhooksStore.trigger.attemptsLoaded({ deliveryId, detail });
   });
 
 export const replay = (webhookId: number, deliveryId: string) =>

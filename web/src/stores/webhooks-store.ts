@@ -35,6 +35,12 @@ export interface Attempt {
   at: string;
 }
 
+/** What a delivery's detail adds: its attempts and its actor's id (for the inspector). */
+export interface DeliveryDetail {
+  attemptLog: Attempt[];
+  actorId: number;
+}
+
 export const webhooksStore = createStore({
   context: {
     webhooks: [] as Webhook[],
@@ -43,8 +49,8 @@ export const webhooksStore = createStore({
     /** The webhook whose deliveries are shown. */
     openId: null as number | null,
     deliveries: [] as Delivery[],
-    /** Attempts by delivery id (loaded when a delivery is expanded). */
-    attempts: {} as Record<string, Attempt[]>,
+    /** Attempts and the actor id by delivery id (loaded when a delivery is expanded). */
+    attempts: {} as Record<string, DeliveryDetail>,
     secret: null as { webhookId: number; secret: string } | null,
   },
   on: {
@@ -62,9 +68,9 @@ export const webhooksStore = createStore({
     }),
     deliveriesLoaded: (context, event: { webhookId: number; deliveries: Delivery[] }) =>
       event.webhookId === context.openId ? { ...context, deliveries: event.deliveries } : context,
-    attemptsLoaded: (context, event: { deliveryId: string; attempts: Attempt[] }) => ({
+    attemptsLoaded: (context, event: { deliveryId: string; detail: DeliveryDetail }) => ({
       ...context,
-      attempts: { ...context.attempts, [event.deliveryId]: event.attempts },
+      attempts: { ...context.attempts, [event.deliveryId]: event.detail },
     }),
     rotated: (context, event: { secret: { webhookId: number; secret: string } | null }) => ({
       ...context,
