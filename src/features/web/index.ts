@@ -9,7 +9,7 @@
 import { defineFeature } from '../../platform/feature.js';
 import { webRoutes } from './assets/routes.js';
 import { loadWebBundle, type WebBundle } from './assets/web-bundle.js';
-import { loginLinkCommand, sessionCommand } from './login-link-cli.js';
+import { loginLinkCommand, sessionCommand } from './cli.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 
