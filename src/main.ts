@@ -3,6 +3,7 @@
  * comes after those whose API it uses). `startApp` is what `r3 serve` runs and what tests start
  * in-process; `openApp` gives the other roles (`r3 mcp`, one-shot commands) the same features.
  */
+import { artifactsFeature } from './features/artifacts/index.js';
 import { connectorsFeature } from './features/connectors/index.js';
 import { objectsFeature } from './features/objects/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
@@ -29,7 +30,8 @@ export function registerFeatures(platform: PlatformHost) {
   const webhooks = webhooksFeature.register(platform);
   const connectors = connectorsFeature.register(platform, { workspace, objects });
   const web = webFeature.register(platform);
-  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web };
+  const artifacts = artifactsFeature.register(platform);
+  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web, artifacts };
 }
 
 /** The features' APIs, by feature. */
@@ -72,6 +74,7 @@ export type App = PlatformHost &
   Features['webhooks'] &
   Features['connectors'] &
   Features['web'] &
+  Features['artifacts'] &
   Pick<Serving, 'http' | 'lastUsed'> & {
     /** The port actually bound (PORT=0 picks a free one). */
     port: number;
@@ -124,6 +127,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.webhooks,
       features.connectors,
       features.web,
+      features.artifacts,
       {
         http: serving.http,
         lastUsed: serving.lastUsed,

@@ -7,6 +7,7 @@
  * the migrations table records.
  */
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration0018Artifacts } from './features/artifacts/migrations/0018-artifacts.js';
 import { Migration0014Connectors } from './features/connectors/migrations/0014-connectors.js';
 import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
@@ -41,4 +42,5 @@ export const migrations: MigrationObject[] = [
   { name: '0015-external-ids', class: Migration0015ExternalIds },
   { name: '0016-workers', class: Migration0016Workers },
   { name: '0017-web-sessions', class: Migration0017WebSessions },
+  { name: '0018-artifacts', class: Migration0018Artifacts },
 ];

@@ -114,6 +114,12 @@ const EnvSchema = z.object({
   R3_CONNECTOR_TIMEOUT: duration('R3_CONNECTOR_TIMEOUT').default(15_000),
   R3_CONNECTOR_RETRY_BASE: duration('R3_CONNECTOR_RETRY_BASE').default(500),
   R3_METRICS_TOKEN: z.string().min(16, 'R3_METRICS_TOKEN must be at least 16 characters').optional(),
+  R3_ARTIFACT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   // OpenTelemetry (the variables of its SDK specification that r3 reads; a bad value stops start-up).
   OTEL_SDK_DISABLED: bool.default(false),
   OTEL_SERVICE_NAME: z.string().min(1).default('r3'),
@@ -180,6 +186,8 @@ export interface Config {
   connectors: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number };
   /** Bearer token `GET /metrics` needs; unset: it answers loopback clients only. */
   metricsToken: string | undefined;
+  /** Artifacts (decisions §10): `maxBytes` caps one artifact's content (R3_ARTIFACT_MAX_BYTES, 10 MiB). */
+  artifacts: { maxBytes: number };
   /**
    * OpenTelemetry traces: exported over OTLP/HTTP to `endpoint` (the traces URL) when one is set
    * (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`), unless
@@ -285,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.R3_CONNECTOR_RETRY_BASE,
     },
     metricsToken: e.R3_METRICS_TOKEN,
+    artifacts: { maxBytes: e.R3_ARTIFACT_MAX_BYTES },
     tracing: {
       endpoint:
         e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none'

@@ -1,0 +1,30 @@
+/**
+ * Artifacts (decisions §10): files tools make (`create_artifact`, `generate_image`), stored per org
+ * in PostgreSQL with their hash, media type and size, the run that made them and who made them; read
+ * through `/api/v1/artifacts*` (scope `read:all`, tenant-isolated, served so a browser never runs them).
+ */
+import { defineFeature } from '../../platform/feature.js';
+import { artifactRoutes } from './routes.js';
+import { ArtifactService } from './service.js';
+
+export type { ArtifactMaker, ArtifactView, NewArtifact } from './service.js';
+export { ArtifactService, artifactTooLarge } from './service.js';
+
+/** What the artifacts feature offers. */
+export interface ArtifactsApi {
+  artifacts: ArtifactService;
+}
+
+export const artifactsFeature = defineFeature<ArtifactsApi>({
+  name: 'artifacts',
+  register(platform) {
+    const artifacts = new ArtifactService({
+      db: platform.db.sql,
+      clock: platform.clock,
+      maxBytes: platform.config.artifacts.maxBytes,
+      baseUrl: platform.baseUrl,
+    });
+    platform.routes.add(...artifactRoutes(artifacts));
+    return { artifacts };
+  },
+});
