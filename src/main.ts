@@ -9,6 +9,7 @@ import { objectsFeature } from './features/objects/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
 import { runsFeature } from './features/runs/index.js';
 import { tokensFeature } from './features/tokens/index.js';
+import { toolsFeature } from './features/tools/index.js';
 import { webFeature } from './features/web/index.js';
 import { webhooksFeature } from './features/webhooks/index.js';
 import { workspaceFeature } from './features/workspace/index.js';
@@ -31,7 +32,8 @@ export function registerFeatures(platform: PlatformHost) {
   const connectors = connectorsFeature.register(platform, { workspace, objects });
   const web = webFeature.register(platform);
   const artifacts = artifactsFeature.register(platform);
-  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web, artifacts };
+  const tools = toolsFeature.register(platform, { artifacts });
+  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web, artifacts, tools };
 }
 
 /** The features' APIs, by feature. */
@@ -75,6 +77,7 @@ export type App = PlatformHost &
   Features['connectors'] &
   Features['web'] &
   Features['artifacts'] &
+  Features['tools'] &
   Pick<Serving, 'http' | 'lastUsed'> & {
     /** The port actually bound (PORT=0 picks a free one). */
     port: number;
@@ -128,6 +131,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.connectors,
       features.web,
       features.artifacts,
+      features.tools,
       {
         http: serving.http,
         lastUsed: serving.lastUsed,

@@ -38,6 +38,7 @@ import { createModelProviderRegistry, type ModelProviderRegistry } from './model
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.js';
 import { loadMasterSecret } from './secrets/master-key.js';
 import type { SealedColumn, SealedColumns } from './secrets/rekey.js';
+import { type AgentToolRegistry, createAgentToolRegistry } from './tools/registry.js';
 import { createTracing, type Tracing } from './tracing/tracing.js';
 import type { Clock } from './util/clock.js';
 
@@ -105,6 +106,8 @@ export interface Platform {
   readonly tracing: Tracing;
   readonly routes: RouteTable;
   readonly mcp: ToolRegistry;
+  /** The agent tools (decisions §10): runs' tool loops and MCP use them; each usable over MCP is also in `mcp`. */
+  readonly agentTools: AgentToolRegistry;
   readonly auth: AuthRegistry;
   /** BASE_URL, read at call time (with PORT=0 the bound port is known only once the process listens). */
   baseUrl(): string;
@@ -243,6 +246,7 @@ function createHost(
       add: (...added) => void tools.push(...added),
       all: tools,
     },
+    agentTools: createAgentToolRegistry((tool) => void tools.push(tool)),
     auth: {
       addFusedRead(name, read) {
         if (fusedReads[name]) throw new Error(`fused read ${name} registered twice`);

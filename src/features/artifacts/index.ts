@@ -8,7 +8,7 @@ import { artifactRoutes } from './routes.js';
 import { ArtifactService } from './service.js';
 
 export type { ArtifactMaker, ArtifactView, NewArtifact } from './service.js';
-export { ArtifactService, artifactTooLarge } from './service.js';
+export { ArtifactService, artifactNameSchema, artifactTooLarge, mediaTypeSchema } from './service.js';
 
 /** What the artifacts feature offers. */
 export interface ArtifactsApi {

@@ -11,7 +11,11 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'CONFLICT'
   | 'INTERNAL'
-  | 'METHOD_NOT_ALLOWED';
+  | 'METHOD_NOT_ALLOWED'
+  // Tool errors (decisions §10): answered to a model or an MCP caller, never as an HTTP status.
+  | 'TOOL_UNAVAILABLE'
+  | 'TOOL_FAILED'
+  | 'TOOL_TIMEOUT';
 
 export class ApiError extends Error {
   constructor(
@@ -85,6 +89,18 @@ export const methodNotAllowed = (allow: string[]) =>
       Allow: allow.join(', '),
     },
   );
+
+/** A tool that is not configured on this deployment (decisions §10). */
+export const toolUnavailable = (message: string, details: Record<string, unknown> = {}) =>
+  new ApiError(503, 'TOOL_UNAVAILABLE', message, details);
+
+/** A tool that ran and failed, or hit a limit other than time (decisions §10). */
+export const toolFailed = (message: string, details: Record<string, unknown> = {}) =>
+  new ApiError(502, 'TOOL_FAILED', message, details);
+
+/** A tool that ran out of time (decisions §10). */
+export const toolTimeout = (message: string, details: Record<string, unknown> = {}) =>
+  new ApiError(504, 'TOOL_TIMEOUT', message, details);
 
 export const internal = () => new ApiError(500, 'INTERNAL', 'Internal server error.');
 

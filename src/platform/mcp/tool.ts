@@ -4,7 +4,7 @@
  * object. The toolset (toolset.ts) turns that object, or the error it throws, into a tool result.
  */
 
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
@@ -69,4 +69,14 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
 /** Declares a tool whose `run` receives its schema's output type. */
 export function defineTool<S extends z.ZodType>(def: ToolDef<S>): ToolDef {
   return def as unknown as ToolDef;
+}
+
+/** The JSON Schema of a zod schema as tool lists carry it (draft-7, input side, no `$schema`). */
+export function toolJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return rest;
 }

@@ -7,7 +7,6 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { z } from 'zod';
 import { authorize } from '../auth/guard.js';
 import { ApiError, forbidden, rateLimited, validationFailed } from '../http/errors.js';
 import { inputIssues } from '../http/input-guard.js';
@@ -16,7 +15,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { toolError, toolResult } from './results.js';
-import type { McpTransportKind, ToolContext, ToolDef } from './tool.js';
+import { type McpTransportKind, type ToolContext, type ToolDef, toolJsonSchema } from './tool.js';
 
 /** Options of the toolset. */
 export interface ToolsetOptions {
@@ -118,11 +117,7 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
 
 /** A tool as `tools/list` shows it. */
 function listing(tool: ToolDef): Tool {
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, {
-    target: 'draft-7',
-    io: 'input',
-    unrepresentable: 'any',
-  }) as Record<string, unknown>;
+  const inputSchema = toolJsonSchema(tool.input);
   return {
     name: tool.name,
     title: tool.title,

@@ -62,10 +62,12 @@ afterAll(async () => {
 });
 
 describe('tools/list over HTTP with authoring off', () => {
-  it('lists the workspace reads, runtime and data tools, and no authoring or event-only tool', async () => {
+  it('lists the workspace reads, runtime, data and built-in tools, and no authoring or event-only tool', async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
+        'create_artifact',
+        'run_code',
         'object_types_list',
         'objects_get',
         'objects_list',
@@ -93,7 +95,7 @@ describe('tools/list over HTTP with authoring off', () => {
 
   it('lists every tool to a token that may not use them all (they answer FORBIDDEN)', async () => {
     const reader = await client((await t.token({ org: 'acme', scopes: ['read:skills'] })).token);
-    expect((await reader.listTools()).tools).toHaveLength(13);
+    expect((await reader.listTools()).tools).toHaveLength(15);
   });
 
   it('answers an authoring tool with an error result saying how to enable it', async () => {

@@ -1,0 +1,36 @@
+/**
+ * Built-in agent tools (decisions §10), registered in the platform's agent-tool registry (and so
+ * over MCP): `create_artifact` (through the artifacts feature) and `run_code` (a QuickJS WebAssembly
+ * sandbox in worker threads). `web_search`, `fetch_url`, `crawl_site` and `generate_image` are not
+ * here yet.
+ */
+import { defineFeature } from '../../platform/feature.js';
+import type { ArtifactsApi } from '../artifacts/index.js';
+import { builtinTools } from './builtin-tools.js';
+import { Sandbox } from './sandbox.js';
+
+/** What the tools feature offers. */
+export interface ToolsApi {
+  /** run_code's sandbox (its workers). */
+  sandbox: Sandbox;
+}
+
+export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>({
+  name: 'tools',
+  register(platform, { artifacts }) {
+    const sandbox = new Sandbox();
+    platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
+    platform.addService({
+      name: 'run_code sandbox',
+      roles: ['serve', 'worker'],
+      start() {
+        // One worker loads the WebAssembly module in the background, so a first call does not wait for it.
+        void sandbox
+          .warm(1)
+          .catch((error) => platform.log.warn({ err: error }, 'run_code sandbox did not start'));
+      },
+      stop: () => sandbox.close(),
+    });
+    return { sandbox };
+  },
+});
