@@ -54,6 +54,8 @@ export class Sandbox {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** How many workers `warm` asked for: a retired one is replaced at once up to this many. */
+  private keepWarm = 0;
   private readonly paths: { corePath: string; variantPath: string };
 
   constructor(
@@ -69,6 +71,7 @@ export class Sandbox {
 
   /** Starts `count` workers and loads the module in each (what a first call would otherwise wait for). */
   async warm(count = this.size): Promise<void> {
+    this.keepWarm = Math.min(count, this.size);
     while (this.slots.length < Math.min(count, this.size)) this.slots.push(this.spawn());
     await Promise.all(this.slots.map((slot) => slot.ready));
   }
@@ -130,6 +133,10 @@ export class Sandbox {
       const index = this.slots.indexOf(slot);
       if (index >= 0) this.slots.splice(index, 1);
       void this.retire(slot, null);
+      // The replacement loads its module now, not when the next script arrives.
+      if (!this.closed && this.queue.length === 0 && this.slots.length < this.keepWarm) {
+        this.slots.push(this.spawn());
+      }
     }
     this.pump();
   }
