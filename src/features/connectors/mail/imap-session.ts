@@ -4,8 +4,22 @@
  * connections, resets → UNAVAILABLE; timeouts → TIMEOUT), and the reads the connector needs:
  * the mailboxes to read, new message UIDs, and every message of one thread.
  */
-import { ImapFlow } from 'imapflow';
-import { simpleParser } from 'mailparser';
+import type { ImapFlow } from 'imapflow';
+import type { simpleParser as SimpleParser } from 'mailparser';
+
+// imapflow and mailparser load on first use, not with r3: they cost start-up time every process
+// pays, and only a mail connector needs them.
+let imapflow: Promise<typeof import('imapflow')> | null = null;
+let mailparser: Promise<typeof import('mailparser')> | null = null;
+const loadImapFlow = () => {
+  imapflow ??= import('imapflow');
+  return imapflow;
+};
+const parse: typeof SimpleParser = (async (...args: Parameters<typeof SimpleParser>) => {
+  mailparser ??= import('mailparser');
+  return (await mailparser).simpleParser(...args);
+}) as typeof SimpleParser;
+
 import { ConnectorError } from '../errors.js';
 import { bareId, idsOf, type MailMessage } from './threads.js';
 
@@ -70,6 +84,7 @@ export function imapError(error: unknown, host: string): ConnectorError {
 
 /** Runs `fn` on a logged-in session, then logs out; every failure is a `ConnectorError`. */
 export async function withImap<T>(settings: ImapSettings, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
+  const { ImapFlow } = await loadImapFlow();
   const client = new ImapFlow({
     host: settings.host,
     port: settings.port,
@@ -132,7 +147,7 @@ export async function headerIds(client: ImapFlow, uids: readonly number[]): Prom
     { uid: true, headers: ['message-id', 'in-reply-to', 'references'] },
     { uid: true },
   )) {
-    const parsed = await simpleParser(message.headers ?? Buffer.alloc(0));
+    const parsed = await parse(message.headers ?? Buffer.alloc(0));
     found.push({
       uid: message.uid,
       messageId: parsed.messageId ? bareId(parsed.messageId) : null,
@@ -156,7 +171,7 @@ export async function parseMessage(
   mailbox: string,
   internalDate?: Date,
 ): Promise<MailMessage | null> {
-  const parsed = await simpleParser(source);
+  const parsed = await parse(source);
   if (!parsed.messageId) return null;
   const date = parsed.date ?? internalDate ?? new Date(0);
   return {

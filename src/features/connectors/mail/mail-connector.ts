@@ -13,8 +13,22 @@
  */
 import { createHash } from 'node:crypto';
 import type { ImapFlow } from 'imapflow';
-import nodemailer from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer';
+import type MailComposerType from 'nodemailer/lib/mail-composer';
+
+// nodemailer loads on first send or check, not with r3 (start-up time; only mail needs it).
+let nodemailerModule: Promise<typeof import('nodemailer')> | null = null;
+let composerModule: Promise<{ default: typeof MailComposerType }> | null = null;
+const loadNodemailer = async () => {
+  nodemailerModule ??= import('nodemailer');
+  return (await nodemailerModule).default;
+};
+const loadComposer = async () => {
+  composerModule ??= import('nodemailer/lib/mail-composer') as Promise<{
+    default: typeof MailComposerType;
+  }>;
+  return (await composerModule).default;
+};
+
 import { z } from 'zod';
 import type {
   ActionResult,
@@ -144,7 +158,8 @@ export function createMailConnector(
     }
   }
 
-  function transport() {
+  async function transport() {
+    const nodemailer = await loadNodemailer();
     return nodemailer.createTransport({
       host: smtpHost,
       port: connection.smtpPort,
@@ -269,6 +284,7 @@ export function createMailConnector(
     }, request.signal);
     if (already) return { messageId, to, sent: false, note: 'an earlier attempt sent it' };
 
+    const MailComposer = await loadComposer();
     const raw = await new MailComposer({
       from,
       to,
@@ -286,7 +302,7 @@ export function createMailConnector(
       .compile()
       .build();
     await options.guardHost?.(smtpHost, connection.smtpPort);
-    const mailer = transport();
+    const mailer = await transport();
     let info: { accepted?: unknown[]; rejected?: unknown[]; response?: string };
     try {
       info = await mailer.sendMail({ envelope: { from, to }, raw });
@@ -316,7 +332,7 @@ export function createMailConnector(
     async check(signal?: AbortSignal): Promise<CheckResult> {
       await session(async (client) => void (await client.list()), signal);
       await options.guardHost?.(smtpHost, connection.smtpPort);
-      const mailer = transport();
+      const mailer = await transport();
       try {
         await mailer.verify();
       } catch (error) {
