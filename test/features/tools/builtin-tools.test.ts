@@ -6,6 +6,7 @@
  * host or end in the §10 error, and the process keeps serving.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
@@ -235,5 +236,17 @@ describe('run_code', () => {
 
   it('keeps working after every limit: a fresh sandbox per script', async () => {
     expect(await run('"still " + "here"')).toEqual({ result: 'still here', stdout: '', error: null });
+  });
+});
+
+describe('the agent-tool registry', () => {
+  it('lists every agent tool in docs/mcp.md, and every one usable over MCP is an MCP tool', async () => {
+    const docs = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
+    const listed = (await mcp.listTools()).tools.map((tool) => tool.name);
+    expect(t.app.agentTools.all.length).toBeGreaterThanOrEqual(2);
+    for (const tool of t.app.agentTools.all) {
+      expect(docs, tool.name).toContain(`| \`${tool.name}\` |`);
+      if (tool.uses.includes('mcp')) expect(listed).toContain(tool.name);
+    }
   });
 });
