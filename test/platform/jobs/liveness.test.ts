@@ -3,8 +3,14 @@
  * live one's sweep, its row is removed and the jobs it held are ready (and run) at once — with no
  * lease run out; a live worker, and jobs of workers without a row, are left alone.
  */
+
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkerLiveness, type WorkerLiveness } from '../../../src/platform/jobs/liveness.js';
+import {
+  createWorkerLiveness,
+  WORKER_LOCK_SPACE,
+  type WorkerLiveness,
+} from '../../../src/platform/jobs/liveness.js';
 import { createJobQueue, type JobQueue } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -72,15 +78,25 @@ describe('worker liveness', () => {
     expect(await workerRows()).toContain(live.workerId);
   });
 
-  it('releases and runs at once the jobs of a worker whose session died', async () => {
-    const dead = await otherWorker('other:1:dead');
+  it('releases and runs at once the jobs of a worker whose process died', async () => {
+    // What another process leaves when it is killed: its row, and its lock session, which dies with it.
+    // (Not a WorkerLiveness of this process: a live one takes a new lock when its session drops.)
+    const session = new pg.Client({ connectionString: t.database.url });
+    await session.connect();
+    session.on('error', () => undefined);
+    await session.query('select pg_advisory_lock($1, $2)', [WORKER_LOCK_SPACE, 424_242]);
+    await session.query(
+      `insert into workers (id, lock_key, host, pid) values ('other:1:dead', 424242, 'elsewhere', 1)`,
+    );
     const ids = [
       await live.enqueue(t.app.db.sql, { kind: 't.live', payload: {} }),
       await live.enqueue(t.app.db.sql, { kind: 't.live', payload: {} }),
     ];
     // The other worker claims both (an hour's lease), then its process dies: its session is killed.
     expect((await live.claim('other:1:dead', 2)).map((j) => j.id).sort()).toEqual([...ids].sort());
-    const pid = await dead.lockPid();
+    const [{ pid }] = (await session.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [
+      { pid: number },
+    ];
     await t.app.db.sql.query('select pg_terminate_backend($1)', [pid]);
     await waitFor(
       async () =>
@@ -96,7 +112,7 @@ describe('worker liveness', () => {
         (await t.app.db.sql.query('select id from jobs where id = any($1::bigint[])', [ids])).length === 0,
       'the released jobs to be completed',
     );
-    await dead.liveness.stop();
+    await session.end().catch(() => undefined);
   });
 
   it('leaves a live worker and its jobs alone', async () => {
