@@ -16,6 +16,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Role } from '../../src/platform/auth/principal.js';
+import type { TestApp } from './app.js';
 
 export const CHROMIUM_PATH = process.env.R3_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -126,4 +128,22 @@ export function watchPageErrors(page: Page): string[] {
     }
   });
   return errors;
+}
+
+/**
+ * Signs `who` in the way a person does (a one-time link from `r3 login-link`) in a new page of a
+ * fresh context, waits for the queue it lands on, then opens `path` when given.
+ */
+export async function signIn(
+  t: TestApp,
+  b: TestBrowser,
+  who: { org: string; userId: string; role: Role },
+  path?: string,
+): Promise<Page> {
+  const link = await t.app.sessions.createLoginLink(who);
+  const page = await (await b.context()).newPage();
+  await page.goto(link.url);
+  await page.waitForURL(`${t.url}/review`);
+  if (path) await page.goto(`${t.url}${path}`);
+  return page;
 }

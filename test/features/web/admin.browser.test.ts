@@ -11,6 +11,7 @@ import {
   launchBrowser,
   probeBrowser,
   screenshot,
+  signIn,
   type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
@@ -35,14 +36,8 @@ describe.skipIf(probe.skip)('the admin pages in the browser', () => {
     await receiver?.close();
   });
 
-  async function signedIn(org: string, userId: string, role: 'owner' | 'pm', path: string): Promise<Page> {
-    const link = await t.app.sessions.createLoginLink({ org, userId, role });
-    const page = await (await b.context()).newPage();
-    await page.goto(link.url);
-    await page.waitForURL(`${t.url}/review`);
-    await page.goto(`${t.url}${path}`);
-    return page;
-  }
+  const signedIn = (org: string, userId: string, role: 'owner' | 'pm', path: string): Promise<Page> =>
+    signIn(t, b, { org, userId, role }, path);
 
   it('creates a token, shows it once, and revokes it after confirming', async () => {
     const page = await signedIn('acme', 'owner-otto', 'owner', '/admin/tokens');

@@ -10,6 +10,7 @@ import {
   launchBrowser,
   probeBrowser,
   screenshot,
+  signIn,
   type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
@@ -32,14 +33,8 @@ describe.skipIf(probe.skip)('the inspector in the browser', () => {
     await t?.close();
   });
 
-  async function signedIn(path: string): Promise<Page> {
-    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'insp-ines', role: 'pm' });
-    const page = await (await b.context()).newPage();
-    await page.goto(link.url);
-    await page.waitForURL(`${t.url}/review`);
-    await page.goto(`${t.url}${path}`);
-    return page;
-  }
+  const signedIn = (path: string): Promise<Page> =>
+    signIn(t, b, { org: 'acme', userId: 'insp-ines', role: 'pm' }, path);
   /** A `gate-first` workflow run, once it waits at its gate (the server's workers move it there). */
   async function pausedWorkflowRun(token: string): Promise<number> {
     const res = await t.request('POST', '/api/v1/workflows/gate-first/runs', { token, body: { input: {} } });

@@ -12,6 +12,7 @@ import {
   launchBrowser,
   probeBrowser,
   screenshot,
+  signIn,
   type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
@@ -34,13 +35,8 @@ describe.skipIf(probe.skip)('the review queue in the browser', () => {
     await t?.close();
   });
 
-  async function signedIn(userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> {
-    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId, role });
-    const page = await (await b.context()).newPage();
-    await page.goto(link.url);
-    await page.waitForURL(`${t.url}/review`);
-    return page;
-  }
+  const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> =>
+    signIn(t, b, { org: 'acme', userId, role });
 
   const rows = (page: Page) => page.locator('ol.queue > li');
   const run = async (id: number) =>

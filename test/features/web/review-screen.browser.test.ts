@@ -11,6 +11,7 @@ import {
   launchBrowser,
   probeBrowser,
   screenshot,
+  signIn,
   type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
@@ -43,13 +44,8 @@ describe.skipIf(probe.skip)('the review screen in the browser', () => {
     await t?.close();
   });
 
-  async function signedIn(userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> {
-    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId, role });
-    const page = await (await b.context()).newPage();
-    await page.goto(link.url);
-    await page.waitForURL(`${t.url}/review`);
-    return page;
-  }
+  const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> =>
+    signIn(t, b, { org: 'acme', userId, role });
   const run = async (id: number) =>
     (await t.request('GET', `/api/v1/runs/${id}`, { token: org.owner.token })).body;
   const trigger = async (slug: string, text: string) => {
