@@ -10,7 +10,7 @@
 
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Principal, Role, Scope } from '../../platform/auth/principal.js';
-import { issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
+import { type IssuedToken, issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
 import type { Database } from '../../platform/db/database.js';
 import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
 import { forbidden, notFound, validationFailed } from '../../platform/http/errors.js';
@@ -103,23 +103,7 @@ export class TokenService {
        returning pk, id, role`,
       [org.id, input.userId, input.role, now],
     );
-    const issued = issueToken(this.env);
-    await sql.query(
-      `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        issued.tokenId,
-        org.id,
-        user.pk,
-        this.env,
-        input.name,
-        [...input.scopes],
-        issued.secretHash,
-        issued.prefix,
-        now,
-        input.expiresAt,
-      ],
-    );
+    const issued = await this.insertToken(sql, org.id, user.pk, input, now);
     await recordAuditSql(sql, {
       orgId: org.id,
       apiTokenId: null,
@@ -172,23 +156,7 @@ export class TokenService {
       );
       if (!user)
         throw validationFailed([{ field: 'body.userId', message: 'is not a user of the organization' }]);
-      const issued = issueToken(this.env);
-      await sql.query(
-        `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          issued.tokenId,
-          principal.orgId,
-          user.pk,
-          this.env,
-          input.name,
-          [...input.scopes],
-          issued.secretHash,
-          issued.prefix,
-          now,
-          input.expiresAt,
-        ],
-      );
+      const issued = await this.insertToken(sql, principal.orgId, user.pk, input, now);
       await recordAuditSql(sql, {
         orgId: principal.orgId,
         apiTokenId: principal.tokenId,
@@ -210,6 +178,34 @@ export class TokenService {
         expiresAt: input.expiresAt?.toISOString() ?? null,
       };
     });
+  }
+
+  /** Issues a token for user `userPk` of org `orgId` and stores it (only the secret's hash). */
+  private async insertToken(
+    sql: Sql,
+    orgId: number,
+    userPk: number,
+    input: { name: string; scopes: readonly Scope[]; expiresAt: Date | null },
+    now: Date,
+  ): Promise<IssuedToken> {
+    const issued = issueToken(this.env);
+    await sql.query(
+      `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        issued.tokenId,
+        orgId,
+        userPk,
+        this.env,
+        input.name,
+        [...input.scopes],
+        issued.secretHash,
+        issued.prefix,
+        now,
+        input.expiresAt,
+      ],
+    );
+    return issued;
   }
 
   /** Tokens of an org, newest first; null when the org does not exist. */
