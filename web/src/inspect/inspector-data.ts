@@ -1,5 +1,7 @@
 /** Loading what the inspector draws, and keeping the transitions current while the actor moves. */
+
 import { ApiError, api } from '../api.js';
+import { openRunStream } from '../run-stream.js';
 import { type ActorTransition, inspectorStore } from '../stores/inspector-store.js';
 import { layoutMachine, type MachineNode } from './statechart-layout.js';
 
@@ -34,24 +36,7 @@ export async function loadTransitions(kind: string, id: string): Promise<void> {
 export function followActor(kind: string, id: string): () => void {
   const refresh = () => void loadTransitions(kind, id);
   if (kind === 'skill-run' || kind === 'workflow-run') {
-    const source = new EventSource(`/api/v1/runs/${encodeURIComponent(id)}/stream`);
-    source.onmessage = refresh;
-    for (const name of [
-      'started',
-      'step_started',
-      'step_completed',
-      'paused_for_review',
-      'approved',
-      'rejected',
-      'completed',
-      'failed',
-      'cancelled',
-    ]) {
-      source.addEventListener(name, refresh);
-    }
-    source.onerror = () => {
-      if (source.readyState === EventSource.CONNECTING) source.close();
-    };
+    const source = openRunStream(id, refresh);
     return () => source.close();
   }
   const timer = setInterval(() => {

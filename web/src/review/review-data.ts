@@ -1,5 +1,6 @@
 /** Reading a run for the review screen, following it live, and acting on it. */
 import { ApiError, api } from '../api.js';
+import { openRunStream } from '../run-stream.js';
 import { type Run, reviewStore, type Transition } from '../stores/review-store.js';
 
 /** Reads the run and its history (404, another org's run included: the screen says not found). */
@@ -18,7 +19,6 @@ export async function loadRun(runId: number): Promise<void> {
 
 /** Reads the run again at each of its events while the screen is open; returns the stop function. */
 export function followRun(runId: number): () => void {
-  const source = new EventSource(`/api/v1/runs/${runId}/stream`);
   let timer: ReturnType<typeof setTimeout> | null = null;
   const reload = () => {
     if (timer) return;
@@ -27,24 +27,7 @@ export function followRun(runId: number): () => void {
       void loadRun(runId);
     }, 50);
   };
-  source.onmessage = reload;
-  for (const name of [
-    'started',
-    'step_started',
-    'step_completed',
-    'paused_for_review',
-    'approved',
-    'rejected',
-    'completed',
-    'failed',
-    'cancelled',
-  ]) {
-    source.addEventListener(name, reload);
-  }
-  // The stream ends after the run's terminal event; EventSource would reconnect forever.
-  source.onerror = () => {
-    if (source.readyState === EventSource.CONNECTING) source.close();
-  };
+  const source = openRunStream(runId, reload);
   return () => {
     source.close();
     if (timer) clearTimeout(timer);
