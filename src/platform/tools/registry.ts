@@ -11,7 +11,7 @@
  * r3: INTERNAL). Tool failures are `ApiError`s with the §10 codes (TOOL_UNAVAILABLE, TOOL_FAILED,
  * TOOL_TIMEOUT, FORBIDDEN, VALIDATION_FAILED).
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Access } from '../auth/guard.js';
 import { internal, validationFailed } from '../http/errors.js';
 import { inputIssues } from '../http/input-guard.js';
@@ -34,6 +34,11 @@ export interface ToolCall {
   orgId: number;
   /** Who the effects are attributed to: `token:<id>`, `mcp`, or the run's creator. */
   actor: string;
+  /**
+   * The agent the call acts for: the run's `agentSlug` in a run, the `agent_slug` argument over MCP
+   * (only agent-scoped tools take it); null: none. Agent-scoped tools check it at every call.
+   */
+  agentSlug: string | null;
   apiTokenId: string | null;
   runId: number | null;
   missionRunId: number | null;
@@ -59,6 +64,12 @@ export interface AgentToolDef<A extends z.ZodType = z.ZodType, R extends z.ZodTy
   uses: readonly ToolUse[];
   /** Over MCP: the REST access rule of the same operation. */
   access: Access;
+  /**
+   * The tool acts for an agent (the domain tools, decisions §11): over MCP it takes an optional
+   * `agent_slug` argument besides `args` (which must then be an object schema), handed to `execute`
+   * as `call.agentSlug`; in a run the run's agent is. The model never sees `agent_slug`.
+   */
+  agentScoped?: boolean;
   hints?: ToolHints;
   execute(args: z.output<A>, call: ToolCall): Promise<z.output<R>>;
 }
@@ -143,21 +154,45 @@ export function modelToolSpec(tool: AgentToolDef): {
   };
 }
 
-/** The tool as an MCP tool: under the caller's principal, attributed as the caller, outside any run. */
+/** The `agent_slug` argument agent-scoped tools take over MCP. */
+export const agentSlugArgument = z
+  .string()
+  .min(1)
+  .max(63)
+  .optional()
+  .describe(
+    'The agent to act for: its sources and tool policy apply (default: none, the whole organization).',
+  );
+
+/**
+ * The tool as an MCP tool: under the caller's principal, attributed as the caller, outside any run;
+ * an agent-scoped tool also takes `agent_slug` (see {@link AgentToolDef.agentScoped}).
+ */
 export function mcpToolOf(tool: AgentToolDef): ToolDef {
+  const input = tool.agentScoped
+    ? (tool.args as unknown as z.ZodObject).extend({ agent_slug: agentSlugArgument })
+    : tool.args;
   return defineTool({
     name: tool.name,
     title: tool.title,
     group: tool.group,
     description: tool.description,
-    input: tool.args,
+    input,
     access: tool.access,
     ...(tool.hints ? { hints: tool.hints } : {}),
-    async run(args, ctx) {
+    async run(parsed, ctx) {
+      let args = parsed as Record<string, unknown>;
+      let agentSlug: string | null = null;
+      if (tool.agentScoped) {
+        const { agent_slug, ...rest } = args;
+        agentSlug = typeof agent_slug === 'string' ? agent_slug : null;
+        args = rest;
+      }
       const result = await tool.execute(args, {
         use: 'mcp',
         orgId: ctx.principal.orgId,
         actor: ctx.principal.actor,
+        agentSlug,
         apiTokenId: ctx.principal.tokenId,
         runId: null,
         missionRunId: null,

@@ -35,6 +35,7 @@ const call: ToolCall = {
   use: 'run',
   orgId: 1,
   actor: 'token:x',
+  agentSlug: null,
   apiTokenId: 'x',
   runId: 7,
   missionRunId: null,
@@ -92,5 +93,35 @@ describe('agent tool registry', () => {
       code: 'VALIDATION_FAILED',
     });
     await expect(executeTool(echo, { text: 'bad' }, call)).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+
+  it('hands an agent-scoped tool the MCP `agent_slug` as call.agentSlug, never in its arguments', async () => {
+    const seen: Array<{ args: unknown; agentSlug: string | null }> = [];
+    const scoped = defineAgentTool({
+      ...echo,
+      name: 'scoped',
+      agentScoped: true,
+      execute: async (args, c) => {
+        seen.push({ args, agentSlug: c.agentSlug });
+        return { text: (args as { text: string }).text };
+      },
+    });
+    const mcp: ToolDef[] = [];
+    createAgentToolRegistry((tool) => mcp.push(tool)).add(scoped, echo);
+    const [scopedMcp, echoMcp] = mcp as [ToolDef, ToolDef];
+    expect(scopedMcp.input.safeParse({ text: 'a', agent_slug: 'sales' }).success).toBe(true);
+    expect(echoMcp.input.safeParse({ text: 'a', agent_slug: 'sales' }).success).toBe(false);
+    expect(modelToolSpec(scoped).function.parameters).not.toHaveProperty('properties.agent_slug');
+    const ctx = {
+      principal: { orgId: 1, actor: 'token:x', tokenId: 'x' },
+      requestId: 'r',
+      signal: undefined,
+    } as unknown as Parameters<ToolDef['run']>[1];
+    await scopedMcp.run(scopedMcp.input.parse({ text: 'a', agent_slug: 'sales' }), ctx);
+    await scopedMcp.run(scopedMcp.input.parse({ text: 'b' }), ctx);
+    expect(seen).toEqual([
+      { args: { text: 'a' }, agentSlug: 'sales' },
+      { args: { text: 'b' }, agentSlug: null },
+    ]);
   });
 });
