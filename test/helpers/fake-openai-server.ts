@@ -13,6 +13,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** `performance.now()` when the request arrived. */
+  at: number;
 }
 
 /** A scripted reply: an answer, a connection that never answers, or a dropped connection. */
@@ -46,6 +48,8 @@ export interface FakeOpenAI {
   requests: RecordedRequest[];
   /** Queues replies served, in order, before the default behaviour. */
   enqueue(...replies: Reply[]): void;
+  /** Milliseconds between successive requests (the client's waits between retries). */
+  gaps(): number[];
   /** Resolves once `count` requests have arrived. */
   waitForRequests(count: number): Promise<void>;
   close(): Promise<void>;
@@ -163,6 +167,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const script: Reply[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const server = createServer(async (req, res) => {
+    const at = performance.now();
     const raw = await readBody(req);
     let body: unknown;
     try {
@@ -175,6 +180,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       path: (req.url ?? '').split('?')[0] ?? '',
       headers: req.headers,
       body,
+      at,
     };
     requests.push(recorded);
     for (const waiter of waiters.filter((w) => w.count <= requests.length)) {
@@ -202,6 +208,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     enqueue: (...replies) => {
       script.push(...replies);
     },
+    gaps: () => requests.slice(1).map((r, i) => r.at - (requests[i]?.at ?? r.at)),
     waitForRequests: (count) =>
       requests.length >= count
         ? Promise.resolve()

@@ -28,7 +28,34 @@ export interface CompletionRequest {
   signal?: AbortSignal;
   /** W3C trace id of the run; sent as `traceparent` with a fresh span id. */
   traceId?: string;
+  /**
+   * Tools the model may call. A provider that supports tools may answer with `toolCalls` instead
+   * of a final text; one that does not (echo) ignores them.
+   */
+  tools?: readonly ToolSpec[];
+  /** The conversation after the prompt: earlier assistant turns and the tools' answers to them. */
+  turns?: readonly ConversationTurn[];
 }
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: object;
+}
+
+/** A call the model asks for: `arguments` is the model's JSON text, unparsed. */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One turn after the prompt: the model asking for calls, or a tool's answer to one call. */
+export type ConversationTurn =
+  | { role: 'assistant'; content: string | null; toolCalls: readonly ModelToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
 
 /** Token accounting as reported by the backend; fields it does not report are absent. */
 export interface CompletionUsage {
@@ -45,6 +72,8 @@ export interface CompletionResult {
   usage?: CompletionUsage;
   /** The model that answered, as the backend names it. */
   model: string;
+  /** Calls the model asks for; when non-empty the answer is not final and `text` may be empty. */
+  toolCalls?: ModelToolCall[];
 }
 
 /** A text-generation backend. Implementations are safe to share across concurrent runs. */

@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { type RetryOptions, requestWithRetry } from '../../../platform/models/http-retry.js';
 import { ProviderError } from '../../../platform/models/model-provider.js';
+import {
+  clientOptions,
+  createOpenAIClient,
+  toProviderError,
+} from '../../../platform/models/openai-client.js';
 import { type Embedder, type EmbedOptions, normalizeInPlace } from './embedder.js';
 
 /** Settings of an embedder for any OpenAI-compatible `POST /embeddings` server. */
@@ -23,7 +27,8 @@ export interface OpenAIEmbedderOptions {
   timeoutMs?: number;
   /** Retries after the first attempt on 429, 5xx and network failures. Default 3. */
   maxRetries?: number;
-  retry?: Omit<RetryOptions, 'maxRetries'>;
+  /** Longest `Retry-After` honoured; a longer one ends the retries. Default 30 s. */
+  maxRetryAfterMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -41,7 +46,6 @@ const BODY_PREFIX = 500;
  */
 export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const name = `openai:${options.model}`;
-  const url = `${new URL(options.baseUrl).href.replace(/\/+$/, '')}/embeddings`;
   const batchSize = options.batchSize ?? 64;
   const { dimensions } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1)
@@ -49,43 +53,35 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   if (!Number.isInteger(dimensions) || dimensions < 1) {
     throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
   }
-  const retry: RetryOptions = { ...options.retry, maxRetries: options.maxRetries ?? 3 };
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const settings = clientOptions(options, name, 30_000);
+  const client = createOpenAIClient(settings);
 
   async function embedBatch(inputs: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    const payload: Record<string, unknown> = {
-      model: options.model,
-      input: inputs,
-      encoding_format: 'float',
-    };
-    if (options.sendDimensions) payload.dimensions = dimensions;
-    const init: Parameters<typeof requestWithRetry>[1] = { retry, timeoutMs, provider: name };
-    if (signal) init.signal = signal;
-    if (options.fetch) init.fetch = options.fetch;
-    const answer = await requestWithRetry(
-      { url, method: 'POST', headers, body: JSON.stringify(payload) },
-      init,
-    );
-    const details = { provider: name, status: answer.status, attempts: answer.attempts };
-    if (answer.status < 200 || answer.status > 299) {
-      throw new ProviderError('PROVIDER_ERROR', `${name} answered ${answer.status}`, {
-        ...details,
-        body: answer.text.slice(0, BODY_PREFIX),
-      });
-    }
-    let data: z.infer<typeof embeddingsAnswer>['data'];
+    let answer: unknown;
     try {
-      data = embeddingsAnswer.parse(JSON.parse(answer.text)).data;
+      answer = await client.embeddings.create(
+        {
+          model: options.model,
+          input: inputs,
+          encoding_format: 'float',
+          ...(options.sendDimensions ? { dimensions } : {}),
+        },
+        signal ? { signal } : {},
+      );
     } catch (error) {
+      throw toProviderError(error, settings, signal);
+    }
+    const details = { provider: name };
+    const parsed = embeddingsAnswer.safeParse(answer);
+    if (!parsed.success) {
       throw new ProviderError(
         'PROVIDER_ERROR',
         `${name} answered with an unexpected body`,
-        { ...details, body: answer.text.slice(0, BODY_PREFIX) },
-        error,
+        { ...details, body: JSON.stringify(answer ?? null).slice(0, BODY_PREFIX) },
+        parsed.error,
       );
     }
+    const data = parsed.data.data;
     const out: Array<Float32Array | undefined> = new Array(inputs.length);
     for (const item of data) {
       if (item.index >= inputs.length || out[item.index] !== undefined) {

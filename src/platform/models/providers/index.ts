@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { RetryOptions } from '../http-retry.js';
 import { type ModelProvider, ProviderError } from '../model-provider.js';
 import { createEchoProvider } from './echo.js';
 import { createOpenAIProvider, type OpenAIProviderOptions } from './openai.js';
@@ -35,7 +34,6 @@ export type ModelProviderConfig = z.input<typeof modelProviderConfigSchema>;
 /** Injected by tests and the composition root. */
 export interface ModelProviderDeps {
   fetch?: typeof fetch;
-  retry?: Omit<RetryOptions, 'maxRetries'>;
 }
 
 /** The providers a deployment can use, and which one is the default. */
@@ -61,7 +59,6 @@ function openaiOptions(
   if (openai.timeoutMs !== undefined) options.timeoutMs = openai.timeoutMs;
   if (openai.maxRetries !== undefined) options.maxRetries = openai.maxRetries;
   if (deps.fetch) options.fetch = deps.fetch;
-  if (deps.retry) options.retry = deps.retry;
   return options;
 }
 

@@ -12,7 +12,6 @@ import {
 } from '../../../helpers/fake-openai-server.js';
 
 let server: FakeOpenAI;
-let delays: number[];
 
 function embedder(overrides: Partial<OpenAIEmbedderOptions> = {}) {
   return createOpenAIEmbedder({
@@ -20,13 +19,6 @@ function embedder(overrides: Partial<OpenAIEmbedderOptions> = {}) {
     apiKey: 'sk-emb',
     model: 'text-embedding-test',
     dimensions: 8,
-    retry: {
-      baseDelayMs: 100,
-      random: () => 0,
-      sleep: async (ms) => {
-        delays.push(ms);
-      },
-    },
     ...overrides,
   });
 }
@@ -37,7 +29,6 @@ function unit(values: number[]): number[] {
 }
 
 beforeEach(async () => {
-  delays = [];
   server = await startFakeOpenAI({ apiKey: 'sk-emb' });
 });
 
@@ -99,13 +90,16 @@ describe('openai embedder', () => {
 
   it('retries 429 and 5xx per batch, honouring Retry-After', async () => {
     server.enqueue(
-      { status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'rate limited' } } },
+      { status: 429, headers: { 'retry-after-ms': '300' }, body: { error: { message: 'rate limited' } } },
       { status: 502, body: 'bad gateway' },
     );
     const vectors = await embedder({ batchSize: 2 }).embed(['a', 'b', 'c']);
     expect(vectors).toHaveLength(3);
     expect(server.requests).toHaveLength(4);
-    expect(delays).toEqual([2000, 100]);
+    const gaps = server.gaps();
+    expect(gaps[0]).toBeGreaterThanOrEqual(290);
+    // The retry's 502 waits the SDK's second backoff step (1 s less up to 25 % jitter).
+    expect(gaps[1]).toBeGreaterThanOrEqual(740);
   });
 
   it('gives up after maxRetries with PROVIDER_ERROR', async () => {

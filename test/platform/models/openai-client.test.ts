@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  abortableSleep,
-  backoffDelay,
-  isRetryableStatus,
-  parseRetryAfter,
-} from '../../../src/platform/models/http-retry.js';
+import { isRetryableStatus, parseRetryAfter } from '../../../src/platform/models/openai-client.js';
 
 describe('isRetryableStatus', () => {
   it('retries 429 and 5xx only', () => {
@@ -31,27 +26,5 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(new Headers({ 'retry-after': '-1' }), now)).toBeUndefined();
     expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
     expect(parseRetryAfter(new Headers({ 'retry-after-ms': 'x', 'retry-after': '1' }), now)).toBe(1000);
-  });
-});
-
-describe('backoffDelay', () => {
-  it('doubles per retry, jitters within the upper half, and is capped', () => {
-    const low = { maxRetries: 5, baseDelayMs: 100, maxDelayMs: 1000, random: () => 0 };
-    const high = { ...low, random: () => 0.999999 };
-    expect([0, 1, 2, 3, 4, 5].map((n) => backoffDelay(n, low))).toEqual([50, 100, 200, 400, 500, 500]);
-    expect([0, 1, 2, 3, 4, 5].map((n) => backoffDelay(n, high))).toEqual([100, 200, 400, 800, 1000, 1000]);
-  });
-});
-
-describe('abortableSleep', () => {
-  it('rejects with the reason when aborted', async () => {
-    const controller = new AbortController();
-    const pending = abortableSleep(60_000, controller.signal);
-    controller.abort(new Error('stop'));
-    await expect(pending).rejects.toThrow('stop');
-  });
-
-  it('resolves after the delay', async () => {
-    await expect(abortableSleep(1)).resolves.toBeUndefined();
   });
 });
