@@ -13,21 +13,11 @@
  * Everything here is pure: xstate and zod only, no clock, no I/O.
  */
 
-import { reviewItemContextSchema } from './review-item/context.js';
-import { reviewItemEventSchema, reviewItemInputSchema } from './review-item/events.js';
-import { projectReviewItem, reviewItemMachine } from './review-item/machine.js';
-import { skillRunContextSchema } from './skill-run/context.js';
-import { skillRunEventSchema, skillRunInputSchema } from './skill-run/events.js';
-import { projectSkillRun, skillRunMachine } from './skill-run/machine.js';
-import { webhookDeliveryContextSchema } from './webhook-delivery/context.js';
-import { webhookDeliveryEventSchema, webhookDeliveryInputSchema } from './webhook-delivery/events.js';
-import { projectWebhookDelivery, webhookDeliveryMachine } from './webhook-delivery/machine.js';
-import { webhookEndpointContextSchema } from './webhook-endpoint/context.js';
-import { webhookEndpointEventSchema, webhookEndpointInputSchema } from './webhook-endpoint/events.js';
-import { projectWebhookEndpoint, webhookEndpointMachine } from './webhook-endpoint/machine.js';
-import { workflowRunContextSchema } from './workflow-run/context.js';
-import { workflowRunEventSchema, workflowRunInputSchema } from './workflow-run/events.js';
-import { projectWorkflowRun, workflowRunMachine } from './workflow-run/machine.js';
+import { reviewItemMachine } from './review-item/machine.js';
+import { skillRunMachine } from './skill-run/machine.js';
+import { webhookDeliveryMachine } from './webhook-delivery/machine.js';
+import { webhookEndpointMachine } from './webhook-endpoint/machine.js';
+import { workflowRunMachine } from './workflow-run/machine.js';
 
 /** Every persisted actor kind's machine, by kind (= the machine's `id`). */
 export const machines = {
@@ -43,40 +33,6 @@ export type MachineKind = keyof typeof machines;
 
 /** The persisted actor kinds. */
 export const MACHINE_KINDS = Object.keys(machines) as MachineKind[];
-
-/** Each kind's zod schemas: input (create), event (send) and context (a snapshot loaded from the database). */
-export const machineSchemas = {
-  'skill-run': { input: skillRunInputSchema, event: skillRunEventSchema, context: skillRunContextSchema },
-  'workflow-run': {
-    input: workflowRunInputSchema,
-    event: workflowRunEventSchema,
-    context: workflowRunContextSchema,
-  },
-  'review-item': {
-    input: reviewItemInputSchema,
-    event: reviewItemEventSchema,
-    context: reviewItemContextSchema,
-  },
-  'webhook-delivery': {
-    input: webhookDeliveryInputSchema,
-    event: webhookDeliveryEventSchema,
-    context: webhookDeliveryContextSchema,
-  },
-  'webhook-endpoint': {
-    input: webhookEndpointInputSchema,
-    event: webhookEndpointEventSchema,
-    context: webhookEndpointContextSchema,
-  },
-} as const satisfies Record<MachineKind, unknown>;
-
-/** Each kind's projection: snapshot → the row columns the host stores for querying. */
-export const projections = {
-  'skill-run': projectSkillRun,
-  'workflow-run': projectWorkflowRun,
-  'review-item': projectReviewItem,
-  'webhook-delivery': projectWebhookDelivery,
-  'webhook-endpoint': projectWebhookEndpoint,
-} as const satisfies Record<MachineKind, unknown>;
 
 export {
   type ReviewDecision,

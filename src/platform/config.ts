@@ -4,7 +4,9 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { parseDuration, parseDurationList } from './util/duration.js';
+// The delivery machine's own defaults (its events module: zod only, not the machines themselves).
+import { DEFAULT_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS } from '../../machines/webhook-delivery/events.js';
+import { formatDuration, parseDuration, parseDurationList } from './util/duration.js';
 
 const duration = (name: string) =>
   z.string().transform((text, ctx) => {
@@ -73,7 +75,7 @@ const EnvSchema = z.object({
   R3_RATE_LIMIT_BURST: nonNegativeInt.default(120),
   R3_WEBHOOK_BACKOFF: z
     .string()
-    .default('1s,30s,5m,1h,6h,24h')
+    .default(DEFAULT_BACKOFF_MS.map(formatDuration).join(','))
     .transform((text, ctx) => {
       const list = parseDurationList(text);
       if (!list) {
@@ -82,7 +84,7 @@ const EnvSchema = z.object({
       }
       return list;
     }),
-  R3_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(6),
+  R3_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_ATTEMPTS),
   R3_WEBHOOK_TIMEOUT: duration('R3_WEBHOOK_TIMEOUT').default(30_000),
   R3_WEBHOOK_OLD_SECRET_WINDOW: duration('R3_WEBHOOK_OLD_SECRET_WINDOW').default(600_000),
   R3_WEBHOOK_ALLOW_PRIVATE: bool.default(false),

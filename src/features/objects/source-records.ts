@@ -9,6 +9,7 @@
  * the changed ones (re-indexed; metadata-only changes keep their vector), and marks the unchanged
  * ones as seen (`synced_at`), all in the caller's transaction.
  */
+import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Sql } from '../../platform/db/sql.js';
 import { type DocumentVector, embedDocuments, searchVectorSql } from './indexing.js';
 import { MetadataValidator } from './metadata-schema.js';
@@ -58,12 +59,6 @@ export interface WrittenRecords {
   ids: Map<string, number>;
 }
 
-/** Who wrote the instances (`created_by`, `api_token_id`). */
-export interface RecordAuthor {
-  actor: string;
-  apiTokenId: string | null;
-}
-
 /** Thrown by `prepare` when the mapped object type does not exist in the org. */
 export class UnknownObjectTypeError extends Error {
   override name = 'UnknownObjectTypeError';
@@ -89,7 +84,7 @@ export interface SourceRecordWriter {
     typeSlug: string,
     records: readonly ExternalRecord[],
   ): Promise<PreparedRecords>;
-  write(sql: Sql, prepared: PreparedRecords, at: Date, by: RecordAuthor): Promise<WrittenRecords>;
+  write(sql: Sql, prepared: PreparedRecords, at: Date, by: Attribution): Promise<WrittenRecords>;
 }
 
 /** Creates the writer; `onEmbedError` hears embedder failures (instances are stored without a vector). */
@@ -162,7 +157,7 @@ export function createSourceRecordWriter(deps: {
     return prepared;
   }
 
-  async function write(sql: Sql, p: PreparedRecords, at: Date, by: RecordAuthor): Promise<WrittenRecords> {
+  async function write(sql: Sql, p: PreparedRecords, at: Date, by: Attribution): Promise<WrittenRecords> {
     const ids = new Map<string, number>(p.unchanged.map((u) => [u.externalId, u.id]));
     const result: WrittenRecords = { created: [], updated: 0, unchanged: p.unchanged.length, ids };
     if (p.fresh.length > 0) {

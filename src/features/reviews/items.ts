@@ -4,8 +4,9 @@
  * follow-ups in the owner's transaction (`ctx.writes.followUp`), so a subject waits exactly while its
  * item is open.
  */
-import type { ActingAs } from '../../platform/actors/acting-as.js';
+
 import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
+import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Logger } from '../../platform/log.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import type { ReviewKind } from './subjects.js';
@@ -33,13 +34,13 @@ export interface ReviewItems {
   open(
     tx: ActorTx,
     subject: ReviewSubjectRef,
-    item: { title: string; assignTo: string | null; actingAs: ActingAs },
+    item: { title: string; assignTo: string | null; actingAs: Attribution },
   ): Promise<void>;
   /** Closes the open item of `subject`: decided (`decision`) or cancelled (null). */
   close(
     tx: ActorTx,
     subject: ReviewSubjectRef,
-    close: { decision: ReviewDecision | null; at: string; actingAs: ActingAs },
+    close: { decision: ReviewDecision | null; at: string; actingAs: Attribution },
   ): Promise<void>;
 }
 

@@ -33,9 +33,3 @@ export function isTerminalRunEvent(event: string, kind: 'skill' | 'workflow'): b
   if (event === 'completed' || event === 'failed' || event === 'cancelled') return true;
   return kind === 'skill' && (event === 'approved' || event === 'rejected');
 }
-
-/** Whether a run in `status` has recorded its terminal event (no live event can end its stream any more). */
-export function isFinalRunStatus(status: string, kind: 'skill' | 'workflow'): boolean {
-  if (status === 'completed' || status === 'failed' || status === 'cancelled') return true;
-  return kind === 'skill' && (status === 'approved' || status === 'rejected');
-}

@@ -7,8 +7,10 @@
  * Terminology: a *trigger* creates a run (202); a *decision* is approve or reject; *replayed* means an
  * idempotent trigger answered from its key's record.
  */
-import { type ActingAs, actingAs } from '../../platform/actors/acting-as.js';
+import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import { recordAuditSql } from '../../platform/audit/audit.js';
+import type { Attribution } from '../../platform/auth/attribution.js';
 import type { FusedAnswer } from '../../platform/auth/authenticate.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -251,19 +253,17 @@ export class RunService {
         [id, principal.orgId, args.rating, args.note ?? null, at],
       );
       if (rows.length === 0) return false;
-      await sql.query(
-        `insert into audit_log (org_id, api_token_id, actor, action, target_kind, target_id, details, request_id, at)
-         values ($1, $2, $3, 'run.feedback', 'run', $4, $5, $6, $7)`,
-        [
-          principal.orgId,
-          principal.tokenId,
-          principal.actor,
-          String(id),
-          JSON.stringify({ rating: args.rating, note: args.note ?? null }),
-          args.requestId ?? null,
-          at,
-        ],
-      );
+      await recordAuditSql(sql, {
+        orgId: principal.orgId,
+        apiTokenId: principal.tokenId,
+        actor: principal.actor,
+        action: 'run.feedback',
+        targetKind: 'run',
+        targetId: String(id),
+        details: { rating: args.rating, note: args.note ?? null },
+        requestId: args.requestId ?? null,
+        at: new Date(at),
+      });
       return true;
     });
     if (!found) throw notFound('run', id);
@@ -331,7 +331,7 @@ export class RunService {
     principal: Principal,
     id: number,
     event: { type: string },
-    by: ActingAs,
+    by: Attribution,
     audit: Parameters<ActorHost['send']>[4]['audit'],
     single = false,
   ): Promise<SendResult> {

@@ -26,8 +26,8 @@ import type { Metrics } from '../../platform/metrics/metrics.js';
 import { checkTarget, type Resolver } from '../../platform/net/ssrf.js';
 import type { SecretStore } from '../../platform/secrets/secret-store.js';
 import { activeTraceparent, SpanKind, setHttpStatus, type Tracing } from '../../platform/tracing/tracing.js';
+import { createBatchLoader } from '../../platform/util/batch-loader.js';
 import type { Clock } from '../../platform/util/clock.js';
-import { createMicroBatchLoader } from '../../platform/util/micro-batch.js';
 import { type DeliveryAgentPool, type DeliveryResult, postWebhook } from './deliver-http.js';
 import type { EndpointSlots } from './endpoint-slots.js';
 import { SIGNATURE_HEADER, signPayload } from './signature.js';
@@ -103,13 +103,16 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
   const deferMs = deps.deferMs ?? 1_000;
   const iso = () => new Date(clock.now()).toISOString();
 
-  const rows = createMicroBatchLoader<string, DeliveryRow>(async (keys) => {
-    const refs = keys.map((key) => key.split(':').map(Number) as [number, number]);
-    const found = await db.prepared<DeliveryRow>('webhook_deliver_load', LOAD, [
-      refs.map(([id]) => id),
-      refs.map(([, org]) => org),
-    ]);
-    return new Map(found.map((row) => [`${row.id}:${row.org_id}`, row]));
+  const rows = createBatchLoader<string, DeliveryRow | undefined>({
+    batch: async (keys) => {
+      const refs = keys.map((key) => key.split(':').map(Number) as [number, number]);
+      const found = await db.prepared<DeliveryRow>('webhook_deliver_load', LOAD, [
+        refs.map(([id]) => id),
+        refs.map(([, org]) => org),
+      ]);
+      const byKey = new Map(found.map((row) => [`${row.id}:${row.org_id}`, row]));
+      return keys.map((key) => byKey.get(key));
+    },
   });
 
   async function load(

@@ -20,7 +20,7 @@ import type { ActorHost } from '../../platform/actors/host.js';
 import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
 import type { Sql } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/log.js';
-import { createMicroBatchLoader } from '../../platform/util/micro-batch.js';
+import { createBatchLoader } from '../../platform/util/batch-loader.js';
 
 /** Actor kind of registered webhooks. */
 export const WEBHOOK_ENDPOINT_KIND = 'webhook-endpoint';
@@ -101,18 +101,21 @@ export function webhookEndpointKind(log: Logger): ActorKindDef {
 
 /**
  * The `webhook-delivery` kind; its outcomes go to the endpoint through `host`. `db` answers the
- * endpoint's failure count (reads of one tick share a round trip).
+ * endpoint's failure count (reads of one event-loop turn share a round trip: `createBatchLoader`).
  */
 export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef {
-  const failures = createMicroBatchLoader<string, number>(async (keys) => {
-    const refs = keys.map((key) => key.split(':').map(Number) as [number, number]);
-    const rows = await db.prepared<{ id: number; org_id: number; consecutive_failures: number }>(
-      'webhook_endpoint_failures',
-      `select w.id, w.org_id, w.consecutive_failures
-         from webhooks w where w.id = any($1::bigint[]) and w.org_id = any($2::bigint[])`,
-      [refs.map(([id]) => id), refs.map(([, org]) => org)],
-    );
-    return new Map(rows.map((r) => [`${r.id}:${r.org_id}`, r.consecutive_failures]));
+  const failures = createBatchLoader<string, number | undefined>({
+    batch: async (keys) => {
+      const refs = keys.map((key) => key.split(':').map(Number) as [number, number]);
+      const rows = await db.prepared<{ id: number; org_id: number; consecutive_failures: number }>(
+        'webhook_endpoint_failures',
+        `select w.id, w.org_id, w.consecutive_failures
+           from webhooks w where w.id = any($1::bigint[]) and w.org_id = any($2::bigint[])`,
+        [refs.map(([id]) => id), refs.map(([, org]) => org)],
+      );
+      const found = new Map(rows.map((r) => [`${r.id}:${r.org_id}`, r.consecutive_failures]));
+      return keys.map((key) => found.get(key));
+    },
   });
   const notify: EffectHandler = async (params, ctx) => {
     const p = params as NotifyParams;

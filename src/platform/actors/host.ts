@@ -22,8 +22,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AnyStateMachine } from 'xstate';
 import { toEffects } from '../../../machines/index.js';
+import type { Attribution } from '../auth/attribution.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
-import type { ActingAs } from './acting-as.js';
 import { createStatementBatcher, type StatementBatcher } from './batcher.js';
 import { builtinEffects } from './builtin-effects.js';
 import { createIdAllocator } from './ids.js';
@@ -165,7 +165,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     next: MachineSnapshotLike,
     actions: readonly { type: string; params?: unknown }[],
     event: { type: string; [key: string]: unknown },
-    by: ActingAs,
+    by: Attribution,
     at: string,
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,

@@ -5,7 +5,7 @@
 import type { AnyStateMachine } from 'xstate';
 import type { z } from 'zod';
 import type { Effect } from '../../../machines/index.js';
-import type { ActingAs } from './acting-as.js';
+import type { Attribution } from '../auth/attribution.js';
 import type { ActorTx } from './tx.js';
 import type { TransitionWrites } from './writes.js';
 
@@ -36,7 +36,7 @@ export interface EffectContext {
   event: { type: string; [key: string]: unknown };
   /** ISO time of the transition (the host's clock). */
   at: string;
-  actingAs: ActingAs;
+  actingAs: Attribution;
   /** Where handlers put rows (written in the transition's statement) and follow-up work. */
   writes: TransitionWrites;
 }

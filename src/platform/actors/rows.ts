@@ -3,7 +3,7 @@
  * snapshot.
  */
 import type { AnyStateMachine } from 'xstate';
-import type { ActingAs } from './acting-as.js';
+import type { Attribution } from '../auth/attribution.js';
 import type { ActorKindDef, ActorRow, MachineSnapshotLike } from './kind.js';
 import type { TransitionRows } from './statements.js';
 import type { SendOptions } from './types.js';
@@ -38,7 +38,7 @@ export function transitionRows(
     from: string | null;
     to: string;
     event: { type: string };
-    by: ActingAs;
+    by: Attribution;
   },
 ): TransitionRows {
   const { writes, at } = t;

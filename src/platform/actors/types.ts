@@ -3,10 +3,10 @@
  * pass to and get from `ActorHost` (host.ts).
  */
 import type { Effect } from '../../../machines/index.js';
+import type { Attribution } from '../auth/attribution.js';
 import type { Db, Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../util/clock.js';
-import type { ActingAs } from './acting-as.js';
 import type { IdAllocator } from './ids.js';
 import type { ActorKindDef, ActorRef, ActorRow, MachineSnapshotLike } from './kind.js';
 import type { ActorTx, Wake } from './tx.js';
@@ -68,13 +68,13 @@ export interface CreateArgs {
   input(id: number, at: string): unknown;
   /** The kind's `createColumns`. */
   columns: Record<string, unknown>;
-  actingAs: ActingAs;
+  actingAs: Attribution;
   audit?: TransitionAudit;
 }
 
 /** Options of `send`. */
 export interface SendOptions {
-  actingAs: ActingAs;
+  actingAs: Attribution;
   audit?: TransitionAudit;
   /**
    * The actor as the caller already read it (saves the load). Safe however old: the write checks its

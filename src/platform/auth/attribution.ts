@@ -1,7 +1,8 @@
 /**
  * Who a write is attributed to: the actor string recorded on versions, instances and audit rows
  * (`token:<id>`, `mcp`, `user:<id>`, `cli`), the API token used (`api_token_id`, null when none) and the
- * request id that carried it.
+ * request id that carried it. One type for every layer: services, the actor host's transition log
+ * (`platform/actors/acting-as.ts` has r3's own roles) and the rows writes leave.
  */
 import { canApprove, type Principal } from './principal.js';
 
@@ -9,7 +10,8 @@ export interface Attribution {
   /** `token:<id>`, `mcp`, `user:<id>` or `cli`. */
   actor: string;
   apiTokenId: string | null;
-  requestId: string | null;
+  /** The request that carried the call; absent or null for work r3 does by itself. */
+  requestId?: string | null;
   /**
    * May change what needs review (the approve capability: workspace/review-policy.ts). Absent: no.
    */

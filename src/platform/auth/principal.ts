@@ -31,10 +31,6 @@ export interface Principal {
   rateLimit: { perMinute: number | null; burst: number | null };
 }
 
-export function hasScope(principal: Principal, scope: Scope): boolean {
-  return principal.scopes.has(scope);
-}
-
 /** The approve capability of decisions §3. */
 export function canApprove(principal: Principal): boolean {
   return APPROVING_ROLES.has(principal.role) && principal.scopes.has('run:approve');

@@ -17,7 +17,6 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_CHARS = 40;
 const CHECKSUM_CHARS = 6;
 const TOKEN = /^svc_(live|test)_([a-z2-7]{16})_([0-9A-Za-z]{46})$/;
-const TOKEN_ID = /^[a-z2-7]{16}$/;
 
 export interface ParsedToken {
   env: TokenEnv;
@@ -59,11 +58,6 @@ export function parseToken(text: string): ParsedToken | null {
   const body = secret.slice(0, RANDOM_CHARS);
   if (checksum(`svc_${env}_${tokenId}_${body}`) !== secret.slice(RANDOM_CHARS)) return null;
   return { env, tokenId, secret };
-}
-
-/** True for text shaped like a token id (for path params). */
-export function isTokenId(text: string): boolean {
-  return TOKEN_ID.test(text);
 }
 
 export function hashSecret(secret: string): Buffer {

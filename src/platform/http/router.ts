@@ -10,11 +10,8 @@ export interface Match<R> {
   params: Record<string, string>;
 }
 
-/** What `find` reports: a match, a path that exists under other methods, or nothing. */
-export type Lookup<R> =
-  | { kind: 'match'; match: Match<R> }
-  | { kind: 'method'; allow: string[] }
-  | { kind: 'none' };
+/** What `find` reports: a match or nothing (a path known under other methods is not found either: 404). */
+export type Lookup<R> = { kind: 'match'; match: Match<R> } | { kind: 'none' };
 
 interface Entry<R> {
   route: R;
@@ -65,10 +62,7 @@ export class Router<R> {
     const values: string[] = [];
     const node = walk(this.root, segments, 0, values, (n) => wanted.some((m) => n.routes.has(m)));
     const entry = node && wanted.map((m) => node.routes.get(m)).find((e) => e !== undefined);
-    if (!node || !entry) {
-      const other = walk(this.root, segments, 0, [], (n) => n.routes.size > 0);
-      return other ? { kind: 'method', allow: [...other.routes.keys()] } : { kind: 'none' };
-    }
+    if (!node || !entry) return { kind: 'none' };
     const params: Record<string, string> = {};
     entry.names.forEach((name, i) => {
       params[name] = safeDecode(values[i] ?? '');

@@ -27,8 +27,3 @@ export class ManualClock implements Clock {
     this.current += ms;
   }
 }
-
-/** ISO 8601 UTC text of a clock reading. */
-export function isoAt(clock: Clock): string {
-  return new Date(clock.now()).toISOString();
-}

@@ -24,3 +24,12 @@ export function parseDurationList(text: string): number[] | undefined {
   }
   return out;
 }
+
+/** Writes milliseconds as a duration `parseDuration` reads, in the largest unit that divides it (`30s`, `6h`). */
+export function formatDuration(ms: number): string {
+  for (const unit of ['h', 'm', 's'] as const) {
+    const size = UNIT_MS[unit] as number;
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -12,7 +12,6 @@ import { AppliedResources, type AppliedSkill } from '../../../src/features/works
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createAgent, createSkill, patchSkill } from '../../helpers/resources.js';
 import { orgIdOf } from '../../helpers/runs.js';
-import { countingSql } from '../../helpers/sql.js';
 
 let t: TestApp;
 let owner: CreatedToken;
@@ -87,9 +86,10 @@ describe('AppliedResources at a version', () => {
   it('reads a version once, reads anew without one, and never remembers a row under another version', async () => {
     await createSkill(t, owner.token, { slug: 'counted' }, 'first');
     const old = await appliedSha();
-    const counting = countingSql(t.app.db.sql);
-    const applied = new AppliedResources(counting.sql);
-    const reads = () => counting.statements.filter((s) => s.name === 'applied_skills').length;
+    // The instance the process serves triggers with (the workspace feature's, which runs shares).
+    const applied = t.app.applied;
+    const readMany = vi.spyOn(applied as never, 'readMany') as unknown as { mock: { calls: unknown[][] } };
+    const reads = () => readMany.mock.calls.filter(([table]) => table === 'skills').length;
 
     const a = await applied.getSkill(org, 'counted', old);
     const b = await applied.getSkill(org, 'counted', old);
@@ -111,13 +111,13 @@ describe('AppliedResources at a version', () => {
 
     // A version whose rows this process never saw: the read answers the applied row, which is not
     // remembered under the version asked for.
-    const fresh = new AppliedResources(counting.sql);
-    expect((await fresh.getSkill(org, 'counted', old))?.promptMd).toBe('second');
-    expect((await fresh.getSkill(org, 'counted', old))?.promptMd).toBe('second');
+    const unseen = '0'.repeat(40);
+    expect((await applied.getSkill(org, 'counted', unseen))?.promptMd).toBe('second');
+    expect((await applied.getSkill(org, 'counted', unseen))?.promptMd).toBe('second');
     expect(reads()).toBe(5);
     // Misses are not remembered either.
-    expect(await fresh.getSkill(org, 'missing', current)).toBeNull();
-    expect(await fresh.getSkill(org, 'missing', current)).toBeNull();
+    expect(await applied.getSkill(org, 'missing', current)).toBeNull();
+    expect(await applied.getSkill(org, 'missing', current)).toBeNull();
     expect(reads()).toBe(7);
   });
 });
@@ -125,7 +125,7 @@ describe('AppliedResources at a version', () => {
 describe('a resolution whose version moved', () => {
   it('reads again without the version the request saw', async () => {
     await createAgent(t, owner.token, { slug: 'helper', skillSlugs: ['versioned'] });
-    const real = new AppliedResources(t.app.db.sql);
+    const real = t.app.applied;
     const current = await appliedSha();
     const skill = (await real.getSkill(org, 'versioned', current)) as AppliedSkill;
     const agent = await real.getAgent(org, 'helper', current);
