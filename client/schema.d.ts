@@ -174,6 +174,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/missions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Missions of the org by slug (slug, name, description): `{missions, nextCursor}`. */
+        get: operations["getMissions"];
+        put?: never;
+        /** Creates a mission (201 with its detail; 409 when the slug exists; 400 when a team agent is unknown or inactive). */
+        post: operations["postMissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/missions/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One mission’s manifest: goal, inputSchema, team, planner, review, limits. */
+        get: operations["getMissionsBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Updates any subset of a mission’s fields (goal, team, planner, review, limits, …). */
+        patch: operations["patchMissionsBySlug"];
+        trace?: never;
+    };
     "/api/v1/objects": {
         parameters: {
             query?: never;
@@ -1621,6 +1657,193 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getMissions: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missions of the org by slug (slug, name, description): `{missions, nextCursor}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postMissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default  */
+                    description?: string;
+                    goal: string;
+                    /**
+                     * @default {
+                     *       "type": "object"
+                     *     }
+                     */
+                    inputSchema?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @default {
+                     *       "maxTasks": 20,
+                     *       "maxParallel": 3,
+                     *       "maxToolCalls": 50
+                     *     }
+                     */
+                    limits?: {
+                        /** @default 3 */
+                        maxParallel?: number;
+                        /** @default 20 */
+                        maxTasks?: number;
+                        /** @default 50 */
+                        maxToolCalls?: number;
+                    };
+                    name: string;
+                    planner?: string;
+                    /**
+                     * @default result
+                     * @enum {string}
+                     */
+                    review?: "plan" | "result" | "both";
+                    slug: string;
+                    team: {
+                        agent: string;
+                        /** @default  */
+                        role?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Creates a mission (201 with its detail; 409 when the slug exists; 400 when a team agent is unknown or inactive). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getMissionsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One mission’s manifest: goal, inputSchema, team, planner, review, limits. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    patchMissionsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    goal?: string;
+                    inputSchema?: {
+                        [key: string]: unknown;
+                    };
+                    limits?: {
+                        /** @default 3 */
+                        maxParallel?: number;
+                        /** @default 20 */
+                        maxTasks?: number;
+                        /** @default 50 */
+                        maxToolCalls?: number;
+                    };
+                    name?: string;
+                    planner?: string;
+                    /** @enum {string} */
+                    review?: "plan" | "result" | "both";
+                    slug?: string;
+                    team?: {
+                        agent: string;
+                        /** @default  */
+                        role?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Updates any subset of a mission’s fields (goal, team, planner, review, limits, …). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };

@@ -5,6 +5,7 @@
  */
 import { artifactsFeature } from './features/artifacts/index.js';
 import { connectorsFeature } from './features/connectors/index.js';
+import { missionsFeature } from './features/missions/index.js';
 import { objectsFeature } from './features/objects/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
 import { runsFeature } from './features/runs/index.js';
@@ -33,7 +34,8 @@ export function registerFeatures(platform: PlatformHost) {
   const web = webFeature.register(platform);
   const artifacts = artifactsFeature.register(platform);
   const tools = toolsFeature.register(platform, { artifacts });
-  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web, artifacts, tools };
+  const missions = missionsFeature.register(platform, { workspace });
+  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web, artifacts, tools, missions };
 }
 
 /** The features' APIs, by feature. */
@@ -78,6 +80,7 @@ export type App = PlatformHost &
   Features['web'] &
   Features['artifacts'] &
   Features['tools'] &
+  Features['missions'] &
   Pick<Serving, 'http' | 'lastUsed'> & {
     /** The port actually bound (PORT=0 picks a free one). */
     port: number;
@@ -132,6 +135,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.web,
       features.artifacts,
       features.tools,
+      features.missions,
       {
         http: serving.http,
         lastUsed: serving.lastUsed,

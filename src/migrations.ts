@@ -9,6 +9,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0018Artifacts } from './features/artifacts/migrations/0018-artifacts.js';
 import { Migration0014Connectors } from './features/connectors/migrations/0014-connectors.js';
+import { Migration0020Missions } from './features/missions/migrations/0020-missions.js';
 import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
@@ -43,4 +44,5 @@ export const migrations: MigrationObject[] = [
   { name: '0016-workers', class: Migration0016Workers },
   { name: '0017-web-sessions', class: Migration0017WebSessions },
   { name: '0018-artifacts', class: Migration0018Artifacts },
+  { name: '0020-missions', class: Migration0020Missions },
 ];

@@ -18,6 +18,7 @@ import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-l
 import { setBounded } from '../../platform/util/bounded-map.js';
 import type { AgentManifest } from './agent-manifest.js';
 import { shortSha } from './git-objects.js';
+import type { MissionManifest } from './mission-manifest.js';
 import type { ObjectTypeManifest } from './object-type-manifest.js';
 import type { SkillManifest } from './skill-manifest.js';
 import type { SourceManifest } from './source-manifest.js';
@@ -44,7 +45,7 @@ interface Row {
 }
 
 /** The tables of applied resources (skills carry their prompt template too). */
-type ResourceTable = 'skills' | 'workflows' | 'agents' | 'object_types' | 'sources';
+type ResourceTable = 'skills' | 'workflows' | 'agents' | 'object_types' | 'sources' | 'missions';
 
 interface ResourceKey {
   orgId: number;
@@ -94,6 +95,15 @@ export class AppliedResources {
   async getAgent(orgId: number, slug: string, at?: string | null): Promise<Applied<AgentManifest> | null> {
     const row = await this.read('agents', orgId, slug, at);
     return row ? applied<AgentManifest>(row) : null;
+  }
+
+  async getMission(
+    orgId: number,
+    slug: string,
+    at?: string | null,
+  ): Promise<Applied<MissionManifest> | null> {
+    const row = await this.read('missions', orgId, slug, at);
+    return row ? applied<MissionManifest>(row) : null;
   }
 
   async getObjectType(orgId: number, slug: string): Promise<Applied<ObjectTypeManifest> | null> {

@@ -20,12 +20,20 @@ export type { Applied, AppliedResources, AppliedSkill } from './applied.js';
 export { createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
 export { slugParams, slugSchema } from './manifest-fields.js';
 export {
+  type MissionLimits,
+  type MissionManifest,
+  missionManifestPatchSchema,
+  missionManifestSchema,
+  plannerOf,
+  teamSchema,
+} from './mission-manifest.js';
+export {
   type ReindexFilter,
   type ReindexQueue,
   type ReindexRequest,
   reindexFilterSchema,
 } from './reindex-queue.js';
-export type { ObjectTypeView, ResourceViews } from './resource-views.js';
+export type { MissionDetail, ObjectTypeView, ResourceViews } from './resource-views.js';
 export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
 export { createAuthored, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';

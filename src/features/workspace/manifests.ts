@@ -6,7 +6,7 @@
  *
  * Terminology (src/features/workspace/):
  * - **workspace**: an org's tree of authored text files (`agents/`, `skills/`, `workflows/`,
- *   `object-types/`, `sources/`). It is the source of truth for authored resources; the database tables
+ *   `object-types/`, `sources/`, `missions/`). It is the source of truth for authored resources; the database tables
  *   are a projection of it.
  * - **resource**: one authored thing, identified by `(kind, slug)`. Most are one YAML file; a skill is two
  *   files (`manifest.yaml` + `prompt.md`).
@@ -22,6 +22,11 @@
 import type { z } from 'zod';
 import { type AgentManifest, agentManifestPatchSchema, agentManifestSchema } from './agent-manifest.js';
 import {
+  type MissionManifest,
+  missionManifestPatchSchema,
+  missionManifestSchema,
+} from './mission-manifest.js';
+import {
   type ObjectTypeManifest,
   objectTypeManifestPatchSchema,
   objectTypeManifestSchema,
@@ -35,7 +40,7 @@ import {
 } from './workflow-manifest.js';
 
 /** The kinds of authored resource, in the order listings and diffs use. */
-export const RESOURCE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'source'] as const;
+export const RESOURCE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'source', 'mission'] as const;
 /** A kind of authored resource (`object_type` as in MCP `workspace_get`). */
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
@@ -46,6 +51,7 @@ export const MANIFEST_SCHEMAS = {
   workflow: workflowManifestSchema,
   object_type: objectTypeManifestSchema,
   source: sourceManifestSchema,
+  mission: missionManifestSchema,
 } as const;
 
 /** The patch schema of each kind's manifest. */
@@ -55,6 +61,7 @@ export const MANIFEST_PATCH_SCHEMAS = {
   workflow: workflowManifestPatchSchema,
   object_type: objectTypeManifestPatchSchema,
   source: sourceManifestPatchSchema,
+  mission: missionManifestPatchSchema,
 } as const;
 
 /** The manifest type of a kind. */
@@ -66,4 +73,5 @@ export type WorkspaceResource =
   | { kind: 'skill'; manifest: SkillManifest; promptMd: string }
   | { kind: 'workflow'; manifest: WorkflowManifest }
   | { kind: 'object_type'; manifest: ObjectTypeManifest }
-  | { kind: 'source'; manifest: SourceManifest };
+  | { kind: 'source'; manifest: SourceManifest }
+  | { kind: 'mission'; manifest: MissionManifest };

@@ -1,7 +1,7 @@
 /**
  * Workspace tools: read the authored resources (`workspace_list`, `workspace_get`, `workspace_diff`,
  * `workspace_version_history`) and author them (`workspace_write_skill`, `workspace_write_agent`,
- * `workspace_write_object_type`, `workspace_delete`, `workspace_apply`). Writes go through the
+ * `workspace_write_object_type`, `workspace_write_mission`, `workspace_delete`, `workspace_apply`). Writes go through the
  * workspace's one write path (validate → write files → commit → apply, in one transaction), with the
  * per-call `autoCommit`/`autoApply` flags, and answer `{written, commit, apply}`.
  */
@@ -14,6 +14,7 @@ import { agentManifestSchema } from './agent-manifest.js';
 import { manifestPath, promptPath } from './files.js';
 import { slugSchema } from './manifest-fields.js';
 import type { ResourceKind, WorkspaceResource } from './manifests.js';
+import { missionManifestSchema } from './mission-manifest.js';
 import { objectTypeManifestSchema } from './object-type-manifest.js';
 import type { SlugPage } from './resource-views.js';
 import type { WorkspaceServices } from './services.js';
@@ -21,7 +22,7 @@ import { promptMdSchema, skillManifestSchema } from './skill-manifest.js';
 import type { VersionRecord } from './store-sql.js';
 
 /** The kinds `workspace_get` and `workspace_delete` name (decisions §9). */
-export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type'] as const;
+export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'mission'] as const;
 type WorkspaceKind = (typeof WORKSPACE_KINDS)[number];
 
 const LABEL: Record<WorkspaceKind, string> = {
@@ -29,6 +30,7 @@ const LABEL: Record<WorkspaceKind, string> = {
   skill: 'skill',
   workflow: 'workflow',
   object_type: 'object type',
+  mission: 'mission',
 };
 
 /** The per-call flags of every write (MCP rule 1). */
@@ -145,24 +147,26 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       title: 'List authored resources',
       group: 'workspace',
       description:
-        'Slug, name and description of every agent, skill, workflow and object type of the organization ' +
+        'Slug, name and description of every agent, skill, workflow, object type and mission of the organization ' +
         '(as applied). Use workspace_get for one resource in full.',
       input: z.strictObject({}),
       access: access.read,
       hints: { readOnlyHint: true, openWorldHint: false },
       async run(_args, { principal }) {
         const org = principal.orgId;
-        const [agents, skills, workflows, objectTypes] = await Promise.all([
+        const [agents, skills, workflows, objectTypes, missions] = await Promise.all([
           all((after) => s.resources.listAgents(org, { limit: PAGE, after })),
           all((after) => s.resources.listSkills(org, {}, { limit: PAGE, after })),
           all((after) => s.resources.listWorkflows(org, { limit: PAGE, after })),
           all((after) => s.resources.listObjectTypes(org, { limit: PAGE, after })),
+          all((after) => s.resources.listMissions(org, { limit: PAGE, after })),
         ]);
         return {
           agents: brief(agents),
           skills: brief(skills),
           workflows: brief(workflows),
           objectTypes: brief(objectTypes),
+          missions: brief(missions),
         };
       },
     }),
@@ -171,15 +175,16 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       title: 'Get an authored resource',
       group: 'workspace',
       description:
-        'One agent, skill, workflow or object type in full, as the REST detail shows it: an agent with its ' +
-        'systemPrompt and wired skills and workflows, a skill with its prompt template (promptMd), a ' +
-        'workflow with its steps and inputSchema, an object type with its schema and sourceRelevance.',
+        'One agent, skill, workflow, object type or mission in full, as the REST detail shows it: an agent ' +
+        'with its systemPrompt and wired skills and workflows, a skill with its prompt template (promptMd), ' +
+        'a workflow with its steps and inputSchema, an object type with its schema and sourceRelevance, a ' +
+        'mission with its goal, team, planner, review and limits.',
       input: z.strictObject(refSchema),
       // Agents and skills are open to read:skills as on REST; the other kinds need read:all (below).
       access: access.readSkills,
       hints: { readOnlyHint: true, openWorldHint: false },
       async run({ kind, slug }, { principal }) {
-        if (kind === 'workflow' || kind === 'object_type') authorize(principal, access.read);
+        if (kind !== 'agent' && kind !== 'skill') authorize(principal, access.read);
         const org = principal.orgId;
         const found =
           kind === 'agent'
@@ -188,7 +193,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
               ? await s.resources.skill(org, slug)
               : kind === 'workflow'
                 ? await s.resources.workflow(org, slug)
-                : await s.resources.objectType(org, slug);
+                : kind === 'mission'
+                  ? await s.resources.mission(org, slug)
+                  : await s.resources.objectType(org, slug);
         if (!found) throw notFound(LABEL[kind], slug);
         return { kind, ...found };
       },
@@ -291,12 +298,28 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         put(ctx, 'object_type', manifest.slug, () => ({ kind: 'object_type', manifest }), flags),
     }),
     defineTool({
+      name: 'workspace_write_mission',
+      title: 'Create or update a mission',
+      group: 'workspace',
+      authoring: true,
+      description:
+        'Creates the mission, or replaces it when its slug exists: the manifest (name, description, goal — ' +
+        'a template over {{input.x}} —, inputSchema, team [{agent, role}], planner (a member; default the ' +
+        'first), review plan|result|both (default result), limits {maxTasks 20, maxParallel 3, ' +
+        'maxToolCalls 50}) is written whole. Team agents must exist and be active. Answers {written, commit, apply}.',
+      input: z.strictObject({ manifest: missionManifestSchema, ...writeFlags }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: ({ manifest, ...flags }, ctx) =>
+        put(ctx, 'mission', manifest.slug, () => ({ kind: 'mission', manifest }), flags),
+    }),
+    defineTool({
       name: 'workspace_delete',
       title: 'Delete an authored resource',
       group: 'workspace',
       authoring: true,
       description:
-        'Removes an agent, skill, workflow or object type from the workspace (refused with ' +
+        'Removes an agent, skill, workflow, object type or mission from the workspace (refused with ' +
         'VALIDATION_FAILED while another resource refers to it). Answers {written, commit, apply}.',
       input: z.strictObject({ ...refSchema, ...writeFlags }),
       access: access.write,

@@ -17,6 +17,7 @@ export const RESOURCE_TABLES: Record<ResourceKind, string> = {
   workflow: 'workflows',
   object_type: 'object_types',
   source: 'sources',
+  mission: 'missions',
 };
 
 /** What an apply did. */
@@ -46,6 +47,8 @@ function kindValues(resource: WorkspaceResource): unknown[] {
       return [resource.manifest.language ?? DEFAULT_OBJECT_LANGUAGE];
     case 'source':
       return [resource.manifest.kind, resource.manifest.connection.state];
+    case 'mission':
+      return [];
   }
 }
 
@@ -55,6 +58,7 @@ const KIND_COLUMNS: Record<ResourceKind, string[]> = {
   workflow: ['trigger_type', 'trigger_object_type'],
   object_type: ['language'],
   source: ['kind', 'connection_state'],
+  mission: [],
 };
 
 function upsertSql(kind: ResourceKind): string {

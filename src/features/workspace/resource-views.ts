@@ -11,6 +11,7 @@ import {
   AgentEntity,
   type AgentRow,
   type AuthoredRow,
+  MissionEntity,
   ObjectTypeEntity,
   type ObjectTypeRow,
   SkillEntity,
@@ -21,6 +22,7 @@ import {
   type WorkflowRow,
 } from '../../platform/db/entities/resources.js';
 import type { AgentManifest } from './agent-manifest.js';
+import { type MissionManifest, plannerOf } from './mission-manifest.js';
 import { DEFAULT_OBJECT_LANGUAGE, type ObjectTypeManifest } from './object-type-manifest.js';
 import { type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
 import type { SkillManifest } from './skill-manifest.js';
@@ -68,6 +70,9 @@ export type SourceDetail = SourceView & {
   /** The settings search uses: overrides over the defaults. */
   effectiveRetrieval: ResolvedRetrieval;
 };
+
+export type MissionView = Pick<MissionManifest, 'slug' | 'name' | 'description'> & Stamps;
+export type MissionDetail = MissionManifest & { planner: string } & Stamps;
 
 function stamps(row: { createdAt: Date; updatedAt: Date }): Stamps {
   return { createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
@@ -188,6 +193,21 @@ export class ResourceViews {
     const row = await this.fork().findOne(ObjectTypeEntity, { orgId, slug });
     if (!row) return null;
     return { ...objectTypeView(row), sourceRelevance: (row.manifest as ObjectTypeManifest).sourceRelevance };
+  }
+
+  listMissions(orgId: number, page: PageRequest): Promise<SlugPage<MissionView>> {
+    return this.page(MissionEntity, { orgId }, page, (row) => {
+      const m = row.manifest as MissionManifest;
+      return { slug: m.slug, name: m.name, description: m.description, ...stamps(row) };
+    });
+  }
+
+  /** A mission's full manifest, its planner filled in. */
+  async mission(orgId: number, slug: string): Promise<MissionDetail | null> {
+    const row = await this.fork().findOne(MissionEntity, { orgId, slug });
+    if (!row) return null;
+    const m = row.manifest as MissionManifest;
+    return { ...m, planner: plannerOf(m), ...stamps(row) };
   }
 
   listSources(orgId: number, page: PageRequest): Promise<SlugPage<SourceView>> {

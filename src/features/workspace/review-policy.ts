@@ -1,6 +1,6 @@
 /**
  * What needs review, per resource: a skill's `requiresApproval`, a workflow's approve steps (where
- * they stand among its steps). Changing it — switching review off or on, moving or removing an
+ * they stand among its steps), a mission's `review` (plan, result or both). Changing it — switching review off or on, moving or removing an
  * approve step, deleting a resource under review (deleting and re-creating it would switch review
  * off) — needs the approve capability, as deciding reviews does: otherwise anyone who may write
  * resources could let their next run skip the queue. Creating a resource, whatever its policy, and
@@ -31,6 +31,9 @@ export function reviewPolicyOf(resource: WorkspaceResource): string {
         ),
       );
     }
+    case 'mission':
+      // Every mission is reviewed somewhere (plan, result or both): which is the policy.
+      return `mission:${resource.manifest.review}`;
     default:
       return NONE;
   }

@@ -7,6 +7,7 @@ import { compareIssues, type FieldPath, type WorkspaceIssue } from './issues.js'
 import { checkJsonSchema, createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
 import { SLUG_PATTERN } from './manifest-fields.js';
 import { RESOURCE_KINDS, type ResourceKind, type WorkspaceResource } from './manifests.js';
+import type { MissionManifest } from './mission-manifest.js';
 
 /** Outcome of {@link validateWorkspace}: the parsed resources, or every issue found. */
 export type WorkspaceValidation =
@@ -15,7 +16,7 @@ export type WorkspaceValidation =
 
 const LAYOUT_HINT =
   'agents/<slug>.yaml, skills/<slug>/manifest.yaml, skills/<slug>/prompt.md, workflows/<slug>.yaml, ' +
-  'object-types/<slug>.yaml, sources/<slug>.yaml';
+  'object-types/<slug>.yaml, sources/<slug>.yaml, missions/<slug>.yaml';
 
 const KIND_LABEL: Record<ResourceKind, string> = {
   agent: 'agent',
@@ -23,6 +24,7 @@ const KIND_LABEL: Record<ResourceKind, string> = {
   workflow: 'workflow',
   object_type: 'object type',
   source: 'source',
+  mission: 'mission',
 };
 
 type SlugIndex = Record<ResourceKind, Set<string>>;
@@ -51,6 +53,7 @@ function schemaFields(resource: WorkspaceResource): SchemaField[] {
       return fields;
     }
     case 'workflow':
+    case 'mission':
       return [{ path: ['inputSchema'], schema: resource.manifest.inputSchema }];
     case 'object_type':
       return [{ path: ['schema'], schema: resource.manifest.schema }];
@@ -99,6 +102,11 @@ function references(
         refs.push({ path: ['sync', 'objectTypes', record], kind: 'object_type', slug });
       }
       break;
+    case 'mission':
+      resource.manifest.team.forEach((member, index) => {
+        refs.push({ path: ['team', index, 'agent'], kind: 'agent', slug: member.agent });
+      });
+      break;
     case 'object_type':
       for (const slug of Object.keys(resource.manifest.sourceRelevance)) {
         refs.push({ path: ['sourceRelevance', slug], kind: 'source', slug });
@@ -110,12 +118,26 @@ function references(
   return refs;
 }
 
+/** A mission's team members whose agent is in the tree but not active (missing ones are reported as such). */
+function inactiveMembers(
+  mission: MissionManifest,
+  resources: readonly WorkspaceResource[],
+): WorkspaceIssue[] {
+  const file = manifestPath('mission', mission.slug);
+  return mission.team.flatMap((member, index) => {
+    const agent = resources.find((r) => r.kind === 'agent' && r.manifest.slug === member.agent);
+    return agent?.kind === 'agent' && !agent.manifest.active
+      ? [{ file, path: ['team', index, 'agent'], message: `agent "${member.agent}" is not active` }]
+      : [];
+  });
+}
+
 /**
  * Validates a whole tree (path → content): every path belongs to the layout and carries a valid slug;
  * every file parses and matches its kind's schema; a manifest's slug equals its path's; a skill has
  * both files; every cross reference names a resource in the tree (agent → skills, workflows, sources;
  * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources; a
- * source's sync.objectTypes → object types); every JSON
+ * source's sync.objectTypes → object types; a mission's team → agents, each active); every JSON
  * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object. A reference to a
  * resource whose file is present but invalid is not reported again as missing.
  */
@@ -135,6 +157,7 @@ export function validateWorkspace(
     workflow: new Set(),
     object_type: new Set(),
     source: new Set(),
+    mission: new Set(),
   };
   const resources: WorkspaceResource[] = [];
   for (const group of groups.values()) {
@@ -161,6 +184,7 @@ export function validateWorkspace(
         });
       }
     }
+    if (resource.kind === 'mission') errors.push(...inactiveMembers(resource.manifest, resources));
     for (const field of schemaFields(resource)) {
       const rootIssue = rootTypeIssue(field.schema);
       if (rootIssue) errors.push({ file, path: [...field.path, 'type'], message: rootIssue });

@@ -38,6 +38,7 @@ export const KIND_LABEL: Record<ResourceKind, string> = {
   workflow: 'workflow',
   object_type: 'object type',
   source: 'source',
+  mission: 'mission',
 };
 
 /** The git author of a version made by `actor`. */

@@ -26,6 +26,7 @@ const LABEL: Record<ResourceKind, string> = {
   workflow: 'workflow',
   object_type: 'object type',
   source: 'source',
+  mission: 'mission',
 };
 
 /** Where a resource's manifest sits in its REST body: the body itself, or `manifest` for skills. */

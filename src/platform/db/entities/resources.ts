@@ -101,4 +101,17 @@ export const SourceEntity = new EntitySchema<SourceRow>({
   },
 });
 
-export const resourceEntities = [AgentEntity, SkillEntity, WorkflowEntity, ObjectTypeEntity, SourceEntity];
+export const MissionEntity = new EntitySchema<AuthoredRow>({
+  name: 'Mission',
+  tableName: 'missions',
+  properties: { ...authoredProperties },
+});
+
+export const resourceEntities = [
+  AgentEntity,
+  SkillEntity,
+  WorkflowEntity,
+  ObjectTypeEntity,
+  SourceEntity,
+  MissionEntity,
+];
