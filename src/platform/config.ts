@@ -122,6 +122,7 @@ const EnvSchema = z.object({
     .min(1)
     .max(1024 * 1024 * 1024)
     .default(10 * 1024 * 1024),
+  R3_TOOLS_ALLOW_PRIVATE: bool.default(false),
   // OpenTelemetry (the variables of its SDK specification that r3 reads; a bad value stops start-up).
   OTEL_SDK_DISABLED: bool.default(false),
   OTEL_SERVICE_NAME: z.string().min(1).default('r3'),
@@ -190,12 +191,20 @@ export interface Config {
   metricsToken: string | undefined;
   /** Artifacts (decisions §10): `maxBytes` caps one artifact's content (R3_ARTIFACT_MAX_BYTES, 10 MiB). */
   artifacts: { maxBytes: number };
+  /** The built-in agent tools' settings (decisions §10). */
+  tools: ToolsConfig;
   /**
    * OpenTelemetry traces: exported over OTLP/HTTP to `endpoint` (the traces URL) when one is set
    * (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`), unless
    * OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none.
    */
   tracing: TracingConfig;
+}
+
+/** Settings of the built-in agent tools (decisions §10). */
+export interface ToolsConfig {
+  /** `fetch_url`/`crawl_site` may reach loopback/private/reserved addresses (R3_TOOLS_ALLOW_PRIVATE; tests). */
+  allowPrivate: boolean;
 }
 
 /** The OpenTelemetry settings r3 reads (see `Config.tracing`). */
@@ -296,6 +305,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     metricsToken: e.R3_METRICS_TOKEN,
     artifacts: { maxBytes: e.R3_ARTIFACT_MAX_BYTES },
+    tools: {
+      allowPrivate: e.R3_TOOLS_ALLOW_PRIVATE,
+    },
     tracing: {
       endpoint:
         e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none'

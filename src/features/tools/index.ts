@@ -1,13 +1,15 @@
 /**
  * Built-in agent tools (decisions §10), registered in the platform's agent-tool registry (and so
- * over MCP): `create_artifact` (through the artifacts feature) and `run_code` (a QuickJS WebAssembly
- * sandbox in worker threads). `web_search`, `fetch_url`, `crawl_site` and `generate_image` are not
- * here yet.
+ * over MCP): `create_artifact` (through the artifacts feature), `run_code` (a QuickJS WebAssembly
+ * sandbox in worker threads), `fetch_url` and `crawl_site` (an SSRF-guarded fetcher, HTML read as
+ * Markdown).
  */
 import { defineFeature } from '../../platform/feature.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
 import { builtinTools } from './builtin-tools.js';
 import { Sandbox } from './sandbox.js';
+import { WebFetcher } from './web-fetch.js';
+import { webTools } from './web-tools.js';
 
 /** What the tools feature offers. */
 export interface ToolsApi {
@@ -20,6 +22,8 @@ export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>
   register(platform, { artifacts }) {
     const sandbox = new Sandbox();
     platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
+    const fetcher = new WebFetcher({ allowPrivate: platform.config.tools.allowPrivate });
+    platform.agentTools.add(...webTools({ fetcher }));
     platform.addService({
       name: 'run_code sandbox',
       roles: ['serve', 'worker'],

@@ -4,11 +4,11 @@
  * host name still drives the `Host` header, TLS SNI and certificate verification.
  */
 
-import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { pinnedLookup } from '../../platform/net/ssrf.js';
 
 /** `User-Agent` of every delivery. */
 export const DELIVERY_USER_AGENT = 'r3-webhooks/1';
@@ -105,21 +105,6 @@ const RESERVED_HEADERS = new Set([
   'connection',
   'transfer-encoding',
 ]);
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/** A `lookup` for `net.connect` that answers every query with the pinned address. */
-function pinnedLookup(address: string, family: 4 | 6) {
-  return (_hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    // With `autoSelectFamily` (Node 20's default) the socket asks for all addresses at once.
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-}
 
 function errorCode(err: unknown): string {
   if (err instanceof Error) {

@@ -4,6 +4,7 @@
  * `deliver-http.ts`), so a name that re-resolves to an internal address between check and connect
  * (DNS rebinding) cannot slip through.
  */
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { refusedRange } from './ip-ranges.js';
@@ -21,6 +22,11 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export interface CheckTargetOptions {
   /** Lets plain http and loopback/private/reserved targets through (`R3_WEBHOOK_ALLOW_PRIVATE`). */
   allowPrivate: boolean;
+  /**
+   * Lets plain http through for public targets too (agent tools fetch the open web; webhooks and
+   * connectors carry secrets and need https). Every address rule still applies.
+   */
+  allowPlainHttp?: boolean;
   /** Defaults to the system resolver (`dns.lookup`, which honours /etc/hosts like any client). */
   resolver?: Resolver;
   /** Time allowed for resolving the host. Default 5000 ms. */
@@ -102,7 +108,8 @@ export async function checkTarget(
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     return { ok: false, reason: 'unsupported_scheme' };
   if (parsed.username !== '' || parsed.password !== '') return { ok: false, reason: 'userinfo_not_allowed' };
-  if (!options.allowPrivate && parsed.protocol !== 'https:') return { ok: false, reason: 'https_required' };
+  if (!options.allowPrivate && !options.allowPlainHttp && parsed.protocol !== 'https:')
+    return { ok: false, reason: 'https_required' };
 
   // URL keeps IPv6 literals bracketed; a trailing dot names the same host as without it.
   let hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -141,4 +148,22 @@ export async function checkTarget(
   const first = usable[0];
   if (!first) return { ok: false, reason: 'dns_failed' };
   return { ok: true, url: parsed, address: first.address, family: first.family };
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for `http(s).request` / `net.connect` that answers every query with the address
+ * `checkTarget` approved, so the socket goes there and nowhere else (no second resolution).
+ */
+export function pinnedLookup(address: string, family: 4 | 6) {
+  return (_hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    // With `autoSelectFamily` (Node 20's default) the socket asks for all addresses at once.
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
 }
