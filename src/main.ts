@@ -11,6 +11,7 @@ import { reviewsFeature } from './features/reviews/index.js';
 import { runsFeature } from './features/runs/index.js';
 import { tokensFeature } from './features/tokens/index.js';
 import { toolsFeature } from './features/tools/index.js';
+import { triggersFeature } from './features/triggers/index.js';
 import { webFeature } from './features/web/index.js';
 import { webhooksFeature } from './features/webhooks/index.js';
 import { workspaceFeature } from './features/workspace/index.js';
@@ -31,11 +32,25 @@ export function registerFeatures(platform: PlatformHost) {
   const objects = objectsFeature.register(platform, { workspace });
   const webhooks = webhooksFeature.register(platform);
   const connectors = connectorsFeature.register(platform, { workspace, objects });
+  const triggers = triggersFeature.register(platform, { workspace, runs, objects });
   const web = webFeature.register(platform);
   const artifacts = artifactsFeature.register(platform);
   const tools = toolsFeature.register(platform, { artifacts });
   const missions = missionsFeature.register(platform, { workspace });
-  return { tokens, workspace, reviews, runs, objects, webhooks, connectors, web, artifacts, tools, missions };
+  return {
+    tokens,
+    workspace,
+    reviews,
+    runs,
+    objects,
+    webhooks,
+    connectors,
+    triggers,
+    web,
+    artifacts,
+    tools,
+    missions,
+  };
 }
 
 /** The features' APIs, by feature. */
@@ -77,6 +92,7 @@ export type App = PlatformHost &
   Features['objects'] &
   Features['webhooks'] &
   Features['connectors'] &
+  Features['triggers'] &
   Features['web'] &
   Features['artifacts'] &
   Features['tools'] &
@@ -132,6 +148,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.objects,
       features.webhooks,
       features.connectors,
+      features.triggers,
       features.web,
       features.artifacts,
       features.tools,

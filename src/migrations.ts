@@ -13,6 +13,7 @@ import { Migration0020Missions } from './features/missions/migrations/0020-missi
 import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
+import { Migration0021WorkflowTriggers } from './features/triggers/migrations/0021-workflow-triggers.js';
 import { Migration0017WebSessions } from './features/web/migrations/0017-web-sessions.js';
 import { Migration0005Webhooks } from './features/webhooks/migrations/0005-webhooks.js';
 import { Migration0002Resources } from './features/workspace/migrations/0002-resources.js';
@@ -45,4 +46,5 @@ export const migrations: MigrationObject[] = [
   { name: '0017-web-sessions', class: Migration0017WebSessions },
   { name: '0018-artifacts', class: Migration0018Artifacts },
   { name: '0020-missions', class: Migration0020Missions },
+  { name: '0021-workflow-triggers', class: Migration0021WorkflowTriggers },
 ];

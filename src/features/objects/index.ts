@@ -7,6 +7,7 @@
 import { defineFeature } from '../../platform/feature.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { dataTools } from './mcp-tools.js';
+import { CreatedObjects, type ObjectsCreatedListener } from './object-events.js';
 import { ObjectService } from './object-service.js';
 import { ReindexService } from './reindex.js';
 import { objectRoutes } from './routes/objects.js';
@@ -16,6 +17,7 @@ import { SearchService } from './search/search-service.js';
 import type { ObjectServices } from './services.js';
 import { createSourceRecordWriter, type SourceRecordWriter } from './source-records.js';
 
+export type { ObjectsCreatedListener } from './object-events.js';
 export type { ObjectService } from './object-service.js';
 export type { ReindexService } from './reindex.js';
 export type { SearchService } from './search/search-service.js';
@@ -31,6 +33,8 @@ export {
 export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'> & {
   /** Upserts of records from connected sources (by source, type and external id). */
   sourceRecords: SourceRecordWriter;
+  /** Adds work to the transactions that create instances, through the API or a sync. */
+  onObjectsCreated(listener: ObjectsCreatedListener): void;
 };
 
 export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceApi }>({
@@ -38,6 +42,7 @@ export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceAp
   register(platform, { workspace }) {
     const { config, log, clock, db, jobs } = platform;
     const embedder = createConfiguredEmbedder(config);
+    const created = new CreatedObjects();
     const reindex = new ReindexService({ db, clock, log, embedder, config, jobs });
     workspace.workspace.useReindexQueue(reindex);
     const services: ObjectServices = {
@@ -48,6 +53,7 @@ export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceAp
         config,
         embedder,
         onOutbox: () => platform.outbox.wake(),
+        created,
       }),
       search: new SearchService({ db, clock, embedder, baseUrl: platform.baseUrl }),
       reindex,
@@ -61,7 +67,14 @@ export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceAp
       embedder,
       onEmbedError: (error) =>
         log.warn({ err: error }, 'embedding failed; instances are stored without a vector'),
+      created,
     });
-    return { objects: services.objects, search: services.search, reindex, sourceRecords };
+    return {
+      objects: services.objects,
+      search: services.search,
+      reindex,
+      sourceRecords,
+      onObjectsCreated: (listener) => created.listen(listener),
+    };
   },
 });

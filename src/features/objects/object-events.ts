@@ -46,3 +46,40 @@ export async function insertObjectCreatedEvents(
     ],
   );
 }
+
+/**
+ * Work another feature does for new instances in the transaction that creates them (the workflow
+ * triggers queue their runs' jobs), so it happens exactly when the instances exist; `afterCommit`
+ * runs after such a transaction committed (wake-ups).
+ */
+export interface ObjectsCreatedListener {
+  inTransaction(sql: Sql, orgId: number, typeSlug: string, ids: readonly number[]): Promise<void>;
+  afterCommit?(): void;
+}
+
+/** What happens when instances are created: their `object.created` events and the listeners' work. */
+export class CreatedObjects {
+  private readonly listeners: ObjectsCreatedListener[] = [];
+
+  listen(listener: ObjectsCreatedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Writes the events of new instances of `typeSlug` and the listeners' work, in the caller's transaction. */
+  async record(
+    sql: Sql,
+    orgId: number,
+    typeSlug: string,
+    objects: ReadonlyArray<{ id: number; slug: string; title: string; createdAt: string }>,
+  ): Promise<void> {
+    if (objects.length === 0) return;
+    await insertObjectCreatedEvents(sql, orgId, objects);
+    const ids = objects.map((o) => o.id);
+    for (const listener of this.listeners) await listener.inTransaction(sql, orgId, typeSlug, ids);
+  }
+
+  /** Call after a transaction that recorded instances committed. */
+  committed(): void {
+    for (const listener of this.listeners) listener.afterCommit?.();
+  }
+}

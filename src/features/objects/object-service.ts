@@ -19,7 +19,7 @@ import type { Logger } from '../../platform/log.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type DocumentVector, embedDocuments, searchVectorSql } from './indexing.js';
 import { MetadataValidator } from './metadata-schema.js';
-import { insertObjectCreatedEvents } from './object-events.js';
+import { type CreatedObjects, insertObjectCreatedEvents } from './object-events.js';
 import { type IngestBody, ingestBodySchema, type ObjectPatch, type ObjectStatus } from './object-schemas.js';
 import {
   type IngestedObject,
@@ -44,6 +44,8 @@ export interface ObjectServiceDeps {
   embedder: Embedder;
   /** Called after a commit that wrote outbox rows (`object.created`), to wake the outbox relay. */
   onOutbox?: () => void;
+  /** What creating instances also writes (their events, the listeners' work); events only when absent. */
+  created?: CreatedObjects;
 }
 
 interface TypeInfo {
@@ -157,10 +159,12 @@ export class ObjectService {
         title: input.title,
         createdAt: at.toISOString(),
       }));
-      await insertObjectCreatedEvents(tx, orgId, objects);
+      if (this.deps.created) await this.deps.created.record(tx, orgId, typeSlug, objects);
+      else await insertObjectCreatedEvents(tx, orgId, objects);
       return objects;
     });
     this.deps.onOutbox?.();
+    this.deps.created?.committed();
     return created;
   }
 

@@ -13,7 +13,7 @@ import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Sql } from '../../platform/db/sql.js';
 import { type DocumentVector, embedDocuments, searchVectorSql } from './indexing.js';
 import { MetadataValidator } from './metadata-schema.js';
-import { insertObjectCreatedEvents } from './object-events.js';
+import { type CreatedObjects, insertObjectCreatedEvents } from './object-events.js';
 import type { Embedder } from './search/embedder.js';
 
 /** An upstream item to store (a connector's record). */
@@ -92,6 +92,8 @@ export function createSourceRecordWriter(deps: {
   sql: Sql;
   embedder: Embedder;
   onEmbedError?: (error: unknown) => void;
+  /** What creating instances also writes (their events, the listeners' work); events only when absent. */
+  created?: CreatedObjects;
 }): SourceRecordWriter {
   const validator = new MetadataValidator();
 
@@ -196,11 +198,9 @@ export function createSourceRecordWriter(deps: {
         ids.set(row.external_id, row.id);
         result.created.push({ id: row.id, externalId: row.external_id, title: row.title, createdAt });
       }
-      await insertObjectCreatedEvents(
-        sql,
-        p.orgId,
-        result.created.map((c) => ({ id: c.id, slug: p.typeSlug, title: c.title, createdAt })),
-      );
+      const created = result.created.map((c) => ({ id: c.id, slug: p.typeSlug, title: c.title, createdAt }));
+      if (deps.created) await deps.created.record(sql, p.orgId, p.typeSlug, created);
+      else await insertObjectCreatedEvents(sql, p.orgId, created);
     }
     if (p.changed.length > 0) {
       const rows = await sql.prepared<{ id: number }>(

@@ -20,7 +20,7 @@ import { fusedRunRead, runPath } from './view.js';
 
 export { isTerminalRunEvent, runEventPayloadSchema } from './run-event-payload.js';
 export { RUN_KINDS, type RunEventPayload, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
-export type { RunService } from './service.js';
+export type { PreparedRun, RunService } from './service.js';
 export type { RunStreamService } from './sse/stream-service.js';
 export type { RunView } from './view.js';
 

@@ -9,6 +9,7 @@
  */
 import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import type { ActorTx } from '../../platform/actors/tx.js';
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { FusedAnswer } from '../../platform/auth/authenticate.js';
@@ -29,6 +30,14 @@ export interface TriggerBody {
   input: Record<string, unknown>;
   idempotencyKey?: string | undefined;
   agentSlug?: string | undefined;
+}
+
+/** A workflow run r3 starts by itself, resolved and checked (`prepareTriggered`). */
+export interface PreparedRun {
+  orgId: number;
+  slug: string;
+  target: RunTarget;
+  input: Record<string, unknown>;
 }
 
 /** The 202 answer of a trigger. */
@@ -137,39 +146,57 @@ export class RunService {
           });
           if (holder) return { answer: replay(holder, hash, key) as TriggerAnswer, replayed: true };
         }
-        const created = await host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
+        const answer = await this.createIn(tx, {
           orgId: principal.orgId,
-          input: (runId, at) => this.machineInput(kind, runId, slug, target, at),
-          columns: {
-            slug,
-            name: target.name,
-            agent_slug: body.agentSlug ?? null,
-            created_by: principal.actor,
-            api_token_id: principal.tokenId,
-            workspace_sha: target.workspaceSha,
-            trace_id: request.traceId ?? newTraceId(),
-            input: body.input,
-            manifest: target.manifest,
-          },
-          actingAs: by,
-          audit: {
-            action: 'run.create',
-            targetKind: 'run',
-            details: { kind, slug, idempotencyKey: key ?? null },
-            requestId: request.requestId,
-          },
+          kind,
+          slug,
+          target,
+          input: body.input,
+          agentSlug: body.agentSlug ?? null,
+          by,
+          traceId: request.traceId,
+          audit: { details: { kind, slug, idempotencyKey: key ?? null }, requestId: request.requestId },
         });
-        const runId = created.actor.row.id;
-        const answer: TriggerAnswer = {
-          runId,
-          status: created.projection.status as string,
-          pollUrl: runPath(runId),
-        };
+        const runId = answer.runId;
         if (key !== undefined) await completeKey(tx.sql, tokenKey, key, runId, answer);
         return { answer, replayed: false };
       },
       { single: key === undefined },
     );
+  }
+
+  /**
+   * Resolves workflow `slug` for a run that r3 starts by itself (a workflow trigger) and checks
+   * `input` against its inputSchema; throws what `trigger` answers (404 unknown workflow, 409 an
+   * inactive step skill, 400 input).
+   */
+  async prepareTriggered(orgId: number, slug: string, input: Record<string, unknown>): Promise<PreparedRun> {
+    const target = await resolveWorkflowTarget(this.deps.applied, orgId, slug, undefined);
+    this.checkInput(orgId, 'workflow', slug, target, input);
+    return { orgId, slug, target, input };
+  }
+
+  /**
+   * Creates a prepared workflow run in the caller's transaction. It has no token: it is attributed to
+   * `createdBy` (its `createdBy`, the actor of its transitions and audit row); `details` join the
+   * `run.create` audit row's.
+   */
+  async createTriggered(
+    tx: ActorTx,
+    run: PreparedRun,
+    by: { createdBy: string; details: Record<string, unknown> },
+  ): Promise<TriggerAnswer> {
+    return this.createIn(tx, {
+      orgId: run.orgId,
+      kind: 'workflow',
+      slug: run.slug,
+      target: run.target,
+      input: run.input,
+      agentSlug: null,
+      by: { actor: by.createdBy, apiTokenId: null },
+      traceId: undefined,
+      audit: { details: { kind: 'workflow', slug: run.slug, ...by.details }, requestId: null },
+    });
   }
 
   /** The run `id` of the caller's org; 404 otherwise. */
@@ -356,6 +383,48 @@ export class RunService {
         action: verb,
       });
     }
+  }
+
+  /** Creates a run (its actor, and its review item when it needs one) in `tx`. */
+  private async createIn(
+    tx: ActorTx,
+    run: {
+      orgId: number;
+      kind: 'skill' | 'workflow';
+      slug: string;
+      target: RunTarget;
+      input: Record<string, unknown>;
+      agentSlug: string | null;
+      by: Attribution;
+      traceId: string | undefined;
+      audit: { details: Record<string, unknown>; requestId: string | null };
+    },
+  ): Promise<TriggerAnswer> {
+    const { kind, slug, target } = run;
+    const created = await this.deps.host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
+      orgId: run.orgId,
+      input: (runId, at) => this.machineInput(kind, runId, slug, target, at),
+      columns: {
+        slug,
+        name: target.name,
+        agent_slug: run.agentSlug,
+        created_by: run.by.actor,
+        api_token_id: run.by.apiTokenId,
+        workspace_sha: target.workspaceSha,
+        trace_id: run.traceId ?? newTraceId(),
+        input: run.input,
+        manifest: target.manifest,
+      },
+      actingAs: run.by,
+      audit: {
+        action: 'run.create',
+        targetKind: 'run',
+        details: run.audit.details,
+        requestId: run.audit.requestId,
+      },
+    });
+    const runId = created.actor.row.id;
+    return { runId, status: created.projection.status as string, pollUrl: runPath(runId) };
   }
 
   private checkInput(

@@ -1,8 +1,9 @@
 /**
  * Syntax check of the cron expression of a `schedule` trigger, so a typo fails at write time rather than
- * silently never firing. The scheduler owns evaluation; this only accepts what it must understand:
- * five fields (minute hour day-of-month month day-of-week), each a comma list of `*`, `n` or `n-m`,
- * optionally `/step`; month and weekday names (`JAN`, `MON`); weekday 7 = Sunday; and the macros
+ * silently never firing. The scheduler (src/features/triggers, croner) owns evaluation; this only accepts
+ * what it must understand: five fields (minute hour day-of-month month day-of-week), or six with a
+ * leading second field, each a comma list of `*`, `n` or `n-m`, optionally `/step`; month and weekday
+ * names (`JAN`, `MON`); weekday 7 = Sunday; and the macros
  * `@yearly @annually @monthly @weekly @daily @midnight @hourly`.
  */
 
@@ -12,6 +13,8 @@ interface CronField {
   max: number;
   names?: readonly string[];
 }
+
+const SECOND: CronField = { name: 'second', min: 0, max: 59 };
 
 const FIELDS: readonly CronField[] = [
   { name: 'minute', min: 0, max: 59 },
@@ -60,10 +63,11 @@ export function cronError(expression: string): string | undefined {
   const trimmed = expression.trim();
   if (MACROS.has(trimmed.toLowerCase())) return undefined;
   const parts = trimmed.split(/\s+/);
-  if (parts.length !== FIELDS.length) {
-    return `cron needs 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  if (parts.length !== FIELDS.length && parts.length !== FIELDS.length + 1) {
+    return `cron needs 5 fields (minute hour day-of-month month day-of-week) or 6 (second first), got ${parts.length}`;
   }
-  for (const [index, field] of FIELDS.entries()) {
+  const fields = parts.length === FIELDS.length ? FIELDS : [SECOND, ...FIELDS];
+  for (const [index, field] of fields.entries()) {
     for (const item of (parts[index] ?? '').split(',')) {
       const error = itemError(item, field);
       if (error) return `cron ${field.name}: ${error}`;

@@ -39,7 +39,7 @@ export { createAuthored, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';
 export type { SkillManifest } from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
-export type { WorkspaceStore } from './store.js';
+export type { ApplyListener, WorkspaceStore } from './store.js';
 export type { WorkflowManifest } from './workflow-manifest.js';
 
 /** What the workspace feature offers. */

@@ -113,6 +113,12 @@ export interface WorkspaceStoreDeps {
   reindex?: ReindexQueue;
 }
 
+/**
+ * Work that must follow the applied version in the transaction that moves it (the workflow triggers'
+ * schedules): called once the resource tables hold the new version, before the commit.
+ */
+export type ApplyListener = (sql: Sql, orgId: number, at: Date) => Promise<void>;
+
 /** A write or apply in progress: its transaction, the org's locked head, and the tree it commits. */
 interface Pass {
   sql: Sql;
@@ -125,7 +131,14 @@ interface Pass {
 }
 
 export class WorkspaceStore {
+  private readonly applyListeners: ApplyListener[] = [];
+
   constructor(private readonly deps: WorkspaceStoreDeps) {}
+
+  /** Adds work to do in every apply's transaction (see {@link ApplyListener}). */
+  onApply(listener: ApplyListener): void {
+    this.applyListeners.push(listener);
+  }
 
   /** The org with slug `slug`, or null. */
   orgBySlug(slug: string): Promise<{ id: number } | null> {
@@ -389,6 +402,7 @@ export class WorkspaceStore {
         : new Map();
     }
     const result = await reconcile(sql, orgId, from, shas, files, headSha, at);
+    for (const listener of this.applyListeners) await listener(sql, orgId, at);
     const queue = this.deps.reindex;
     for (const type of queue ? result.reindexTypes : []) {
       await queue?.enqueueIn(sql, {

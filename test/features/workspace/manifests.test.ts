@@ -293,9 +293,11 @@ describe('patches', () => {
 });
 
 describe('cron', () => {
-  it('accepts standard five-field expressions and macros', () => {
+  it('accepts standard five-field expressions, six fields with seconds first, and macros', () => {
     for (const cron of [
       '* * * * *',
+      '*/10 * * * * *',
+      '0 30 9 * * MON-FRI',
       '*/15 9-17 * * MON-FRI',
       '0 0 1,15 JAN,jul 0',
       '5 4 * * 7',
@@ -312,6 +314,9 @@ describe('cron', () => {
     expect(cronError('* 5-2 * * *')).toMatch(/hour: range "5-2" runs backwards/);
     expect(cronError('* * * * */0')).toMatch(/step/);
     expect(cronError('* * 0 * *')).toMatch(/day of month/);
+    expect(cronError('60 * * * * *')).toMatch(/second: "60" is out of range 0-59/);
+    expect(cronError('0 60 * * * *')).toMatch(/minute: "60"/);
+    expect(cronError('* * * * * * *')).toMatch(/or 6 \(second first\), got 7/);
     expect(cronError('* * * FOO *')).toMatch(/month/);
     expect(cronError('@sometimes')).toMatch(/5 fields/);
   });
