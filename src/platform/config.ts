@@ -123,6 +123,11 @@ const EnvSchema = z.object({
     .max(1024 * 1024 * 1024)
     .default(10 * 1024 * 1024),
   R3_TOOLS_ALLOW_PRIVATE: bool.default(false),
+  R3_WEB_SEARCH: z
+    .string()
+    .regex(/^(searxng:https?:\/\/\S+|brave(:https?:\/\/\S+)?)$/, 'must be searxng:<base URL> or brave')
+    .optional(),
+  R3_BRAVE_API_KEY: z.string().optional(),
   // OpenTelemetry (the variables of its SDK specification that r3 reads; a bad value stops start-up).
   OTEL_SDK_DISABLED: bool.default(false),
   OTEL_SERVICE_NAME: z.string().min(1).default('r3'),
@@ -205,6 +210,34 @@ export interface Config {
 export interface ToolsConfig {
   /** `fetch_url`/`crawl_site` may reach loopback/private/reserved addresses (R3_TOOLS_ALLOW_PRIVATE; tests). */
   allowPrivate: boolean;
+  /**
+   * `web_search`'s backend (R3_WEB_SEARCH): a SearXNG instance's JSON API, or Brave's Search API
+   * (`brave`, at api.search.brave.com unless `brave:<base URL>` names a compatible one) with
+   * R3_BRAVE_API_KEY. Unset: the tool answers TOOL_UNAVAILABLE.
+   */
+  webSearch: WebSearchConfig | undefined;
+}
+
+/** Where `web_search` asks. */
+export type WebSearchConfig =
+  | { backend: 'searxng'; baseUrl: string }
+  | { backend: 'brave'; baseUrl: string; apiKey: string };
+
+/** The default Brave Search API root (`R3_WEB_SEARCH=brave`). */
+export const BRAVE_SEARCH_URL = 'https://api.search.brave.com/res/v1';
+
+function webSearchConfig(
+  value: string | undefined,
+  braveKey: string | undefined,
+): WebSearchConfig | undefined {
+  if (value === undefined) return undefined;
+  if (value.startsWith('searxng:'))
+    return { backend: 'searxng', baseUrl: value.slice(8).replace(/\/+$/, '') };
+  if (braveKey === undefined) {
+    throw new ConfigError(['R3_BRAVE_API_KEY: must be set when R3_WEB_SEARCH is brave']);
+  }
+  const baseUrl = value === 'brave' ? BRAVE_SEARCH_URL : value.slice(6).replace(/\/+$/, '');
+  return { backend: 'brave', baseUrl, apiKey: braveKey };
 }
 
 /** The OpenTelemetry settings r3 reads (see `Config.tracing`). */
@@ -307,6 +340,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     artifacts: { maxBytes: e.R3_ARTIFACT_MAX_BYTES },
     tools: {
       allowPrivate: e.R3_TOOLS_ALLOW_PRIVATE,
+      webSearch: webSearchConfig(e.R3_WEB_SEARCH, e.R3_BRAVE_API_KEY),
     },
     tracing: {
       endpoint:

@@ -55,6 +55,9 @@ describe('configuration', () => {
     ['BASE_URL', 'not a url'],
     ['R3_MODEL_PROVIDER', 'anthropic'],
     ['R3_HTTP_ENGINE', 'uws'],
+    ['R3_WEB_SEARCH', 'google'],
+    ['R3_WEB_SEARCH', 'searxng:'],
+    ['R3_TOOLS_ALLOW_PRIVATE', 'maybe'],
   ])('stops on a bad %s naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -69,5 +72,24 @@ describe('configuration', () => {
 
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' }).port).toBe(8080);
+  });
+
+  it('reads the agent tools settings: private targets, the web_search backend', () => {
+    expect(loadConfig({}).tools).toEqual({ allowPrivate: false, webSearch: undefined });
+    expect(loadConfig({ R3_TOOLS_ALLOW_PRIVATE: 'true' }).tools.allowPrivate).toBe(true);
+    expect(loadConfig({ R3_WEB_SEARCH: 'searxng:http://searx.internal:8888/' }).tools.webSearch).toEqual({
+      backend: 'searxng',
+      baseUrl: 'http://searx.internal:8888',
+    });
+    expect(loadConfig({ R3_WEB_SEARCH: 'brave', R3_BRAVE_API_KEY: 'k1' }).tools.webSearch).toEqual({
+      backend: 'brave',
+      baseUrl: 'https://api.search.brave.com/res/v1',
+      apiKey: 'k1',
+    });
+    expect(
+      loadConfig({ R3_WEB_SEARCH: 'brave:http://127.0.0.1:9/res/v1', R3_BRAVE_API_KEY: 'k1' }).tools
+        .webSearch,
+    ).toEqual({ backend: 'brave', baseUrl: 'http://127.0.0.1:9/res/v1', apiKey: 'k1' });
+    expect(() => loadConfig({ R3_WEB_SEARCH: 'brave' })).toThrow(/R3_BRAVE_API_KEY/);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Built-in agent tools (decisions §10), registered in the platform's agent-tool registry (and so
  * over MCP): `create_artifact` (through the artifacts feature), `run_code` (a QuickJS WebAssembly
- * sandbox in worker threads), `fetch_url` and `crawl_site` (an SSRF-guarded fetcher, HTML read as
+ * sandbox in worker threads), `web_search` (SearXNG or Brave), `fetch_url` and `crawl_site` (an SSRF-guarded fetcher, HTML read as
  * Markdown).
  */
 import { defineFeature } from '../../platform/feature.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
 import { builtinTools } from './builtin-tools.js';
 import { Sandbox } from './sandbox.js';
+import { webSearchTool } from './search-tool.js';
 import { WebFetcher } from './web-fetch.js';
 import { webTools } from './web-tools.js';
 
@@ -23,7 +24,7 @@ export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>
     const sandbox = new Sandbox();
     platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
     const fetcher = new WebFetcher({ allowPrivate: platform.config.tools.allowPrivate });
-    platform.agentTools.add(...webTools({ fetcher }));
+    platform.agentTools.add(webSearchTool(platform.config.tools.webSearch), ...webTools({ fetcher }));
     platform.addService({
       name: 'run_code sandbox',
       roles: ['serve', 'worker'],
