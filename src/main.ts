@@ -5,6 +5,7 @@
  */
 import { artifactsFeature } from './features/artifacts/index.js';
 import { connectorsFeature } from './features/connectors/index.js';
+import { domainToolsFeature } from './features/domain-tools/index.js';
 import { missionsFeature } from './features/missions/index.js';
 import { objectsFeature } from './features/objects/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
@@ -37,6 +38,7 @@ export function registerFeatures(platform: PlatformHost) {
   const artifacts = artifactsFeature.register(platform);
   const tools = toolsFeature.register(platform, { artifacts });
   const missions = missionsFeature.register(platform, { workspace });
+  const domainTools = domainToolsFeature.register(platform, { workspace, objects, connectors, runs });
   return {
     tokens,
     workspace,
@@ -50,6 +52,7 @@ export function registerFeatures(platform: PlatformHost) {
     artifacts,
     tools,
     missions,
+    domainTools,
   };
 }
 

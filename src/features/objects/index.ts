@@ -9,6 +9,7 @@ import type { WorkspaceApi } from '../workspace/index.js';
 import { dataTools } from './mcp-tools.js';
 import { CreatedObjects, type ObjectsCreatedListener } from './object-events.js';
 import { ObjectService } from './object-service.js';
+import { RecordQueries } from './record-queries.js';
 import { ReindexService } from './reindex.js';
 import { objectRoutes } from './routes/objects.js';
 import { searchRoutes } from './routes/search.js';
@@ -19,6 +20,16 @@ import { createSourceRecordWriter, type SourceRecordWriter } from './source-reco
 
 export type { ObjectsCreatedListener } from './object-events.js';
 export type { ObjectService } from './object-service.js';
+export {
+  type FilterValue,
+  MAX_FACET_VALUES,
+  type RecordItem,
+  type RecordPage,
+  type RecordPageQuery,
+  RecordQueries,
+  type RecordScope,
+  type StoredRecord,
+} from './record-queries.js';
 export type { ReindexService } from './reindex.js';
 export type { SearchService } from './search/search-service.js';
 export {
@@ -35,6 +46,8 @@ export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'> 
   sourceRecords: SourceRecordWriter;
   /** Adds work to the transactions that create instances, through the API or a sync. */
   onObjectsCreated(listener: ObjectsCreatedListener): void;
+  /** Reads of synced instances: filtered pages with totals and facets, lookups, changes. */
+  records: RecordQueries;
 };
 
 export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceApi }>({
@@ -75,6 +88,7 @@ export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceAp
       reindex,
       sourceRecords,
       onObjectsCreated: (listener) => created.listen(listener),
+      records: new RecordQueries(db.sql),
     };
   },
 });

@@ -116,6 +116,16 @@ export class AppliedResources {
     return row ? applied<SourceManifest>(row) : null;
   }
 
+  /** The org's applied sources, by slug (the domain tools' scope of a call). */
+  async sources(orgId: number): Promise<SourceManifest[]> {
+    const rows = await this.sql.prepared<{ manifest: SourceManifest }>(
+      'applied_sources_of_org',
+      'select manifest from sources where org_id = $1 order by slug',
+      [orgId],
+    );
+    return rows.map((r) => r.manifest);
+  }
+
   /** Every org's applied sources that sync on a schedule (`sync.everyMinutes`): the sync scheduler's sweep. */
   async scheduledSources(): Promise<Array<{ orgId: number; manifest: SourceManifest }>> {
     const rows = await this.sql.query<{ org_id: number; manifest: SourceManifest }>(

@@ -1,0 +1,32 @@
+/**
+ * Domain tools (decisions §11): the agent tools over the organization's connected sources and the
+ * agent's own runs, registered in the agent-tool registry (so usable in an agent's runs and over MCP
+ * with an optional `agent_slug`):
+ *
+ * - CRM: `get_crm_deals`, `get_crm_contacts`, `get_crm_companies` (crm-tools.ts);
+ * - one upstream item cache-first, or a sync: `get_meeting_transcript`, `get_mail_thread`,
+ *   `freshen_source` (source-tools.ts);
+ * - what r3 holds: `search_knowledge`, `lookup_objects`, `briefings` (knowledge-tools.ts);
+ * - the agent's runs: `run_operation`, `learnings`, `run_history` (run-tools.ts).
+ *
+ * Every call first passes the agent checks of acting-agent.ts (FORBIDDEN otherwise).
+ */
+import { defineFeature } from '../../platform/feature.js';
+import type { ConnectorsApi } from '../connectors/index.js';
+import type { ObjectsApi } from '../objects/index.js';
+import type { RunsApi } from '../runs/index.js';
+import type { WorkspaceApi } from '../workspace/index.js';
+import { ActingAgents } from './acting-agent.js';
+import { crmTools } from './crm-tools.js';
+
+export const domainToolsFeature = defineFeature<
+  Record<string, never>,
+  { workspace: WorkspaceApi; objects: ObjectsApi; connectors: ConnectorsApi; runs: RunsApi }
+>({
+  name: 'domain-tools',
+  register(platform, { workspace, objects }) {
+    const acting = new ActingAgents({ applied: workspace.applied });
+    platform.agentTools.add(...crmTools({ acting, records: objects.records }));
+    return {};
+  },
+});

@@ -1,0 +1,271 @@
+/**
+ * The CRM domain tools over MCP with the official SDK client (decisions §11), over records synced
+ * from a HubSpot-shaped server: exact totals and facets over the filter (checked against the records
+ * themselves), cursor pagination that visits every record once, numeric sorts, and the agent checks
+ * made at every call — unknown, inactive, denying, or not listing a crm source → FORBIDDEN; another
+ * org sees nothing of this one; bad arguments → VALIDATION_FAILED naming the argument.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Callers, callers, orgIdOf } from '../../helpers/api.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { connectHttp, fails, ok } from '../../helpers/mcp.js';
+import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
+
+let t: TestApp;
+let c: Callers;
+let orgId: number;
+let hub: FakeHubspot;
+let mcp: Client;
+let stranger: Client;
+
+const STAGES = ['appointmentscheduled', 'qualifiedtobuy', 'closedwon', 'closedlost'];
+const PIPELINES = ['default', 'enterprise', 'smb'];
+const DEALS = 230;
+
+interface Deal {
+  id: string;
+  properties: Record<string, string | null>;
+}
+const deals: Deal[] = [];
+
+beforeAll(async () => {
+  hub = await startFakeHubspot();
+  t = await startTestApp({ R3_CONNECTORS_ALLOW_PRIVATE: 'true', R3_CONNECTOR_RETRY_BASE: '5ms' });
+  c = await callers(t, 'crm-tools');
+  orgId = await orgIdOf(t, 'crm-tools');
+  for (const slug of ['deal', 'contact', 'company']) {
+    const res = await t.request('POST', '/api/v1/objects/types', {
+      token: c.writer,
+      body: { slug, name: slug },
+    });
+    expect(res.status).toBe(201);
+  }
+  for (let i = 0; i < DEALS; i++) {
+    const deal = hub.add('deals', {
+      dealname: `Deal ${i}`,
+      amount: i % 17 === 0 ? null : String((i * 37) % 1000),
+      dealstage: STAGES[i % STAGES.length] as string,
+      pipeline: PIPELINES[i % PIPELINES.length] as string,
+    });
+    deals.push(deal);
+  }
+  for (let i = 0; i < 12; i++)
+    hub.add('contacts', { firstname: `F${i}`, lastname: 'L', email: `c${i}@x.test` });
+  for (let i = 0; i < 5; i++) hub.add('companies', { name: `Co ${i}`, domain: `co${i}.test` });
+  const source = {
+    slug: 'hubspot',
+    name: 'HubSpot',
+    kind: 'crm',
+    connection: { baseUrl: hub.url },
+    sync: { objectTypes: { deal: 'deal', contact: 'contact', company: 'company' } },
+  };
+  expect((await t.request('POST', '/api/v1/sources', { token: c.writer, body: source })).status).toBe(201);
+  await t.request('POST', '/api/v1/sources', {
+    token: c.writer,
+    body: { slug: 'inbox', name: 'Inbox', kind: 'mail', connection: { host: '127.0.0.1' } },
+  });
+  await t.request('PUT', '/api/v1/sources/hubspot/credentials', {
+    token: c.writer,
+    body: { accessToken: hub.token },
+  });
+  const sync = await t.request('POST', '/api/v1/sources/hubspot/sync', { token: c.writer, body: {} });
+  expect(sync.status).toBe(202);
+  const settled = await t.app.syncs.whenSettled(orgId, 'hubspot', sync.body.syncId, 30_000);
+  expect(settled).toMatchObject({ status: 'completed', created: DEALS + 12 + 5 });
+  for (const agent of [
+    { slug: 'sales', name: 'Sales', sourceSlugs: ['hubspot'] },
+    { slug: 'mailer', name: 'Mailer', sourceSlugs: ['inbox'] },
+    { slug: 'idle', name: 'Idle', active: false, sourceSlugs: ['hubspot'] },
+    { slug: 'guarded', name: 'Guarded', sourceSlugs: ['hubspot'] },
+  ]) {
+    expect((await t.request('POST', '/api/v1/agents', { token: c.writer, body: agent })).status).toBe(201);
+  }
+  // The agent manifest's `tools: {allow?, deny}` (decisions §10), as the applied manifest holds it.
+  await t.app.db.sql.query(
+    `update agents set manifest = manifest::jsonb || '{"tools": {"deny": ["get_crm_deals"]}}' where org_id = $1 and slug = 'guarded'`,
+    [orgId],
+  );
+  mcp = await connectHttp(t.url, c.writer);
+  stranger = await connectHttp(t.url, c.stranger);
+});
+afterAll(async () => {
+  await mcp?.close();
+  await stranger?.close();
+  await t?.close();
+  await hub?.close();
+});
+
+const count = (rows: Deal[]) => {
+  const out: Record<string, number> = {};
+  for (const r of rows) {
+    const key = r.properties.pipeline as string;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return out;
+};
+
+describe('get_crm_deals', () => {
+  it('answers the exact total over the filter and facet counts over the whole filter', async () => {
+    const won = deals.filter((d) => d.properties.dealstage === 'closedwon');
+    const body = await ok(mcp, 'get_crm_deals', {
+      agent_slug: 'sales',
+      filter: { dealstage: 'closedwon' },
+      facets: ['pipeline', 'dealstage'],
+      limit: 5,
+    });
+    expect(body.total).toBe(won.length);
+    expect(body.items).toHaveLength(5);
+    expect(body.facets).toEqual({ pipeline: count(won), dealstage: { closedwon: won.length } });
+    const first = won[0] as Deal;
+    expect(body.items[0]).toEqual({
+      id: expect.any(Number),
+      externalId: first.id,
+      properties: expect.objectContaining(first.properties),
+    });
+    expect(typeof body.nextCursor).toBe('string');
+  });
+
+  it('pages with the cursor through every match exactly once, and ends with nextCursor null', async () => {
+    const matching = deals.filter((d) => d.properties.pipeline !== 'smb');
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: any = await ok(mcp, 'get_crm_deals', {
+        filter: { pipeline: ['default', 'enterprise'] },
+        limit: 40,
+        ...(cursor ? { cursor } : {}),
+      });
+      expect(page.total).toBe(matching.length);
+      seen.push(...page.items.map((i: { externalId: string }) => i.externalId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== null);
+    expect(pages).toBe(Math.ceil(matching.length / 40));
+    expect(seen).toEqual(matching.map((d) => d.id));
+  });
+
+  it('sorts numbers as numbers, descending with -, records without the property last, across pages', async () => {
+    const expected = [...deals].sort((a, b) => {
+      const x = a.properties.amount;
+      const y = b.properties.amount;
+      if (x === null || y === null) return x === y ? Number(b.id) - Number(a.id) : x === null ? 1 : -1;
+      return Number(y) - Number(x) || Number(b.id) - Number(a.id);
+    });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await ok(mcp, 'get_crm_deals', {
+        sort: '-amount',
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      });
+      seen.push(...page.items.map((i: { externalId: string }) => i.externalId));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(expected.map((d) => d.id));
+    const ascending = await ok(mcp, 'get_crm_deals', { sort: 'amount', limit: 3 });
+    expect(ascending.items.map((i: any) => Number(i.properties.amount))).toEqual(
+      deals
+        .map((d) => d.properties.amount)
+        .filter((a): a is string => a !== null)
+        .map(Number)
+        .sort((a, b) => a - b)
+        .slice(0, 3),
+    );
+  });
+
+  it('filters on a missing property with null, and several properties together', async () => {
+    const none = await ok(mcp, 'get_crm_deals', { filter: { amount: null }, limit: 100 });
+    expect(none.total).toBe(deals.filter((d) => d.properties.amount === null).length);
+    const both = await ok(mcp, 'get_crm_deals', {
+      filter: { dealstage: 'closedlost', pipeline: 'smb' },
+      facets: ['dealstage'],
+    });
+    const expected = deals.filter(
+      (d) => d.properties.dealstage === 'closedlost' && d.properties.pipeline === 'smb',
+    );
+    expect(both.total).toBe(expected.length);
+    expect(both.facets).toEqual({ dealstage: { closedlost: expected.length } });
+    const numeric = await ok(mcp, 'get_crm_deals', { filter: { amount: 37 } });
+    expect(numeric.items.map((i: any) => i.externalId)).toEqual(
+      deals.filter((d) => d.properties.amount === '37').map((d) => d.id),
+    );
+  });
+
+  it('contacts and companies read their own object types', async () => {
+    const contacts = await ok(mcp, 'get_crm_contacts', { agent_slug: 'sales', limit: 100 });
+    expect(contacts.total).toBe(12);
+    expect(contacts.items[0].properties).toMatchObject({ firstname: 'F0', email: 'c0@x.test' });
+    const companies = await ok(mcp, 'get_crm_companies', { facets: ['domain'] });
+    expect(companies.total).toBe(5);
+    expect(Object.keys(companies.facets.domain)).toHaveLength(5);
+    expect(companies.nextCursor).toBeNull();
+  });
+
+  it('refuses an agent that is unknown, inactive, denies the tool, or lists no crm source: FORBIDDEN', async () => {
+    const cases: Array<[string, string]> = [
+      ['ghost', 'unknown_agent'],
+      ['idle', 'inactive_agent'],
+      ['guarded', 'tool_denied'],
+      ['mailer', 'source_not_listed'],
+    ];
+    for (const [agent, reason] of cases) {
+      const error = await fails(mcp, 'get_crm_deals', { agent_slug: agent }, 'FORBIDDEN');
+      expect(error.details, agent).toMatchObject({ agentSlug: agent, tool: 'get_crm_deals', reason });
+    }
+    // The deny names one tool: the others stay usable.
+    expect((await ok(mcp, 'get_crm_contacts', { agent_slug: 'guarded' })).total).toBe(12);
+  });
+
+  it('checks the agent at every call: deactivating it refuses the next call', async () => {
+    await ok(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 });
+    const off = await t.request('PATCH', '/api/v1/agents/sales', {
+      token: c.writer,
+      body: { active: false },
+    });
+    expect(off.status).toBe(200);
+    await fails(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 }, 'FORBIDDEN');
+    await t.request('PATCH', '/api/v1/agents/sales', { token: c.writer, body: { active: true } });
+    await ok(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 });
+  });
+
+  it('shows another org nothing of this one: no records, and its agents do not exist there', async () => {
+    const body = await ok(stranger, 'get_crm_deals', { facets: ['pipeline'] });
+    expect(body).toEqual({ items: [], total: 0, facets: { pipeline: {} }, nextCursor: null });
+    await fails(stranger, 'get_crm_deals', { agent_slug: 'sales' }, 'FORBIDDEN');
+  });
+
+  it('refuses bad arguments with VALIDATION_FAILED naming the argument', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ limit: 101 }, 'arguments.limit'],
+      [{ limit: 0 }, 'arguments.limit'],
+      [{ filter: { 'bad name': 'x' } }, 'arguments.filter.bad name'],
+      [{ filter: { stage: { nested: 1 } } }, 'arguments.filter.stage'],
+      [{ sort: 'amount desc' }, 'arguments.sort'],
+      [{ facets: ['ok', "x'); drop table runs; --"] }, 'arguments.facets.1'],
+      [{ cursor: 'not-a-cursor' }, 'arguments.cursor'],
+      [{ unknown: 1 }, 'arguments'],
+    ];
+    for (const [args, field] of cases) {
+      const error = await fails(mcp, 'get_crm_deals', args, 'VALIDATION_FAILED');
+      expect(error.details.issues[0].field, JSON.stringify(args)).toBe(field);
+    }
+    const page = await ok(mcp, 'get_crm_deals', { limit: 1 });
+    const error = await fails(
+      mcp,
+      'get_crm_deals',
+      { limit: 1, sort: 'amount', cursor: page.nextCursor },
+      'VALIDATION_FAILED',
+    );
+    expect(error.details.issues[0].field).toBe('arguments.cursor');
+  });
+
+  it('needs read:all over MCP', async () => {
+    const invoker = await connectHttp(t.url, c.invoker);
+    const error = await fails(invoker, 'get_crm_deals', {}, 'FORBIDDEN');
+    expect(error.details.requiredScope).toEqual(['read:all']);
+    await invoker.close();
+  });
+});
