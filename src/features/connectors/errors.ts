@@ -43,8 +43,3 @@ export class ConnectorError extends Error {
     return RETRYABLE.has(this.code);
   }
 }
-
-/** True for a {@link ConnectorError}, optionally of one code. */
-export function isConnectorError(error: unknown, code?: ConnectorErrorCode): error is ConnectorError {
-  return error instanceof ConnectorError && (code === undefined || error.code === code);
-}

@@ -33,7 +33,6 @@ export const ingestBodySchema = z.strictObject({
   source: slugSchema.optional(),
   links: z.array(objectLinkSchema).max(100).optional(),
 });
-export type IngestInput = z.input<typeof ingestBodySchema>;
 export type IngestBody = z.output<typeof ingestBodySchema>;
 
 /** Body of `PATCH /objects/:id`: metadata (replaced whole) or status; title and content also re-index. */

@@ -34,7 +34,7 @@ import {
 import { insertInstances, insertLinks } from './object-writes.js';
 import type { Embedder } from './search/embedder.js';
 
-export type { IngestedObject, LinkedDocument, ObjectDetail, ObjectPage, ObjectView } from './object-views.js';
+export type { IngestedObject, LinkedDocument, ObjectDetail, ObjectPage } from './object-views.js';
 
 export interface ObjectServiceDeps {
   db: Database;

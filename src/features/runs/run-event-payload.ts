@@ -21,9 +21,6 @@ export const runEventPayloadSchema = z.object({
   at: z.string().min(1),
 });
 
-/** A run event as published. */
-export type RunEventMessage = z.infer<typeof runEventPayloadSchema>;
-
 /**
  * Whether `event` ends a run's event stream (decisions §7): `completed`, `failed`, `cancelled`, and
  * for a skill run also `approved` and `rejected`. A workflow's `approved` resumes it, and its

@@ -40,9 +40,9 @@ export const DELIVER_JOB = 'deliver';
 export const ATTEMPT_EXCERPT_BYTES = 1024;
 
 /** Header naming the delivery (receivers may dedupe on it: a retry keeps it). */
-export const DELIVERY_HEADER = 'X-Service-Delivery';
+const DELIVERY_HEADER = 'X-Service-Delivery';
 /** Header naming the event type. */
-export const EVENT_HEADER = 'X-Service-Event';
+const EVENT_HEADER = 'X-Service-Event';
 
 const payloadSchema = z.object({ actorId: z.number().int().positive(), orgId: z.number().int().positive() });
 

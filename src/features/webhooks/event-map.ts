@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { parseEventSubject } from '../../platform/bus/subjects.js';
-import { runEventPayloadSchema } from '../runs/run-event-payload.js';
+import { runEventPayloadSchema } from '../runs/index.js';
 import type { EventDescriptor, ObjectCreatedData, RunEventData, WebhookEventType } from './payload.js';
 
 /** The payload of `object.created` on the bus (written by object ingest). */
@@ -22,9 +22,6 @@ export const objectCreatedPayloadSchema = z.object({
   title: z.string(),
   createdAt: z.string().min(1),
 });
-
-/** `object.created` as published. */
-export type ObjectCreatedMessage = z.infer<typeof objectCreatedPayloadSchema>;
 
 /** A domain event a webhook may want. */
 export type WebhookEvent =

@@ -40,5 +40,3 @@ export type AgentManifest = z.output<typeof agentManifestSchema>;
 
 /** Any subset of an agent's fields (body of `PATCH /agents/:slug`); a list replaces the whole list. */
 export const agentManifestPatchSchema = z.strictObject({ ...agentFields, slug: slugSchema }).partial();
-/** An agent manifest patch. */
-export type AgentManifestPatch = z.output<typeof agentManifestPatchSchema>;

@@ -45,5 +45,3 @@ export type ObjectTypeManifest = z.output<typeof objectTypeManifestSchema>;
 export const objectTypeManifestPatchSchema = z
   .strictObject({ ...objectTypeFields, slug: slugSchema, language: objectTypeFields.language.nullable() })
   .partial();
-/** An object type manifest patch. */
-export type ObjectTypeManifestPatch = z.output<typeof objectTypeManifestPatchSchema>;

@@ -13,7 +13,7 @@ export type PatchResult<K extends ResourceKind> =
   | { ok: false; errors: FieldIssue[] };
 
 /**
- * Merges an already-validated patch (see `MANIFEST_PATCH_SCHEMAS`) into the current manifest. A `slug`
+ * Merges an already-validated patch (the kinds' `*ManifestPatchSchema`) into the current manifest. A `slug`
  * in the patch must equal the current slug: renaming is delete + create.
  */
 export function mergeManifestPatch<K extends ResourceKind>(

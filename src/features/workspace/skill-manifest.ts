@@ -12,8 +12,6 @@ import {
 
 /** Lifecycle of a skill; only `active` skills are meant to be run. */
 export const SKILL_STATUSES = ['active', 'draft', 'archived'] as const;
-/** A skill's lifecycle status. */
-export type SkillStatus = (typeof SKILL_STATUSES)[number];
 
 /**
  * The model a prompt skill runs on. `provider` names a registered provider (`echo`, `openai`, …; the
@@ -71,8 +69,6 @@ export const skillManifestPatchSchema = z
     model: skillFields.model.nullable(),
   })
   .partial();
-/** A skill manifest patch. */
-export type SkillManifestPatch = z.output<typeof skillManifestPatchSchema>;
 
 /** A skill's prompt template (`skills/<slug>/prompt.md`): Markdown with `{{input.x}}` placeholders. */
 export const promptMdSchema = longTextSchema;

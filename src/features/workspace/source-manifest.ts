@@ -127,5 +127,3 @@ export type SourceManifest = z.output<typeof sourceManifestSchema>;
  * (`sync` is checked against the kind once the patch is applied).
  */
 export const sourceManifestPatchSchema = z.strictObject({ ...sourceFields, slug: slugSchema }).partial();
-/** A source manifest patch. */
-export type SourceManifestPatch = z.output<typeof sourceManifestPatchSchema>;

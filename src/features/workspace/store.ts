@@ -57,7 +57,6 @@ import {
 } from './working-tree.js';
 
 export type { ResourceRef, WorkingTree, WorkspaceChanges } from './working-tree.js';
-export { authorFor } from './working-tree.js';
 
 /**
  * Changes computed from the current working tree, under the lock: how create-if-absent (409) and

@@ -31,8 +31,6 @@ export const workflowTriggerSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('object.created'), objectType: slugSchema }),
 ]);
-/** A workflow trigger. */
-export type WorkflowTrigger = z.output<typeof workflowTriggerSchema>;
 
 const stepNameSchema = z
   .string()
@@ -144,5 +142,3 @@ export type WorkflowManifest = z.output<typeof workflowManifestSchema>;
 
 /** Any subset of a workflow's fields (body of `PATCH /workflows/:slug`); `steps` replaces all steps. */
 export const workflowManifestPatchSchema = z.strictObject({ ...workflowFields, slug: slugSchema }).partial();
-/** A workflow manifest patch. */
-export type WorkflowManifestPatch = z.output<typeof workflowManifestPatchSchema>;

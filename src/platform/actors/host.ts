@@ -52,15 +52,11 @@ import { TransitionWrites } from './writes.js';
 
 export type { ActorTx } from './tx.js';
 export {
-  type ActorEvent,
   type ActorHost,
   type ActorHostOptions,
-  type CreateArgs,
   type LoadedActor,
   OptimisticConflictError,
-  type SendOptions,
   type SendResult,
-  type TransactOptions,
   type TransitionAudit,
   type Transitioned,
 } from './types.js';

@@ -90,7 +90,10 @@ export const methodNotAllowed = (allow: string[]) =>
     },
   );
 
-/** A tool that is not configured on this deployment (decisions §10). */
+/**
+ * A tool that is not configured on this deployment (decisions §10).
+ * @public the spec's TOOL_UNAVAILABLE, for the agent tools being added
+ */
 export const toolUnavailable = (message: string, details: Record<string, unknown> = {}) =>
   new ApiError(503, 'TOOL_UNAVAILABLE', message, details);
 

@@ -17,16 +17,13 @@ import {
 } from './interfaces.js';
 import { createWorkerLiveness, type WorkerLiveness } from './liveness.js';
 
-export {
-  type EnqueueSpec,
-  JOBS_WAKE_SIGNAL,
-  type Job,
-  type JobContext,
-  type JobHandler,
-  type JobKindOptions,
-  type JobOutcome,
-  type JobQueue,
-  type JobQueueOptions,
+export type {
+  Job,
+  JobContext,
+  JobHandler,
+  JobKindOptions,
+  JobQueue,
+  JobQueueOptions,
 } from './interfaces.js';
 
 interface JobRow {

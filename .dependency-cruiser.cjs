@@ -1,0 +1,58 @@
+/**
+ * The architecture's direction, checked in CI (`npm run check:deps`, issue 20):
+ * - features build on the platform; the platform never imports a feature;
+ * - machines/ is pure (xstate and zod): nothing from src/;
+ * - a feature uses another feature only through that feature's index.ts (its contract);
+ * - no import cycles.
+ * src/main.ts and src/cli/ are the composition root: they list the features.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'platform-not-to-features',
+      comment:
+        'The platform is shared infrastructure: features register themselves with it, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(features/|main\\.ts$|cli/)' },
+    },
+    {
+      name: 'machines-pure',
+      comment: 'machines/ holds the pure state machines (xstate and zod only): no imports from src/.',
+      severity: 'error',
+      from: { path: '^machines/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'feature-through-index',
+      comment: "A feature imports another feature only through that feature's index.ts.",
+      severity: 'error',
+      from: { path: '^src/features/([^/]+)/' },
+      to: {
+        path: '^src/features/([^/]+)/',
+        pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'],
+      },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'Import cycles make start-up order and ownership unclear. A cycle closed only by type imports ' +
+        '(erased at build) does not count.',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+  },
+};
