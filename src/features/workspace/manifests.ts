@@ -20,24 +20,12 @@
  *   `mergeManifestPatch` and parse the result with the create schema.
  */
 import type { z } from 'zod';
-import { type AgentManifest, agentManifestPatchSchema, agentManifestSchema } from './agent-manifest.js';
-import {
-  type MissionManifest,
-  missionManifestPatchSchema,
-  missionManifestSchema,
-} from './mission-manifest.js';
-import {
-  type ObjectTypeManifest,
-  objectTypeManifestPatchSchema,
-  objectTypeManifestSchema,
-} from './object-type-manifest.js';
-import { type SkillManifest, skillManifestPatchSchema, skillManifestSchema } from './skill-manifest.js';
-import { type SourceManifest, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
-import {
-  type WorkflowManifest,
-  workflowManifestPatchSchema,
-  workflowManifestSchema,
-} from './workflow-manifest.js';
+import { type AgentManifest, agentManifestSchema } from './agent-manifest.js';
+import { type MissionManifest, missionManifestSchema } from './mission-manifest.js';
+import { type ObjectTypeManifest, objectTypeManifestSchema } from './object-type-manifest.js';
+import { type SkillManifest, skillManifestSchema } from './skill-manifest.js';
+import { type SourceManifest, sourceManifestSchema } from './source-manifest.js';
+import { type WorkflowManifest, workflowManifestSchema } from './workflow-manifest.js';
 
 /** The kinds of authored resource, in the order listings and diffs use. */
 export const RESOURCE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'source', 'mission'] as const;
@@ -52,16 +40,6 @@ export const MANIFEST_SCHEMAS = {
   object_type: objectTypeManifestSchema,
   source: sourceManifestSchema,
   mission: missionManifestSchema,
-} as const;
-
-/** The patch schema of each kind's manifest. */
-export const MANIFEST_PATCH_SCHEMAS = {
-  agent: agentManifestPatchSchema,
-  skill: skillManifestPatchSchema,
-  workflow: workflowManifestPatchSchema,
-  object_type: objectTypeManifestPatchSchema,
-  source: sourceManifestPatchSchema,
-  mission: missionManifestPatchSchema,
 } as const;
 
 /** The manifest type of a kind. */

@@ -106,8 +106,6 @@ export type MissionManifest = z.output<typeof missionManifestSchema>;
 
 /** Any subset of a mission's fields (body of `PATCH /missions/:slug`). */
 export const missionManifestPatchSchema = z.strictObject({ ...missionFields, slug: slugSchema }).partial();
-/** A mission manifest patch. */
-export type MissionManifestPatch = z.output<typeof missionManifestPatchSchema>;
 
 /** The mission's planner: `planner`, or the first member of the team. */
 export function plannerOf(mission: Pick<MissionManifest, 'planner' | 'team'>): string {
