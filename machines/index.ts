@@ -13,6 +13,7 @@
  * Everything here is pure: xstate and zod only, no clock, no I/O.
  */
 
+import { missionRunMachine } from './mission-run/machine.js';
 import { reviewItemMachine } from './review-item/machine.js';
 import { skillRunMachine } from './skill-run/machine.js';
 import { webhookDeliveryMachine } from './webhook-delivery/machine.js';
@@ -26,6 +27,7 @@ export const machines = {
   'review-item': reviewItemMachine,
   'webhook-delivery': webhookDeliveryMachine,
   'webhook-endpoint': webhookEndpointMachine,
+  'mission-run': missionRunMachine,
 } as const;
 
 /** A persisted actor kind. */
@@ -34,6 +36,30 @@ export type MachineKind = keyof typeof machines;
 /** The persisted actor kinds. */
 export const MACHINE_KINDS = Object.keys(machines) as MachineKind[];
 
+export {
+  MISSION_REVIEW_MODES,
+  MISSION_TASK_STATUSES,
+  type MissionRunContext,
+  type MissionTask,
+  missionRunContextSchema,
+} from './mission-run/context.js';
+export {
+  type MissionRunEvent,
+  type MissionRunInput,
+  missionRunEventSchema,
+  missionRunInputSchema,
+} from './mission-run/events.js';
+export {
+  MAX_PLAN_ATTEMPTS,
+  MISSION_RUN_STATUSES,
+  type MissionRunMachine,
+  type MissionRunProjection,
+  type MissionRunStatus,
+  missionRunMachine,
+  projectMissionRun,
+  tasksToStart,
+} from './mission-run/machine.js';
+export { checkPlan, type Plan, planSchema, TASK_ID_PATTERN } from './mission-run/plan.js';
 export {
   type ReviewDecision,
   type ReviewItemContext,
@@ -66,20 +92,26 @@ export {
   SNOOZE_TIMER_ID,
 } from './review-item/machine.js';
 export {
+  type CancelChildrenParams,
   type CancelTimerParams,
   type CloseReviewParams,
   EFFECT_TYPES,
   type Effect,
   type EmitReviewEventParams,
   type EnqueueJobParams,
+  MISSION_EVENT_NAMES,
+  type MissionEventName,
   type NotifyParams,
   type OpenReviewParams,
   REVIEW_EVENT_NAMES,
   type RecordEventParams,
+  type RecordMissionEventParams,
   type ReviewEventName,
   RUN_EVENT_NAMES,
   type RunEventName,
   type ScheduleTimerParams,
+  type StartPlannerParams,
+  type StartTaskParams,
   type TimerEvent,
   toEffects,
 } from './shared/effects.js';

@@ -32,6 +32,25 @@ export const RUN_EVENT_NAMES = [
 /** A run event name. */
 export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
 
+/**
+ * The names of a mission run's events (decisions §12: the SSE stream's names; `started` is published
+ * for the `mission.started` webhook only, it is not in the stream).
+ */
+export const MISSION_EVENT_NAMES = [
+  'started',
+  'planned',
+  'task_started',
+  'task_completed',
+  'awaiting_review',
+  'approved',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
+/** A mission run event name. */
+export type MissionEventName = (typeof MISSION_EVENT_NAMES)[number];
+
 /** The names of a review item's domain events (the last token of `evt.<org>.review.<itemId>.<name>`). */
 export const REVIEW_EVENT_NAMES = ['opened', 'assigned', 'snoozed', 'woken', 'decided', 'cancelled'] as const;
 
@@ -42,6 +61,28 @@ export type ReviewEventName = (typeof REVIEW_EVENT_NAMES)[number];
 export interface RecordEventParams {
   event: RunEventName;
   step?: string;
+}
+
+/** Params of `recordMissionEvent`: append a mission run event; `task` names the task it is about. */
+export interface RecordMissionEventParams {
+  event: MissionEventName;
+  task?: string;
+}
+
+/** Params of `startPlanner`: start the planner's child run for `attempt`, telling it why the last plan was refused. */
+export interface StartPlannerParams {
+  attempt: number;
+  errors: string[];
+}
+
+/** Params of `startTask`: start task `task`'s child run (its dependencies' outputs are in the context). */
+export interface StartTaskParams {
+  task: string;
+}
+
+/** Params of `cancelChildren`: cancel every child run still going (the mission run ended `reason`). */
+export interface CancelChildrenParams {
+  reason: 'cancelled' | 'failed';
 }
 
 /** Params of `enqueueJob`: background work to start after commit. */
@@ -97,7 +138,11 @@ export type Effect =
   | { type: 'openReview'; params: OpenReviewParams }
   | { type: 'closeReview'; params: CloseReviewParams }
   | { type: 'emitReviewEvent'; params: EmitReviewEventParams }
-  | { type: 'notify'; params: NotifyParams };
+  | { type: 'notify'; params: NotifyParams }
+  | { type: 'recordMissionEvent'; params: RecordMissionEventParams }
+  | { type: 'startPlanner'; params: StartPlannerParams }
+  | { type: 'startTask'; params: StartTaskParams }
+  | { type: 'cancelChildren'; params: CancelChildrenParams };
 
 /** The effect action names. */
 export const EFFECT_TYPES = [
@@ -109,6 +154,10 @@ export const EFFECT_TYPES = [
   'closeReview',
   'emitReviewEvent',
   'notify',
+  'recordMissionEvent',
+  'startPlanner',
+  'startTask',
+  'cancelChildren',
 ] as const satisfies readonly Effect['type'][];
 
 /**
@@ -124,6 +173,10 @@ export const effectActions = {
   closeReview: (_args: unknown, _params: CloseReviewParams): void => undefined,
   emitReviewEvent: (_args: unknown, _params: EmitReviewEventParams): void => undefined,
   notify: (_args: unknown, _params: NotifyParams): void => undefined,
+  recordMissionEvent: (_args: unknown, _params: RecordMissionEventParams): void => undefined,
+  startPlanner: (_args: unknown, _params: StartPlannerParams): void => undefined,
+  startTask: (_args: unknown, _params: StartTaskParams): void => undefined,
+  cancelChildren: (_args: unknown, _params: CancelChildrenParams): void => undefined,
 };
 
 const effectTypes: ReadonlySet<string> = new Set(EFFECT_TYPES);

@@ -1,0 +1,326 @@
+/**
+ * mission-run: one execution of a mission (decisions §12), persisted as an actor.
+ *
+ * Terminology:
+ * - planner: a child skill run of the planner agent (`startPlanner`), whose output must be a plan
+ *   (plan.ts). A plan that is not valid is sent back once, with the reasons (attempt 2); a second
+ *   invalid plan fails the run `PLAN_INVALID`. A planner run that fails fails the run `PLANNER_FAILED`.
+ * - task: an entry of the accepted plan. A task is *ready* when it is pending and every task it
+ *   depends on completed; ready tasks start (`startTask`: a child skill run of the task's agent, whose
+ *   run id comes back as TASK_STARTED) in plan order while fewer than `maxParallel` are running.
+ *   A task's output is its child run's; a failed task fails the run (`TASK_FAILED`, naming it).
+ * - review stage: what `awaiting_review` waits for: the plan (review `plan` or `both`, before any task
+ *   starts) or the result (review `result` or `both`, after the last task completed). Approve resumes
+ *   (plan → executing, result → completed); reject cancels.
+ * - transient states: `planned` (where an accepted plan goes) and `advancing` (after a task completed:
+ *   the result review, completed, or start what became ready). A persisted snapshot is never in one.
+ * - cancel: accepted in every non-final state; the run's child runs still going are cancelled with it
+ *   (`cancelChildren`), as they are when it fails.
+ *
+ * Every task starts at most once: a task is marked running in the transition that emits its
+ * `startTask`, and only a pending task is ever started.
+ */
+import { and, assertEvent, assign, enqueueActions, setup } from 'xstate';
+import { effectActions, type MissionEventName, type RecordMissionEventParams } from '../shared/effects.js';
+import { reviewFrom } from '../shared/run.js';
+import type { MissionRunContext, MissionTask } from './context.js';
+import type { MissionRunEvent, MissionRunInput } from './events.js';
+import { checkPlan } from './plan.js';
+
+export type { MissionRunProjection, MissionRunStatus } from './project.js';
+export { MISSION_RUN_STATUSES, projectMissionRun } from './project.js';
+
+/** How many planner attempts a run makes: the first, and one more after an invalid plan. */
+export const MAX_PLAN_ATTEMPTS = 2;
+
+const record = (event: MissionEventName) => ({ type: 'recordMissionEvent', params: { event } }) as const;
+
+const tasksOf = (context: MissionRunContext): MissionTask[] => context.plan?.tasks ?? [];
+
+/** The tasks that start now: ready ones, in plan order, up to the free slots of `maxParallel`. */
+export function tasksToStart(context: MissionRunContext): string[] {
+  const tasks = tasksOf(context);
+  const done = new Set(tasks.filter((t) => t.status === 'completed').map((t) => t.id));
+  const running = tasks.filter((t) => t.status === 'running').length;
+  const free = Math.max(0, context.maxParallel - running);
+  return tasks
+    .filter((t) => t.status === 'pending' && t.dependsOn.every((dep) => done.has(dep)))
+    .slice(0, free)
+    .map((t) => t.id);
+}
+
+function withTasks(
+  context: MissionRunContext,
+  change: (task: MissionTask) => MissionTask,
+): Pick<MissionRunContext, 'plan'> {
+  return context.plan ? { plan: { tasks: context.plan.tasks.map(change) } } : { plan: null };
+}
+
+const isRunningTask = (context: MissionRunContext, id: string) =>
+  tasksOf(context).some((t) => t.id === id && t.status === 'running');
+
+/** The mission-run machine (`id` `mission-run`, `version` `1`). */
+export const missionRunMachine = setup({
+  types: {
+    context: {} as MissionRunContext,
+    events: {} as MissionRunEvent,
+    input: {} as MissionRunInput,
+  },
+  actions: {
+    ...effectActions,
+    /** One `startTask` per task that starts now; before `markStarted`, so both see the same ready set. */
+    startReady: enqueueActions(({ context, enqueue }) => {
+      for (const task of tasksToStart(context)) enqueue({ type: 'startTask', params: { task } });
+    }),
+    storePlan: assign(({ context, event }) => {
+      assertEvent(event, 'PLAN_PROPOSED');
+      const check = checkPlan(event.output, context);
+      if (!check.ok) return {};
+      return {
+        planErrors: null,
+        plan: {
+          tasks: check.plan.tasks.map((t) => ({
+            id: t.id,
+            title: t.title,
+            agent: t.agent,
+            skill: t.skill ?? null,
+            instructions: t.instructions,
+            dependsOn: [...new Set(t.dependsOn)],
+            status: 'pending' as const,
+            runId: null,
+            output: null,
+          })),
+        },
+      };
+    }),
+    storePlanErrors: assign(({ context, event }) => {
+      assertEvent(event, 'PLAN_PROPOSED');
+      const check = checkPlan(event.output, context);
+      return {
+        planErrors: check.ok ? null : check.errors,
+        planAttempt: context.planAttempt + 1,
+      };
+    }),
+    failPlanInvalid: assign(({ context, event }) => {
+      assertEvent(event, 'PLAN_PROPOSED');
+      const check = checkPlan(event.output, context);
+      const errors = check.ok ? [] : check.errors;
+      return {
+        planErrors: errors,
+        error: {
+          code: 'PLAN_INVALID',
+          message: `the planner's plan is not valid after ${context.planAttempt} attempts: ${errors.join('; ')}`,
+        },
+      };
+    }),
+    failPlanner: assign(({ event }) => {
+      assertEvent(event, 'PLANNER_FAILED');
+      return {
+        error: {
+          code: 'PLANNER_FAILED',
+          message: `the planner run failed: ${event.error.code}: ${event.error.message}`,
+        },
+      };
+    }),
+    markStarted: assign(({ context }) => {
+      const starting = new Set(tasksToStart(context));
+      return withTasks(context, (t) => (starting.has(t.id) ? { ...t, status: 'running' } : t));
+    }),
+    storeRunId: assign(({ context, event }) => {
+      assertEvent(event, 'TASK_STARTED');
+      return withTasks(context, (t) => (t.id === event.task ? { ...t, runId: event.runId } : t));
+    }),
+    storeTaskOutput: assign(({ context, event }) => {
+      assertEvent(event, 'TASK_SUCCEEDED');
+      return withTasks(context, (t) =>
+        t.id === event.task ? { ...t, status: 'completed', output: event.output } : t,
+      );
+    }),
+    storeTaskError: assign(({ context, event }) => {
+      assertEvent(event, 'TASK_FAILED');
+      return {
+        ...withTasks(context, (t) =>
+          t.id === event.task
+            ? { ...t, status: 'failed' }
+            : t.status === 'running'
+              ? { ...t, status: 'cancelled' }
+              : t,
+        ),
+        error: {
+          code: 'TASK_FAILED',
+          message: `task "${event.task}" failed: ${event.error.code}: ${event.error.message}`,
+          task: event.task,
+        },
+      };
+    }),
+    cancelRunningTasks: assign(({ context }) =>
+      withTasks(context, (t) => (t.status === 'running' ? { ...t, status: 'cancelled' } : t)),
+    ),
+    awaitPlanReview: assign({ reviewStage: 'plan' as const }),
+    awaitResultReview: assign({ reviewStage: 'result' as const }),
+    storeDecision: assign(({ event }) => {
+      assertEvent(event, ['APPROVE', 'REJECT']);
+      return { decision: reviewFrom(event), reviewStage: null };
+    }),
+    clearStage: assign({ reviewStage: null }),
+    markFinished: assign({ completedAt: ({ event }) => event.at }),
+  },
+  guards: {
+    isCurrentAttempt: ({ context, event }) =>
+      (event.type === 'PLAN_PROPOSED' || event.type === 'PLANNER_FAILED') &&
+      event.attempt === context.planAttempt,
+    planIsValid: ({ context, event }) =>
+      event.type === 'PLAN_PROPOSED' && checkPlan(event.output, context).ok,
+    mayTryAgain: ({ context }) => context.planAttempt < MAX_PLAN_ATTEMPTS,
+    reviewsPlan: ({ context }) => context.review === 'plan' || context.review === 'both',
+    reviewsResult: ({ context }) => context.review === 'result' || context.review === 'both',
+    allDone: ({ context }) => tasksOf(context).every((t) => t.status === 'completed'),
+    startsUnstarted: ({ context, event }) =>
+      event.type === 'TASK_STARTED' &&
+      tasksOf(context).some((t) => t.id === event.task && t.status === 'running' && t.runId === null),
+    isRunningTask: ({ context, event }) =>
+      (event.type === 'TASK_SUCCEEDED' || event.type === 'TASK_FAILED') && isRunningTask(context, event.task),
+    awaitsPlan: ({ context }) => context.reviewStage === 'plan',
+  },
+}).createMachine({
+  id: 'mission-run',
+  version: '1',
+  context: ({ input }) => ({
+    missionRunId: input.missionRunId,
+    createdAt: input.at,
+    review: input.review,
+    team: [...input.team],
+    maxTasks: input.maxTasks,
+    maxParallel: input.maxParallel,
+    planAttempt: 1,
+    planErrors: null,
+    plan: null,
+    reviewStage: null,
+    error: null,
+    decision: null,
+    completedAt: null,
+  }),
+  entry: [record('started'), { type: 'startPlanner', params: { attempt: 1, errors: [] } }],
+  initial: 'planning',
+  states: {
+    planning: {
+      on: {
+        PLAN_PROPOSED: [
+          {
+            guard: and(['isCurrentAttempt', 'planIsValid']),
+            target: 'planned',
+            actions: ['storePlan', record('planned')],
+          },
+          {
+            guard: and(['isCurrentAttempt', 'mayTryAgain']),
+            actions: [
+              'storePlanErrors',
+              {
+                type: 'startPlanner',
+                params: ({ context }) => ({ attempt: context.planAttempt, errors: context.planErrors ?? [] }),
+              },
+            ],
+          },
+          { guard: 'isCurrentAttempt', target: 'failed', actions: 'failPlanInvalid' },
+        ],
+        PLANNER_FAILED: { guard: 'isCurrentAttempt', target: 'failed', actions: 'failPlanner' },
+        CANCEL: { target: 'cancelled' },
+      },
+    },
+    planned: {
+      always: [
+        { guard: 'reviewsPlan', target: 'awaiting_review', actions: 'awaitPlanReview' },
+        { target: 'executing' },
+      ],
+    },
+    awaiting_review: {
+      entry: [record('awaiting_review'), { type: 'openReview', params: {} }],
+      on: {
+        APPROVE: [
+          {
+            guard: 'awaitsPlan',
+            target: 'executing',
+            actions: [
+              'storeDecision',
+              record('approved'),
+              { type: 'closeReview', params: { reason: 'decided' } },
+            ],
+          },
+          {
+            target: 'completed',
+            actions: [
+              'storeDecision',
+              record('approved'),
+              { type: 'closeReview', params: { reason: 'decided' } },
+            ],
+          },
+        ],
+        REJECT: {
+          target: 'cancelled',
+          actions: ['storeDecision', { type: 'closeReview', params: { reason: 'decided' } }],
+        },
+        CANCEL: {
+          target: 'cancelled',
+          actions: ['clearStage', { type: 'closeReview', params: { reason: 'cancelled' } }],
+        },
+      },
+    },
+    executing: {
+      entry: ['startReady', 'markStarted'],
+      on: {
+        TASK_STARTED: {
+          guard: 'startsUnstarted',
+          actions: [
+            'storeRunId',
+            {
+              type: 'recordMissionEvent',
+              params: ({ event }): RecordMissionEventParams => ({
+                event: 'task_started',
+                task: (event as { task: string }).task,
+              }),
+            },
+          ],
+        },
+        TASK_SUCCEEDED: {
+          guard: 'isRunningTask',
+          target: 'advancing',
+          actions: [
+            'storeTaskOutput',
+            {
+              type: 'recordMissionEvent',
+              params: ({ event }): RecordMissionEventParams => ({
+                event: 'task_completed',
+                task: (event as { task: string }).task,
+              }),
+            },
+          ],
+        },
+        TASK_FAILED: { guard: 'isRunningTask', target: 'failed', actions: 'storeTaskError' },
+        CANCEL: { target: 'cancelled', actions: 'cancelRunningTasks' },
+      },
+    },
+    advancing: {
+      always: [
+        { guard: and(['allDone', 'reviewsResult']), target: 'awaiting_review', actions: 'awaitResultReview' },
+        { guard: 'allDone', target: 'completed' },
+        { target: 'executing' },
+      ],
+    },
+    completed: { type: 'final', entry: ['markFinished', record('completed')] },
+    failed: {
+      type: 'final',
+      entry: ['markFinished', record('failed'), { type: 'cancelChildren', params: { reason: 'failed' } }],
+    },
+    cancelled: {
+      type: 'final',
+      entry: [
+        'markFinished',
+        record('cancelled'),
+        { type: 'cancelChildren', params: { reason: 'cancelled' } },
+      ],
+    },
+  },
+});
+
+/** The mission-run machine's type. */
+export type MissionRunMachine = typeof missionRunMachine;
