@@ -128,6 +128,7 @@ const EnvSchema = z.object({
     .regex(/^(searxng:https?:\/\/\S+|brave(:https?:\/\/\S+)?)$/, 'must be searxng:<base URL> or brave')
     .optional(),
   R3_BRAVE_API_KEY: z.string().optional(),
+  R3_IMAGE_MODEL: z.string().min(1).optional(),
   // OpenTelemetry (the variables of its SDK specification that r3 reads; a bad value stops start-up).
   OTEL_SDK_DISABLED: bool.default(false),
   OTEL_SERVICE_NAME: z.string().min(1).default('r3'),
@@ -216,6 +217,11 @@ export interface ToolsConfig {
    * R3_BRAVE_API_KEY. Unset: the tool answers TOOL_UNAVAILABLE.
    */
   webSearch: WebSearchConfig | undefined;
+  /**
+   * `generate_image`'s model (R3_IMAGE_MODEL), asked on the `openai` provider's server
+   * (OPENAI_BASE_URL, OPENAI_API_KEY). Unset: the tool answers TOOL_UNAVAILABLE.
+   */
+  imageModel: string | undefined;
 }
 
 /** Where `web_search` asks. */
@@ -341,6 +347,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tools: {
       allowPrivate: e.R3_TOOLS_ALLOW_PRIVATE,
       webSearch: webSearchConfig(e.R3_WEB_SEARCH, e.R3_BRAVE_API_KEY),
+      imageModel: e.R3_IMAGE_MODEL,
     },
     tracing: {
       endpoint:

@@ -1,6 +1,6 @@
 /**
- * A local OpenAI-compatible server on a real socket: `POST /v1/chat/completions` and
- * `POST /v1/embeddings` in the shapes OpenAI answers with, Bearer authentication, and OpenAI-style
+ * A local OpenAI-compatible server on a real socket: `POST /v1/chat/completions`,
+ * `POST /v1/embeddings` and `POST /v1/images/generations` in the shapes OpenAI answers with, Bearer authentication, and OpenAI-style
  * error bodies. Tests queue scripted replies (failures, hangs, dropped connections) that are served
  * before the default behaviour.
  */
@@ -30,6 +30,20 @@ export interface ChatBody {
   response_format?: { type: string; json_schema?: { name: string; schema: unknown; strict?: boolean } };
 }
 
+export interface ImagesBody {
+  model: string;
+  prompt: string;
+  n?: number;
+  size?: string;
+  response_format?: 'b64_json' | 'url';
+}
+
+/** A valid 1×1 PNG (the default generated image). */
+export const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 export interface FakeOpenAIOptions {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
@@ -40,6 +54,8 @@ export interface FakeOpenAIOptions {
   /** Vector for one input. Default: a deterministic, non-normalised vector of `embeddingDimensions`. */
   embed?: (text: string) => number[];
   embeddingDimensions?: number;
+  /** Bytes of a generated image (`POST /v1/images/generations`). Default: a 1×1 PNG. */
+  image?: (body: ImagesBody) => Buffer;
 }
 
 export interface FakeOpenAI {
@@ -135,6 +151,25 @@ function defaultReply(
           }))
           .reverse(),
         usage: { prompt_tokens: input.length, total_tokens: input.length },
+      },
+    };
+  }
+  if (request.path === '/v1/images/generations') {
+    const images = body as unknown as ImagesBody;
+    if (typeof images.prompt !== 'string' || images.prompt === '') {
+      return openaiError(400, "'prompt' is a required property", 'invalid_request_error', 'prompt');
+    }
+    const n = images.n ?? 1;
+    const bytes = options.image?.(images) ?? ONE_PIXEL_PNG;
+    return {
+      status: 200,
+      body: {
+        created: 1_700_000_000,
+        data: Array.from({ length: n }, () =>
+          images.response_format === 'url'
+            ? { url: 'https://images.example/generated.png', revised_prompt: images.prompt }
+            : { b64_json: bytes.toString('base64'), revised_prompt: images.prompt },
+        ),
       },
     };
   }

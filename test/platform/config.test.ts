@@ -74,8 +74,13 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' }).port).toBe(8080);
   });
 
-  it('reads the agent tools settings: private targets, the web_search backend', () => {
-    expect(loadConfig({}).tools).toEqual({ allowPrivate: false, webSearch: undefined });
+  it('reads the agent tools settings: private targets, the web_search backend, the image model', () => {
+    expect(loadConfig({}).tools).toEqual({
+      allowPrivate: false,
+      webSearch: undefined,
+      imageModel: undefined,
+    });
+    expect(loadConfig({ R3_IMAGE_MODEL: 'gpt-image-1' }).tools.imageModel).toBe('gpt-image-1');
     expect(loadConfig({ R3_TOOLS_ALLOW_PRIVATE: 'true' }).tools.allowPrivate).toBe(true);
     expect(loadConfig({ R3_WEB_SEARCH: 'searxng:http://searx.internal:8888/' }).tools.webSearch).toEqual({
       backend: 'searxng',

@@ -189,6 +189,15 @@ export class ArtifactService {
     return { items, nextAfter: more ? (items.at(-1)?.id ?? null) : null };
   }
 
+  /** The artifact an idempotency key made in the org, if any (a keyed tool call answered before). */
+  async findByKey(orgId: number, idempotencyKey: string): Promise<ArtifactView | undefined> {
+    const row = await this.deps.db.maybeOne<ArtifactRow>(
+      `select ${COLUMNS} from artifacts where org_id = $1 and idempotency_key = $2`,
+      [orgId, idempotencyKey],
+    );
+    return row ? this.view(row) : undefined;
+  }
+
   /** One artifact's metadata; NOT_FOUND when it is not the org's. */
   async get(orgId: number, id: number): Promise<ArtifactView> {
     const row = await this.deps.db.maybeOne<ArtifactRow>(

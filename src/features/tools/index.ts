@@ -1,12 +1,14 @@
 /**
  * Built-in agent tools (decisions §10), registered in the platform's agent-tool registry (and so
  * over MCP): `create_artifact` (through the artifacts feature), `run_code` (a QuickJS WebAssembly
- * sandbox in worker threads), `web_search` (SearXNG or Brave), `fetch_url` and `crawl_site` (an SSRF-guarded fetcher, HTML read as
- * Markdown).
+ * sandbox in worker threads), `web_search` (SearXNG or Brave), `fetch_url` and `crawl_site` (an
+ * SSRF-guarded fetcher, HTML read as Markdown) and `generate_image` (an OpenAI-compatible images API,
+ * the image stored as an artifact).
  */
 import { defineFeature } from '../../platform/feature.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
 import { builtinTools } from './builtin-tools.js';
+import { imageTool } from './image-tool.js';
 import { Sandbox } from './sandbox.js';
 import { webSearchTool } from './search-tool.js';
 import { WebFetcher } from './web-fetch.js';
@@ -25,6 +27,13 @@ export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>
     platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
     const fetcher = new WebFetcher({ allowPrivate: platform.config.tools.allowPrivate });
     platform.agentTools.add(webSearchTool(platform.config.tools.webSearch), ...webTools({ fetcher }));
+    platform.agentTools.add(
+      imageTool({
+        artifacts: artifacts.artifacts,
+        model: platform.config.tools.imageModel,
+        openai: platform.config.model.openai,
+      }),
+    );
     platform.addService({
       name: 'run_code sandbox',
       roles: ['serve', 'worker'],
