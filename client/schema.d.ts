@@ -298,6 +298,74 @@ export interface paths {
         patch: operations["patchObjectsTypesBySlug"];
         trace?: never;
     };
+    "/api/v1/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension: the org's proposals, newest first, optionally of one status: {proposals, nextCursor}. */
+        get: operations["getProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A proposal (decisions §11): action, params, rationale, status, result, error, review and its review item. */
+        get: operations["getProposalsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extension: withdraw a pending proposal (cancelled, never executed; its review item leaves the queue). 409 once decided. */
+        post: operations["postProposalsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension: a proposal as server-sent events: what happened so far, then live, until it is executed, failed, rejected or cancelled. */
+        get: operations["getProposalsByIdStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reviews": {
         parameters: {
             query?: never;
@@ -2149,6 +2217,266 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    getProposals: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "pending" | "executing" | "executed" | "failed" | "rejected" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of proposals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nextCursor: string | null;
+                        proposals: {
+                            /** @enum {string} */
+                            action: "crm.update_deal" | "crm.create_note" | "mail.send";
+                            agentSlug: string | null;
+                            attempts: number;
+                            completedAt: string | null;
+                            createdAt: string;
+                            createdBy: string;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            id: number;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            rationale: string;
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
+                            review: {
+                                at: string;
+                                by: string;
+                                /** @enum {string} */
+                                decision: "approve" | "reject";
+                                note: string | null;
+                                onBehalfOf: string | null;
+                                reason: string | null;
+                            } | null;
+                            reviewItem: {
+                                assignedTo: string | null;
+                                id: number;
+                                /** @constant */
+                                kind: "action";
+                                note: string | null;
+                                open: boolean;
+                                snoozedUntil: string | null;
+                                status: string;
+                                title: string;
+                            } | null;
+                            reviewUrl: string;
+                            runId: number | null;
+                            source: string;
+                            /** @enum {string} */
+                            status: "pending" | "executing" | "executed" | "failed" | "rejected" | "cancelled";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getProposalsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposal. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        action: "crm.update_deal" | "crm.create_note" | "mail.send";
+                        agentSlug: string | null;
+                        attempts: number;
+                        completedAt: string | null;
+                        createdAt: string;
+                        createdBy: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        id: number;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        rationale: string;
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        review: {
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approve" | "reject";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewItem: {
+                            assignedTo: string | null;
+                            id: number;
+                            /** @constant */
+                            kind: "action";
+                            note: string | null;
+                            open: boolean;
+                            snoozedUntil: string | null;
+                            status: string;
+                            title: string;
+                        } | null;
+                        reviewUrl: string;
+                        runId: number | null;
+                        source: string;
+                        /** @enum {string} */
+                        status: "pending" | "executing" | "executed" | "failed" | "rejected" | "cancelled";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postProposalsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The cancelled proposal. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        action: "crm.update_deal" | "crm.create_note" | "mail.send";
+                        agentSlug: string | null;
+                        attempts: number;
+                        completedAt: string | null;
+                        createdAt: string;
+                        createdBy: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        id: number;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        rationale: string;
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        review: {
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approve" | "reject";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewItem: {
+                            assignedTo: string | null;
+                            id: number;
+                            /** @constant */
+                            kind: "action";
+                            note: string | null;
+                            open: boolean;
+                            snoozedUntil: string | null;
+                            status: string;
+                            title: string;
+                        } | null;
+                        reviewUrl: string;
+                        runId: number | null;
+                        source: string;
+                        /** @enum {string} */
+                        status: "pending" | "executing" | "executed" | "failed" | "rejected" | "cancelled";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getProposalsByIdStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream: `proposal.created`, `proposal.approved`, `proposal.rejected`, `proposal.cancelled`, `proposal.executed`, `proposal.failed`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     getReviews: {
         parameters: {
             query?: {
@@ -2198,7 +2526,7 @@ export interface operations {
                     assignedTo: string | null;
                     id: number;
                     /** @enum {string} */
-                    kind: "skill" | "workflow" | "mission";
+                    kind: "skill" | "workflow" | "mission" | "action";
                     note?: string | null;
                 };
             };
@@ -2242,7 +2570,7 @@ export interface operations {
                     action: "approve" | "reject";
                     id: number;
                     /** @enum {string} */
-                    kind: "skill" | "workflow" | "mission";
+                    kind: "skill" | "workflow" | "mission" | "action";
                     reason?: string | null;
                     reviewedBy?: string | null;
                 };
@@ -2285,7 +2613,7 @@ export interface operations {
                 "application/json": {
                     id: number;
                     /** @enum {string} */
-                    kind: "skill" | "workflow" | "mission";
+                    kind: "skill" | "workflow" | "mission" | "action";
                     /** Format: date-time */
                     until: string;
                 };
@@ -3743,7 +4071,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created")[];
+                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;
@@ -3879,7 +4207,7 @@ export interface operations {
             content: {
                 "application/json": {
                     active?: boolean;
-                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created")[];
+                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;

@@ -14,6 +14,7 @@
  */
 
 import { missionRunMachine } from './mission-run/machine.js';
+import { proposalMachine } from './proposal/machine.js';
 import { reviewItemMachine } from './review-item/machine.js';
 import { skillRunMachine } from './skill-run/machine.js';
 import { webhookDeliveryMachine } from './webhook-delivery/machine.js';
@@ -28,6 +29,7 @@ export const machines = {
   'webhook-delivery': webhookDeliveryMachine,
   'webhook-endpoint': webhookEndpointMachine,
   'mission-run': missionRunMachine,
+  proposal: proposalMachine,
 } as const;
 
 /** A persisted actor kind. */
@@ -60,6 +62,28 @@ export {
   tasksToStart,
 } from './mission-run/machine.js';
 export { checkPlan, type Plan, planSchema, TASK_ID_PATTERN } from './mission-run/plan.js';
+export {
+  type ProposalContext,
+  type ProposalError,
+  type ProposalReview,
+  proposalContextSchema,
+  proposalErrorSchema,
+  proposalReviewSchema,
+} from './proposal/context.js';
+export {
+  type ProposalEvent,
+  type ProposalInput,
+  proposalEventSchema,
+  proposalInputSchema,
+} from './proposal/events.js';
+export {
+  PROPOSAL_STATUSES,
+  type ProposalMachine,
+  type ProposalProjection,
+  type ProposalStatus,
+  projectProposal,
+  proposalMachine,
+} from './proposal/machine.js';
 export {
   type ReviewDecision,
   type ReviewItemContext,
@@ -97,12 +121,15 @@ export {
   type CloseReviewParams,
   EFFECT_TYPES,
   type Effect,
+  type EmitProposalEventParams,
   type EmitReviewEventParams,
   type EnqueueJobParams,
   MISSION_EVENT_NAMES,
   type MissionEventName,
   type NotifyParams,
   type OpenReviewParams,
+  PROPOSAL_EVENT_NAMES,
+  type ProposalEventName,
   REVIEW_EVENT_NAMES,
   type RecordEventParams,
   type RecordMissionEventParams,

@@ -8,6 +8,7 @@ import { connectorsFeature } from './features/connectors/index.js';
 import { domainToolsFeature } from './features/domain-tools/index.js';
 import { missionsFeature } from './features/missions/index.js';
 import { objectsFeature } from './features/objects/index.js';
+import { proposalsFeature } from './features/proposals/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
 import { runsFeature } from './features/runs/index.js';
 import { tokensFeature } from './features/tokens/index.js';
@@ -39,6 +40,7 @@ export function registerFeatures(platform: PlatformHost) {
   const tools = toolsFeature.register(platform, { artifacts });
   const missions = missionsFeature.register(platform, { workspace });
   const domainTools = domainToolsFeature.register(platform, { workspace, objects, connectors, runs });
+  const proposals = proposalsFeature.register(platform, { workspace, reviews, connectors });
   return {
     tokens,
     workspace,
@@ -53,6 +55,7 @@ export function registerFeatures(platform: PlatformHost) {
     tools,
     missions,
     domainTools,
+    proposals,
   };
 }
 
@@ -100,6 +103,7 @@ export type App = PlatformHost &
   Features['artifacts'] &
   Features['tools'] &
   Features['missions'] &
+  Features['proposals'] &
   Pick<Serving, 'http' | 'lastUsed'> & {
     /** The port actually bound (PORT=0 picks a free one). */
     port: number;
@@ -156,6 +160,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       features.artifacts,
       features.tools,
       features.missions,
+      features.proposals,
       {
         http: serving.http,
         lastUsed: serving.lastUsed,

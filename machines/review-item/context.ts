@@ -14,7 +14,7 @@ export type ReviewDecision = z.infer<typeof reviewDecisionSchema>;
 
 /** The context of a review item, for validating snapshots loaded from the database. */
 export const reviewItemContextSchema = z.strictObject({
-  kind: z.enum(['skill', 'workflow', 'mission']),
+  kind: z.enum(['skill', 'workflow', 'mission', 'action']),
   runId: entityIdSchema,
   title: z.string().min(1),
   createdAt: isoTimestampSchema,

@@ -4,7 +4,7 @@ import { isAfter } from '../shared/time.js';
 
 /** What the host passes to `initialTransition(reviewItemMachine, input)` when a run asks for review. */
 export const reviewItemInputSchema = z.strictObject({
-  kind: z.enum(['skill', 'workflow', 'mission']),
+  kind: z.enum(['skill', 'workflow', 'mission', 'action']),
   runId: entityIdSchema,
   title: z.string().min(1),
   assignedTo: principalSchema.nullish(),

@@ -13,6 +13,8 @@
  *   the same id again replaces the pending timer.
  * - review event: a review item's domain event (opened, assigned, snoozed, woken, decided,
  *   cancelled), published through the outbox (`emitReviewEvent`).
+ * - proposal event: a proposal's domain event (created, approved, rejected, cancelled, executed,
+ *   failed), published through the outbox (`emitProposalEvent`).
  * - signal: anything else the host must do (`notify`).
  */
 
@@ -57,6 +59,19 @@ export const REVIEW_EVENT_NAMES = ['opened', 'assigned', 'snoozed', 'woken', 'de
 /** A review event name. */
 export type ReviewEventName = (typeof REVIEW_EVENT_NAMES)[number];
 
+/** The names of a proposal's domain events (the last token of `evt.<org>.proposal.<id>.<name>`). */
+export const PROPOSAL_EVENT_NAMES = [
+  'created',
+  'approved',
+  'rejected',
+  'cancelled',
+  'executed',
+  'failed',
+] as const;
+
+/** A proposal event name. */
+export type ProposalEventName = (typeof PROPOSAL_EVENT_NAMES)[number];
+
 /** Params of `recordEvent`: append a run event. `step` names the workflow step (or the skill). */
 export interface RecordEventParams {
   event: RunEventName;
@@ -88,7 +103,8 @@ export interface CancelChildrenParams {
 /** Params of `enqueueJob`: background work to start after commit. */
 export type EnqueueJobParams =
   | { job: 'execute_step'; step: string; attempt: number }
-  | { job: 'deliver'; attempt: number };
+  | { job: 'deliver'; attempt: number }
+  | { job: 'execute_action'; attempt: number };
 
 /** The event a timer sends when due; the scheduler adds `at` (the firing time). */
 export interface TimerEvent {
@@ -124,6 +140,11 @@ export interface EmitReviewEventParams {
   event: ReviewEventName;
 }
 
+/** Params of `emitProposalEvent`: publish a proposal's domain event (its state after the transition). */
+export interface EmitProposalEventParams {
+  event: ProposalEventName;
+}
+
 /** Params of `notify`: a signal for the host, such as the outcome of a webhook delivery. */
 export type NotifyParams =
   | { signal: 'delivery_succeeded' | 'delivery_failed'; deliveryId: string; webhookId: number }
@@ -138,6 +159,7 @@ export type Effect =
   | { type: 'openReview'; params: OpenReviewParams }
   | { type: 'closeReview'; params: CloseReviewParams }
   | { type: 'emitReviewEvent'; params: EmitReviewEventParams }
+  | { type: 'emitProposalEvent'; params: EmitProposalEventParams }
   | { type: 'notify'; params: NotifyParams }
   | { type: 'recordMissionEvent'; params: RecordMissionEventParams }
   | { type: 'startPlanner'; params: StartPlannerParams }
@@ -153,6 +175,7 @@ export const EFFECT_TYPES = [
   'openReview',
   'closeReview',
   'emitReviewEvent',
+  'emitProposalEvent',
   'notify',
   'recordMissionEvent',
   'startPlanner',
@@ -172,6 +195,7 @@ export const effectActions = {
   openReview: (_args: unknown, _params: OpenReviewParams): void => undefined,
   closeReview: (_args: unknown, _params: CloseReviewParams): void => undefined,
   emitReviewEvent: (_args: unknown, _params: EmitReviewEventParams): void => undefined,
+  emitProposalEvent: (_args: unknown, _params: EmitProposalEventParams): void => undefined,
   notify: (_args: unknown, _params: NotifyParams): void => undefined,
   recordMissionEvent: (_args: unknown, _params: RecordMissionEventParams): void => undefined,
   startPlanner: (_args: unknown, _params: StartPlannerParams): void => undefined,

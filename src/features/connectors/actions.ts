@@ -53,11 +53,18 @@ export const ACTIONS = {
 
 /** An action name. */
 export type ActionName = keyof typeof ACTIONS;
+/** Action names, for schemas and docs. */
+export const ACTION_NAMES = Object.keys(ACTIONS) as [ActionName, ...ActionName[]];
 
 /** A validated action with its params. */
 export type ConnectorAction = {
   [Name in ActionName]: { action: Name; params: z.output<(typeof ACTIONS)[Name]['params']> };
 }[ActionName];
+
+/** The source kind that executes `action`. */
+export function actionKind(action: ActionName): ConnectorKind {
+  return ACTIONS[action].kind;
+}
 
 /**
  * Validates `params` for `action`: the action with its parsed params, or the issues (paths under

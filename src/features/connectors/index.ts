@@ -18,6 +18,14 @@ import type { SourceLookup } from './source-config.js';
 import { scheduledSyncs } from './sync/scheduled-syncs.js';
 import { SyncService } from './sync/sync-service.js';
 
+export {
+  ACTION_NAMES,
+  ACTIONS,
+  type ActionName,
+  actionKind,
+  type ConnectorAction,
+  parseAction,
+} from './actions.js';
 export type { ConnectionStore, ConnectionView } from './connections.js';
 export type { ConnectorKind, SourceRecord } from './connector.js';
 export { ConnectorError, type ConnectorErrorCode } from './errors.js';

@@ -19,6 +19,8 @@ import type { WorkspaceApi } from '../workspace/index.js';
 import { ActingAgents } from './acting-agent.js';
 import { crmTools } from './crm-tools.js';
 
+export { type Acting, ActingAgents } from './acting-agent.js';
+
 export const domainToolsFeature = defineFeature<
   Record<string, never>,
   { workspace: WorkspaceApi; objects: ObjectsApi; connectors: ConnectorsApi; runs: RunsApi }

@@ -15,6 +15,7 @@ import {
 } from '../../../machines/index.js';
 import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
+import type { ReviewKind } from './subjects.js';
 
 /** The actor kind name of review items. */
 export const REVIEW_ITEM_KIND = 'review-item';
@@ -28,7 +29,7 @@ export interface ReviewEventPayload {
   eventId: string;
   orgId: number;
   reviewItemId: number;
-  kind: 'skill' | 'workflow' | 'mission';
+  kind: ReviewKind;
   runId: number;
   event: ReviewEventName;
   /** The item's own status: unassigned, assigned, snoozed, decided, cancelled. */

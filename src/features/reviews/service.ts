@@ -178,12 +178,18 @@ function listStatement(
   return { name, text, values };
 }
 
-// The run of {kind, id} in the org, and its open item if it has one (with what a load reads).
-const TARGET = `
+/**
+ * The subject {kind, id} in the org (a row of `table`), and its open item if it has one (with what a
+ * load reads). Subjects in `runs` are of the item's kind only.
+ */
+function targetStatement(table: string): string {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`bad review subject table ${JSON.stringify(table)}`);
+  return `
   select r.status as run_status, i.id, i.org_id, i.version, 0 as last_seq, i.snapshot, i.kind, i.run_id
-    from runs r
-    left join review_items i on i.org_id = r.org_id and i.kind = r.kind and i.run_id = r.id and i.open
-   where r.id = $1 and r.org_id = $2 and r.kind = $3`;
+    from ${table} r
+    left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
+   where r.id = $1 and r.org_id = $2${table === 'runs' ? ' and r.kind = $3' : ''}`;
+}
 
 export class ReviewService {
   constructor(private readonly deps: ReviewServiceDeps) {}
@@ -297,13 +303,15 @@ export class ReviewService {
 
   /** The open item `{kind, id}` of the caller's org: 404 when there is no such run, 409 when it has none. */
   private async target(principal: Principal, ref: ReviewRef): Promise<Target> {
-    // No missions exist yet: every mission id is unknown.
-    if (ref.kind === 'mission') throw notFound(`${ref.kind} review`, ref.id);
-    const raw = await this.deps.db.prepared<Record<string, unknown>>('reviews_target', TARGET, [
-      ref.id,
-      principal.orgId,
-      ref.kind,
-    ]);
+    // A kind no feature registered (missions, before they exist) has no items: every id is unknown.
+    const subject = this.deps.subjects.get(ref.kind);
+    if (!subject) throw notFound(`${ref.kind} review`, ref.id);
+    const table = subject.table ?? 'runs';
+    const raw = await this.deps.db.prepared<Record<string, unknown>>(
+      `reviews_target_${table}`,
+      targetStatement(table),
+      [ref.id, principal.orgId, ref.kind],
+    );
     const row = raw[0];
     if (!row) throw notFound(`${ref.kind} review`, ref.id);
     const loaded = row.id === null ? null : this.deps.host.resolveRow(REVIEW_ITEM_KIND, row);

@@ -6,7 +6,7 @@
 import type { Principal } from '../../platform/auth/principal.js';
 
 /** The kinds of review items. */
-export const REVIEW_KINDS = ['skill', 'workflow', 'mission'] as const;
+export const REVIEW_KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
 
 /** A kind of review item. */
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
@@ -16,6 +16,7 @@ export const REVIEW_STATUS_OF_KIND = {
   skill: 'pending',
   workflow: 'paused',
   mission: 'awaiting_review',
+  action: 'pending',
 } as const satisfies Record<ReviewKind, string>;
 
 /** A decision, as the queue hands it to the subject's owner. */
@@ -43,4 +44,9 @@ export interface ReviewSubject<View = unknown> {
   reviewUrl(id: number): string;
   /** The subject's resource in the API. */
   pollUrl(id: number): string;
+  /**
+   * The table of the subject's rows (`id`, `org_id`, `status`), where the queue finds a subject and
+   * its status when it has no open item. Default `runs` (rows of this kind only).
+   */
+  table?: string;
 }

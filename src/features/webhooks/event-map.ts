@@ -5,13 +5,22 @@
  * Run events map by name: `started`, `paused_for_review`, `approved`, `rejected`, `completed` and
  * `failed` to `run.<name>`; `step_completed` to `run.step_completed` for workflow runs only (the
  * spec's "one workflow step finishes"; a skill run's one step is its run). `step_started` and
- * `cancelled` have no webhook type. Review-item events (`evt.<org>.review.…`) and anything else
- * map to nothing: the dispatcher acknowledges them and moves on.
+ * `cancelled` have no webhook type. Proposal events `created`, `executed` and `failed` map to
+ * `proposal.<name>` (its approved, rejected and cancelled have none). Review-item events
+ * (`evt.<org>.review.…`) and anything else map to nothing: the dispatcher acknowledges them and
+ * moves on.
  */
 import { z } from 'zod';
 import { parseEventSubject } from '../../platform/bus/subjects.js';
 import { runEventPayloadSchema } from '../runs/index.js';
-import type { EventDescriptor, ObjectCreatedData, RunEventData, WebhookEventType } from './payload.js';
+import type {
+  EventDescriptor,
+  ObjectCreatedData,
+  ProposalEventData,
+  ProposalEventType,
+  RunEventData,
+  WebhookEventType,
+} from './payload.js';
 
 /** The payload of `object.created` on the bus (written by object ingest). */
 export const objectCreatedPayloadSchema = z.object({
@@ -23,10 +32,35 @@ export const objectCreatedPayloadSchema = z.object({
   createdAt: z.string().min(1),
 });
 
+/** The payload of a proposal event on the bus (written by the proposal actor's transitions). */
+export const proposalEventPayloadSchema = z.object({
+  eventId: z.string().min(1),
+  orgId: z.number().int().positive(),
+  proposalId: z.number().int().positive(),
+  event: z.string().min(1),
+  action: z.string().min(1),
+  source: z.string().min(1),
+  status: z.enum(['pending', 'executing', 'executed', 'failed', 'rejected', 'cancelled']),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  at: z.string().min(1),
+});
+
+/** Run event types. */
+type RunWebhookType = Exclude<WebhookEventType, 'object.created' | ProposalEventType>;
+
 /** A domain event a webhook may want. */
 export type WebhookEvent =
   | {
-      type: Exclude<WebhookEventType, 'object.created'>;
+      type: ProposalEventType;
+      eventId: string;
+      orgId: number;
+      descriptor: EventDescriptor;
+      createdAt: string;
+      data: ProposalEventData;
+    }
+  | {
+      type: RunWebhookType;
       eventId: string;
       orgId: number;
       descriptor: EventDescriptor;
@@ -42,7 +76,7 @@ export type WebhookEvent =
       data: ObjectCreatedData;
     };
 
-const RUN_TYPES: Readonly<Record<string, Exclude<WebhookEventType, 'object.created'>>> = {
+const RUN_TYPES: Readonly<Record<string, RunWebhookType>> = {
   started: 'run.started',
   step_completed: 'run.step_completed',
   paused_for_review: 'run.paused_for_review',
@@ -52,11 +86,14 @@ const RUN_TYPES: Readonly<Record<string, Exclude<WebhookEventType, 'object.creat
   failed: 'run.failed',
 };
 
+const PROPOSAL_TYPES: Readonly<Record<string, ProposalEventType>> = {
+  created: 'proposal.created',
+  executed: 'proposal.executed',
+  failed: 'proposal.failed',
+};
+
 /** The webhook event type of a run event, or null when it has none. */
-export function runWebhookType(
-  event: string,
-  kind: 'skill' | 'workflow',
-): Exclude<WebhookEventType, 'object.created'> | null {
+export function runWebhookType(event: string, kind: 'skill' | 'workflow'): RunWebhookType | null {
   if (event === 'step_completed' && kind !== 'workflow') return null;
   return RUN_TYPES[event] ?? null;
 }
@@ -69,6 +106,7 @@ export function mayMapToWebhook(subject: string): boolean {
   const parsed = parseEventSubject(subject);
   if (!parsed) return false;
   if (parsed.kind === 'object') return parsed.name === 'created';
+  if (parsed.kind === 'proposal') return parsed.name in PROPOSAL_TYPES;
   return parsed.kind === 'run' && parsed.name in RUN_TYPES;
 }
 
@@ -97,6 +135,26 @@ export function toWebhookEvent(subject: string, payload: unknown): WebhookEvent 
         slug: p.slug,
         title: p.title,
         createdAt: new Date(p.createdAt).toISOString(),
+      },
+    };
+  }
+  if (parsed.kind === 'proposal') {
+    const type = PROPOSAL_TYPES[parsed.name];
+    if (!type) return null;
+    const p = proposalEventPayloadSchema.parse(payload);
+    return {
+      type,
+      eventId: p.eventId,
+      orgId: p.orgId,
+      descriptor: { type },
+      createdAt: new Date(p.at).toISOString(),
+      data: {
+        proposalId: p.proposalId,
+        action: p.action,
+        source: p.source,
+        status: p.status,
+        result: p.result,
+        error: p.error,
       },
     };
   }

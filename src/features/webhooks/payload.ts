@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
-/** The spec's eight webhook event types. */
+/** The spec's eight webhook event types, and the proposals' three (decisions §11). */
 export const WEBHOOK_EVENT_TYPES = [
   'run.started',
   'run.step_completed',
@@ -24,13 +24,16 @@ export const WEBHOOK_EVENT_TYPES = [
   'run.completed',
   'run.failed',
   'object.created',
+  'proposal.created',
+  'proposal.executed',
+  'proposal.failed',
 ] as const;
 
 /** One webhook event type. */
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;
 
-/** The event types about runs: every type but `object.created`. */
+/** The event types about runs. */
 export const RUN_EVENT_TYPES = [
   'run.started',
   'run.step_completed',
@@ -126,6 +129,31 @@ export const objectCreatedDataSchema = z
   .strict();
 export type ObjectCreatedData = z.infer<typeof objectCreatedDataSchema>;
 
+/** The event types about proposals (decisions §11). */
+export const PROPOSAL_EVENT_TYPES = [
+  'proposal.created',
+  'proposal.executed',
+  'proposal.failed',
+] as const satisfies readonly WebhookEventType[];
+export const proposalEventTypeSchema = z.enum(PROPOSAL_EVENT_TYPES);
+export type ProposalEventType = z.infer<typeof proposalEventTypeSchema>;
+
+/**
+ * `data` of the proposal events: the proposal after the change. `result` is what the executed action
+ * recorded (null until executed); `error` `{code, message}` once failed.
+ */
+export const proposalEventDataSchema = z
+  .object({
+    proposalId: z.number().int().positive(),
+    action: z.string().min(1),
+    source: z.string().min(1),
+    status: z.enum(['pending', 'executing', 'executed', 'failed', 'rejected', 'cancelled']),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).strict().nullable(),
+  })
+  .strict();
+export type ProposalEventData = z.infer<typeof proposalEventDataSchema>;
+
 const envelope = {
   deliveryId: deliveryIdSchema,
   createdAt: z.iso.datetime(),
@@ -135,6 +163,7 @@ const envelope = {
 export const deliveryBodySchema = z.discriminatedUnion('event', [
   z.object({ event: runEventTypeSchema, ...envelope, data: runEventDataSchema }).strict(),
   z.object({ event: z.literal('object.created'), ...envelope, data: objectCreatedDataSchema }).strict(),
+  z.object({ event: proposalEventTypeSchema, ...envelope, data: proposalEventDataSchema }).strict(),
 ]);
 export type DeliveryBody = z.infer<typeof deliveryBodySchema>;
 
@@ -142,6 +171,7 @@ export type DeliveryBody = z.infer<typeof deliveryBodySchema>;
 export type DeliveryBodyInput = (
   | { event: RunEventType; data: RunEventData }
   | { event: 'object.created'; data: ObjectCreatedData }
+  | { event: ProposalEventType; data: ProposalEventData }
 ) & {
   /** When the event happened; the same on every attempt and on replays of it. */
   createdAt: Date | string;
@@ -184,11 +214,12 @@ export interface EventDescriptor {
  * The type must be in `events`. Then, for run events: no filter key set matches every run;
  * `skillSlug` set matches skill runs of that slug only (never workflow runs, even those whose
  * steps run that skill); `workflowSlug` likewise for workflow runs; both set, a run matching either
- * one. `object.created` ignores the filter: both keys name runs, and an object type is neither.
+ * one. `object.created` and the proposal events ignore the filter: both keys name runs, and an
+ * object type or a proposal is neither.
  */
 export function matchesFilter(webhook: WebhookSubscription, event: EventDescriptor): boolean {
   if (!webhook.events.includes(event.type)) return false;
-  if (event.type === 'object.created') return true;
+  if (event.type === 'object.created' || event.type.startsWith('proposal.')) return true;
   const skillSlug = webhook.filter?.skillSlug ?? null;
   const workflowSlug = webhook.filter?.workflowSlug ?? null;
   if (skillSlug === null && workflowSlug === null) return true;

@@ -16,14 +16,14 @@ export const EVENT_ROOT = 'evt';
 export const SIGNAL_ROOT = 'sig';
 
 /** Kinds of resources that emit events (the third token of an event subject). */
-export type EventKind = 'run' | 'object' | 'review';
+export type EventKind = 'run' | 'object' | 'review' | 'proposal';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
 /** Tokens joined by dots: one test per subject on the publish path, instead of a split and one per token. */
 const SUBJECT = /^[A-Za-z0-9_-]{1,128}(?:\.[A-Za-z0-9_-]{1,128})*$/;
 /** `evt.<org>.<kind>.<id>.<name>`, parsed in one match. */
 const EVENT_SUBJECT =
-  /^evt\.([A-Za-z0-9_-]{1,128})\.(run|object|review)\.([A-Za-z0-9_-]{1,128})\.([A-Za-z0-9_-]{1,128})$/;
+  /^evt\.([A-Za-z0-9_-]{1,128})\.(run|object|review|proposal)\.([A-Za-z0-9_-]{1,128})\.([A-Za-z0-9_-]{1,128})$/;
 
 /** Thrown when a subject, pattern or token would be ambiguous or unsafe on the wire. */
 export class InvalidSubjectError extends Error {
@@ -60,6 +60,11 @@ export function objectEventSubject(orgId: string, objectId: string | number, nam
 /** Subject of a review item's event: `evt.<org>.review.<reviewId>.<name>`. */
 export function reviewEventSubject(orgId: string, reviewId: string | number, name: string): string {
   return eventSubject(orgId, 'review', reviewId, name);
+}
+
+/** Subject of a proposal's event: `evt.<org>.proposal.<proposalId>.<name>`. */
+export function proposalEventSubject(orgId: string, proposalId: string | number, name: string): string {
+  return eventSubject(orgId, 'proposal', proposalId, name);
 }
 
 /** Subject `evt.<org>.<kind>.<id>.<name>` with every token validated. */

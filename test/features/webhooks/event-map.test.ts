@@ -70,6 +70,12 @@ describe('run events', () => {
     expect(mayMapToWebhook('evt.3.object.9.created')).toBe(true);
     expect(mayMapToWebhook('evt.3.object.9.updated')).toBe(false);
     expect(mayMapToWebhook('evt.3.review.9.opened')).toBe(false);
+    for (const name of ['created', 'executed', 'failed']) {
+      expect(mayMapToWebhook(`evt.3.proposal.9.${name}`), name).toBe(true);
+    }
+    for (const name of ['approved', 'rejected', 'cancelled']) {
+      expect(mayMapToWebhook(`evt.3.proposal.9.${name}`), name).toBe(false);
+    }
     expect(mayMapToWebhook('sig.jobs.wake')).toBe(false);
   });
 
@@ -95,5 +101,51 @@ describe('object.created', () => {
       descriptor: { type: 'object.created' },
       data: { objectId: 7, slug: 'ticket', title: 'Broken', createdAt: '2026-01-02T03:04:05.000Z' },
     });
+  });
+});
+
+describe('proposal events', () => {
+  const payload = (event: string, status: string) => ({
+    eventId: '0d3c8a9e-0000-4000-8000-000000000003',
+    orgId: 3,
+    proposalId: 11,
+    event,
+    action: 'crm.update_deal',
+    source: 'hubspot',
+    status,
+    result: status === 'executed' ? { dealId: '42' } : null,
+    error: status === 'failed' ? { code: 'UNAVAILABLE', message: 'down' } : null,
+    by: 'worker',
+    at: '2026-01-02T03:04:05.000Z',
+  });
+
+  it('created, executed and failed carry the proposal and ignore filters', () => {
+    for (const [name, status] of [
+      ['created', 'pending'],
+      ['executed', 'executed'],
+      ['failed', 'failed'],
+    ] as const) {
+      const event = toWebhookEvent(`evt.3.proposal.11.${name}`, payload(name, status));
+      expect(event).toMatchObject({
+        type: `proposal.${name}`,
+        orgId: 3,
+        descriptor: { type: `proposal.${name}` },
+        createdAt: '2026-01-02T03:04:05.000Z',
+        data: { proposalId: 11, action: 'crm.update_deal', source: 'hubspot', status },
+      });
+    }
+    expect(toWebhookEvent('evt.3.proposal.11.executed', payload('executed', 'executed'))?.data).toEqual({
+      proposalId: 11,
+      action: 'crm.update_deal',
+      source: 'hubspot',
+      status: 'executed',
+      result: { dealId: '42' },
+      error: null,
+    });
+  });
+
+  it('approved, rejected and cancelled map to nothing; a malformed payload throws', () => {
+    expect(toWebhookEvent('evt.3.proposal.11.approved', payload('approved', 'executing'))).toBeNull();
+    expect(() => toWebhookEvent('evt.3.proposal.11.created', { proposalId: 'x' })).toThrow();
   });
 });

@@ -21,7 +21,7 @@ const runData = {
 };
 
 describe('event types', () => {
-  it('are the spec eight', () => {
+  it('are the spec eight and the three proposal events of decisions §11', () => {
     expect(WEBHOOK_EVENT_TYPES).toEqual([
       'run.started',
       'run.step_completed',
@@ -31,8 +31,12 @@ describe('event types', () => {
       'run.completed',
       'run.failed',
       'object.created',
+      'proposal.created',
+      'proposal.executed',
+      'proposal.failed',
     ]);
     expect(webhookEventTypeSchema.safeParse('run.cancelled').success).toBe(false);
+    expect(webhookEventTypeSchema.safeParse('proposal.approved').success).toBe(false);
   });
 
   it('a webhook subscribes to at least one, without repeats', () => {

@@ -1,0 +1,57 @@
+/**
+ * Proposals (decisions §11): `propose_action` (an agent tool, in runs and over MCP) creates a
+ * persisted `proposal` actor that waits in the review queue as an item of kind `action`; deciding
+ * approve executes its connector write exactly once (the `execute_action` job), reject and cancel
+ * never execute. `GET /proposals[/:id]`, `POST /proposals/:id/cancel`, `GET /proposals/:id/stream`;
+ * its events (`proposal.created`, `proposal.executed`, `proposal.failed`, …) go out on the bus.
+ */
+import { defineFeature } from '../../platform/feature.js';
+import type { ConnectorsApi } from '../connectors/index.js';
+import { ActingAgents } from '../domain-tools/index.js';
+import type { ReviewsApi } from '../reviews/index.js';
+import type { WorkspaceApi } from '../workspace/index.js';
+import { createExecuteActionJob, EXECUTE_ACTION_JOB } from './execute-job.js';
+import { ACTION_REVIEW_KIND, proposalKind } from './proposal-kind.js';
+import { proposeActionTool } from './propose-tool.js';
+import { proposalRoutes } from './routes.js';
+import { ProposalService } from './service.js';
+
+export type { ProposalEventPayload } from './proposal-kind.js';
+export type { ProposalService, ProposalView } from './service.js';
+
+/** What the proposals feature offers. */
+export interface ProposalsApi {
+  proposals: ProposalService;
+}
+
+export const proposalsFeature = defineFeature<
+  ProposalsApi,
+  { workspace: WorkspaceApi; reviews: ReviewsApi; connectors: ConnectorsApi }
+>({
+  name: 'proposals',
+  register(platform, { workspace, reviews, connectors }) {
+    const { db, clock, log, actors, jobs, bus } = platform;
+    actors.register(proposalKind(reviews.reviewItems));
+    const proposals = new ProposalService({ db: db.sql, host: actors, clock, baseUrl: platform.baseUrl });
+    reviews.reviewSubjects.register(ACTION_REVIEW_KIND, {
+      decide: (principal, id, decision) => proposals.decide(principal, id, decision),
+      reviewUrl: (id) => proposals.reviewUrl(id),
+      pollUrl: (id) => `/api/v1/proposals/${id}`,
+      table: 'proposals',
+    });
+    const job = createExecuteActionJob({
+      db: db.sql,
+      host: actors,
+      clock,
+      log,
+      connections: connectors.connections,
+      sources: connectors.sources,
+    });
+    jobs.register(EXECUTE_ACTION_JOB, job.handler, job.options);
+    platform.agentTools.add(
+      proposeActionTool({ proposals, acting: new ActingAgents({ applied: workspace.applied }) }),
+    );
+    platform.routes.add(...proposalRoutes(proposals, bus, platform.config.sse.heartbeatMs));
+    return { proposals };
+  },
+});
