@@ -156,6 +156,36 @@ describe('checkTarget', () => {
     });
   });
 
+  it('lets plain http through with allowPlainHttp (the agent tools), every address rule still applying', async () => {
+    const options = { allowPrivate: false, allowPlainHttp: true };
+    expect(
+      await checkTarget('http://news.example.com/a', { ...options, resolver: publicOnly }),
+    ).toMatchObject({
+      ok: true,
+      address: '93.184.215.14',
+    });
+    expect(
+      await checkTarget('http://intranet.example/', { ...options, resolver: resolvesTo('10.0.0.7') }),
+    ).toEqual({
+      ok: false,
+      reason: 'blocked_address',
+      range: 'private',
+    });
+    expect(await checkTarget('http://127.0.0.1:8080/', options)).toEqual({
+      ok: false,
+      reason: 'blocked_address',
+      range: 'loopback',
+    });
+    expect(await checkTarget('http://localhost/', options)).toEqual({
+      ok: false,
+      reason: 'blocked_hostname',
+    });
+    expect(await checkTarget('ftp://news.example.com/', { ...options, resolver: publicOnly })).toEqual({
+      ok: false,
+      reason: 'unsupported_scheme',
+    });
+  });
+
   it.each(['ftp://hooks.example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'gopher://x/'])(
     'refuses the scheme of %s',
     async (url) => {
