@@ -7,10 +7,21 @@
  * Read at every call, never cached across calls: an agent deactivated or a source removed from it
  * takes effect on the next call.
  */
+
+import { access } from '../../platform/auth/guard.js';
 import { forbidden, notFound } from '../../platform/http/errors.js';
-import type { ToolCall } from '../../platform/tools/registry.js';
+import type { AgentToolDef, ToolCall } from '../../platform/tools/registry.js';
 import type { SourceConfig } from '../connectors/index.js';
 import type { AgentManifest, AppliedResources } from '../workspace/index.js';
+
+/** What every read-only domain tool declares: usable in runs and over MCP, for an agent, read:all. */
+export const DOMAIN_READ = {
+  idempotency: 'safe',
+  uses: ['run', 'mcp'],
+  access: access.read,
+  agentScoped: true,
+  hints: { readOnlyHint: true, openWorldHint: false },
+} as const satisfies Partial<AgentToolDef>;
 
 /** Who a call acts for and the sources it may use. */
 export interface Acting {

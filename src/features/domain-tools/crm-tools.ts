@@ -4,10 +4,9 @@
  * sorted and paged in PostgreSQL with the exact total over the filter and facet counts.
  */
 import { z } from 'zod';
-import { access } from '../../platform/auth/guard.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import type { RecordQueries, RecordScope } from '../objects/index.js';
-import type { ActingAgents } from './acting-agent.js';
+import { type ActingAgents, DOMAIN_READ } from './acting-agent.js';
 
 const PROPERTY = /^[A-Za-z0-9_.:-]{1,100}$/;
 const propertyName = z
@@ -73,11 +72,7 @@ export function crmTools(deps: { acting: ActingAgents; records: RecordQueries })
         'pass nextCursor back as cursor for the next page. Reads the crm sources of the agent.',
       args: crmArgs,
       result: crmResult,
-      idempotency: 'safe',
-      uses: ['run', 'mcp'],
-      access: access.read,
-      agentScoped: true,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      ...DOMAIN_READ,
       async execute(args, call) {
         const acting = await deps.acting.resolve(call, name);
         const scopes: RecordScope[] = deps.acting.ofKind(acting, 'crm', name).flatMap((source) => {

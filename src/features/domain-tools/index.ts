@@ -18,6 +18,8 @@ import type { RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { ActingAgents } from './acting-agent.js';
 import { crmTools } from './crm-tools.js';
+import { knowledgeTools } from './knowledge-tools.js';
+import { runTools } from './run-tools.js';
 
 export { type Acting, ActingAgents } from './acting-agent.js';
 
@@ -26,9 +28,20 @@ export const domainToolsFeature = defineFeature<
   { workspace: WorkspaceApi; objects: ObjectsApi; connectors: ConnectorsApi; runs: RunsApi }
 >({
   name: 'domain-tools',
-  register(platform, { workspace, objects }) {
+  register(platform, { workspace, objects, runs }) {
     const acting = new ActingAgents({ applied: workspace.applied });
-    platform.agentTools.add(...crmTools({ acting, records: objects.records }));
+    const { clock } = platform;
+    platform.agentTools.add(
+      ...knowledgeTools({
+        acting,
+        records: objects.records,
+        search: objects.search,
+        clock,
+        baseUrl: platform.baseUrl,
+      }),
+      ...crmTools({ acting, records: objects.records }),
+      ...runTools({ acting, runs: runs.runs }),
+    );
     return {};
   },
 });

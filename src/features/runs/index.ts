@@ -18,6 +18,8 @@ import { runStreamRoutes } from './sse/routes.js';
 import { RunStreamService } from './sse/stream-service.js';
 import { fusedRunRead, runPath } from './view.js';
 
+export type { Learning } from './learnings.js';
+export { RUN_STATUS_FILTERS } from './routes.js';
 export { isTerminalRunEvent, runEventPayloadSchema } from './run-event-payload.js';
 export { RUN_KINDS, type RunEventPayload, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
 export type { PreparedRun, RunService } from './service.js';

@@ -20,6 +20,7 @@ import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import type { AppliedResources } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
+import { agentLearnings, type Learning } from './learnings.js';
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
 import type { SchemaCache } from './schema-cache.js';
 import { type RunTarget, resolveSkillTarget, resolveWorkflowTarget } from './targets.js';
@@ -101,7 +102,7 @@ export class RunService {
    * (`fusedAppliedRead`).
    */
   async trigger(
-    principal: Principal,
+    principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
     kind: 'skill' | 'workflow',
     slug: string,
     body: TriggerBody,
@@ -216,11 +217,21 @@ export class RunService {
 
   /** A page of the org's runs, newest first. */
   async list(
-    principal: Principal,
+    principal: Pick<Principal, 'orgId'>,
     filter: RunFilter,
   ): Promise<{ runs: RunView[]; last: RunView | null; more: boolean }> {
     const { runs, more } = await listRuns(this.deps.db, principal.orgId, filter, this.deps.baseUrl());
     return { runs, last: runs.at(-1) ?? null, more };
+  }
+
+  /** What reviewers told `agentSlug` (null: any run of the org), newest first; see learnings.ts. */
+  learnings(
+    orgId: number,
+    agentSlug: string | null,
+    topic: string | null,
+    limit: number,
+  ): Promise<Learning[]> {
+    return agentLearnings(this.deps.db, orgId, agentSlug, topic, limit);
   }
 
   /** Approves a pending skill run or a paused workflow run; 409 from any other status. */

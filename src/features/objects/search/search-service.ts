@@ -69,6 +69,8 @@ export interface SearchResult {
 export interface SearchOptions {
   /** Only instances of these object types. */
   types?: readonly string[] | undefined;
+  /** Only instances from these sources (an agent's: decisions §11 `search_knowledge`). */
+  sources?: readonly string[] | undefined;
   limit?: number | undefined;
 }
 
@@ -141,7 +143,14 @@ export class SearchService {
           wanted ? new Set(types) : undefined,
         )
       : [];
-    const rows = await this.candidates(orgId, text, tsqueries, wanted ? types : null, nearest);
+    const rows = await this.candidates(
+      orgId,
+      text,
+      tsqueries,
+      wanted ? types : null,
+      options.sources ?? null,
+      nearest,
+    );
 
     const fts: RankedItem<number>[] = [];
     const similar: RankedItem<number>[] = [];
@@ -240,11 +249,13 @@ export class SearchService {
     text: string,
     tsqueries: ReadonlyArray<{ language: string; tsquery: string }>,
     types: string[] | null,
+    sources: readonly string[] | null,
     nearest: number[],
   ): Promise<CandidateRow[]> {
     const scope = (p = '') =>
-      `${p}org_id = $1 and ${p}status = 'active' and ($2::text[] is null or ${p}type_slug = any($2::text[]))`;
-    const params: unknown[] = [orgId, types, nearest, this.deps.embedder.name, normalizeTitle(text)];
+      `${p}org_id = $1 and ${p}status = 'active' and ($2::text[] is null or ${p}type_slug = any($2::text[]))
+       and ($6::text[] is null or ${p}source_slug = any($6::text[]))`;
+    const params: unknown[] = [orgId, types, nearest, this.deps.embedder.name, normalizeTitle(text), sources];
     const branches = tsqueries.map(({ language, tsquery }) => {
       params.push(language, tsquery);
       const [lang, tsq] = [`$${params.length - 1}::text`, `$${params.length}::tsquery`];
