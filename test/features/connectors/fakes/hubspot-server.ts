@@ -3,7 +3,8 @@
  * private-app Bearer auth (401 with HubSpot's error body), objects search (filter groups OR'ed,
  * filters AND'ed, one sort, `limit` ≤ 200, `after` paging, `total`, the 10,000-result window), read
  * one object, PATCH a deal, POST a note with associations, and account details. Faults on demand:
- * 429s with `Retry-After`, slow answers, 5xx, and malformed objects served as they are stored.
+ * 429s with `Retry-After`, slow answers, 5xx, answers never sent after the request took effect, and
+ * malformed objects served as they are stored.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -18,7 +19,11 @@ export interface FakeObject {
   associations?: Array<{ to: { id: string }; types: unknown[] }>;
 }
 
-type Fault = { status: number; retryAfter?: string; body?: unknown } | { delayMs: number };
+type Fault =
+  | { status: number; retryAfter?: string; body?: unknown }
+  | { delayMs: number }
+  /** The request takes effect, but its answer is never sent (a client that dies waiting for it). */
+  | { applyThenHang: true };
 
 interface Filter {
   propertyName: string;
@@ -237,7 +242,11 @@ export async function startFakeHubspot(
     requests.push({ method: req.method ?? 'GET', path: url.pathname, body });
     const fault = faults.shift();
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
-    else if (fault) {
+    else if (fault && 'applyThenHang' in fault) {
+      // Handled below as usual, but what it writes goes nowhere: the client waits until it gives up.
+      res.writeHead = (() => res) as never;
+      res.end = (() => res) as never;
+    } else if (fault) {
       res.writeHead(fault.status, {
         'content-type': 'application/json;charset=utf-8',
         ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
