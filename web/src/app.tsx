@@ -5,6 +5,7 @@
 import { useEffect } from 'preact/hooks';
 import { ApiError, api, sessionEnded } from './api.js';
 import { AppHeader } from './components/app-header.js';
+import { ActionReviewPage } from './pages/action-review-page.js';
 import { AdminTokensPage } from './pages/admin-tokens-page.js';
 import { AdminWebhooksPage } from './pages/admin-webhooks-page.js';
 import { InspectPage } from './pages/inspect-page.js';
@@ -34,8 +35,16 @@ function page(path: string) {
   ) {
     return <ReviewPage runId={Number(parts[2])} />;
   }
-  if (parts[0] === 'review' && parts.length === 3 && parts[1] !== 'runs') {
-    // Missions, actions, and kinds yet to come: said plainly, not a broken page.
+  if (
+    parts[0] === 'review' &&
+    parts[1] === 'actions' &&
+    parts.length === 3 &&
+    /^\d{1,15}$/.test(parts[2] ?? '')
+  ) {
+    return <ActionReviewPage id={Number(parts[2])} />;
+  }
+  if (parts[0] === 'review' && parts.length === 3 && parts[1] !== 'runs' && parts[1] !== 'actions') {
+    // Missions, and kinds yet to come: said plainly, not a broken page.
     return <UnknownKindPage kind={decodeURIComponent(parts[1] ?? '').replace(/s$/, '')} />;
   }
   return <NotFoundPage />;

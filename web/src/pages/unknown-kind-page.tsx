@@ -1,4 +1,4 @@
-/** A review screen for a kind of item this deployment cannot show yet (missions, actions). */
+/** A review screen for a kind of item this deployment cannot show yet (missions). */
 export function UnknownKindPage({ kind }: { kind: string }) {
   return (
     <main id="main">

@@ -6,7 +6,7 @@ import { createStore } from '@xstate/store';
 
 /** A review item as `GET /api/v1/reviews` lists it. */
 export interface ReviewItem {
-  kind: 'skill' | 'workflow' | 'mission';
+  kind: 'skill' | 'workflow' | 'mission' | 'action';
   id: number;
   title: string;
   status: string;
