@@ -11,6 +11,7 @@ import type { WorkspaceApi } from '../workspace/index.js';
 import { ConnectionStore } from './connections.js';
 import { type CredentialBox, createCredentialBox } from './credentials.js';
 import { connectorEnvironment } from './environment.js';
+import { LiveRecords } from './live-records.js';
 import { connectionRoutes } from './routes/connections.js';
 import { sourceRoutes } from './routes/sources.js';
 import type { ConnectorServices } from './services.js';
@@ -29,11 +30,16 @@ export {
 export type { ConnectionStore, ConnectionView } from './connections.js';
 export type { ConnectorKind, SourceRecord } from './connector.js';
 export { ConnectorError, type ConnectorErrorCode } from './errors.js';
+export type { LiveRecord, LiveRecords } from './live-records.js';
+export { bareId, type MailMessage, threadMessages } from './mail/threads.js';
+export { type TranscriptTurn, turnsFromLines } from './meetings/webvtt-turns.js';
 export type { SourceConfig, SourceLookup } from './source-config.js';
 export type { SyncService, SyncView } from './sync/sync-service.js';
 
 /** What the connectors feature offers. */
 export type ConnectorsApi = Pick<ConnectorServices, 'connections' | 'syncs' | 'sources'> & {
+  /** Records read live from their source and upserted (the domain tools' cache misses). */
+  live: LiveRecords;
   /** Starts the schedules of sources that became scheduled (the periodic sweep, run now); resolves with how many. */
   sweepSyncSchedules(): Promise<number>;
 };
@@ -108,6 +114,13 @@ export const connectorsFeature = defineFeature<
     });
     platform.addService(schedules);
     platform.routes.add(...sourceRoutes(services), ...connectionRoutes(services, clock));
-    return { connections, syncs, sources, sweepSyncSchedules: () => schedules.sweep() };
+    const live = new LiveRecords({
+      db: db.sql,
+      clock,
+      connections,
+      records: objects.sourceRecords,
+      onOutbox: () => platform.outbox.wake(),
+    });
+    return { connections, syncs, sources, live, sweepSyncSchedules: () => schedules.sweep() };
   },
 });

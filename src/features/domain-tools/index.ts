@@ -20,6 +20,7 @@ import { ActingAgents } from './acting-agent.js';
 import { crmTools } from './crm-tools.js';
 import { knowledgeTools } from './knowledge-tools.js';
 import { runTools } from './run-tools.js';
+import { sourceTools } from './source-tools.js';
 
 export { type Acting, ActingAgents } from './acting-agent.js';
 
@@ -28,7 +29,7 @@ export const domainToolsFeature = defineFeature<
   { workspace: WorkspaceApi; objects: ObjectsApi; connectors: ConnectorsApi; runs: RunsApi }
 >({
   name: 'domain-tools',
-  register(platform, { workspace, objects, runs }) {
+  register(platform, { workspace, objects, connectors, runs }) {
     const acting = new ActingAgents({ applied: workspace.applied });
     const { clock } = platform;
     platform.agentTools.add(
@@ -40,6 +41,7 @@ export const domainToolsFeature = defineFeature<
         baseUrl: platform.baseUrl,
       }),
       ...crmTools({ acting, records: objects.records }),
+      ...sourceTools({ acting, records: objects.records, connectors, clock }),
       ...runTools({ acting, runs: runs.runs }),
     );
     return {};
