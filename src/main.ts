@@ -38,7 +38,7 @@ export function registerFeatures(platform: PlatformHost) {
   const web = webFeature.register(platform);
   const artifacts = artifactsFeature.register(platform);
   const tools = toolsFeature.register(platform, { artifacts });
-  const missions = missionsFeature.register(platform, { workspace });
+  const missions = missionsFeature.register(platform, { workspace, reviews, runs, artifacts });
   const domainTools = domainToolsFeature.register(platform, { workspace, objects, connectors, runs });
   const proposals = proposalsFeature.register(platform, { workspace, reviews, connectors });
   return {

@@ -1,18 +1,67 @@
 /**
- * Missions (decisions §12): open-ended team work. Mission definitions are authored resources
- * (`missions/<slug>.yaml`, on the workspace) with their REST routes here.
+ * Missions (decisions §12): open-ended team work with a plan, a team and artifacts. Mission
+ * definitions are authored resources (`missions/<slug>.yaml`, on the workspace, routes here); a
+ * mission run is a `mission-run` actor whose planner and tasks are child skill runs; mission runs
+ * awaiting review are items of the review queue (kind `mission`); progress is an event log (SSE) and
+ * `mission.*` webhooks.
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { ArtifactsApi } from '../artifacts/index.js';
+import type { ReviewsApi } from '../reviews/index.js';
+import { createSchemaCache, type RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
+import { MISSION_RUN_KIND, missionRunKind, reportChildEvent } from './mission-kind.js';
+import { missionRunRoutes } from './routes/mission-runs.js';
 import { missionRoutes } from './routes/missions.js';
+import { MissionService } from './service.js';
+
+export { MISSION_RUN_KIND, type MissionEventPayload } from './mission-kind.js';
+export type { MissionService } from './service.js';
+export type { MissionRunView } from './view.js';
 
 /** What the missions feature offers. */
-export type MissionsApi = Record<string, never>;
+export interface MissionsApi {
+  missions: MissionService;
+}
 
-export const missionsFeature = defineFeature<MissionsApi, { workspace: WorkspaceApi }>({
+export const missionsFeature = defineFeature<
+  MissionsApi,
+  { workspace: WorkspaceApi; reviews: ReviewsApi; runs: RunsApi; artifacts: ArtifactsApi }
+>({
   name: 'missions',
-  register(platform, { workspace }) {
-    platform.routes.add(...missionRoutes(workspace));
-    return {};
+  register(platform, { workspace, reviews, runs, artifacts }) {
+    const { actors, db, clock, log, bus, config } = platform;
+    actors.register(
+      missionRunKind({ host: actors, applied: workspace.applied, items: reviews.reviewItems, log }),
+    );
+    runs.childRuns.onEvent(reportChildEvent(actors));
+    const missions = new MissionService({
+      db: db.sql,
+      host: actors,
+      clock,
+      applied: workspace.applied,
+      schemas: createSchemaCache(),
+      artifacts: artifacts.artifacts,
+      baseUrl: platform.baseUrl,
+    });
+    reviews.reviewSubjects.register('mission', {
+      decide: (principal, id, decision) =>
+        missions.decide(principal, id, {
+          action: decision.action,
+          note: decision.reason,
+          reviewedBy: decision.reviewedBy,
+          requestId: decision.requestId,
+          audit: decision.audit,
+        }),
+      reviewUrl: (id) => `${platform.baseUrl()}/review/missions/${id}`,
+      table: 'mission_runs',
+      pollUrl: (id) => `/api/v1/mission-runs/${id}`,
+    });
+    platform.routes.add(
+      ...missionRoutes(workspace),
+      ...missionRunRoutes(missions, { db: db.sql, bus, log, heartbeatMs: config.sse.heartbeatMs }),
+    );
+    void MISSION_RUN_KIND;
+    return { missions };
   },
 });

@@ -210,8 +210,8 @@ export class ReviewService {
 
   /**
    * Decides item `{kind, id}`: approve or reject its skill run, resume (approve) or cancel (reject)
-   * its workflow run. 404 for no such item in the org (every mission id: there are no missions
-   * yet); 409 when it is no longer in the queue (decided, or its run cancelled or failed), also when
+   * its workflow run, resume (approve) or cancel (reject) its mission run. 404 for no such item in
+   * the org; 409 when it is no longer in the queue (decided, or its run cancelled or failed), also when
    * another reviewer wins a race for it. Returns the run after the decision.
    */
   async decide(principal: Principal, args: DecideArgs): Promise<unknown> {
@@ -303,7 +303,7 @@ export class ReviewService {
 
   /** The open item `{kind, id}` of the caller's org: 404 when there is no such run, 409 when it has none. */
   private async target(principal: Principal, ref: ReviewRef): Promise<Target> {
-    // A kind no feature registered (missions, before they exist) has no items: every id is unknown.
+    // A kind no feature registered has no items: every id is unknown.
     const subject = this.deps.subjects.get(ref.kind);
     if (!subject) throw notFound(`${ref.kind} review`, ref.id);
     const table = subject.table ?? 'runs';

@@ -79,7 +79,7 @@ interface RunRow {
 // 0.17 ms planning against 0.06 ms executing per run).
 const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
-         r.manifest, r.step_results, r.trace_id, r.workspace_sha,
+         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id,
          s.output as se_output, s.error as se_error, s.finished_at as se_finished
     from runs r
     left join step_executions s on s.run_id = r.id and s.step = $3 and s.attempt = $4

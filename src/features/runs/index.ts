@@ -11,24 +11,41 @@ import { createStepExecutor, EXECUTE_STEP_JOB } from './execute-step.js';
 import { sweepKeys } from './idempotency.js';
 import { runtimeTools } from './mcp-tools.js';
 import { runRoutes } from './routes.js';
-import { runKinds } from './run-kinds.js';
+import { type ChildRunListener, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
 import { RunService } from './service.js';
 import { runStreamRoutes } from './sse/routes.js';
 import { RunStreamService } from './sse/stream-service.js';
 import { fusedRunRead, runPath } from './view.js';
 
+export {
+  claimKey,
+  completeKey,
+  findKey,
+  replay,
+  requestHash,
+} from './idempotency.js';
 export type { Learning } from './learnings.js';
 export { RUN_STATUS_FILTERS } from './routes.js';
 export { isTerminalRunEvent, runEventPayloadSchema } from './run-event-payload.js';
-export { RUN_KINDS, type RunEventPayload, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
+export {
+  type ChildRunListener,
+  RUN_KINDS,
+  type RunEventPayload,
+  SKILL_RUN_KIND,
+  WORKFLOW_RUN_KIND,
+} from './run-kinds.js';
+export { createSchemaCache, type SchemaCache } from './schema-cache.js';
 export type { PreparedRun, RunService } from './service.js';
 export type { RunStreamService } from './sse/stream-service.js';
+export type { AgentSnapshot, SkillRunManifest, SkillSnapshot } from './targets.js';
 export type { RunView } from './view.js';
 
 /** What the runs feature offers. */
 export interface RunsApi {
   runs: RunService;
+  /** Where the mission feature listens to its child runs' events (see `ChildRunListener`). */
+  childRuns: { onEvent(listener: ChildRunListener): void };
   /** Per-run server-sent-event streams of this process. */
   streams: RunStreamService;
 }
@@ -43,7 +60,8 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
   name: 'runs',
   register(platform, { workspace, reviews }) {
     const { config, db, bus, clock, log, actors, jobs } = platform;
-    for (const kind of runKinds(reviews.reviewItems, platform.metrics)) actors.register(kind);
+    const childListeners: ChildRunListener[] = [];
+    for (const kind of runKinds(reviews.reviewItems, platform.metrics, childListeners)) actors.register(kind);
 
     const schemas = createSchemaCache();
     const executor = createStepExecutor({
@@ -112,6 +130,6 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
       },
     });
     platform.addService({ name: 'run streams', stop: () => streams.close() });
-    return { runs, streams };
+    return { runs, streams, childRuns: { onEvent: (listener) => childListeners.push(listener) } };
   },
 });

@@ -60,6 +60,7 @@ const listQuerySchema = z.object({
   skillSlug: z.string().min(1).optional(),
   workflowSlug: z.string().min(1).optional(),
   agentSlug: z.string().min(1).optional(),
+  missionRunId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   createdAfter: z.iso
     .datetime({ offset: true })
     .transform((text) => new Date(text))
@@ -141,6 +142,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
         if (query.skillSlug) filter.skillSlug = query.skillSlug;
         if (query.workflowSlug) filter.workflowSlug = query.workflowSlug;
         if (query.agentSlug) filter.agentSlug = query.agentSlug;
+        if (query.missionRunId) filter.missionRunId = query.missionRunId;
         if (query.createdAfter) filter.createdAfter = query.createdAfter;
         if (query.cursor) filter.before = query.cursor;
         const page = await runs.list(principal, filter);

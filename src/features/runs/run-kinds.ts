@@ -17,7 +17,12 @@ import {
   workflowRunContextSchema,
   workflowRunMachine,
 } from '../../../machines/index.js';
-import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
+import type {
+  ActorKindDef,
+  EffectContext,
+  EffectHandler,
+  MachineSnapshotLike,
+} from '../../platform/actors/kind.js';
 import { runEventSubject } from '../../platform/bus/subjects.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { ReviewDecision, ReviewItems } from '../reviews/index.js';
@@ -66,9 +71,11 @@ const CREATED = [
   'trace_id',
   'input',
   'manifest',
+  'mission_run_id',
+  'mission_task_id',
 ] as const;
 
-const LOADED = ['kind', 'slug', 'name', 'workspace_sha'] as const;
+const LOADED = ['kind', 'slug', 'name', 'workspace_sha', 'mission_run_id', 'mission_task_id'] as const;
 
 const JSON_COLUMNS = new Set(['output', 'error', 'review', 'step_results', 'input', 'manifest']);
 
@@ -100,9 +107,16 @@ function eventOutput(event: string, step: string | undefined, projection: Record
 /** Run events that are not a change of the run's status (every other one is: `r3_runs_total`). */
 const STEP_EVENTS = new Set(['step_started', 'step_completed']);
 
+/**
+ * Told each event of a run that belongs to a mission run (`mission_run_id` set: a planner's or a
+ * task's child run), inside the run's transition: the mission feature reports outcomes to the mission
+ * run from here, as follow-ups in the same transaction.
+ */
+export type ChildRunListener = (ctx: EffectContext, event: RecordEventParams['event']) => void;
+
 /** The `recordEvent` effect; once committed, a status change counts in `runs` (`r3_runs_total`). */
 const recordEvent =
-  (runs: Metrics['runs']): EffectHandler =>
+  (runs: Metrics['runs'], children: readonly ChildRunListener[]): EffectHandler =>
   (params, ctx) => {
     const { event, step } = params as RecordEventParams;
     const seq = ctx.writes.nextSeq();
@@ -132,6 +146,9 @@ const recordEvent =
       event_id: payload.eventId,
       payload,
     });
+    if (ctx.row.columns.mission_run_id != null) {
+      for (const listener of children) listener(ctx, event);
+    }
   };
 
 /**
@@ -202,8 +219,12 @@ function reviewDecision(event: RunApproveEvent | RunRejectEvent): ReviewDecision
  * The `skill-run` and `workflow-run` kinds, whose review items open and close through `items`; their
  * status changes count in `metrics.runs`.
  */
-export function runKinds(items: ReviewItems, metrics: Pick<Metrics, 'runs'>): ActorKindDef[] {
-  const effects = { recordEvent: recordEvent(metrics.runs), ...reviewEffects(items) };
+export function runKinds(
+  items: ReviewItems,
+  metrics: Pick<Metrics, 'runs'>,
+  children: readonly ChildRunListener[] = [],
+): ActorKindDef[] {
+  const effects = { recordEvent: recordEvent(metrics.runs, children), ...reviewEffects(items) };
   const shared = {
     table: 'runs',
     sequence: 'runs_id_seq',

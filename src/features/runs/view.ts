@@ -29,6 +29,8 @@ export interface RunView {
   error: unknown;
   review: unknown;
   agentSlug: string | null;
+  /** The mission run this run is a task (or the planner) of; null for other runs. */
+  missionRunId: number | null;
   workspaceSha: string | null;
   traceId: string;
   rating: 'up' | 'down' | null;
@@ -59,6 +61,7 @@ export const runViewSchema = z
     error: z.unknown(),
     review: z.unknown(),
     agentSlug: z.string().nullable(),
+    missionRunId: z.number().int().nullable(),
     workspaceSha: z.string().nullable(),
     traceId: z.string().nullable(),
     rating: z.enum(['up', 'down']).nullable(),
@@ -103,6 +106,7 @@ export function runViewJson(baseUrl: string): string {
     ['error', json('error')],
     ['review', json('review')],
     ['agentSlug', text('agent_slug')],
+    ['missionRunId', `coalesce(mission_run_id::text, 'null')`],
     ['workspaceSha', text('workspace_sha')],
     ['traceId', text('trace_id')],
     ['rating', text('rating')],
@@ -166,6 +170,7 @@ export interface RunFilter {
   skillSlug?: string;
   workflowSlug?: string;
   agentSlug?: string;
+  missionRunId?: number;
   createdAfter?: Date;
   /** Keyset cursor: strictly older than this (createdAt, id). */
   before?: { createdAt: Date; id: number };
@@ -192,6 +197,7 @@ export async function listRuns(
     slugs.push(`(kind = 'workflow' and slug = ${param(filter.workflowSlug)})`);
   if (slugs.length > 0) where.push(`(${slugs.join(' or ')})`);
   if (filter.agentSlug !== undefined) where.push(`agent_slug = ${param(filter.agentSlug)}`);
+  if (filter.missionRunId !== undefined) where.push(`mission_run_id = ${param(filter.missionRunId)}`);
   if (filter.createdAfter !== undefined) where.push(`created_at > ${param(filter.createdAfter)}`);
   if (filter.before !== undefined) {
     where.push(`(created_at, id) < (${param(filter.before.createdAt)}, ${param(filter.before.id)})`);

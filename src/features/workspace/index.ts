@@ -37,7 +37,7 @@ export type { MissionDetail, ObjectTypeView, ResourceViews } from './resource-vi
 export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
 export { createAuthored, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';
-export type { SkillManifest } from './skill-manifest.js';
+export { type SkillManifest, skillManifestSchema } from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
 export type { ApplyListener, WorkspaceStore } from './store.js';
 export type { WorkflowManifest } from './workflow-manifest.js';

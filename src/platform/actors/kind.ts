@@ -76,6 +76,8 @@ export interface ActorKindDef {
   readonly jsonColumns: ReadonlySet<string>;
   /** Whether rows keep a run-event log (`last_seq` column, `run_events` rows). */
   readonly runEvents: boolean;
+  /** The event log's table when it is not `run_events` (same columns; `run_id` names the actor). */
+  readonly eventsTable?: string;
   /** Handlers of this kind's effects; the host supplies enqueueJob, scheduleTimer and cancelTimer. */
   readonly effects?: Partial<Record<Effect['type'], EffectHandler>>;
   /**

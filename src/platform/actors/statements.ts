@@ -108,7 +108,7 @@ function sideWrites(
     add(
       'events',
       'e',
-      `  insert into run_events (run_id, seq, org_id, event, status, step, output, at)
+      `  insert into ${ident(def.eventsTable ?? 'run_events')} (run_id, seq, org_id, event, status, step, output, at)
   select x.run_id, x.seq, x.org_id, x.event, x.status, x.step, x.output, x.at
     from json_to_recordset(${arg('events')}::json)
       as x(run_id bigint, seq integer, org_id bigint, event text, status text, step text, output json, at timestamptz)

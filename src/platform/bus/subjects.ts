@@ -16,14 +16,14 @@ export const EVENT_ROOT = 'evt';
 export const SIGNAL_ROOT = 'sig';
 
 /** Kinds of resources that emit events (the third token of an event subject). */
-export type EventKind = 'run' | 'object' | 'review' | 'proposal';
+export type EventKind = 'run' | 'object' | 'review' | 'proposal' | 'mission';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
 /** Tokens joined by dots: one test per subject on the publish path, instead of a split and one per token. */
 const SUBJECT = /^[A-Za-z0-9_-]{1,128}(?:\.[A-Za-z0-9_-]{1,128})*$/;
 /** `evt.<org>.<kind>.<id>.<name>`, parsed in one match. */
 const EVENT_SUBJECT =
-  /^evt\.([A-Za-z0-9_-]{1,128})\.(run|object|review|proposal)\.([A-Za-z0-9_-]{1,128})\.([A-Za-z0-9_-]{1,128})$/;
+  /^evt\.([A-Za-z0-9_-]{1,128})\.(run|object|review|proposal|mission)\.([A-Za-z0-9_-]{1,128})\.([A-Za-z0-9_-]{1,128})$/;
 
 /** Thrown when a subject, pattern or token would be ambiguous or unsafe on the wire. */
 export class InvalidSubjectError extends Error {
@@ -55,6 +55,16 @@ export function runEventSubject(orgId: string, runId: string | number, name: str
 /** Subject of an object's event: `evt.<org>.object.<objectId>.<name>` (e.g. `created`). */
 export function objectEventSubject(orgId: string, objectId: string | number, name: string): string {
   return eventSubject(orgId, 'object', objectId, name);
+}
+
+/** Subject of a mission run's event: `evt.<org>.mission.<missionRunId>.<name>`. */
+export function missionEventSubject(orgId: string, missionRunId: string | number, name: string): string {
+  return eventSubject(orgId, 'mission', missionRunId, name);
+}
+
+/** Pattern of every event of one mission run: `evt.<org>.mission.<id>.*` (what its SSE stream follows). */
+export function missionEventsPattern(orgId: string, missionRunId: string | number): string {
+  return `${EVENT_ROOT}.${subjectToken(orgId, 'org id')}.mission.${subjectToken(missionRunId, 'mission run id')}.*`;
 }
 
 /** Subject of a review item's event: `evt.<org>.review.<reviewId>.<name>`. */

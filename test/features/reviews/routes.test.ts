@@ -332,7 +332,7 @@ describe('POST /reviews/decide', () => {
     expect(answer.body.error.details.status).toBe('running');
   });
 
-  it('answers 404 for an unknown id, the wrong kind, any mission, and another org', async () => {
+  it('answers 404 for an unknown id, the wrong kind, a mission id with no mission run, and another org', async () => {
     const skillRun = await pendingSkillRun(t, owner.token);
     const theirs = await pendingSkillRun(t, foreign.token);
     for (const body of [

@@ -92,6 +92,7 @@ async function reference(id: number) {
     error: r.error,
     review: r.review,
     agentSlug: r.agent_slug,
+    missionRunId: r.mission_run_id,
     workspaceSha: r.workspace_sha,
     traceId: r.trace_id,
     rating: r.rating,

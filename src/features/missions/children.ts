@@ -1,0 +1,286 @@
+/**
+ * A mission run's child runs: the planner's and each task's skill run, created in the mission run's
+ * transaction (a follow-up of its `startPlanner`/`startTask` effect) with `mission_run_id` and
+ * `mission_task_id`, so a task is started exactly when the mission run marked it started, and never
+ * twice (a unique index backs that). Their outcomes come back to the mission run from the child's
+ * own transition (`reportChildEvent`).
+ *
+ * - planner: a prompt whose text is a JSON document — the goal, the input, the team, the limits, the
+ *   reasons a previous plan was refused, and a draft plan (one task per member, in order, each after
+ *   the previous) to improve. A model answers a plan; the `echo` provider answers the document itself,
+ *   whose draft is a valid plan, so a mission runs with no configuration.
+ * - task: the task's skill when the plan names one (it must be active and wired to the agent), else a
+ *   generic task prompt: the goal, the task's instructions and the outputs of the tasks it depends on.
+ *   The agent must still be active when the task starts; otherwise the task fails (`AGENT_INACTIVE`).
+ */
+import type { MissionRunContext, MissionTask } from '../../../machines/index.js';
+import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
+import type { EffectContext } from '../../platform/actors/kind.js';
+import type { Attribution } from '../../platform/auth/attribution.js';
+import type { AgentSnapshot, SkillRunManifest, SkillSnapshot } from '../runs/index.js';
+import { SKILL_RUN_KIND } from '../runs/index.js';
+import type { AppliedResources } from '../workspace/index.js';
+import { skillManifestSchema } from '../workspace/index.js';
+import { type MissionDefinition, plannerTaskId } from './definition.js';
+
+/** What a child run is made from. */
+interface ChildSpec {
+  taskId: string;
+  agent: AgentSnapshot;
+  skill: SkillSnapshot;
+  name: string;
+  input: Record<string, unknown>;
+  workspaceSha: string;
+}
+
+/** A synthetic prompt skill (the planner's, a generic task's): its whole prompt is `input.prompt`. */
+function promptSkill(slug: string, name: string, maxToolCalls: number): SkillSnapshot {
+  const fields: Record<string, unknown> = { slug, name, description: `Mission ${name.toLowerCase()}` };
+  if ('maxToolCalls' in skillManifestSchema.shape) fields.maxToolCalls = maxToolCalls;
+  return { manifest: skillManifestSchema.parse(fields), promptMd: '{{input.prompt}}' };
+}
+
+/** The mission run's row columns an effect reads. */
+export interface MissionRow {
+  orgId: number;
+  id: number;
+  goal: string;
+  input: Record<string, unknown>;
+  definition: MissionDefinition;
+  traceId: string;
+  createdBy: string;
+  apiTokenId: string | null;
+}
+
+/** The mission run's columns from an effect's context. */
+export function missionRowOf(ctx: EffectContext): MissionRow {
+  const c = ctx.row.columns;
+  return {
+    orgId: ctx.row.orgId,
+    id: ctx.row.id,
+    goal: c.goal as string,
+    input: c.input as Record<string, unknown>,
+    definition: c.definition as MissionDefinition,
+    traceId: c.trace_id as string,
+    createdBy: c.created_by as string,
+    apiTokenId: (c.api_token_id as string | null) ?? null,
+  };
+}
+
+/** One task per member, in order, each after the previous: the planner's starting point. */
+export function draftPlan(mission: Pick<MissionRow, 'goal' | 'definition'>) {
+  const { team, limits } = mission.definition;
+  return team.slice(0, limits.maxTasks).map((member, index) => {
+    const role = member.role.trim();
+    return {
+      id: `task-${index + 1}`,
+      title: role ? `${role} (${member.agent})` : `Work of ${member.agent}`,
+      agent: member.agent,
+      instructions: role
+        ? `As ${role}, contribute to the goal: ${mission.goal}`
+        : `Contribute to the goal: ${mission.goal}`,
+      dependsOn: index === 0 ? [] : [`task-${index}`],
+    };
+  });
+}
+
+/** The planner's prompt: a JSON document (see the file comment). */
+export function plannerPrompt(
+  mission: MissionRow,
+  members: Array<{ agent: string; role: string; name: string; skills: string[] }>,
+  errors: readonly string[],
+): string {
+  const { limits } = mission.definition;
+  const document = {
+    instructions:
+      'You are the planner of a mission: split the goal into tasks for the team. Answer with JSON only, ' +
+      'of the form {"tasks": [{"id", "title", "agent", "skill"?, "instructions", "dependsOn": [ids]}]}: ' +
+      'ids unique (letters, digits, "_" or "-"), dependsOn naming other tasks without cycles, agents ' +
+      `from the team only (a skill, if named, one of the agent's skills), at most ${limits.maxTasks} ` +
+      'tasks. Tasks run as soon as what they depend on is done, and get those tasks\' results. "tasks" ' +
+      'below is a draft, one task per member in order: improve it.',
+    goal: mission.goal,
+    input: mission.input,
+    team: members,
+    maxTasks: limits.maxTasks,
+    ...(errors.length > 0 ? { previousPlanWasRefused: errors } : {}),
+    tasks: draftPlan(mission),
+  };
+  return JSON.stringify(document, null, 2);
+}
+
+/** A generic task's prompt: goal, the task, and its dependencies' results. */
+export function taskPrompt(mission: MissionRow, task: MissionTask, deps: MissionTask[]): string {
+  const lines = [
+    `Mission: ${mission.definition.name}`,
+    `Goal: ${mission.goal}`,
+    '',
+    `Your task (${task.id}): ${task.title}`,
+    task.instructions,
+  ];
+  if (deps.length > 0) {
+    lines.push('', 'Results of the tasks this one builds on:');
+    for (const dep of deps)
+      lines.push('', `## ${dep.id}: ${dep.title}`, JSON.stringify(dep.output ?? {}, null, 2));
+  }
+  return lines.join('\n');
+}
+
+export interface ChildDeps {
+  host: ActorHost;
+  applied: AppliedResources;
+}
+
+/** An error a task or planner cannot start with. */
+export class StartRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function activeAgent(deps: ChildDeps, orgId: number, slug: string) {
+  const agent = await deps.applied.getAgent(orgId, slug);
+  if (!agent) throw new StartRefused('AGENT_UNKNOWN', `agent "${slug}" no longer exists`);
+  if (!agent.manifest.active) {
+    throw new StartRefused(
+      'AGENT_INACTIVE',
+      `agent "${slug}" is not active (it was deactivated during the mission run)`,
+    );
+  }
+  return agent;
+}
+
+/** Creates a child skill run of the mission run; resolves with its id. */
+async function createChild(
+  tx: ActorTx,
+  deps: ChildDeps,
+  mission: MissionRow,
+  spec: ChildSpec,
+  by: Attribution,
+) {
+  const manifest: SkillRunManifest = { kind: 'skill', skill: spec.skill, agent: spec.agent };
+  const created = await deps.host.create(tx, SKILL_RUN_KIND, {
+    orgId: mission.orgId,
+    input: (runId, at) => ({
+      runId,
+      slug: spec.skill.manifest.slug,
+      requiresApproval: spec.skill.manifest.requiresApproval,
+      at,
+    }),
+    columns: {
+      slug: spec.skill.manifest.slug,
+      name: spec.name,
+      agent_slug: spec.agent.slug,
+      created_by: mission.createdBy,
+      api_token_id: mission.apiTokenId,
+      workspace_sha: spec.workspaceSha,
+      trace_id: mission.traceId,
+      input: spec.input,
+      manifest,
+      mission_run_id: mission.id,
+      mission_task_id: spec.taskId,
+    },
+    actingAs: by,
+  });
+  return created.actor.row.id;
+}
+
+function agentSnapshot(manifest: { slug: string; name: string; systemPrompt: string }): AgentSnapshot {
+  return { slug: manifest.slug, name: manifest.name, systemPrompt: manifest.systemPrompt };
+}
+
+/** Starts the planner's child run for `attempt`. */
+export async function startPlanner(
+  tx: ActorTx,
+  deps: ChildDeps,
+  mission: MissionRow,
+  attempt: number,
+  errors: readonly string[],
+  by: Attribution,
+): Promise<number> {
+  const { definition } = mission;
+  const planner = await activeAgent(deps, mission.orgId, definition.planner);
+  const members = await Promise.all(
+    definition.team.map(async (member) => {
+      const agent = await deps.applied.getAgent(mission.orgId, member.agent);
+      return {
+        agent: member.agent,
+        role: member.role,
+        name: agent?.manifest.name ?? member.agent,
+        skills: agent?.manifest.skillSlugs ?? [],
+      };
+    }),
+  );
+  return createChild(
+    tx,
+    deps,
+    mission,
+    {
+      taskId: plannerTaskId(attempt),
+      agent: agentSnapshot(planner.manifest),
+      skill: promptSkill('mission-planner', 'Planner', definition.limits.maxToolCalls),
+      name: `${definition.name}: plan${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
+      input: { prompt: plannerPrompt(mission, members, errors) },
+      workspaceSha: planner.workspaceSha,
+    },
+    by,
+  );
+}
+
+/** Starts task `taskId`'s child run. */
+export async function startTask(
+  tx: ActorTx,
+  deps: ChildDeps,
+  mission: MissionRow,
+  context: MissionRunContext,
+  taskId: string,
+  by: Attribution,
+): Promise<number> {
+  const tasks = context.plan?.tasks ?? [];
+  const task = tasks.find((t) => t.id === taskId);
+  if (!task) throw new Error(`mission run ${mission.id} has no task ${taskId}`);
+  const agent = await activeAgent(deps, mission.orgId, task.agent);
+  const dependencies = tasks.filter((t) => task.dependsOn.includes(t.id));
+  const input = {
+    goal: mission.goal,
+    title: task.title,
+    instructions: task.instructions,
+    dependencies: Object.fromEntries(dependencies.map((d) => [d.id, d.output ?? {}])),
+    prompt: taskPrompt(mission, task, dependencies),
+  };
+  let skill: SkillSnapshot;
+  let workspaceSha = agent.workspaceSha;
+  if (task.skill) {
+    const found = await deps.applied.getSkill(mission.orgId, task.skill);
+    if (!found || found.manifest.status !== 'active') {
+      throw new StartRefused('SKILL_UNAVAILABLE', `skill "${task.skill}" does not exist or is not active`);
+    }
+    if (!agent.manifest.skillSlugs.includes(task.skill)) {
+      throw new StartRefused(
+        'SKILL_UNAVAILABLE',
+        `agent "${task.agent}" does not have skill "${task.skill}" wired`,
+      );
+    }
+    skill = { manifest: found.manifest, promptMd: found.promptMd };
+    workspaceSha = found.workspaceSha;
+  } else {
+    skill = promptSkill('mission-task', 'Task', mission.definition.limits.maxToolCalls);
+  }
+  return createChild(
+    tx,
+    deps,
+    mission,
+    {
+      taskId,
+      agent: agentSnapshot(agent.manifest),
+      skill,
+      name: `${mission.definition.name}: ${task.title}`,
+      input,
+      workspaceSha,
+    },
+    by,
+  );
+}

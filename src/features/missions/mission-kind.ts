@@ -1,0 +1,345 @@
+/**
+ * The `mission-run` actor kind (rows of `mission_runs`) and its effects: mission events (a
+ * `mission_run_events` row and an outbox message each; `started` only the message, for the
+ * `mission.started` webhook), the child runs it starts and cancels (children.ts), and its review item
+ * (kind `mission`). Also `reportChildEvent`: a child run's outcome sent to its mission run in the
+ * child's own transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type CancelChildrenParams,
+  type CloseReviewParams,
+  type MissionRunContext,
+  missionRunContextSchema,
+  missionRunMachine,
+  projectMissionRun,
+  type RecordMissionEventParams,
+  type RunApproveEvent,
+  type RunRejectEvent,
+  type StartPlannerParams,
+  type StartTaskParams,
+} from '../../../machines/index.js';
+import { SYSTEM } from '../../platform/actors/acting-as.js';
+import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
+import type {
+  ActorKindDef,
+  EffectContext,
+  EffectHandler,
+  MachineSnapshotLike,
+} from '../../platform/actors/kind.js';
+import { missionEventSubject } from '../../platform/bus/subjects.js';
+import type { Logger } from '../../platform/log.js';
+import type { ReviewItems } from '../reviews/index.js';
+import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
+import type { AppliedResources } from '../workspace/index.js';
+import { type ChildDeps, missionRowOf, StartRefused, startPlanner, startTask } from './children.js';
+import { plannerAttemptOf } from './definition.js';
+
+/** The actor kind name. */
+export const MISSION_RUN_KIND = 'mission-run';
+
+/** The payload of a mission run event on the bus (outbox → `evt.<org>.mission.<id>.<event>`). */
+export interface MissionEventPayload {
+  eventId: string;
+  orgId: number;
+  missionRunId: number;
+  mission: string | null;
+  seq: number;
+  event: string;
+  status: string;
+  task: string | null;
+  output: unknown;
+  at: string;
+}
+
+const PROJECTED = ['status', 'plan', 'error', 'review', 'completed_at'] as const;
+const CREATED = [
+  'mission_slug',
+  'goal',
+  'input',
+  'definition',
+  'created_by',
+  'api_token_id',
+  'workspace_sha',
+  'trace_id',
+] as const;
+const LOADED = [
+  'mission_slug',
+  'goal',
+  'input',
+  'definition',
+  'created_by',
+  'api_token_id',
+  'trace_id',
+] as const;
+const JSON_COLUMNS = new Set(['plan', 'error', 'review', 'input', 'definition']);
+
+function contextOf(ctx: EffectContext): MissionRunContext {
+  return ctx.after.context as MissionRunContext;
+}
+
+/** What an event carries as `output`: the plan, a started task's run id, a task's output. */
+function eventOutput(event: string, task: string | undefined, context: MissionRunContext): unknown {
+  const found = task === undefined ? undefined : context.plan?.tasks.find((t) => t.id === task);
+  if (event === 'planned') return context.plan;
+  if (event === 'task_started') return found ? { runId: found.runId } : null;
+  if (event === 'task_completed') return found?.output ?? null;
+  if (event === 'awaiting_review') return { stage: context.reviewStage };
+  return null;
+}
+
+const recordMissionEvent: EffectHandler = (params, ctx) => {
+  const { event, task } = params as RecordMissionEventParams;
+  const context = contextOf(ctx);
+  const status = ctx.projection.status as string;
+  const output = eventOutput(event, task, context);
+  // `started` is the webhook's only: the stream's events are the spec's eight.
+  const seq = event === 'started' ? 0 : ctx.writes.nextSeq();
+  if (event !== 'started') {
+    ctx.writes.events.push({ seq, event, status, step: task ?? null, output, at: ctx.at });
+  }
+  const payload: MissionEventPayload = {
+    eventId: randomUUID(),
+    orgId: ctx.row.orgId,
+    missionRunId: ctx.row.id,
+    mission: (ctx.row.columns.mission_slug as string | null) ?? null,
+    seq,
+    event,
+    status,
+    task: task ?? null,
+    output,
+    at: ctx.at,
+  };
+  ctx.writes.outbox.push({
+    subject: missionEventSubject(String(ctx.row.orgId), ctx.row.id, event),
+    event_id: payload.eventId,
+    payload,
+  });
+};
+
+/** Sends `event` to the mission run of `ctx` (a follow-up's transaction). */
+function sendToSelf(host: ActorHost, tx: ActorTx, ctx: EffectContext, event: Record<string, unknown>) {
+  return host.send(
+    tx,
+    MISSION_RUN_KIND,
+    { orgId: ctx.row.orgId, id: ctx.row.id },
+    { type: String(event.type), ...event },
+    {
+      actingAs: SYSTEM,
+    },
+  );
+}
+
+function childEffects(
+  deps: ChildDeps,
+  log: Logger,
+): Record<'startPlanner' | 'startTask' | 'cancelChildren', EffectHandler> {
+  const { host } = deps;
+  return {
+    startPlanner(params, ctx) {
+      const { attempt, errors } = params as StartPlannerParams;
+      const mission = missionRowOf(ctx);
+      ctx.writes.followUp(async (tx) => {
+        try {
+          await startPlanner(tx, deps, mission, attempt, errors, ctx.actingAs);
+        } catch (error) {
+          if (!(error instanceof StartRefused)) throw error;
+          await sendToSelf(host, tx, ctx, {
+            type: 'PLANNER_FAILED',
+            attempt,
+            error: { code: error.code, message: error.message },
+            at: ctx.at,
+          });
+        }
+      });
+    },
+    startTask(params, ctx) {
+      const { task } = params as StartTaskParams;
+      const mission = missionRowOf(ctx);
+      const context = contextOf(ctx);
+      ctx.writes.followUp(async (tx) => {
+        let event: Record<string, unknown>;
+        try {
+          const runId = await startTask(tx, deps, mission, context, task, ctx.actingAs);
+          event = { type: 'TASK_STARTED', task, runId, at: ctx.at };
+        } catch (error) {
+          if (!(error instanceof StartRefused)) throw error;
+          event = {
+            type: 'TASK_FAILED',
+            task,
+            error: { code: error.code, message: error.message },
+            at: ctx.at,
+          };
+        }
+        const sent = await sendToSelf(host, tx, ctx, event);
+        if (sent.outcome !== 'applied') {
+          log.warn(
+            { missionRunId: ctx.row.id, task, outcome: sent.outcome },
+            'mission run refused its task start',
+          );
+        }
+      });
+    },
+    cancelChildren(_params, ctx) {
+      const { orgId, id } = ctx.row;
+      void (_params as CancelChildrenParams);
+      ctx.writes.followUp(async (tx) => {
+        const children = await tx.sql.query<{ id: number }>(
+          `select id from runs where org_id = $1 and mission_run_id = $2 and status in ('running', 'pending')
+            order by id`,
+          [orgId, id],
+        );
+        for (const child of children) {
+          await host.send(
+            tx,
+            SKILL_RUN_KIND,
+            { orgId, id: child.id },
+            { type: 'CANCEL', by: ctx.actingAs.actor, at: ctx.at },
+            {
+              actingAs: ctx.actingAs,
+            },
+          );
+        }
+      });
+    },
+  };
+}
+
+function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview', EffectHandler> {
+  return {
+    openReview(_params, ctx) {
+      const context = contextOf(ctx);
+      const name = (ctx.row.columns.definition as { name: string }).name;
+      const stage = context.reviewStage === 'plan' ? 'plan' : 'result';
+      const title = `${name}: ${stage} (mission run ${ctx.row.id})`;
+      ctx.writes.followUp((tx) =>
+        items.open(
+          tx,
+          { orgId: ctx.row.orgId, kind: 'mission', id: ctx.row.id },
+          { title, assignTo: null, actingAs: ctx.actingAs },
+        ),
+      );
+    },
+    closeReview(params, ctx) {
+      const { reason } = params as CloseReviewParams;
+      const decided = reason === 'decided' && (ctx.event.type === 'APPROVE' || ctx.event.type === 'REJECT');
+      const event = ctx.event as unknown as RunApproveEvent | RunRejectEvent;
+      const decision = decided
+        ? {
+            action: event.type === 'APPROVE' ? ('approve' as const) : ('reject' as const),
+            by: event.by,
+            reason: (event.type === 'APPROVE' ? event.note : event.reason) ?? null,
+          }
+        : null;
+      ctx.writes.followUp((tx) =>
+        items.close(
+          tx,
+          { orgId: ctx.row.orgId, kind: 'mission', id: ctx.row.id },
+          { decision, at: ctx.at, actingAs: ctx.actingAs },
+        ),
+      );
+    },
+  };
+}
+
+/** The `mission-run` kind. */
+export function missionRunKind(deps: {
+  host: ActorHost;
+  applied: AppliedResources;
+  items: ReviewItems;
+  log: Logger;
+}): ActorKindDef {
+  return {
+    name: MISSION_RUN_KIND,
+    machine: missionRunMachine,
+    table: 'mission_runs',
+    sequence: 'mission_runs_id_seq',
+    contextSchema: missionRunContextSchema,
+    project: (snapshot: MachineSnapshotLike) => {
+      const p = projectMissionRun(snapshot as never);
+      return {
+        status: p.status,
+        plan: p.plan,
+        error: p.error,
+        review: p.review,
+        completed_at: p.completedAt,
+      };
+    },
+    projectedColumns: PROJECTED,
+    createColumns: CREATED,
+    loadColumns: LOADED,
+    jsonColumns: JSON_COLUMNS,
+    runEvents: true,
+    eventsTable: 'mission_run_events',
+    effects: {
+      recordMissionEvent,
+      ...childEffects({ host: deps.host, applied: deps.applied }, deps.log),
+      ...reviewEffects(deps.items),
+    },
+  };
+}
+
+/**
+ * A child run's event told to its mission run (see `ChildRunListener`): the planner's completion is
+ * its plan (PLAN_PROPOSED), its failure or cancellation PLANNER_FAILED; a task's completion (or its
+ * approval, once the draft exists) TASK_SUCCEEDED with the run's output, its failure, rejection or
+ * cancellation TASK_FAILED. Artifacts the child made are the mission run's from then on.
+ */
+export function reportChildEvent(host: ActorHost): ChildRunListener {
+  return (ctx, event) => {
+    const orgId = ctx.row.orgId;
+    const missionRunId = Number(ctx.row.columns.mission_run_id);
+    const taskId = String(ctx.row.columns.mission_task_id);
+    const status = ctx.projection.status as string;
+    const output = (ctx.projection.output as Record<string, unknown> | null) ?? null;
+    const error = (ctx.projection.error as { code: string; message: string } | null) ?? null;
+    const at = ctx.at;
+    const attempt = plannerAttemptOf(taskId);
+    let message: Record<string, unknown> | null = null;
+    const failure = (code: string, text: string) => ({ code, message: text });
+    const childFailed =
+      event === 'failed'
+        ? (error ?? failure('FAILED', `run ${ctx.row.id} failed`))
+        : event === 'cancelled'
+          ? failure('CANCELLED', `run ${ctx.row.id} was cancelled`)
+          : event === 'rejected'
+            ? failure('REJECTED', `run ${ctx.row.id} was rejected by its reviewer`)
+            : null;
+    const succeeded =
+      output !== null &&
+      (event === 'completed' ||
+        (event === 'approved' && output !== null) ||
+        (event === 'step_completed' && status === 'approved'));
+    if (attempt !== null) {
+      if (event === 'completed' && output) message = { type: 'PLAN_PROPOSED', attempt, output, at };
+      else if (childFailed && event !== 'rejected')
+        message = { type: 'PLANNER_FAILED', attempt, error: childFailed, at };
+    } else if (succeeded) {
+      message = { type: 'TASK_SUCCEEDED', task: taskId, output, at };
+    } else if (childFailed) {
+      message = {
+        type: 'TASK_FAILED',
+        task: taskId,
+        error: { code: childFailed.code, message: childFailed.message },
+        at,
+      };
+    }
+    if (!message) return;
+    const sent = message;
+    ctx.writes.followUp(async (tx) => {
+      await tx.sql.query(
+        'update artifacts set mission_run_id = $1 where org_id = $2 and run_id = $3 and mission_run_id is null',
+        [missionRunId, orgId, ctx.row.id],
+      );
+      await host.send(
+        tx,
+        MISSION_RUN_KIND,
+        { orgId, id: missionRunId },
+        { type: String(sent.type), ...sent },
+        {
+          actingAs: ctx.actingAs,
+        },
+      );
+    });
+  };
+}

@@ -1,0 +1,287 @@
+/**
+ * Mission runs as the API, MCP and the review queue use them (decisions §12): start one from an
+ * applied mission or ad hoc (a team and a goal), read and list them, approve or reject one awaiting
+ * review, cancel one. Every state change is a transition of the run's `mission-run` actor (409 when
+ * its state refuses it); another org's run is 404.
+ */
+import { actingAs } from '../../platform/actors/acting-as.js';
+import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { Db } from '../../platform/db/sql.js';
+import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import type { Clock } from '../../platform/util/clock.js';
+import { renderTemplate } from '../../platform/util/template.js';
+import { newTraceId } from '../../platform/util/trace.js';
+import type { ArtifactService } from '../artifacts/index.js';
+import { claimKey, completeKey, findKey, replay, requestHash, type SchemaCache } from '../runs/index.js';
+import type { AppliedResources, MissionLimits } from '../workspace/index.js';
+import { plannerOf } from '../workspace/index.js';
+import type { MissionDefinition, TeamMember } from './definition.js';
+import { MISSION_RUN_KIND } from './mission-kind.js';
+import { type MissionRunView, missionRunPath, readMissionRun, readMissionRuns } from './view.js';
+
+/** Defaults of an ad hoc mission (as a manifest's). */
+const AD_HOC_LIMITS: MissionLimits = { maxTasks: 20, maxParallel: 3, maxToolCalls: 50 };
+
+/** What starts a mission run: an applied mission, or a team and a goal. */
+export type StartBody =
+  | { missionSlug: string; input?: Record<string, unknown> | undefined; idempotencyKey?: string | undefined }
+  | {
+      team: TeamMember[];
+      goal: string;
+      input?: Record<string, unknown> | undefined;
+      idempotencyKey?: string | undefined;
+    };
+
+/** The 202 answer of a start. */
+export interface StartAnswer {
+  missionRunId: number;
+  status: string;
+  pollUrl: string;
+}
+
+export interface MissionServiceDeps {
+  db: Db;
+  host: ActorHost;
+  clock: Clock;
+  applied: AppliedResources;
+  schemas: SchemaCache;
+  artifacts: ArtifactService;
+  baseUrl(): string;
+}
+
+/** Statuses a mission run can be cancelled from. */
+const CANCELLABLE = 'planning, awaiting_review or executing';
+
+export class MissionService {
+  constructor(private readonly deps: MissionServiceDeps) {}
+
+  /**
+   * Starts a mission run: 404 unknown mission; 400 bad input, unknown or inactive team agent; 409
+   * idempotency key reused with another request. `replayed`: answered from the key's record.
+   */
+  async start(
+    principal: Principal,
+    body: StartBody,
+    request: { method: string; path: string; requestId: string | null; traceId?: string | undefined },
+  ): Promise<{ answer: StartAnswer; replayed: boolean }> {
+    const { db, host, clock } = this.deps;
+    const key = body.idempotencyKey;
+    const tokenKey = principal.tokenId ?? `${principal.actor}@org:${principal.orgId}`;
+    const hash = key === undefined ? '' : requestHash(request.method, request.path, body);
+    if (key !== undefined) {
+      const prior = await findKey(db, tokenKey, key, clock.now());
+      if (prior) return { answer: replay(prior, hash, key) as StartAnswer, replayed: true };
+    }
+    const input = body.input ?? {};
+    const resolved = await this.resolve(principal.orgId, body, input);
+    const goal = renderTemplate(resolved.goal, { input }).text;
+    const { definition } = resolved;
+    return host.transact(async (tx) => {
+      if (key !== undefined) {
+        const holder = await claimKey(tx.sql, {
+          tokenKey,
+          key,
+          orgId: principal.orgId,
+          hash,
+          now: clock.now(),
+        });
+        if (holder) return { answer: replay(holder, hash, key) as StartAnswer, replayed: true };
+      }
+      const created = await host.create(tx, MISSION_RUN_KIND, {
+        orgId: principal.orgId,
+        input: (missionRunId, at) => ({
+          missionRunId,
+          review: definition.review,
+          team: definition.team.map((m) => m.agent),
+          maxTasks: definition.limits.maxTasks,
+          maxParallel: definition.limits.maxParallel,
+          at,
+        }),
+        columns: {
+          mission_slug: resolved.slug,
+          goal,
+          input,
+          definition,
+          created_by: principal.actor,
+          api_token_id: principal.tokenId,
+          workspace_sha: resolved.workspaceSha,
+          trace_id: request.traceId ?? newTraceId(),
+        },
+        actingAs: actingAs(principal),
+        audit: {
+          action: 'mission_run.create',
+          targetKind: 'mission_run',
+          details: { mission: resolved.slug, idempotencyKey: key ?? null },
+          requestId: request.requestId,
+        },
+      });
+      const id = created.actor.row.id;
+      const answer: StartAnswer = {
+        missionRunId: id,
+        status: created.projection.status as string,
+        pollUrl: missionRunPath(id),
+      };
+      if (key !== undefined) await completeKey(tx.sql, tokenKey, key, id, answer);
+      return { answer, replayed: false };
+    });
+  }
+
+  /** Mission run `id` of the caller's org; 404 otherwise. */
+  async get(principal: Principal, id: number): Promise<MissionRunView> {
+    const view = await readMissionRun(this.deps.db, principal.orgId, id, this.deps.baseUrl());
+    if (!view) throw notFound('mission run', id);
+    const { items } = await this.deps.artifacts.list(principal.orgId, { missionRunId: id, limit: 200 });
+    return { ...view, artifacts: items };
+  }
+
+  /** A page of the org's mission runs, newest first (artifacts are on the detail only: `[]` here). */
+  list(
+    principal: Principal,
+    filter: {
+      status?: string | undefined;
+      before?: { createdAt: Date; id: number } | undefined;
+      limit: number;
+    },
+  ) {
+    return readMissionRuns(this.deps.db, principal.orgId, filter, this.deps.baseUrl());
+  }
+
+  /** Cancels a mission run that is planning, awaiting review or executing (and its running child runs). */
+  async cancel(
+    principal: Principal,
+    id: number,
+    args: { reason?: string | undefined; requestId?: string | null } = {},
+  ) {
+    const event = { type: 'CANCEL', by: principal.actor, at: this.now() };
+    const result = await this.send(principal, id, event, actingAs(principal), {
+      action: 'mission_run.cancel',
+      details: { reason: args.reason ?? null },
+      requestId: args.requestId ?? null,
+    });
+    this.expectApplied(result, id, 'cancel', CANCELLABLE);
+    return this.get(principal, id);
+  }
+
+  /** Approves (resumes) or rejects (cancels) a mission run awaiting review; 409 otherwise. */
+  async decide(
+    principal: Principal,
+    id: number,
+    decision: {
+      action: 'approve' | 'reject';
+      note?: string | null | undefined;
+      reviewedBy?: string | null | undefined;
+      requestId?: string | null | undefined;
+      audit?: { action: string; details?: Record<string, unknown> } | undefined;
+    },
+  ): Promise<MissionRunView> {
+    const approve = decision.action === 'approve';
+    const event = {
+      type: approve ? 'APPROVE' : 'REJECT',
+      by: principal.actor,
+      onBehalfOf: decision.reviewedBy ?? null,
+      ...(approve ? { note: decision.note ?? null } : { reason: decision.note ?? null }),
+      at: this.now(),
+    };
+    const result = await this.send(principal, id, event, actingAs(principal), {
+      action: decision.audit?.action ?? `mission_run.${decision.action}`,
+      details: {
+        note: decision.note ?? null,
+        reviewedBy: decision.reviewedBy ?? null,
+        ...decision.audit?.details,
+      },
+      requestId: decision.requestId ?? null,
+    });
+    this.expectApplied(result, id, decision.action, 'awaiting_review');
+    return this.get(principal, id);
+  }
+
+  /** The definition, goal template and version of a start request; throws 404/400. */
+  private async resolve(orgId: number, body: StartBody, input: Record<string, unknown>) {
+    const { applied } = this.deps;
+    if ('missionSlug' in body) {
+      const mission = await applied.getMission(orgId, body.missionSlug);
+      if (!mission) throw notFound('mission', body.missionSlug);
+      const m = mission.manifest;
+      const issues = this.deps.schemas.check(
+        `${orgId}:${mission.workspaceSha}:mission:${m.slug}:input`,
+        m.inputSchema,
+        'body.input',
+      )(input);
+      if (issues.length > 0) {
+        throw validationFailed(
+          issues,
+          `body.input does not match the mission's inputSchema: ${issues[0]?.field} ${issues[0]?.message}`,
+        );
+      }
+      await this.checkTeam(orgId, m.team, 'team');
+      const definition: MissionDefinition = {
+        name: m.name,
+        team: m.team.map((t) => ({ agent: t.agent, role: t.role })),
+        planner: plannerOf(m),
+        review: m.review,
+        limits: m.limits,
+      };
+      return { slug: m.slug, goal: m.goal, definition, workspaceSha: mission.workspaceSha };
+    }
+    const workspaceSha = await this.checkTeam(orgId, body.team, 'body.team');
+    const definition: MissionDefinition = {
+      name: 'Ad hoc mission',
+      team: body.team.map((t) => ({ agent: t.agent, role: t.role })),
+      planner: body.team[0]?.agent as string,
+      review: 'result',
+      limits: AD_HOC_LIMITS,
+    };
+    return { slug: null, goal: body.goal, definition, workspaceSha };
+  }
+
+  /** 400 naming each team member whose agent is unknown or inactive; the applied version otherwise. */
+  private async checkTeam(orgId: number, team: readonly TeamMember[], field: string): Promise<string | null> {
+    const agents = await Promise.all(team.map((m) => this.deps.applied.getAgent(orgId, m.agent)));
+    const issues = team.flatMap((member, i) => {
+      const agent = agents[i];
+      if (!agent)
+        return [
+          { field: `${field}.${i}.agent`, message: `No agent "${member.agent}" in this organization.` },
+        ];
+      if (!agent.manifest.active)
+        return [{ field: `${field}.${i}.agent`, message: `Agent "${member.agent}" is not active.` }];
+      return [];
+    });
+    if (issues.length > 0) throw validationFailed(issues);
+    return agents[0]?.workspaceSha ?? null;
+  }
+
+  private send(
+    principal: Principal,
+    id: number,
+    event: { type: string; [key: string]: unknown },
+    by: ActingAs,
+    audit: { action: string; details?: Record<string, unknown>; requestId: string | null },
+  ): Promise<SendResult> {
+    const { host } = this.deps;
+    return host.transact((tx) =>
+      host.send(tx, MISSION_RUN_KIND, { orgId: principal.orgId, id }, event, {
+        actingAs: by,
+        audit: { ...audit, targetKind: 'mission_run', targetId: String(id) },
+      }),
+    );
+  }
+
+  private expectApplied(result: SendResult, id: number, verb: string, accepted: string): void {
+    if (result.outcome === 'not_found') throw notFound('mission run', id);
+    if (result.outcome === 'refused') {
+      const status = result.actor.def.project(result.actor.snapshot).status as string;
+      throw conflict(`Mission run ${id} is ${status}; ${verb} is accepted only when it is ${accepted}.`, {
+        missionRunId: id,
+        status,
+        action: verb,
+      });
+    }
+  }
+
+  private now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The mission run object (decisions §12): `{id, mission, status, goal, input, plan, artifacts, review,
+ * reviewUrl, error, createdAt, completedAt}` plus `reviewStage` (what an `awaiting_review` run waits
+ * for: `plan` or `result`), `team`, `createdBy` and `pollUrl`. Built from the row's columns, the org
+ * in every query.
+ */
+import { z } from 'zod';
+import type { Db } from '../../platform/db/sql.js';
+import type { ArtifactView } from '../artifacts/index.js';
+import type { MissionDefinition } from './definition.js';
+
+/** A mission run as the API shows it. */
+export interface MissionRunView {
+  id: number;
+  mission: string | null;
+  status: string;
+  goal: string;
+  input: Record<string, unknown>;
+  plan: { tasks: unknown[] } | null;
+  artifacts: ArtifactView[];
+  review: unknown;
+  reviewStage: 'plan' | 'result' | null;
+  reviewUrl: string;
+  error: unknown;
+  team: MissionDefinition['team'];
+  createdBy: string;
+  createdAt: string;
+  completedAt: string | null;
+  pollUrl: string;
+}
+
+/** `MissionRunView` as a schema (the OpenAPI document's MissionRun). */
+export const missionRunViewSchema = z
+  .object({
+    id: z.number().int(),
+    mission: z.string().nullable(),
+    status: z.enum(['planning', 'awaiting_review', 'executing', 'completed', 'failed', 'cancelled']),
+    goal: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    plan: z
+      .object({
+        tasks: z.array(
+          z.object({
+            id: z.string(),
+            title: z.string(),
+            agent: z.string(),
+            skill: z.string().nullable(),
+            instructions: z.string(),
+            dependsOn: z.array(z.string()),
+            status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']),
+            runId: z.number().int().nullable(),
+            output: z.record(z.string(), z.unknown()).nullable(),
+          }),
+        ),
+      })
+      .nullable(),
+    artifacts: z.array(z.record(z.string(), z.unknown())),
+    review: z.unknown(),
+    reviewStage: z.enum(['plan', 'result']).nullable(),
+    reviewUrl: z.string(),
+    error: z.unknown(),
+    team: z.array(z.object({ agent: z.string(), role: z.string() })),
+    createdBy: z.string(),
+    createdAt: z.iso.datetime(),
+    completedAt: z.iso.datetime().nullable(),
+    pollUrl: z.string(),
+  })
+  .meta({ description: 'A mission run.' });
+
+/** The path of a mission run's resource (`pollUrl`). */
+export function missionRunPath(id: number): string {
+  return `/api/v1/mission-runs/${id}`;
+}
+
+interface Row {
+  id: number;
+  mission_slug: string | null;
+  status: string;
+  goal: string;
+  input: Record<string, unknown>;
+  definition: MissionDefinition;
+  plan: { tasks: unknown[] } | null;
+  review: unknown;
+  error: unknown;
+  snapshot: { context?: { reviewStage?: 'plan' | 'result' | null } };
+  created_by: string;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const COLUMNS = `id, mission_slug, status, goal, input, definition, plan, review, error, snapshot, created_by,
+  created_at, completed_at`;
+
+function view(row: Row, baseUrl: string): MissionRunView {
+  return {
+    id: row.id,
+    mission: row.mission_slug,
+    status: row.status,
+    goal: row.goal,
+    input: row.input,
+    plan: row.plan,
+    artifacts: [],
+    review: row.review,
+    reviewStage: row.snapshot.context?.reviewStage ?? null,
+    reviewUrl: `${baseUrl}/review/missions/${row.id}`,
+    error: row.error,
+    team: row.definition.team,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+    pollUrl: missionRunPath(row.id),
+  };
+}
+
+/** Mission run `id` of org `orgId` (without its artifacts), or null. */
+export async function readMissionRun(
+  db: Db,
+  orgId: number,
+  id: number,
+  baseUrl: string,
+): Promise<MissionRunView | null> {
+  const row = await db.maybeOne<Row>(`select ${COLUMNS} from mission_runs where id = $1 and org_id = $2`, [
+    id,
+    orgId,
+  ]);
+  return row ? view(row, baseUrl) : null;
+}
+
+/** A page of an org's mission runs, newest first, and whether more follow. */
+export async function readMissionRuns(
+  db: Db,
+  orgId: number,
+  filter: {
+    status?: string | undefined;
+    before?: { createdAt: Date; id: number } | undefined;
+    limit: number;
+  },
+  baseUrl: string,
+): Promise<{ missionRuns: MissionRunView[]; more: boolean }> {
+  const values: unknown[] = [orgId];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const where = ['org_id = $1'];
+  if (filter.status !== undefined) where.push(`status = ${param(filter.status)}`);
+  if (filter.before !== undefined) {
+    where.push(`(created_at, id) < (${param(filter.before.createdAt)}, ${param(filter.before.id)})`);
+  }
+  const rows = await db.query<Row>(
+    `select ${COLUMNS} from mission_runs where ${where.join(' and ')}
+      order by created_at desc, id desc limit ${param(filter.limit + 1)}`,
+    values,
+  );
+  const more = rows.length > filter.limit;
+  return { missionRuns: (more ? rows.slice(0, filter.limit) : rows).map((r) => view(r, baseUrl)), more };
+}
