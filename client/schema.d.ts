@@ -174,6 +174,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mission-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mission runs of the org, newest first: `{missionRuns, nextCursor}` (filter by status). */
+        get: operations["getMissionRuns"];
+        put?: never;
+        /** Start a mission run from a mission ({missionSlug, input?}) or ad hoc ({team, goal, input?}); 202 {missionRunId, status, pollUrl}. */
+        post: operations["postMissionRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mission-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One mission run: status, goal, input, plan (tasks with status, runId, output), artifacts, review. */
+        get: operations["getMissionRunsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mission-runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a mission run that is planning, awaiting_review or executing (its running child runs too); 409 otherwise. */
+        post: operations["postMissionRunsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mission-runs/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mission run's events as server-sent events: replayed after Last-Event-ID, then live. */
+        get: operations["getMissionRunsByIdStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/missions": {
         parameters: {
             query?: never;
@@ -1729,6 +1798,309 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    getMissionRuns: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of mission runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        missionRuns: {
+                            artifacts: {
+                                [key: string]: unknown;
+                            }[];
+                            completedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            error: unknown;
+                            goal: string;
+                            id: number;
+                            input: {
+                                [key: string]: unknown;
+                            };
+                            mission: string | null;
+                            plan: {
+                                tasks: {
+                                    agent: string;
+                                    dependsOn: string[];
+                                    id: string;
+                                    instructions: string;
+                                    output: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    runId: number | null;
+                                    skill: string | null;
+                                    /** @enum {string} */
+                                    status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                                    title: string;
+                                }[];
+                            } | null;
+                            pollUrl: string;
+                            review: unknown;
+                            reviewStage: ("plan" | "result") | null;
+                            reviewUrl: string;
+                            /** @enum {string} */
+                            status: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
+                            team: {
+                                agent: string;
+                                role: string;
+                            }[];
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postMissionRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    idempotencyKey?: string;
+                    input?: {
+                        [key: string]: unknown;
+                    };
+                    missionSlug: string;
+                } | {
+                    goal: string;
+                    idempotencyKey?: string;
+                    input?: {
+                        [key: string]: unknown;
+                    };
+                    team: string[] | {
+                        agent: string;
+                        /** @default  */
+                        role?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The mission run was accepted (or replayed from its idempotency key). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        missionRunId: number;
+                        pollUrl: string;
+                        status: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getMissionRunsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mission run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        artifacts: {
+                            [key: string]: unknown;
+                        }[];
+                        completedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        error: unknown;
+                        goal: string;
+                        id: number;
+                        input: {
+                            [key: string]: unknown;
+                        };
+                        mission: string | null;
+                        plan: {
+                            tasks: {
+                                agent: string;
+                                dependsOn: string[];
+                                id: string;
+                                instructions: string;
+                                output: {
+                                    [key: string]: unknown;
+                                } | null;
+                                runId: number | null;
+                                skill: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                                title: string;
+                            }[];
+                        } | null;
+                        pollUrl: string;
+                        review: unknown;
+                        reviewStage: ("plan" | "result") | null;
+                        reviewUrl: string;
+                        /** @enum {string} */
+                        status: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
+                        team: {
+                            agent: string;
+                            role: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postMissionRunsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The mission run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        artifacts: {
+                            [key: string]: unknown;
+                        }[];
+                        completedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        error: unknown;
+                        goal: string;
+                        id: number;
+                        input: {
+                            [key: string]: unknown;
+                        };
+                        mission: string | null;
+                        plan: {
+                            tasks: {
+                                agent: string;
+                                dependsOn: string[];
+                                id: string;
+                                instructions: string;
+                                output: {
+                                    [key: string]: unknown;
+                                } | null;
+                                runId: number | null;
+                                skill: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                                title: string;
+                            }[];
+                        } | null;
+                        pollUrl: string;
+                        review: unknown;
+                        reviewStage: ("plan" | "result") | null;
+                        reviewUrl: string;
+                        /** @enum {string} */
+                        status: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
+                        team: {
+                            agent: string;
+                            role: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getMissionRunsByIdStream: {
+        parameters: {
+            query?: {
+                lastEventId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream: planned, task_started, task_completed, awaiting_review, approved, completed, failed, cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     getMissions: {
         parameters: {
             query?: {
@@ -2672,6 +3044,7 @@ export interface operations {
                 cursor?: string;
                 kind?: "skill" | "workflow";
                 limit?: number;
+                missionRunId?: number;
                 rating?: "up" | "down";
                 skillSlug?: string;
                 status?: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled" | "auto";
@@ -2704,6 +3077,7 @@ export interface operations {
                             input: unknown;
                             /** @enum {string} */
                             kind: "skill" | "workflow";
+                            missionRunId: number | null;
                             name: string;
                             output: unknown;
                             pausedAt: string | null;
@@ -2763,6 +3137,7 @@ export interface operations {
                         input: unknown;
                         /** @enum {string} */
                         kind: "skill" | "workflow";
+                        missionRunId: number | null;
                         name: string;
                         output: unknown;
                         pausedAt: string | null;
@@ -2828,6 +3203,7 @@ export interface operations {
                         input: unknown;
                         /** @enum {string} */
                         kind: "skill" | "workflow";
+                        missionRunId: number | null;
                         name: string;
                         output: unknown;
                         pausedAt: string | null;
@@ -2892,6 +3268,7 @@ export interface operations {
                         input: unknown;
                         /** @enum {string} */
                         kind: "skill" | "workflow";
+                        missionRunId: number | null;
                         name: string;
                         output: unknown;
                         pausedAt: string | null;
@@ -2959,6 +3336,7 @@ export interface operations {
                         input: unknown;
                         /** @enum {string} */
                         kind: "skill" | "workflow";
+                        missionRunId: number | null;
                         name: string;
                         output: unknown;
                         pausedAt: string | null;
@@ -3026,6 +3404,7 @@ export interface operations {
                         input: unknown;
                         /** @enum {string} */
                         kind: "skill" | "workflow";
+                        missionRunId: number | null;
                         name: string;
                         output: unknown;
                         pausedAt: string | null;

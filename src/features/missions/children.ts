@@ -255,7 +255,7 @@ export async function startTask(
   let workspaceSha = agent.workspaceSha;
   if (task.skill) {
     const found = await deps.applied.getSkill(mission.orgId, task.skill);
-    if (!found || found.manifest.status !== 'active') {
+    if (found?.manifest.status !== 'active') {
       throw new StartRefused('SKILL_UNAVAILABLE', `skill "${task.skill}" does not exist or is not active`);
     }
     if (!agent.manifest.skillSlugs.includes(task.skill)) {
