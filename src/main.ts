@@ -19,7 +19,7 @@ import { webhooksFeature } from './features/webhooks/index.js';
 import { workspaceFeature } from './features/workspace/index.js';
 import { migrations } from './migrations.js';
 import type { CliCommand } from './platform/cli.js';
-import type { Config } from './platform/config.js';
+import { type Config, freezeConfig } from './platform/config.js';
 import { createLogger } from './platform/log.js';
 import { openPlatform, type PlatformHost, type PlatformOptions } from './platform/platform.js';
 import { createServing, type Serving } from './platform/serve.js';
@@ -82,7 +82,10 @@ export async function openApp(
 ): Promise<OpenedApp> {
   const platform = await openPlatform(config, { ...options, migrations });
   try {
-    return { platform, features: registerFeatures(platform) };
+    const features = registerFeatures(platform);
+    // A serving process settles `baseUrl` when it listens (PORT=0), and freezes the config then.
+    if (options.role !== 'serve') freezeConfig(config);
+    return { platform, features };
   } catch (error) {
     await platform.stop();
     throw error;
@@ -127,6 +130,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const serving = createServing(platform);
     await platform.start();
     const { port, url } = await serving.listen();
+    freezeConfig(config);
     const engine = serving.http.engine;
     if (engine.kind === 'node-http') {
       log.warn(

@@ -55,28 +55,69 @@ const SAMPLERS = [
   'parentbased_always_off',
   'parentbased_traceidratio',
 ] as const;
-const optionalUrl = z.url().optional();
 
-const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  BASE_URL: optionalUrl,
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL')
-    .optional(),
-  R3_DATA_DIR: z.string().min(1).default('./.r3'),
-  NATS_URL: z
-    .string()
-    .regex(/^(nats|tls|ws|wss):\/\/|^[^:/]+:\d+$/, 'NATS_URL must be a nats:// URL')
-    .optional(),
-  R3_ENV: z.enum(['live', 'test']).default('test'),
-  R3_RATE_LIMIT_PER_MIN: nonNegativeInt.default(60),
-  R3_RATE_LIMIT_BURST: nonNegativeInt.default(120),
-  R3_WEBHOOK_BACKOFF: z
-    .string()
-    .default(DEFAULT_BACKOFF_MS.map(formatDuration).join(','))
-    .transform((text, ctx) => {
+/**
+ * One environment variable, declared once: its zod schema, its default as an operator would write
+ * it (parsed by the same schema, so it is valid by construction) and what it means. Parsing, the
+ * list of variables r3 reads and the variable tables of README.md and docs/operations.md (checked
+ * by test/platform/config-docs.test.ts) all come from these declarations.
+ */
+interface Variable<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  doc: string;
+  /** The value when unset, as text; absent: unset stays `undefined`. */
+  default?: string;
+  /** The tables' default column where `default` cannot say it (derived or generated at start). */
+  shown?: string;
+  /** Documented in docs/operations.md (tracing) instead of README.md. */
+  operations?: true;
+}
+
+function variable<
+  S extends z.ZodType,
+  const O extends Omit<Variable, 'schema' | 'doc'> = Record<never, never>,
+>(schema: S, doc: string, options?: O): { schema: S; doc: string } & O {
+  return { schema, doc, ...(options as O) };
+}
+
+const durationDefault = (ms: number) => ({ default: formatDuration(ms) });
+
+const VARIABLES = {
+  PORT: variable(
+    z.coerce.number().int().min(0).max(65_535),
+    'HTTP port (REST, SSE, MCP); `0` picks a free one',
+    { default: '8080' },
+  ),
+  HOST: variable(z.string().min(1), 'bind address', { default: '127.0.0.1' }),
+  BASE_URL: variable(z.url(), 'used in `pollUrl`, `reviewUrl` and links', { shown: '`http://HOST:PORT`' }),
+  DATABASE_URL: variable(
+    z.string().regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL'),
+    'PostgreSQL URL; unset: embedded PostgreSQL under `R3_DATA_DIR`',
+  ),
+  R3_DATA_DIR: variable(z.string().min(1), 'embedded database files and anything else kept on disk', {
+    default: './.r3',
+  }),
+  NATS_URL: variable(
+    z.string().regex(/^(nats|tls|ws|wss):\/\/|^[^:/]+:\d+$/, 'NATS_URL must be a nats:// URL'),
+    'NATS with JetStream; unset: in-process bus (single node only)',
+  ),
+  R3_ENV: variable(
+    z.enum(['live', 'test']),
+    '`live` or `test`: which token prefix (`svc_live_`/`svc_test_`) is issued and accepted',
+    { default: 'test' },
+  ),
+  R3_RATE_LIMIT_PER_MIN: variable(
+    nonNegativeInt,
+    'per-token bucket refill per minute, shared by all nodes; `0` disables',
+    {
+      default: '60',
+    },
+  ),
+  R3_RATE_LIMIT_BURST: variable(nonNegativeInt, 'per-token bucket size (at least 1 while limits are on)', {
+    default: '120',
+  }),
+  R3_WEBHOOK_BACKOFF: variable(
+    z.string().transform((text, ctx) => {
       const list = parseDurationList(text);
       if (!list) {
         ctx.addIssue({ code: 'custom', message: 'R3_WEBHOOK_BACKOFF must be a comma list of durations' });
@@ -84,70 +125,276 @@ const EnvSchema = z.object({
       }
       return list;
     }),
-  R3_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_ATTEMPTS),
-  R3_WEBHOOK_TIMEOUT: duration('R3_WEBHOOK_TIMEOUT').default(30_000),
-  R3_WEBHOOK_OLD_SECRET_WINDOW: duration('R3_WEBHOOK_OLD_SECRET_WINDOW').default(600_000),
-  R3_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
-  R3_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  R3_SSE_HEARTBEAT: duration('R3_SSE_HEARTBEAT').default(15_000),
-  R3_SSE_MAX_STREAMS_PER_TOKEN: nonNegativeInt.default(100),
-  R3_SSE_QUEUE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(256),
-  R3_MCP_HTTP_AUTHORING: bool.default(false),
-  R3_MCP_ALLOWED_ORIGINS: z.string().default(''),
-  R3_MODEL_PROVIDER: z.enum(['echo', 'openai']).default('echo'),
-  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
-  OPENAI_API_KEY: z.string().optional(),
-  R3_MODEL: z.string().default('gpt-4o-mini'),
-  R3_EMBEDDINGS_PROVIDER: z.enum(['local', 'openai']).default('local'),
-  R3_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
-  R3_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(2).max(8192).optional(),
-  R3_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-  R3_BUS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/, 'R3_BUS_PREFIX may hold letters, digits, - and _')
-    .default('r3'),
-  R3_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  R3_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(32),
-  R3_SHUTDOWN_TIMEOUT: duration('R3_SHUTDOWN_TIMEOUT').default(10_000),
-  R3_TRUST_PROXY: bool.default(false),
-  R3_HTTP_ENGINE: z.enum(['auto', 'node']).default('auto'),
-  R3_SECRET_KEY: z.string().min(32, 'R3_SECRET_KEY must be at least 32 characters').optional(),
-  R3_CONNECTORS_ALLOW_PRIVATE: bool.default(false),
-  R3_CONNECTOR_TIMEOUT: duration('R3_CONNECTOR_TIMEOUT').default(15_000),
-  R3_CONNECTOR_RETRY_BASE: duration('R3_CONNECTOR_RETRY_BASE').default(500),
-  R3_METRICS_TOKEN: z.string().min(16, 'R3_METRICS_TOKEN must be at least 16 characters').optional(),
-  R3_ARTIFACT_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1024 * 1024 * 1024)
-    .default(10 * 1024 * 1024),
-  R3_TOOLS_ALLOW_PRIVATE: bool.default(false),
-  R3_WEB_SEARCH: z
-    .string()
-    .regex(/^(searxng:https?:\/\/\S+|brave(:https?:\/\/\S+)?)$/, 'must be searxng:<base URL> or brave')
-    .optional(),
-  R3_BRAVE_API_KEY: z.string().optional(),
-  R3_IMAGE_MODEL: z.string().min(1).optional(),
+    'webhook retry delays (the last repeats)',
+    { default: DEFAULT_BACKOFF_MS.map(formatDuration).join(',') },
+  ),
+  R3_WEBHOOK_MAX_ATTEMPTS: variable(
+    z.coerce.number().int().min(1).max(100),
+    'attempts per delivery before it is `failed`',
+    { default: String(DEFAULT_MAX_ATTEMPTS) },
+  ),
+  R3_WEBHOOK_TIMEOUT: variable(
+    duration('R3_WEBHOOK_TIMEOUT'),
+    "one delivery attempt's timeout",
+    durationDefault(30_000),
+  ),
+  R3_WEBHOOK_OLD_SECRET_WINDOW: variable(
+    duration('R3_WEBHOOK_OLD_SECRET_WINDOW'),
+    'how long a rotated-out secret still signs',
+    durationDefault(600_000),
+  ),
+  R3_WEBHOOK_ALLOW_PRIVATE: variable(
+    bool,
+    'allow webhook targets on loopback/private networks (and plain http)',
+    { default: 'false' },
+  ),
+  R3_WEBHOOK_CONCURRENCY: variable(
+    z.coerce.number().int().min(1).max(256),
+    'delivery attempts in flight per webhook per process (1–256)',
+    { default: '8' },
+  ),
+  R3_SSE_HEARTBEAT: variable(
+    duration('R3_SSE_HEARTBEAT'),
+    'interval of the heartbeat comment on run event streams',
+    durationDefault(15_000),
+  ),
+  R3_SSE_MAX_STREAMS_PER_TOKEN: variable(
+    nonNegativeInt,
+    'open event streams per token per process (one more is 429); `0`: no cap',
+    { default: '100' },
+  ),
+  R3_SSE_QUEUE_LIMIT: variable(
+    z.coerce.number().int().min(1).max(100_000),
+    'live events held for a client whose socket is full before its stream is closed',
+    { default: '256' },
+  ),
+  R3_MCP_HTTP_AUTHORING: variable(bool, 'enable the MCP authoring tools over HTTP', { default: 'false' }),
+  R3_MCP_ALLOWED_ORIGINS: variable(
+    z.string(),
+    "comma list of browser `Origin`s allowed on `/api/mcp` (BASE_URL's own origin always is)",
+    { default: '' },
+  ),
+  R3_MODEL_PROVIDER: variable(
+    z.enum(['echo', 'openai']),
+    'default model provider of prompt skills: `echo` or `openai`',
+    { default: 'echo' },
+  ),
+  OPENAI_BASE_URL: variable(z.url(), 'the OpenAI-compatible provider’s base URL', {
+    default: 'https://api.openai.com/v1',
+  }),
+  OPENAI_API_KEY: variable(z.string(), 'its API key'),
+  R3_MODEL: variable(z.string(), 'its default model', { default: 'gpt-4o-mini' }),
+  R3_EMBEDDINGS_PROVIDER: variable(
+    z.enum(['local', 'openai']),
+    'embeddings for hybrid search: `local` or `openai`',
+    {
+      default: 'local',
+    },
+  ),
+  R3_EMBEDDINGS_MODEL: variable(z.string(), 'the `openai` embeddings model', {
+    default: 'text-embedding-3-small',
+  }),
+  R3_EMBEDDINGS_DIMENSIONS: variable(z.coerce.number().int().min(2).max(8192), 'embedding dimensions', {
+    shown: '`256` (`local`), `1536` (`openai`)',
+  }),
+  R3_LOG_LEVEL: variable(
+    z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']),
+    'pino level (`silent` … `trace`)',
+    { default: 'info' },
+  ),
+  R3_BUS_PREFIX: variable(
+    z.string().regex(/^[A-Za-z0-9_-]+$/, 'R3_BUS_PREFIX may hold letters, digits, - and _'),
+    'namespace of NATS subjects and streams (several deployments on one NATS)',
+    { default: 'r3' },
+  ),
+  R3_DB_POOL_SIZE: variable(
+    z.coerce.number().int().min(1).max(200),
+    'connections of the SQL pool per process',
+    {
+      default: '10',
+    },
+  ),
+  R3_WORKER_CONCURRENCY: variable(
+    z.coerce.number().int().min(0).max(256),
+    'jobs executed at once per process (`0`: this process runs no jobs)',
+    { default: '32' },
+  ),
+  R3_SHUTDOWN_TIMEOUT: variable(
+    duration('R3_SHUTDOWN_TIMEOUT'),
+    'how long SIGTERM waits for in-flight requests',
+    durationDefault(10_000),
+  ),
+  R3_TRUST_PROXY: variable(
+    bool,
+    'take the client address from `X-Forwarded-For` (per-IP limits behind a proxy)',
+    { default: 'false' },
+  ),
+  R3_HTTP_ENGINE: variable(
+    z.enum(['auto', 'node']),
+    '`auto`: a native uWebSockets.js build for this Node when one loads, else `node:http`; `node`: always `node:http`',
+    { default: 'auto' },
+  ),
+  R3_SECRET_KEY: variable(
+    z.string().min(32, 'R3_SECRET_KEY must be at least 32 characters'),
+    'master secret (≥ 32 characters) sealing webhook signing secrets and source credentials at rest; unset, r3 generates a random one into that file (0600) on first start and reads it on later starts. Every node must use the same one (set it, or share the file); with another key, stored webhook secrets no longer open. To change it, `r3 secrets rekey` (ops/README.md)',
+    { shown: 'unset: `R3_DATA_DIR/secret.key`' },
+  ),
+  R3_CONNECTORS_ALLOW_PRIVATE: variable(
+    bool,
+    'allow source connectors (HubSpot, IMAP/SMTP, Zoom) to reach loopback/private hosts (and plain http)',
+    { default: 'false' },
+  ),
+  R3_CONNECTOR_TIMEOUT: variable(
+    duration('R3_CONNECTOR_TIMEOUT'),
+    'bound on one upstream request of a connector',
+    durationDefault(15_000),
+  ),
+  R3_CONNECTOR_RETRY_BASE: variable(
+    duration('R3_CONNECTOR_RETRY_BASE'),
+    "first backoff step of a connector's retries (timeouts, 5xx, 429 without `Retry-After`)",
+    { default: '500ms' },
+  ),
+  R3_METRICS_TOKEN: variable(
+    z.string().min(16, 'R3_METRICS_TOKEN must be at least 16 characters'),
+    'Bearer token `GET /metrics` requires (≥ 16 characters); unset, `/metrics` answers loopback clients only (docs/operations.md lists the metrics)',
+  ),
+  R3_ARTIFACT_MAX_BYTES: variable(
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1024 * 1024 * 1024),
+    'largest artifact a tool may store (bytes)',
+    { default: String(10 * 1024 * 1024), shown: '`10485760` (10 MiB)' },
+  ),
+  R3_TOOLS_ALLOW_PRIVATE: variable(
+    bool,
+    'let the agent tools `fetch_url` / `crawl_site` reach loopback/private hosts (tests, intranets)',
+    { default: 'false' },
+  ),
+  R3_WEB_SEARCH: variable(
+    z
+      .string()
+      .regex(/^(searxng:https?:\/\/\S+|brave(:https?:\/\/\S+)?)$/, 'must be searxng:<base URL> or brave'),
+    "backend of the agent tool `web_search`: `searxng:<base URL>` (a SearXNG instance's JSON API) or `brave` (Brave Search API; `brave:<base URL>` for a compatible server); unset: the tool answers `TOOL_UNAVAILABLE`",
+  ),
+  R3_BRAVE_API_KEY: variable(
+    z.string(),
+    'Brave Search API key (`X-Subscription-Token`); required when `R3_WEB_SEARCH` is `brave`',
+  ),
+  R3_IMAGE_MODEL: variable(
+    z.string().min(1),
+    "`generate_image`'s model, asked on the `openai` provider's server; unset: the tool answers `TOOL_UNAVAILABLE`",
+  ),
   // OpenTelemetry (the variables of its SDK specification that r3 reads; a bad value stops start-up).
-  OTEL_SDK_DISABLED: bool.default(false),
-  OTEL_SERVICE_NAME: z.string().min(1).default('r3'),
-  OTEL_RESOURCE_ATTRIBUTES: keyValueList('OTEL_RESOURCE_ATTRIBUTES').default({}),
-  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none'], { message: 'must be otlp or none' }).default('otlp'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_HEADERS: keyValueList('OTEL_EXPORTER_OTLP_HEADERS').default({}),
-  OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValueList('OTEL_EXPORTER_OTLP_TRACES_HEADERS').default({}),
-  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.default('http/protobuf'),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
-  OTEL_TRACES_SAMPLER: z
-    .enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` })
-    .default('parentbased_always_on'),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
-});
+  OTEL_SDK_DISABLED: variable(bool, '`true`: tracing off whatever else is set', {
+    default: 'false',
+    operations: true,
+  }),
+  OTEL_SERVICE_NAME: variable(z.string().min(1), '`service.name` of the spans', {
+    default: 'r3',
+    operations: true,
+  }),
+  OTEL_RESOURCE_ATTRIBUTES: variable(
+    keyValueList('OTEL_RESOURCE_ATTRIBUTES'),
+    '`key=value,…` added to the resource (`deployment.environment=prod`)',
+    { default: '', shown: 'none', operations: true },
+  ),
+  OTEL_TRACES_EXPORTER: variable(
+    z.enum(['otlp', 'none'], { message: 'must be otlp or none' }),
+    '`otlp` or `none` (tracing off)',
+    { default: 'otlp', operations: true },
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: variable(
+    z.url(),
+    'collector base URL; traces go to `<it>/v1/traces`. Unset (and no traces endpoint): tracing off',
+    { operations: true },
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: variable(z.url(), 'full traces URL (wins over the base)', {
+    operations: true,
+  }),
+  OTEL_EXPORTER_OTLP_HEADERS: variable(
+    keyValueList('OTEL_EXPORTER_OTLP_HEADERS'),
+    '`key=value,…` (values percent-encoded) sent with each export',
+    { default: '', shown: 'none', operations: true },
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: variable(
+    keyValueList('OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    'the same for traces only (added to the above)',
+    { default: '', shown: 'none', operations: true },
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: variable(otlpProtocol, '`http/protobuf` or `http/json` (`grpc` is refused)', {
+    default: 'http/protobuf',
+    operations: true,
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: variable(
+    otlpProtocol,
+    'the same for traces only (wins over the above)',
+    {
+      shown: '`OTEL_EXPORTER_OTLP_PROTOCOL`',
+      operations: true,
+    },
+  ),
+  OTEL_TRACES_SAMPLER: variable(
+    z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }),
+    SAMPLERS.map((name) => `\`${name}\``).join(', '),
+    { default: 'parentbased_always_on', operations: true },
+  ),
+  OTEL_TRACES_SAMPLER_ARG: variable(
+    z.coerce.number().min(0).max(1),
+    'the ratio (0–1) of the `traceidratio` samplers',
+    { shown: '`1`', operations: true },
+  ),
+} satisfies Record<string, Variable>;
+
+type Variables = typeof VARIABLES;
+/** The parsed environment: each variable's schema output, `undefined` when it is unset and has no default. */
+type Environment = {
+  [K in keyof Variables]: Variables[K] extends { default: string }
+    ? z.output<Variables[K]['schema']>
+    : z.output<Variables[K]['schema']> | undefined;
+};
 
 /** Every environment variable r3 reads (deployment files set no other: test/ops checks). */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARIABLES);
+
+/**
+ * The variable table of README.md (`readme`) or docs/operations.md (`operations`), rendered from the
+ * declarations: `| variable | default | meaning |` rows.
+ */
+export function configTable(doc: 'readme' | 'operations'): string {
+  const rows = Object.entries(VARIABLES as Record<string, Variable>)
+    .filter(([, v]) => (v.operations === true) === (doc === 'operations'))
+    .map(([name, v]) => {
+      const shown =
+        v.shown ?? (v.default === undefined ? 'unset' : v.default === '' ? 'empty' : `\`${v.default}\``);
+      return `| \`${name}\` | ${shown} | ${v.doc} |`;
+    });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** Parses each variable present in `env` (or its default) with its schema; the issues, named. */
+function parseEnvironment(env: Record<string, string | undefined>): Environment {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(VARIABLES as Record<string, Variable>)) {
+    const given = env[name];
+    const text = given === undefined || given === '' ? v.default : given;
+    if (text === undefined) continue;
+    const parsed = v.schema.safeParse(text);
+    if (parsed.success) {
+      out[name] = parsed.data;
+      continue;
+    }
+    const shown =
+      given === undefined || given === ''
+        ? ''
+        : ` (got ${JSON.stringify(given.length > 60 ? `${given.slice(0, 60)}…` : given)})`;
+    for (const issue of parsed.error.issues) problems.push(`${name}: ${issue.message}${shown}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as Environment;
+}
 
 /** The parsed, typed configuration every module receives (never `process.env`). */
 export interface Config {
@@ -268,22 +515,7 @@ export class ConfigError extends Error {
 
 /** Parses an environment (default `process.env`); throws `ConfigError` naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = EnvSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => {
-        const name = String(issue.path[0] ?? '?');
-        const value = present[name];
-        const shown =
-          value === undefined
-            ? ''
-            : ` (got ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)})`;
-        return `${name}: ${issue.message}${shown}`;
-      }),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(env);
   if (e.R3_RATE_LIMIT_PER_MIN > 0 && e.R3_RATE_LIMIT_BURST === 0) {
     throw new ConfigError(['R3_RATE_LIMIT_BURST: must be at least 1 when R3_RATE_LIMIT_PER_MIN is set']);
   }
@@ -365,4 +597,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       samplerArg: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
     },
   };
+}
+
+/**
+ * Freezes a configuration, deeply, once start-up is over (`startApp` after it listens, since PORT=0
+ * settles `baseUrl` then; `openApp` for the other roles): from then on no module can change what
+ * another reads.
+ */
+export function freezeConfig(config: Config): Readonly<Config> {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+    Object.freeze(value);
+    for (const inner of Object.values(value)) freeze(inner);
+  };
+  freeze(config);
+  return config;
 }
