@@ -8,9 +8,11 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeTool, type ToolCall } from '../../../src/platform/tools/registry.js';
 import { type Callers, callers, fields, orgIdOf } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, connectHttp, fails, ok } from '../../helpers/mcp.js';
+import { createSkill } from '../../helpers/resources.js';
 import { openSse } from '../../helpers/sse.js';
 import { waitFor } from '../../helpers/wait.js';
 import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
@@ -445,6 +447,61 @@ describe('agents and sources (checked at every call)', () => {
     await fails(mcp, 'propose_action', { ...base, extra: 1 }, 'VALIDATION_FAILED');
     await fails(mcp, 'propose_action', { ...base, rationale: '  ' }, 'VALIDATION_FAILED');
     expect(await count()).toBe(before);
+  });
+});
+
+describe('inside a run', () => {
+  it("acts as the run's agent, records the run, and a retried call (same key) answers the same proposal", async () => {
+    await createSkill(t, c.writer, { slug: 'deal-desk' });
+    const agent = await t.request('POST', '/api/v1/agents', {
+      token: c.writer,
+      body: { slug: 'runner', name: 'Runner', skillSlugs: ['deal-desk'], sourceSlugs: ['hubspot'] },
+    });
+    expect(agent.status).toBe(201);
+    const run = await t.request('POST', '/api/v1/skills/deal-desk/runs', {
+      token: c.writer,
+      body: { input: { text: 'x' }, agentSlug: 'runner' },
+    });
+    expect(run.status).toBe(202);
+    const tool = t.app.agentTools.get('propose_action');
+    expect(tool?.uses).toEqual(['run', 'mcp']);
+    const call: ToolCall = {
+      use: 'run',
+      orgId,
+      actor: 'token:runner-test',
+      agentSlug: 'runner',
+      apiTokenId: null,
+      runId: run.body.runId,
+      missionRunId: null,
+      callId: 'call_1',
+      idempotencyKey: `run:${run.body.runId}:call_1`,
+      requestId: null,
+      signal: undefined,
+    };
+    const args = {
+      action: 'crm.update_deal',
+      params: { dealId, properties: { dealstage: 'negotiation' } },
+      rationale: 'From the run.',
+    };
+    const first = (await executeTool(tool!, args, call)) as { proposalId: number };
+    const again = (await executeTool(tool!, args, call)) as { proposalId: number };
+    expect(again).toEqual(first);
+    const other = (await executeTool(tool!, args, { ...call, callId: 'call_2', idempotencyKey: 'k2' })) as {
+      proposalId: number;
+    };
+    expect(other.proposalId).not.toBe(first.proposalId);
+    expect((await get(first.proposalId)).body).toMatchObject({
+      status: 'pending',
+      agentSlug: 'runner',
+      source: 'hubspot',
+      runId: run.body.runId,
+      createdBy: 'token:runner-test',
+    });
+    // The run's agent is checked at every call: deactivated, it may propose no more.
+    await t.request('PATCH', '/api/v1/agents/runner', { token: c.writer, body: { active: false } });
+    await expect(executeTool(tool!, args, { ...call, idempotencyKey: 'k3' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
   });
 });
 
