@@ -11,8 +11,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { PageReader } from '../src/features/tools/page-reader.js';
 import { WebFetcher } from '../src/features/tools/web-fetch.js';
-import { readHtml } from '../src/features/tools/web-page.js';
 import { webTools } from '../src/features/tools/web-tools.js';
 import { executeTool, type ToolCall } from '../src/platform/tools/registry.js';
 import { DURATION_S, percentiles } from './lib.js';
@@ -56,7 +56,8 @@ const server = http.createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-const tools = webTools({ fetcher: new WebFetcher({ allowPrivate: true }) });
+const reader = new PageReader();
+const tools = webTools({ fetcher: new WebFetcher({ allowPrivate: true }), reader });
 const tool = (name: string) => {
   const found = tools.find((t) => t.name === name);
   if (!found) throw new Error(`no tool ${name}`);
@@ -117,8 +118,19 @@ const crawlSite = tool('crawl_site');
 // Warm up the paths (JIT, sockets) before measuring.
 for (let i = 0; i < 20; i++) await executeTool(fetchUrl, { url: `${base}/article` }, call);
 
-await measure('read only (linkedom+Readability+turndown)', 1, async () =>
-  readHtml(ARTICLE, `${base}/article`),
+// The event loop's own delay while pages are fetched and read: what HTTP requests would wait.
+const loopDelays: number[] = [];
+let probing = true;
+const probe = async (): Promise<void> => {
+  while (probing) {
+    const t0 = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    loopDelays.push(performance.now() - t0 - 5);
+  }
+};
+const probed = probe();
+await measure('read only (worker: linkedom+Readability+turndown)', 1, () =>
+  reader.read(ARTICLE, `${base}/article`),
 );
 await measure('fetch_url article, 1 at a time', 1, () =>
   executeTool(fetchUrl, { url: `${base}/article` }, call),
@@ -129,6 +141,8 @@ await measure('fetch_url article, 8 at a time', 8, () =>
 await measure('fetch_url never-ending body (2 MiB cut)', 1, () =>
   executeTool(fetchUrl, { url: `${base}/endless` }, call),
 );
+probing = false;
+await probed;
 await measure(
   'crawl_site 50 pages',
   1,
@@ -155,5 +169,10 @@ for (const row of rows) {
     row.max.toFixed(2).padStart(9),
   );
 }
+const delay = percentiles(loopDelays);
+console.log(
+  `event-loop delay while fetching and reading (5 ms timer): p50 ${delay.p50.toFixed(2)} ms, p99 ${delay.p99.toFixed(2)} ms, max ${delay.max.toFixed(2)} ms`,
+);
+await reader.close();
 server.closeAllConnections();
 server.close();

@@ -9,6 +9,7 @@ import { defineFeature } from '../../platform/feature.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
 import { builtinTools } from './builtin-tools.js';
 import { imageTool } from './image-tool.js';
+import { PageReader } from './page-reader.js';
 import { Sandbox } from './sandbox.js';
 import { webSearchTool } from './search-tool.js';
 import { WebFetcher } from './web-fetch.js';
@@ -26,7 +27,8 @@ export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>
     const sandbox = new Sandbox();
     platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
     const fetcher = new WebFetcher({ allowPrivate: platform.config.tools.allowPrivate });
-    platform.agentTools.add(webSearchTool(platform.config.tools.webSearch), ...webTools({ fetcher }));
+    const reader = new PageReader();
+    platform.agentTools.add(webSearchTool(platform.config.tools.webSearch), ...webTools({ fetcher, reader }));
     platform.agentTools.add(
       imageTool({
         artifacts: artifacts.artifacts,
@@ -44,6 +46,12 @@ export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>
           .catch((error) => platform.log.warn({ err: error }, 'run_code sandbox did not start'));
       },
       stop: () => sandbox.close(),
+    });
+    platform.addService({
+      name: 'page reader',
+      roles: ['serve', 'worker'],
+      start() {},
+      stop: () => reader.close(),
     });
     return { sandbox };
   },

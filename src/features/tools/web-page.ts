@@ -1,12 +1,8 @@
 /**
  * What `fetch_url` and `crawl_site` make of a fetched body: HTML becomes its readable main content as
- * Markdown (Mozilla's Readability on a linkedom DOM, then turndown), with links made absolute; text
- * and JSON are the body as it came, decoded by its charset. Anything else (images, PDFs, archives) is
- * not text and is refused.
+ * Markdown (read in worker threads, `page-reader.ts`); text and JSON are the body as it came, decoded
+ * by its charset. Anything else (images, PDFs, archives) is not text and is refused.
  */
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
 
 /** A page read: its title (null when the content has none), its text, the http(s) links it holds. */
 export interface ReadPage {
@@ -57,60 +53,4 @@ export function decodeBody(contentType: string, body: Buffer, html: boolean): st
   } catch {
     return new TextDecoder('utf-8').decode(body);
   }
-}
-
-const turndown = new TurndownService({
-  headingStyle: 'atx',
-  codeBlockStyle: 'fenced',
-  bulletListMarker: '-',
-  emDelimiter: '*',
-});
-turndown.remove(['script', 'style', 'noscript', 'iframe', 'form']);
-
-function absolute(value: string | null, base: string): string | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  try {
-    return new URL(value.trim(), base).href;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Reads an HTML page fetched from `url`: readable content as Markdown, title, absolute links. */
-export function readHtml(html: string, url: string): ReadPage {
-  const whole = /<html[\s>]/i.test(html)
-    ? html
-    : `<!doctype html><html><head></head><body>${html}</body></html>`;
-  const { document } = parseHTML(whole);
-  const base = absolute(document.querySelector('base[href]')?.getAttribute('href') ?? null, url) ?? url;
-
-  const links: string[] = [];
-  const seen = new Set<string>();
-  for (const anchor of document.querySelectorAll('a[href]')) {
-    const href = absolute(anchor.getAttribute('href'), base);
-    if (href === undefined) continue;
-    anchor.setAttribute('href', href);
-    if (!href.startsWith('http://') && !href.startsWith('https://')) continue;
-    const link = href.split('#')[0] ?? href;
-    if (!seen.has(link)) {
-      seen.add(link);
-      links.push(link);
-    }
-  }
-  for (const image of document.querySelectorAll('img[src]')) {
-    const src = absolute(image.getAttribute('src'), base);
-    if (src !== undefined) image.setAttribute('src', src);
-  }
-
-  const pageTitle = document.querySelector('title')?.textContent?.trim() ?? '';
-  let article: ReturnType<Readability['parse']> = null;
-  try {
-    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
-  } catch {
-    article = null;
-  }
-  const content = article?.content ?? document.querySelector('body')?.innerHTML ?? '';
-  const text = turndown.turndown(content).trim();
-  const title = (article?.title ?? '').trim() || pageTitle;
-  return { title: title === '' ? null : title, text, links };
 }

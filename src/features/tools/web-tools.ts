@@ -9,8 +9,9 @@ import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { ApiError, toolFailed } from '../../platform/http/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
+import type { PageReader } from './page-reader.js';
 import { DEFAULT_FETCH_MAX_BYTES, type FetchedResponse, type WebFetcher } from './web-fetch.js';
-import { contentKind, decodeBody, type ReadPage, readHtml } from './web-page.js';
+import { contentKind, decodeBody, type ReadPage } from './web-page.js';
 
 /** Largest `maxBytes` a caller may ask of `fetch_url`. */
 const MAX_FETCH_BYTES = 10 * 1024 * 1024;
@@ -75,7 +76,7 @@ const crawlSiteResult = z.object({
 });
 
 /** A fetched response as a page: HTML read as Markdown, text as is; anything else is TOOL_FAILED. */
-function pageOf(response: FetchedResponse): ReadPage {
+async function pageOf(reader: PageReader, response: FetchedResponse): Promise<ReadPage> {
   const kind = contentKind(response.contentType, response.body);
   if (kind === 'other') {
     throw toolFailed(`${response.finalUrl.slice(0, 200)} is ${response.contentType}, not text or HTML.`, {
@@ -84,7 +85,7 @@ function pageOf(response: FetchedResponse): ReadPage {
     });
   }
   const text = decodeBody(response.contentType, response.body, kind === 'html');
-  return kind === 'html' ? readHtml(text, response.finalUrl) : { title: null, text, links: [] };
+  return kind === 'html' ? reader.read(text, response.finalUrl) : { title: null, text, links: [] };
 }
 
 /** robots-parser's CommonJS export (its typings declare it as an ES default export). */
@@ -127,9 +128,9 @@ function skipReason(error: unknown): string {
   return 'failed';
 }
 
-/** `fetch_url` and `crawl_site` over `fetcher`. */
-export function webTools(deps: { fetcher: WebFetcher }): AgentToolDef[] {
-  const { fetcher } = deps;
+/** `fetch_url` and `crawl_site` over `fetcher`, HTML read by `reader`. */
+export function webTools(deps: { fetcher: WebFetcher; reader: PageReader }): AgentToolDef[] {
+  const { fetcher, reader } = deps;
   return [
     defineAgentTool({
       name: 'fetch_url',
@@ -151,7 +152,7 @@ export function webTools(deps: { fetcher: WebFetcher }): AgentToolDef[] {
           maxBytes: args.maxBytes ?? DEFAULT_FETCH_MAX_BYTES,
           signal: call.signal,
         });
-        const page = pageOf(response);
+        const page = await pageOf(reader, response);
         return {
           url: response.url,
           finalUrl: response.finalUrl,
@@ -229,7 +230,7 @@ export function webTools(deps: { fetcher: WebFetcher }): AgentToolDef[] {
                 skip(url, `http_${response.status}`);
                 continue;
               }
-              page = pageOf(response);
+              page = await pageOf(reader, response);
             } catch (error) {
               if (call.signal?.aborted) throw error;
               if (url === start.href && error instanceof ApiError && error.code === 'VALIDATION_FAILED')
