@@ -15,6 +15,7 @@ import { Migration0019Proposals } from './features/proposals/migrations/0019-pro
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
 import { Migration0021WorkflowTriggers } from './features/triggers/migrations/0021-workflow-triggers.js';
+import { Migration0023ScheduleDueIndex } from './features/triggers/migrations/0023-schedule-due-index.js';
 import { Migration0017WebSessions } from './features/web/migrations/0017-web-sessions.js';
 import { Migration0005Webhooks } from './features/webhooks/migrations/0005-webhooks.js';
 import { Migration0002Resources } from './features/workspace/migrations/0002-resources.js';
@@ -49,4 +50,5 @@ export const migrations: MigrationObject[] = [
   { name: '0019-proposals', class: Migration0019Proposals },
   { name: '0020-missions', class: Migration0020Missions },
   { name: '0021-workflow-triggers', class: Migration0021WorkflowTriggers },
+  { name: '0023-schedule-due-index', class: Migration0023ScheduleDueIndex },
 ];

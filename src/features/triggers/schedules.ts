@@ -15,6 +15,11 @@
  * worker reads the applied manifest itself and ends the schedule, or fires nothing and moves it to the
  * new cron. A sweep (at start and every minute) creates jobs that are missing (versions applied
  * before this existed, a job that died).
+ *
+ * Job workers find delayed jobs by polling (every second); so that a schedule fires at its due time
+ * rather than up to a poll later, each process also reads the earliest due time of the schedule jobs
+ * (at most a second ahead) and wakes the workers when it comes. That timer is only a wake-up: the
+ * rows say what is due, and a process without it still fires every schedule on the next poll.
  */
 import type { Sql } from '../../platform/db/sql.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
@@ -26,6 +31,8 @@ import { fireOnce, prepareStart, type Start, type TriggerDeps } from './fires.js
 export const SCHEDULE_JOB = 'workflow-schedule';
 /** How often the sweep looks for schedules without a job. */
 const SWEEP_MS = 60_000;
+/** The longest the due-time waker sleeps before reading the next due time again. */
+const WAKER_MS = 1_000;
 /** Attempts of one due time's job (only database faults fail it). */
 const MAX_ATTEMPTS = 20;
 
@@ -156,21 +163,54 @@ export function workflowSchedules(deps: TriggerDeps): {
   }
 
   let timer: NodeJS.Timeout | null = null;
+  let waker: NodeJS.Timeout | null = null;
+  let running = false;
+  /** The latest due time the waker woke the workers for. */
+  let woken = 0;
   const sweepLogged = () =>
     sweep().catch((error) => log.warn({ err: error }, 'workflow schedule sweep failed'));
+
+  /** Wakes the job workers when the earliest schedule job comes due; sleeps until then (≤ 1 s). */
+  async function wakeWhenDue(): Promise<void> {
+    let wait = WAKER_MS;
+    try {
+      const row = await db.maybeOne<{ run_at: Date }>(
+        `select run_at from jobs
+          where kind = $1 and locked_by is null and dead_at is null
+          order by run_at limit 1`,
+        [SCHEDULE_JOB],
+      );
+      const due = row?.run_at.getTime() ?? null;
+      const now = clock.now();
+      if (due !== null && due <= now && due > woken) {
+        woken = due;
+        jobs.notifyEnqueued();
+      } else if (due !== null && due > now) wait = Math.min(due - now + 2, WAKER_MS);
+    } catch (error) {
+      log.warn({ err: error }, 'reading the next schedule due time failed');
+    }
+    if (!running) return;
+    waker = setTimeout(() => void wakeWhenDue(), wait);
+    waker.unref();
+  }
+
   return {
     reconcile,
     sweep,
     service: {
       name: 'workflow schedules',
       async start() {
+        running = true;
         await sweepLogged();
         timer = setInterval(() => void sweepLogged(), SWEEP_MS);
         timer.unref();
+        void wakeWhenDue();
       },
       stop() {
+        running = false;
         if (timer) clearInterval(timer);
-        timer = null;
+        if (waker) clearTimeout(waker);
+        timer = waker = null;
       },
     },
   };

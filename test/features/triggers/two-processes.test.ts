@@ -69,13 +69,12 @@ describe('a schedule on two r3 processes', () => {
     const runs = await db.query<{ created_by: string; due_at: string }>(
       `select r.created_by, a.details -> 'trigger' ->> 'dueAt' as due_at
          from runs r join audit_log a on a.action = 'run.create' and a.target_id = r.id::text
-        where r.slug = 'tick' order by r.id`,
+        where r.slug = 'tick' order by due_at`,
     );
     expect(runs.rows).toHaveLength(settled);
     expect(runs.rows.every((r) => r.created_by === 'trigger:schedule')).toBe(true);
     const dueTimes = runs.rows.map((r) => r.due_at);
     expect(new Set(dueTimes).size).toBe(dueTimes.length);
-    expect(dueTimes).toEqual([...dueTimes].sort());
     // Every firing has its run, and no run lacks its firing.
     expect(
       await count(
