@@ -159,6 +159,15 @@ function defaultReply(
     if (typeof images.prompt !== 'string' || images.prompt === '') {
       return openaiError(400, "'prompt' is a required property", 'invalid_request_error', 'prompt');
     }
+    if (images.model.startsWith('gpt-image') && images.response_format !== undefined) {
+      // As OpenAI answers: GPT image models always return base64 and refuse the parameter.
+      return openaiError(
+        400,
+        "Unknown parameter: 'response_format'.",
+        'invalid_request_error',
+        'response_format',
+      );
+    }
     const n = images.n ?? 1;
     const bytes = options.image?.(images) ?? ONE_PIXEL_PNG;
     return {

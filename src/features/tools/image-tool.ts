@@ -18,6 +18,8 @@ import type { ArtifactService } from '../artifacts/index.js';
 /** One generation may take long; this bounds one attempt. */
 const IMAGE_TIMEOUT_MS = 120_000;
 const IMAGE_MAX_RETRIES = 2;
+/** Models that answer base64 only and refuse `response_format` (OpenAI's GPT image models). */
+const ALWAYS_BASE64 = /^gpt-image/;
 
 const SIZES = [
   'auto',
@@ -99,7 +101,15 @@ export function imageTool(deps: {
     client ??= createOpenAIClient(options);
     try {
       return await client.images.generate(
-        { model: model as string, prompt, n: 1, response_format: 'b64_json', ...(size ? { size } : {}) },
+        {
+          model: model as string,
+          prompt,
+          n: 1,
+          // GPT image models always answer base64 and refuse the parameter; DALL·E and most
+          // compatible servers answer URLs unless asked for b64_json.
+          ...(ALWAYS_BASE64.test(model as string) ? {} : { response_format: 'b64_json' as const }),
+          ...(size ? { size } : {}),
+        },
         signal ? { signal } : {},
       );
     } catch (error) {

@@ -82,7 +82,6 @@ async function backendJson(
     response = await fetch(url, {
       headers: { Accept: 'application/json', 'User-Agent': WEB_USER_AGENT, ...headers },
       signal: signals,
-      redirect: 'error',
     });
     const text = await response.text();
     if (!response.ok) {

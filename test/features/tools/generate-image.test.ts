@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 describe('generate_image', () => {
-  it('asks the images API with R3_IMAGE_MODEL for b64_json and stores the image as an artifact', async () => {
+  it('asks the images API with R3_IMAGE_MODEL (a GPT image model: base64 without asking) and stores the image as an artifact', async () => {
     const body = await ok(mcp, 'generate_image', { prompt: 'A red fox in the snow', size: '1024x1024' });
     expect(body).toEqual({
       artifactId: expect.any(Number),
@@ -56,7 +56,6 @@ describe('generate_image', () => {
       prompt: 'A red fox in the snow',
       n: 1,
       size: '1024x1024',
-      response_format: 'b64_json',
     });
     const meta = await t.request('GET', `/api/v1/artifacts/${body.artifactId}`, { token: owner.token });
     expect(meta.body).toMatchObject({
