@@ -10,6 +10,7 @@ import type { ArtifactsApi } from '../artifacts/index.js';
 import type { ReviewsApi } from '../reviews/index.js';
 import { createSchemaCache, type RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
+import { missionTools } from './mcp-tools.js';
 import { MISSION_RUN_KIND, missionRunKind, reportChildEvent } from './mission-kind.js';
 import { missionRunRoutes } from './routes/mission-runs.js';
 import { missionRoutes } from './routes/missions.js';
@@ -57,6 +58,7 @@ export const missionsFeature = defineFeature<
       table: 'mission_runs',
       pollUrl: (id) => `/api/v1/mission-runs/${id}`,
     });
+    platform.mcp.add(...missionTools(missions, workspace));
     platform.routes.add(
       ...missionRoutes(workspace),
       ...missionRunRoutes(missions, { db: db.sql, bus, log, heartbeatMs: config.sse.heartbeatMs }),

@@ -197,6 +197,16 @@ export class MissionService {
     return this.get(principal, id);
   }
 
+  /** The definition mission run `id` was started with (name, team, planner, review, limits); 404 otherwise. */
+  async definitionOf(principal: Principal, id: number): Promise<MissionDefinition> {
+    const row = await this.deps.db.maybeOne<{ definition: MissionDefinition }>(
+      'select definition from mission_runs where id = $1 and org_id = $2',
+      [id, principal.orgId],
+    );
+    if (!row) throw notFound('mission run', id);
+    return row.definition;
+  }
+
   /** The definition, goal template and version of a start request; throws 404/400. */
   private async resolve(orgId: number, body: StartBody, input: Record<string, unknown>) {
     const { applied } = this.deps;

@@ -15,6 +15,8 @@ import { parseEventSubject } from '../../platform/bus/subjects.js';
 import { runEventPayloadSchema } from '../runs/index.js';
 import type {
   EventDescriptor,
+  MissionEventData,
+  MissionEventType,
   ObjectCreatedData,
   ProposalEventData,
   ProposalEventType,
@@ -46,8 +48,19 @@ export const proposalEventPayloadSchema = z.object({
   at: z.string().min(1),
 });
 
+/** The payload of a mission run event on the bus (written by the mission-run actor's transitions). */
+export const missionEventPayloadSchema = z.object({
+  eventId: z.string().min(1),
+  orgId: z.number().int().positive(),
+  missionRunId: z.number().int().positive(),
+  mission: z.string().nullable(),
+  event: z.string().min(1),
+  status: z.enum(['planning', 'awaiting_review', 'executing', 'completed', 'failed', 'cancelled']),
+  at: z.string().min(1),
+});
+
 /** Run event types. */
-type RunWebhookType = Exclude<WebhookEventType, 'object.created' | ProposalEventType>;
+type RunWebhookType = Exclude<WebhookEventType, 'object.created' | ProposalEventType | MissionEventType>;
 
 /** A domain event a webhook may want. */
 export type WebhookEvent =
@@ -66,6 +79,14 @@ export type WebhookEvent =
       descriptor: EventDescriptor;
       createdAt: string;
       data: RunEventData;
+    }
+  | {
+      type: MissionEventType;
+      eventId: string;
+      orgId: number;
+      descriptor: EventDescriptor;
+      createdAt: string;
+      data: MissionEventData;
     }
   | {
       type: 'object.created';
@@ -92,6 +113,14 @@ const PROPOSAL_TYPES: Readonly<Record<string, ProposalEventType>> = {
   failed: 'proposal.failed',
 };
 
+const MISSION_TYPES: Readonly<Record<string, MissionEventType>> = {
+  started: 'mission.started',
+  awaiting_review: 'mission.awaiting_review',
+  completed: 'mission.completed',
+  failed: 'mission.failed',
+  cancelled: 'mission.cancelled',
+};
+
 /** The webhook event type of a run event, or null when it has none. */
 export function runWebhookType(event: string, kind: 'skill' | 'workflow'): RunWebhookType | null {
   if (event === 'step_completed' && kind !== 'workflow') return null;
@@ -107,6 +136,7 @@ export function mayMapToWebhook(subject: string): boolean {
   if (!parsed) return false;
   if (parsed.kind === 'object') return parsed.name === 'created';
   if (parsed.kind === 'proposal') return parsed.name in PROPOSAL_TYPES;
+  if (parsed.kind === 'mission') return parsed.name in MISSION_TYPES;
   return parsed.kind === 'run' && parsed.name in RUN_TYPES;
 }
 
@@ -156,6 +186,19 @@ export function toWebhookEvent(subject: string, payload: unknown): WebhookEvent 
         result: p.result,
         error: p.error,
       },
+    };
+  }
+  if (parsed.kind === 'mission') {
+    const type = MISSION_TYPES[parsed.name];
+    if (!type) return null;
+    const p = missionEventPayloadSchema.parse(payload);
+    return {
+      type,
+      eventId: p.eventId,
+      orgId: p.orgId,
+      descriptor: { type },
+      createdAt: new Date(p.at).toISOString(),
+      data: { missionRunId: p.missionRunId, mission: p.mission, status: p.status },
     };
   }
   if (parsed.kind !== 'run') return null;

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
-/** The spec's eight webhook event types, and the proposals' three (decisions §11). */
+/** The spec's eight webhook event types, the proposals' three (decisions §11) and the missions' five (§12). */
 export const WEBHOOK_EVENT_TYPES = [
   'run.started',
   'run.step_completed',
@@ -27,6 +27,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'proposal.created',
   'proposal.executed',
   'proposal.failed',
+  'mission.started',
+  'mission.awaiting_review',
+  'mission.completed',
+  'mission.failed',
+  'mission.cancelled',
 ] as const;
 
 /** One webhook event type. */
@@ -154,6 +159,27 @@ export const proposalEventDataSchema = z
   .strict();
 export type ProposalEventData = z.infer<typeof proposalEventDataSchema>;
 
+/** The event types about mission runs (decisions §12). */
+export const MISSION_EVENT_TYPES = [
+  'mission.started',
+  'mission.awaiting_review',
+  'mission.completed',
+  'mission.failed',
+  'mission.cancelled',
+] as const satisfies readonly WebhookEventType[];
+export const missionEventTypeSchema = z.enum(MISSION_EVENT_TYPES);
+export type MissionEventType = z.infer<typeof missionEventTypeSchema>;
+
+/** `data` of the mission events (decisions §12): the mission run, its mission's slug (null ad hoc), its status. */
+export const missionEventDataSchema = z
+  .object({
+    missionRunId: z.number().int().positive(),
+    mission: z.string().min(1).nullable(),
+    status: z.enum(['planning', 'awaiting_review', 'executing', 'completed', 'failed', 'cancelled']),
+  })
+  .strict();
+export type MissionEventData = z.infer<typeof missionEventDataSchema>;
+
 const envelope = {
   deliveryId: deliveryIdSchema,
   createdAt: z.iso.datetime(),
@@ -164,6 +190,7 @@ export const deliveryBodySchema = z.discriminatedUnion('event', [
   z.object({ event: runEventTypeSchema, ...envelope, data: runEventDataSchema }).strict(),
   z.object({ event: z.literal('object.created'), ...envelope, data: objectCreatedDataSchema }).strict(),
   z.object({ event: proposalEventTypeSchema, ...envelope, data: proposalEventDataSchema }).strict(),
+  z.object({ event: missionEventTypeSchema, ...envelope, data: missionEventDataSchema }).strict(),
 ]);
 export type DeliveryBody = z.infer<typeof deliveryBodySchema>;
 
@@ -172,6 +199,7 @@ export type DeliveryBodyInput = (
   | { event: RunEventType; data: RunEventData }
   | { event: 'object.created'; data: ObjectCreatedData }
   | { event: ProposalEventType; data: ProposalEventData }
+  | { event: MissionEventType; data: MissionEventData }
 ) & {
   /** When the event happened; the same on every attempt and on replays of it. */
   createdAt: Date | string;
@@ -214,12 +242,18 @@ export interface EventDescriptor {
  * The type must be in `events`. Then, for run events: no filter key set matches every run;
  * `skillSlug` set matches skill runs of that slug only (never workflow runs, even those whose
  * steps run that skill); `workflowSlug` likewise for workflow runs; both set, a run matching either
- * one. `object.created` and the proposal events ignore the filter: both keys name runs, and an
- * object type or a proposal is neither.
+ * one. `object.created`, the proposal and the mission events ignore the filter: both keys name runs,
+ * and an object type, a proposal or a mission run is neither.
  */
 export function matchesFilter(webhook: WebhookSubscription, event: EventDescriptor): boolean {
   if (!webhook.events.includes(event.type)) return false;
-  if (event.type === 'object.created' || event.type.startsWith('proposal.')) return true;
+  if (
+    event.type === 'object.created' ||
+    event.type.startsWith('proposal.') ||
+    event.type.startsWith('mission.')
+  ) {
+    return true;
+  }
   const skillSlug = webhook.filter?.skillSlug ?? null;
   const workflowSlug = webhook.filter?.workflowSlug ?? null;
   if (skillSlug === null && workflowSlug === null) return true;

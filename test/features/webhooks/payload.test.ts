@@ -34,6 +34,11 @@ describe('event types', () => {
       'proposal.created',
       'proposal.executed',
       'proposal.failed',
+      'mission.started',
+      'mission.awaiting_review',
+      'mission.completed',
+      'mission.failed',
+      'mission.cancelled',
     ]);
     expect(webhookEventTypeSchema.safeParse('run.cancelled').success).toBe(false);
     expect(webhookEventTypeSchema.safeParse('proposal.approved').success).toBe(false);

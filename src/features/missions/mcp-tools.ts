@@ -1,0 +1,254 @@
+/**
+ * The missions group of MCP tools (decisions §12): `mission_list`, `mission_start`,
+ * `mission_list_runs`, `mission_get_run`, `mission_approve`, `mission_cancel`, `mission_promote`.
+ * Each runs under the caller's principal with the REST route's access; errors are the REST ones,
+ * with body fields named `arguments.*`.
+ */
+import { z } from 'zod';
+import { attributionOf } from '../../platform/auth/attribution.js';
+import { access } from '../../platform/auth/guard.js';
+import { ApiError, conflict, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
+import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { activeTraceId } from '../../platform/tracing/tracing.js';
+import { slugSchema, type WorkspaceServices } from '../workspace/index.js';
+import { promotedResources } from './promote.js';
+import { adHocTeamSchema, MISSION_RUN_STATUS_FILTERS } from './routes/mission-runs.js';
+import type { MissionService, StartBody } from './service.js';
+
+const missionRunIdSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe('The mission run id (missionRunId).');
+
+/** The mission service names body fields `body.*`; over MCP they are `arguments.*`. */
+function asArguments(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
+  const issues = error.details.issues;
+  if (!Array.isArray(issues)) return error;
+  const renamed = (issues as FieldIssue[]).map((issue) =>
+    issue.field === 'body' || issue.field.startsWith('body.')
+      ? { ...issue, field: `arguments${issue.field.slice(4)}` }
+      : issue,
+  );
+  return validationFailed(renamed, error.message.replace(/\bbody\./g, 'arguments.'));
+}
+
+const PAGE = 200;
+
+export function missionTools(
+  missions: MissionService,
+  s: Pick<WorkspaceServices, 'resources' | 'workspace'>,
+): ToolDef[] {
+  return [
+    defineTool({
+      name: 'mission_list',
+      title: 'List missions',
+      group: 'missions',
+      description: 'The missions of the organization (slug, name, description, goal, team, review), by slug.',
+      input: z.strictObject({}),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      async run(_args, { principal }) {
+        const list = [];
+        let after: string | undefined;
+        do {
+          const page = await s.resources.listMissions(principal.orgId, { limit: PAGE, after });
+          for (const item of page.items) {
+            const detail = await s.resources.mission(principal.orgId, item.slug);
+            if (detail) {
+              list.push({
+                slug: detail.slug,
+                name: detail.name,
+                description: detail.description,
+                goal: detail.goal,
+                team: detail.team,
+                planner: detail.planner,
+                review: detail.review,
+              });
+            }
+          }
+          after = page.nextAfter ?? undefined;
+        } while (after !== undefined);
+        return { missions: list };
+      },
+    }),
+    defineTool({
+      name: 'mission_start',
+      title: 'Start a mission run',
+      group: 'missions',
+      description:
+        'Starts a mission run from a mission (`missionSlug`, with `input` matching its inputSchema) or ad ' +
+        'hoc (`team`: agent slugs or [{agent, role}], and `goal`). Answers {missionRunId, status} at once; ' +
+        'follow it with mission_get_run.',
+      input: z.strictObject({
+        missionSlug: slugSchema.optional(),
+        team: adHocTeamSchema.optional(),
+        goal: z.string().min(1).max(20_000).optional(),
+        input: z.record(z.string(), z.unknown()).optional(),
+        idempotencyKey: z.string().min(1).max(255).optional(),
+      }),
+      access: access.invoke,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      async run(args, ctx) {
+        let body: StartBody;
+        if (args.missionSlug !== undefined) {
+          if (args.team !== undefined || args.goal !== undefined) {
+            throw validationFailed([
+              {
+                field: 'arguments.missionSlug',
+                message: 'give either missionSlug, or team and goal, not both',
+              },
+            ]);
+          }
+          body = { missionSlug: args.missionSlug, input: args.input, idempotencyKey: args.idempotencyKey };
+        } else if (args.team !== undefined && args.goal !== undefined) {
+          body = { team: args.team, goal: args.goal, input: args.input, idempotencyKey: args.idempotencyKey };
+        } else {
+          throw validationFailed([
+            {
+              field: args.team === undefined ? 'arguments.team' : 'arguments.goal',
+              message: 'is required without missionSlug (an ad hoc mission needs team and goal)',
+            },
+          ]);
+        }
+        try {
+          const { answer } = await missions.start(ctx.principal, body, {
+            method: 'POST',
+            path: '/api/v1/mission-runs',
+            requestId: ctx.requestId,
+            traceId: activeTraceId(),
+          });
+          return { missionRunId: answer.missionRunId, status: answer.status };
+        } catch (error) {
+          throw asArguments(error);
+        }
+      },
+    }),
+    defineTool({
+      name: 'mission_list_runs',
+      title: 'List mission runs',
+      group: 'missions',
+      description:
+        'Mission runs of the organization, newest first, optionally of one status. Answers {missionRuns}.',
+      input: z.strictObject({
+        status: z.enum(MISSION_RUN_STATUS_FILTERS).optional(),
+        limit: z.number().int().min(1).max(200).default(50).describe('At most this many (default 50).'),
+      }),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      async run({ status, limit }, { principal }) {
+        const page = await missions.list(principal, { status, limit });
+        return { missionRuns: page.missionRuns };
+      },
+    }),
+    defineTool({
+      name: 'mission_get_run',
+      title: 'Get a mission run',
+      group: 'missions',
+      description:
+        'One mission run as GET /api/v1/mission-runs/:id answers it: status, goal, plan (tasks with status, ' +
+        'runId, output), artifacts, review, error.',
+      input: z.strictObject({ missionRunId: missionRunIdSchema }),
+      access: access.read,
+      hints: { readOnlyHint: true, openWorldHint: false },
+      run: async ({ missionRunId }, { principal }) => ({ ...(await missions.get(principal, missionRunId)) }),
+    }),
+    defineTool({
+      name: 'mission_approve',
+      title: 'Approve a mission run',
+      group: 'missions',
+      description:
+        'Approves a mission run awaiting review: its plan (it goes on executing) or its result (it completes). ' +
+        'Needs the approve capability; CONFLICT when the run is not awaiting review.',
+      input: z.strictObject({ missionRunId: missionRunIdSchema, note: z.string().max(10_000).optional() }),
+      access: access.approve,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async ({ missionRunId, note }, ctx) => ({
+        ...(await missions.decide(ctx.principal, missionRunId, {
+          action: 'approve',
+          note: note ?? null,
+          requestId: ctx.requestId,
+        })),
+      }),
+    }),
+    defineTool({
+      name: 'mission_cancel',
+      title: 'Cancel a mission run',
+      group: 'missions',
+      description:
+        'Cancels a mission run that is planning, awaiting review or executing, and its running child runs. ' +
+        'CONFLICT from a final status.',
+      input: z.strictObject({ missionRunId: missionRunIdSchema, reason: z.string().max(10_000).optional() }),
+      access: access.invoke,
+      hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      run: async ({ missionRunId, reason }, ctx) => ({
+        ...(await missions.cancel(ctx.principal, missionRunId, { reason, requestId: ctx.requestId })),
+      }),
+    }),
+    defineTool({
+      name: 'mission_promote',
+      title: 'Promote a mission run to a workflow',
+      group: 'missions',
+      description:
+        'Drafts a reusable workflow from a completed mission run: its tasks in dependency order as skill ' +
+        'steps (a task without a skill gets a prompt skill of its own, written with it), an approve step ' +
+        'where the mission had a review. Written through the workspace write path (validate → write → ' +
+        'commit → apply only with autoApply: true). Answers {workflow, written, commit, apply}.',
+      input: z.strictObject({
+        missionRunId: missionRunIdSchema,
+        slug: slugSchema.describe('The new workflow’s slug.'),
+        name: z.string().min(1).max(200).optional().describe('Its name (default: the mission’s name).'),
+        autoApply: z.boolean().default(false).describe('Apply the new version at once (default false).'),
+      }),
+      access: access.write,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      async run({ missionRunId, slug, name, autoApply }, ctx) {
+        const run = await missions.get(ctx.principal, missionRunId);
+        if (run.status !== 'completed') {
+          throw conflict(
+            `Mission run ${missionRunId} is ${run.status}; only a completed run can be promoted.`,
+            {
+              missionRunId,
+              status: run.status,
+            },
+          );
+        }
+        const definition = await missions.definitionOf(ctx.principal, missionRunId);
+        const { workflow, skills } = promotedResources(
+          { ...run, review: definition.review },
+          slug,
+          name ?? definition.name,
+        );
+        const result = await s.workspace.write(
+          ctx.principal.orgId,
+          attributionOf(ctx.principal, ctx.requestId),
+          (current) => {
+            if (current.has('workflow', slug)) {
+              throw conflict(`A workflow with slug "${slug}" already exists.`, { kind: 'workflow', slug });
+            }
+            return {
+              put: [
+                ...skills
+                  .filter((skill) => !current.has('skill', skill.manifest.slug))
+                  .map((skill) => ({
+                    kind: 'skill' as const,
+                    manifest: skill.manifest as never,
+                    promptMd: skill.promptMd,
+                  })),
+                { kind: 'workflow' as const, manifest: workflow },
+              ],
+            };
+          },
+          {
+            autoApply,
+            message: `Promote mission run ${missionRunId} to workflow ${slug}`,
+            audit: { action: 'mission_run.promote', targetKind: 'workflow', targetId: slug },
+          },
+        );
+        return { workflow, ...result };
+      },
+    }),
+  ];
+}
