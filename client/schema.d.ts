@@ -4450,7 +4450,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed")[];
+                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;
@@ -4586,7 +4586,7 @@ export interface operations {
             content: {
                 "application/json": {
                     active?: boolean;
-                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed")[];
+                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;

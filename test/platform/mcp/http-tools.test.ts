@@ -62,21 +62,45 @@ afterAll(async () => {
 });
 
 describe('tools/list over HTTP with authoring off', () => {
-  it('lists the workspace reads, runtime, data and built-in tools, and no authoring or event-only tool', async () => {
+  it('lists the workspace reads, runtime, data, built-in, domain and mission tools, and no authoring or event-only tool', async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
+        'briefings',
+        'crawl_site',
         'create_artifact',
-        'run_code',
+        'fetch_url',
+        'freshen_source',
+        'generate_image',
+        'get_crm_companies',
+        'get_crm_contacts',
+        'get_crm_deals',
+        'get_mail_thread',
+        'get_meeting_transcript',
+        'learnings',
+        'lookup_objects',
+        'mission_approve',
+        'mission_cancel',
+        'mission_get_run',
+        'mission_list',
+        'mission_list_runs',
+        'mission_promote',
+        'mission_start',
         'object_types_list',
         'objects_get',
         'objects_list',
+        'propose_action',
+        'run_code',
+        'run_history',
+        'run_operation',
         'runtime_approve_draft',
         'runtime_get_run',
         'runtime_list_runs',
         'runtime_reject_draft',
         'runtime_run_skill',
+        'search_knowledge',
         'search_query',
+        'web_search',
         'workspace_diff',
         'workspace_get',
         'workspace_list',
@@ -95,7 +119,7 @@ describe('tools/list over HTTP with authoring off', () => {
 
   it('lists every tool to a token that may not use them all (they answer FORBIDDEN)', async () => {
     const reader = await client((await t.token({ org: 'acme', scopes: ['read:skills'] })).token);
-    expect((await reader.listTools()).tools).toHaveLength(15);
+    expect((await reader.listTools()).tools).toHaveLength(39);
   });
 
   it('answers an authoring tool with an error result saying how to enable it', async () => {
