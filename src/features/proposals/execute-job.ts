@@ -164,7 +164,7 @@ export function createExecuteActionJob(deps: ExecuteActionDeps): {
       log.warn({ proposalId: actorId, attempt: n, error: outcome.error, retry }, 'proposal execution failed');
     }
     // The queue runs the job again after its backoff.
-    if (retry) throw outcome.ok ? new Error('unreachable') : outcome.cause;
+    if (!outcome.ok && retry) throw outcome.cause;
     ctx.markCompleted();
   };
 

@@ -304,6 +304,19 @@ describe('an upstream that is down', () => {
     expect(failed.error.message).not.toContain(hub.token);
   });
 
+  it('fails at once, without retrying, when HubSpot refuses the write itself (no such deal)', async () => {
+    const id = await propose({ params: { dealId: '987654321', properties: { dealstage: 'closedwon' } } });
+    expect((await decide(id, 'approve')).status).toBe(200);
+    const done = await settled(id);
+    expect(done).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      result: null,
+      error: { code: 'NOT_FOUND', message: expect.stringContaining('HubSpot') },
+    });
+    expect(patches('987654321')).toHaveLength(1);
+  });
+
   it('executes once when the upstream comes back before the attempts run out', async () => {
     const before = patches().length;
     const id = await propose();
