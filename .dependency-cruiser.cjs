@@ -3,6 +3,7 @@
  * - features build on the platform; the platform never imports a feature;
  * - machines/ is pure (xstate and zod): nothing from src/;
  * - a feature uses another feature only through that feature's index.ts (its contract);
+ * - authentication does not import the HTTP layer, and only the HTTP layer maps errors to statuses;
  * - no import cycles.
  * src/main.ts and src/cli/ are the composition root: they list the features.
  */
@@ -33,6 +34,21 @@ module.exports = {
         path: '^src/features/([^/]+)/',
         pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'],
       },
+    },
+    {
+      name: 'auth-not-to-http',
+      comment: 'Authentication knows no transport: the HTTP pipeline calls it, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/platform/auth/' },
+      to: { path: '^src/platform/http/' },
+    },
+    {
+      name: 'http-status-only-in-http',
+      comment:
+        "Errors are transport-neutral (src/platform/errors.ts); their HTTP statuses and headers are http/'s.",
+      severity: 'error',
+      from: { pathNot: '^src/platform/http/' },
+      to: { path: '^src/platform/http/errors\\.ts$' },
     },
     {
       name: 'no-circular',

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors.js';
 import { idCursorSchema, limitSchema, nextCursor } from '../../platform/http/pagination.js';
 import { ok, type RawReply } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Db } from '../../platform/db/sql.js';
-import { ApiError, notFound } from '../../platform/http/errors.js';
+import { ApiError, notFound } from '../../platform/errors.js';
 import { parseOrThrow } from '../../platform/http/validate.js';
 import type { Clock } from '../../platform/util/clock.js';
 
@@ -82,7 +82,6 @@ const COLUMNS = 'id, name, media_type, bytes, sha256, run_id, mission_run_id, cr
 /** The artifact is over `R3_ARTIFACT_MAX_BYTES`: VALIDATION_FAILED naming the field that carried it. */
 export function artifactTooLarge(field: string, bytes: number, maxBytes: number): ApiError {
   return new ApiError(
-    400,
     'VALIDATION_FAILED',
     `${field}: the artifact is ${bytes} bytes, over the limit of ${maxBytes} bytes (R3_ARTIFACT_MAX_BYTES).`,
     {

@@ -9,7 +9,7 @@
  */
 
 import { access } from '../../platform/auth/guard.js';
-import { forbidden, notFound } from '../../platform/http/errors.js';
+import { forbidden, notFound } from '../../platform/errors.js';
 import type { AgentToolDef, ToolCall } from '../../platform/tools/registry.js';
 import type { SourceConfig } from '../connectors/index.js';
 import type { AgentManifest, AppliedResources } from '../workspace/index.js';

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { forbidden } from '../../platform/http/errors.js';
+import { forbidden } from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import { RUN_STATUS_FILTERS, type RunService } from '../runs/index.js';
 import { slugSchema } from '../workspace/index.js';

@@ -21,7 +21,7 @@ import {
   toolTimeout,
   toolUnavailable,
   validationFailed,
-} from '../../platform/http/errors.js';
+} from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import type { Clock } from '../../platform/util/clock.js';
 import {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access } from '../../platform/auth/guard.js';
-import { ApiError, conflict, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
+import { ApiError, conflict, type FieldIssue, validationFailed } from '../../platform/errors.js';
 import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { slugSchema, type WorkspaceServices } from '../workspace/index.js';

@@ -9,7 +9,7 @@ import type { ActorHost, SendResult } from '../../platform/actors/host.js';
 import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate } from '../../platform/util/template.js';
 import { newTraceId } from '../../platform/util/trace.js';

@@ -11,7 +11,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Bus } from '../../platform/bus/bus.js';
 import { missionEventsPattern } from '../../platform/bus/subjects.js';
 import type { Db } from '../../platform/db/sql.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors.js';
 import type { Reply, ResponseStream } from '../../platform/http/reply.js';
 import type { Logger } from '../../platform/log.js';
 

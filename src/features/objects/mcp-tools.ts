@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors.js';
 import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
 import type { ObjectTypeView } from '../workspace/index.js';
 import { slugSchema } from '../workspace/index.js';

@@ -5,7 +5,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import type { FieldIssue } from '../../platform/http/errors.js';
+import type { FieldIssue } from '../../platform/errors.js';
 import { setBounded } from '../../platform/util/bounded-map.js';
 import { linearRegExp } from '../../platform/util/linear-regexp.js';
 

@@ -14,7 +14,7 @@ import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Config } from '../../platform/config.js';
 import type { Database } from '../../platform/db/database.js';
 import type { Sql } from '../../platform/db/sql.js';
-import { type FieldIssue, notFound, validationFailed } from '../../platform/http/errors.js';
+import { type FieldIssue, notFound, validationFailed } from '../../platform/errors.js';
 import type { Logger } from '../../platform/log.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type DocumentVector, embedDocuments, searchVectorSql } from './indexing.js';

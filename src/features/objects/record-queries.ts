@@ -13,7 +13,7 @@
  * strings). A sort orders numbers numerically, then other text, then missing values.
  */
 import type { Sql } from '../../platform/db/sql.js';
-import { validationFailed } from '../../platform/http/errors.js';
+import { validationFailed } from '../../platform/errors.js';
 
 /** Instances of one object type synced from one source. */
 export interface RecordScope {

@@ -13,7 +13,7 @@ import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Config } from '../../platform/config.js';
 import type { Database } from '../../platform/db/database.js';
 import type { Sql } from '../../platform/db/sql.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import type { Clock } from '../../platform/util/clock.js';

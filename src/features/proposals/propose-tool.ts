@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { validationFailed } from '../../platform/http/errors.js';
+import { validationFailed } from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import { ACTION_NAMES, ACTIONS, type ActionName, actionKind, parseAction } from '../connectors/index.js';
 import type { Acting, ActingAgents } from '../domain-tools/index.js';

@@ -9,7 +9,7 @@ import { PROPOSAL_STATUSES } from '../../../machines/index.js';
 import { access } from '../../platform/auth/guard.js';
 import type { Bus, Subscription } from '../../platform/bus/bus.js';
 import { subjectToken } from '../../platform/bus/subjects.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors.js';
 import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
 import { ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';

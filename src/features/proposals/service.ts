@@ -10,7 +10,7 @@ import type { ActorHost, SendResult } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { conflict, notFound } from '../../platform/http/errors.js';
+import { conflict, notFound } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import type { ConnectorAction } from '../connectors/index.js';
 import type { SubjectDecision } from '../reviews/index.js';

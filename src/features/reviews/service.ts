@@ -23,7 +23,7 @@ import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, LoadedActor, TransitionAudit } from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { ApiError, conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import { ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';

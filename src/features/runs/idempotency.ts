@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../platform/db/sql.js';
-import { conflict } from '../../platform/http/errors.js';
+import { conflict } from '../../platform/errors.js';
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { ApiError, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
+import { ApiError, type FieldIssue, validationFailed } from '../../platform/errors.js';
 import { JsonText } from '../../platform/mcp/results.js';
 import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';

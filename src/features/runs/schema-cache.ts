@@ -4,7 +4,7 @@
  * never changes, so its compiled validators never go stale.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { FieldIssue } from '../../platform/http/errors.js';
+import type { FieldIssue } from '../../platform/errors.js';
 import { setBounded } from '../../platform/util/bounded-map.js';
 import { createJsonSchemaCompiler, type JsonSchemaCompiler } from '../workspace/index.js';
 

@@ -15,7 +15,7 @@ import type { Attribution } from '../../platform/auth/attribution.js';
 import type { FusedAnswer } from '../../platform/auth/authenticate.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import type { AppliedResources } from '../workspace/index.js';

@@ -7,7 +7,7 @@
  * or one a workflow step runs) 409 CONFLICT; an agent that is unknown, inactive or not wired to the
  * skill/workflow 400 VALIDATION_FAILED on `body.agentSlug`.
  */
-import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type {
   AgentManifest,
   Applied,

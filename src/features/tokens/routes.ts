@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { DEFAULT_SCOPES, SCOPES } from '../../platform/auth/principal.js';
-import { forbidden } from '../../platform/http/errors.js';
+import { forbidden } from '../../platform/errors.js';
 import { json, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import type { TokenService } from './service.js';

@@ -13,7 +13,7 @@ import type { Principal, Role, Scope } from '../../platform/auth/principal.js';
 import { type IssuedToken, issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
 import type { Database } from '../../platform/db/database.js';
 import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
-import { forbidden, notFound, validationFailed } from '../../platform/http/errors.js';
+import { forbidden, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 
 /** What `r3 token create --json` prints (decisions §2). */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { toolFailed, toolTimeout } from '../../platform/http/errors.js';
+import { toolFailed, toolTimeout } from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import {
   type ArtifactService,

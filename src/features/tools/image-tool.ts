@@ -9,7 +9,7 @@ import type OpenAI from 'openai';
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import type { Config } from '../../platform/config.js';
-import { ApiError, toolFailed, toolTimeout, toolUnavailable } from '../../platform/http/errors.js';
+import { ApiError, toolFailed, toolTimeout, toolUnavailable } from '../../platform/errors.js';
 import { isProviderError } from '../../platform/models/model-provider.js';
 import { clientOptions, createOpenAIClient, toProviderError } from '../../platform/models/openai-client.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { toolFailed, toolTimeout } from '../../platform/http/errors.js';
+import { toolFailed, toolTimeout } from '../../platform/errors.js';
 import { PAGE_READER_WORKER_SOURCE } from './page-reader-worker.js';
 import type { ReadPage } from './web-page.js';
 

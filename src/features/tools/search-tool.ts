@@ -9,7 +9,7 @@ import { parseHTML } from 'linkedom';
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import type { WebSearchConfig } from '../../platform/config.js';
-import { ApiError, toolFailed, toolTimeout, toolUnavailable } from '../../platform/http/errors.js';
+import { ApiError, toolFailed, toolTimeout, toolUnavailable } from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, WEB_USER_AGENT } from './web-fetch.js';
 

@@ -11,7 +11,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { type ApiError, toolFailed, toolTimeout, validationFailed } from '../../platform/http/errors.js';
+import { type ApiError, toolFailed, toolTimeout, validationFailed } from '../../platform/errors.js';
 import {
   type ApprovedTarget,
   checkTarget,

@@ -7,7 +7,7 @@
 import robotsParserModule from 'robots-parser';
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { ApiError, toolFailed } from '../../platform/http/errors.js';
+import { ApiError, toolFailed } from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import type { PageReader } from './page-reader.js';
 import { DEFAULT_FETCH_MAX_BYTES, type FetchedResponse, type WebFetcher } from './web-fetch.js';

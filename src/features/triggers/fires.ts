@@ -7,7 +7,7 @@
 import type { ActorHost } from '../../platform/actors/host.js';
 import type { ActorTx } from '../../platform/actors/tx.js';
 import type { Db } from '../../platform/db/sql.js';
-import { ApiError } from '../../platform/http/errors.js';
+import { ApiError } from '../../platform/errors.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import type { Clock } from '../../platform/util/clock.js';

@@ -9,7 +9,7 @@ import type { ActorHost } from '../../platform/actors/host.js';
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db, Sql } from '../../platform/db/sql.js';
-import { conflict, notFound, validationFailed } from '../../platform/http/errors.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { checkTarget, type Resolver } from '../../platform/net/ssrf.js';
 import type { SecretStore } from '../../platform/secrets/secret-store.js';
 import type { Clock } from '../../platform/util/clock.js';

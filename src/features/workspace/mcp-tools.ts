@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access, authorize } from '../../platform/auth/guard.js';
-import { ApiError, type FieldIssue, notFound, validationFailed } from '../../platform/http/errors.js';
+import { ApiError, type FieldIssue, notFound, validationFailed } from '../../platform/errors.js';
 import { defineTool, type ToolContext, type ToolDef } from '../../platform/mcp/tool.js';
 import { agentManifestSchema } from './agent-manifest.js';
 import { manifestPath, promptPath } from './files.js';

@@ -7,7 +7,7 @@
  * edits that leave the policy as it was need only `write:resources`.
  */
 import type { Attribution } from '../../platform/auth/attribution.js';
-import { forbidden } from '../../platform/http/errors.js';
+import { forbidden } from '../../platform/errors.js';
 import type { WorkspaceResource } from './manifests.js';
 
 /** No review: what a resource without a policy has. */

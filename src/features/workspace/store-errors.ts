@@ -1,5 +1,5 @@
 /** The structured VALIDATION_FAILED of a workspace write: one issue per file and field. */
-import { type ApiError, type FieldIssue, validationFailed } from '../../platform/http/errors.js';
+import { type ApiError, type FieldIssue, validationFailed } from '../../platform/errors.js';
 import type { FieldPath, WorkspaceIssue } from './issues.js';
 
 /** `agents/sales.yaml:skillSlugs.0`, or the file alone for a whole-file problem. */

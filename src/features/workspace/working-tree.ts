@@ -3,7 +3,7 @@
  * write changes, and how a version made from it is described (author, message).
  */
 import type { Sql } from '../../platform/db/sql.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors.js';
 import { manifestPath, parseResource, putResource, removeResource } from './files.js';
 import { type GitIdentity, hashBlob } from './git-objects.js';
 import { issuesFromZod, type WorkspaceIssue } from './issues.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { MACHINE_KINDS } from '../../../machines/index.js';
 import { access } from '../auth/guard.js';
 import type { Sql } from '../db/sql.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import { ok } from '../http/reply.js';
 import { defineRoute, type RouteDef } from '../http/server.js';
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { MACHINE_KINDS, type MachineKind, machines } from '../../../machines/index.js';
 import { access } from '../auth/guard.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import { ok } from '../http/reply.js';
 import { defineRoute, type RouteDef } from '../http/server.js';
 

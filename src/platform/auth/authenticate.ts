@@ -25,9 +25,9 @@
  * authentication, rate limiting and authorization, like any read the handler makes itself.
  */
 import type { Sql } from '../db/sql.js';
-import { unauthorized } from '../http/errors.js';
-import type { RateDecision } from '../http/server.js';
+import { unauthorized } from '../errors.js';
 import { RATE_ALLOWED, RATE_TAT, rateStepCtes } from '../ratelimit/gcra-sql.js';
+import type { RateDecision } from '../ratelimit/limiter.js';
 import { decide, type RatePolicy } from '../ratelimit/limiter.js';
 import { createBatchLoader } from '../util/batch-loader.js';
 import { setBounded } from '../util/bounded-map.js';

@@ -2,7 +2,7 @@
  * The one authorization guard. Every route declares its `Access`; the server calls `authorize`
  * before the handler (and before any body is dispatched), so no handler checks scopes itself.
  */
-import { forbidden } from '../http/errors.js';
+import { forbidden } from '../errors.js';
 import { canApprove, type Principal, type Scope } from './principal.js';
 
 export type Access =

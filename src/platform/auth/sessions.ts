@@ -6,8 +6,7 @@
  * (expired, revoked, unknown) or 403 (a state-changing request without the CSRF token or from
  * another origin). Bearer tokens take precedence: a request with both is a token request.
  */
-import type { RateDecision } from '../http/server.js';
-import type { RatePolicy } from '../ratelimit/limiter.js';
+import type { RateDecision, RatePolicy } from '../ratelimit/limiter.js';
 import type { Authenticate, Authenticated, FusedRequest } from './authenticate.js';
 import type { Principal } from './principal.js';
 

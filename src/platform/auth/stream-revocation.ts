@@ -8,10 +8,10 @@
  */
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Sql } from '../db/sql.js';
-import type { HttpServer } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../util/clock.js';
 import { coalescedRunner } from '../util/coalesce.js';
+import type { Principal } from './principal.js';
 
 /** Signalled after a commit that revokes a token (or otherwise ends what a caller may do). */
 export const AUTH_CHANGED_SIGNAL = 'sig.auth.changed';
@@ -30,7 +30,11 @@ export interface StreamRevocation {
 }
 
 export async function guardStreams(deps: {
-  http: Pick<HttpServer, 'streamOwners' | 'endStreamsOf'>;
+  /** The open authenticated streams (the HTTP server's; auth does not import it). */
+  http: {
+    streamOwners(): Principal[];
+    endStreamsOf(ended: (principal: Principal) => boolean): number;
+  };
   sql: Sql;
   bus: Bus;
   clock: Clock;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { access } from '../auth/guard.js';
-import { notFound } from './errors.js';
+import { notFound } from '../errors.js';
 import { openApiDocument } from './openapi.js';
 import { JSON_CONTENT_TYPE, raw } from './reply.js';
 import { defineRoute, type RouteDef } from './server.js';

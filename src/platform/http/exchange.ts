@@ -3,9 +3,10 @@
  * body (with the 1 MiB cap), the query string, the request id, and corked writes that respect
  * an aborted or already answered response.
  */
-import { payloadTooLarge, validationFailed } from './errors.js';
+import { validationFailed } from '../errors.js';
+import type { RateDecision } from '../ratelimit/limiter.js';
+import { payloadTooLarge } from './errors.js';
 import { JSON_CONTENT_TYPE } from './reply.js';
-import type { RateDecision } from './server.js';
 import { statusLine } from './status.js';
 import type { UwsResponse } from './uws.js';
 

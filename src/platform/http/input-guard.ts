@@ -9,7 +9,7 @@
  *
  * The walk is iterative and stops after `MAX_ISSUES` findings, so a hostile megabyte costs one pass.
  */
-import type { FieldIssue } from './errors.js';
+import type { FieldIssue } from '../errors.js';
 
 /** Deepest nesting of arrays and objects accepted in a body, query or tool arguments. */
 export const MAX_JSON_DEPTH = 64;

@@ -14,8 +14,10 @@ import type { FusedAnswer, FusedRequest } from '../auth/authenticate.js';
 import { type Access, authorize } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { IncomingRequest } from '../auth/sessions.js';
+import { ApiError, internal, rateLimited, routeNotFound, validationFailed } from '../errors.js';
 import type { Logger } from '../log.js';
-import { ApiError, internal, rateLimited, routeNotFound, validationFailed } from './errors.js';
+import type { RateDecision } from '../ratelimit/limiter.js';
+import { httpHeaders, httpStatus } from './errors.js';
 import {
   acceptRequestId,
   CLIENT_GONE_STATUS,
@@ -138,20 +140,6 @@ export interface FusedRoute {
   read: string;
   fromBody?: boolean;
   key(params: Readonly<Record<string, string>>, body: Buffer): number | null;
-}
-
-/** One rate-limit reading, rendered into headers on every response. */
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Unix seconds at which the bucket is full again. */
-  resetAt: number;
-  retryAfterSec: number;
-  /** Seconds the bucket needs to refill from empty (the IETF policy window). */
-  windowSec: number;
-  /** Seconds until the bucket is full (the IETF `t`). */
-  fullInSec: number;
 }
 
 export interface HttpServerDeps {
@@ -380,14 +368,15 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       // A client that went away (mid-body, say) gets no answer and is no error of ours.
       if (error instanceof ClientGone || exchange.aborted) return CLIENT_GONE_STATUS;
       const apiError = toApiError(error, deps.log, requestId);
-      respond(exchange, apiError.status, apiError.toBody(), {
+      const status = httpStatus(apiError);
+      respond(exchange, status, apiError.toBody(), {
         requestId,
         rate,
-        headers: apiError.headers,
-        close: apiError.status === 413,
+        headers: httpHeaders(apiError),
+        close: status === 413,
         authenticated: principal !== deps.anonymous,
       });
-      return apiError.status;
+      return status;
     }
   }
 

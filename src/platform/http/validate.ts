@@ -1,6 +1,6 @@
 /** zod at the HTTP edge: parse or throw a VALIDATION_FAILED whose details name every field. */
 import type { z } from 'zod';
-import { type FieldIssue, validationFailed } from './errors.js';
+import { type FieldIssue, validationFailed } from '../errors.js';
 
 /** Turns zod issues into field issues rooted at `where` (`body`, `query`, `params`). */
 export function zodIssues(error: z.ZodError, where: string): FieldIssue[] {

@@ -4,7 +4,7 @@
  * details}}` the same way, so a client handles MCP and REST errors alike.
  */
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, internal } from '../http/errors.js';
+import { ApiError, internal } from '../errors.js';
 import type { Logger } from '../log.js';
 
 /**

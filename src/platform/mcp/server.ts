@@ -23,7 +23,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
-import type { RateDecision } from '../http/server.js';
+import type { RateDecision } from '../ratelimit/limiter.js';
 import type { McpTransportKind, ToolContext } from './tool.js';
 import type { Toolset } from './toolset.js';
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
-import type { RateDecision } from '../http/server.js';
+import type { RateDecision } from '../ratelimit/limiter.js';
 import type { JsonText } from './results.js';
 
 /** The transport a call arrived on: it decides whether authoring tools are available. */

@@ -8,7 +8,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { authorize } from '../auth/guard.js';
-import { ApiError, forbidden, rateLimited, validationFailed } from '../http/errors.js';
+import { ApiError, forbidden, rateLimited, validationFailed } from '../errors.js';
 import { inputIssues } from '../http/input-guard.js';
 import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
@@ -128,7 +128,7 @@ function listing(tool: ToolDef): Tool {
 }
 
 function unknownTool(name: string): ApiError {
-  return new ApiError(404, 'NOT_FOUND', `No tool ${JSON.stringify(name)} on this MCP server.`, {
+  return new ApiError('NOT_FOUND', `No tool ${JSON.stringify(name)} on this MCP server.`, {
     kind: 'tool',
     id: name,
   });

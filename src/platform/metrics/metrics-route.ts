@@ -10,7 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import { access } from '../auth/guard.js';
-import { forbidden, unauthorized } from '../http/errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { raw } from '../http/reply.js';
 import { defineRoute, type RequestObserver, type RouteDef } from '../http/server.js';
 import type { Metrics } from './metrics.js';

@@ -9,9 +9,23 @@
  * until the retry time without asking the database again: every node would reach the same answer.
  */
 import type { Sql } from '../db/sql.js';
-import type { RateDecision } from '../http/server.js';
 import { createBatchLoader } from '../util/batch-loader.js';
 import type { Clock } from '../util/clock.js';
+
+/** One rate-limit reading, rendered into headers on every response. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the bucket is full again. */
+  resetAt: number;
+  retryAfterSec: number;
+  /** Seconds the bucket needs to refill from empty (the IETF policy window). */
+  windowSec: number;
+  /** Seconds until the bucket is full (the IETF `t`). */
+  fullInSec: number;
+}
+
 import { RATE_TAKE_BATCH } from './gcra-sql.js';
 
 export interface RatePolicy {

@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import type { Access } from '../auth/guard.js';
-import { internal, validationFailed } from '../http/errors.js';
+import { internal, validationFailed } from '../errors.js';
 import { inputIssues } from '../http/input-guard.js';
 import { zodIssues } from '../http/validate.js';
 import { defineTool, type ToolDef, type ToolGroup, type ToolHints, toolJsonSchema } from '../mcp/tool.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { PageReader } from '../../../src/features/tools/page-reader.js';
-import { ApiError } from '../../../src/platform/http/errors.js';
+import { ApiError } from '../../../src/platform/errors.js';
 
 const readers: PageReader[] = [];
 const newReader = (options?: ConstructorParameters<typeof PageReader>[0]) => {

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebFetcher } from '../../../src/features/tools/web-fetch.js';
-import { type ApiError, ApiError as ApiErrorClass } from '../../../src/platform/http/errors.js';
+import { type ApiError, ApiError as ApiErrorClass } from '../../../src/platform/errors.js';
 import { checkTarget } from '../../../src/platform/net/ssrf.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';

@@ -10,7 +10,7 @@ import { exportRepository } from '../../../src/features/workspace/export.js';
 import { shortSha } from '../../../src/features/workspace/git-objects.js';
 import type { WorkspaceResource } from '../../../src/features/workspace/manifests.js';
 import type { Attribution } from '../../../src/platform/auth/attribution.js';
-import { ApiError } from '../../../src/platform/http/errors.js';
+import { ApiError } from '../../../src/platform/errors.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { git, tempDir, validResources } from './fixtures.js';
 
@@ -126,7 +126,7 @@ describe('versions', () => {
     expect(result.apply).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 1 });
     expect(await t.app.applied.getSkill(org, 'b')).toBeNull();
     const error = await caught(t.app.workspace.delete(org, by, { kind: 'skill', slug: 'b' }));
-    expect(error.status).toBe(404);
+    expect(error.code).toBe('NOT_FOUND');
   });
 
   it('a delete that breaks a reference fails validation naming the referring file', async () => {
@@ -172,7 +172,7 @@ describe('atomicity', () => {
       },
     };
     const error = await caught(t.app.workspace.write(org, by, { put: [skill('fine'), bad] }));
-    expect(error.status).toBe(400);
+    expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.details.issues).toEqual([
       {
         field: 'agents/lonely.yaml:skillSlugs.0',
@@ -309,7 +309,7 @@ describe('autoCommit and autoApply', () => {
     const org = await freshOrg();
     const attempt = (prompt: string) =>
       t.app.workspace.write(org, by, (current) => {
-        if (current.has('skill', 'race')) throw new ApiError(409, 'CONFLICT', 'exists');
+        if (current.has('skill', 'race')) throw new ApiError('CONFLICT', 'exists');
         return { put: [skill('race', prompt)] };
       });
     const outcomes = await Promise.allSettled([attempt('one'), attempt('two'), attempt('three')]);

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { recordAuditSql } from '../../../platform/audit/audit.js';
 import { attributionOf } from '../../../platform/auth/attribution.js';
 import { access } from '../../../platform/auth/guard.js';
-import { notFound, validationFailed } from '../../../platform/http/errors.js';
+import { notFound, validationFailed } from '../../../platform/errors.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { slugParams } from '../../workspace/index.js';

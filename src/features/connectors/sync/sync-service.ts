@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import { recordAuditSql } from '../../../platform/audit/audit.js';
 import type { Attribution } from '../../../platform/auth/attribution.js';
 import type { Db, Sql } from '../../../platform/db/sql.js';
-import { conflict, notFound, validationFailed } from '../../../platform/http/errors.js';
+import { conflict, notFound, validationFailed } from '../../../platform/errors.js';
 import type { JobContext, JobQueue } from '../../../platform/jobs/queue.js';
 import type { Logger } from '../../../platform/log.js';
 import type { Clock } from '../../../platform/util/clock.js';

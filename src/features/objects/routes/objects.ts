@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { attributionOf } from '../../../platform/auth/attribution.js';
 import { access } from '../../../platform/auth/guard.js';
-import { notFound } from '../../../platform/http/errors.js';
+import { notFound } from '../../../platform/errors.js';
 import { idCursorSchema, limitSchema, nextCursor } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
-import { notFound, validationFailed } from '../../../platform/http/errors.js';
+import { notFound, validationFailed } from '../../../platform/errors.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import type { RunStreamService } from './stream-service.js';
 

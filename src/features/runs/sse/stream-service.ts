@@ -14,7 +14,7 @@
 import type { Principal } from '../../../platform/auth/principal.js';
 import type { Bus } from '../../../platform/bus/bus.js';
 import type { Db } from '../../../platform/db/sql.js';
-import { ApiError, notFound } from '../../../platform/http/errors.js';
+import { notFound, rateLimited } from '../../../platform/errors.js';
 import type { Reply } from '../../../platform/http/reply.js';
 import type { Logger } from '../../../platform/log.js';
 import { createRunEventHub, type RunEventHub } from './run-event-hub.js';
@@ -138,12 +138,10 @@ export class RunStreamService {
     const key = principal.tokenId ?? principal.actor;
     const current = this.perToken.get(key) ?? 0;
     if (cap > 0 && current >= cap) {
-      throw new ApiError(
-        429,
-        'RATE_LIMITED',
+      throw rateLimited(
+        CAP_RETRY_AFTER_SEC,
         `This token already has ${current} open event streams, the most allowed; close one or retry later.`,
-        { limit: cap, open: current, retryAfterSec: CAP_RETRY_AFTER_SEC },
-        { 'Retry-After': String(CAP_RETRY_AFTER_SEC) },
+        { limit: cap, open: current },
       );
     }
     this.perToken.set(key, current + 1);

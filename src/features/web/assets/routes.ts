@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
-import { notFound } from '../../../platform/http/errors.js';
+import { notFound } from '../../../platform/errors.js';
 import type { RawReply } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import type { WebBundle } from './web-bundle.js';

@@ -4,7 +4,7 @@
  * (BASE_URL's origin, or the origin the request itself was addressed to).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { forbidden } from '../../../platform/http/errors.js';
+import { forbidden } from '../../../platform/errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
 import { SCOPES } from '../../../platform/auth/principal.js';
-import { validationFailed } from '../../../platform/http/errors.js';
+import { validationFailed } from '../../../platform/errors.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { clearedSessionCookie, sessionCookie } from './cookies.js';

@@ -18,7 +18,7 @@ import { canApprove, type Principal, type Role, type Scope } from '../../../plat
 import type { IncomingRequest, SessionCaller } from '../../../platform/auth/sessions.js';
 import { hashMatches, hashSecret, parseToken, type TokenEnv } from '../../../platform/auth/tokens.js';
 import { type Db, isUniqueViolation, type Sql } from '../../../platform/db/sql.js';
-import { unauthorized } from '../../../platform/http/errors.js';
+import { unauthorized } from '../../../platform/errors.js';
 import type { Clock } from '../../../platform/util/clock.js';
 import { readCookie, SESSION_COOKIE } from './cookies.js';
 import { checkCsrfToken, checkOrigin, isSafeMethod } from './csrf.js';

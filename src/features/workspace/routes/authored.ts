@@ -7,13 +7,7 @@
 
 import { attributionOf } from '../../../platform/auth/attribution.js';
 import type { Principal } from '../../../platform/auth/principal.js';
-import {
-  ApiError,
-  conflict,
-  type FieldIssue,
-  notFound,
-  validationFailed,
-} from '../../../platform/http/errors.js';
+import { ApiError, conflict, type FieldIssue, notFound, validationFailed } from '../../../platform/errors.js';
 import { manifestPath, promptPath } from '../files.js';
 import type { FieldIssue as ManifestIssue } from '../issues.js';
 import type { ManifestOf, ResourceKind, WorkspaceResource } from '../manifests.js';

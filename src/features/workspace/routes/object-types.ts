@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
-import { notFound } from '../../../platform/http/errors.js';
+import { notFound } from '../../../platform/errors.js';
 import { limitSchema, nextCursor, slugCursorSchema } from '../../../platform/http/pagination.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
