@@ -1,5 +1,5 @@
 /**
- * mission-run: one execution of a mission (decisions §12), persisted as an actor.
+ * mission-run: one execution of a mission (docs/api.md "Missions"), persisted as an actor.
  *
  * Terminology:
  * - planner: a child skill run of the planner agent (`startPlanner`), whose output must be a plan

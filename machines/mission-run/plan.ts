@@ -1,5 +1,5 @@
 /**
- * A mission's plan (decisions §12): a task graph `{tasks: [{id, title, agent, skill?, instructions,
+ * A mission's plan (docs/api.md "Missions"): a task graph `{tasks: [{id, title, agent, skill?, instructions,
  * dependsOn}]}`, its zod schema, where it is found in a planner's output, and what makes it valid: the
  * schema, ids unique, every `dependsOn` naming another task, no cycle, every agent in the team, at
  * least one and at most `maxTasks` tasks. Pure: the machine validates a proposed plan itself.

@@ -4,7 +4,7 @@ import { statusOf } from '../shared/status.js';
 import type { MissionRunContext } from './context.js';
 import type { MissionRunMachine } from './machine.js';
 
-/** A mission run's statuses (decisions §12). */
+/** A mission run's statuses (docs/api.md "Missions"). */
 export const MISSION_RUN_STATUSES = [
   'planning',
   'awaiting_review',

@@ -1,6 +1,6 @@
 /**
  * proposal: a connector action an agent proposed (`propose_action`), waiting for a human, persisted
- * as an actor (decisions §11). It never executes on its own: only an approval starts execution.
+ * as an actor (docs/api.md "Sources and connectors"). It never executes on its own: only an approval starts execution.
  *
  * Terminology:
  * - pending: in the review queue (its item, kind `action`, opens at creation). APPROVE → executing;

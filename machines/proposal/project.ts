@@ -3,7 +3,7 @@ import { statusOf } from '../shared/status.js';
 import type { ProposalError, ProposalReview } from './context.js';
 import type { ProposalMachine } from './machine.js';
 
-/** A proposal's statuses (decisions §11). */
+/** A proposal's statuses (docs/api.md "Sources and connectors"). */
 export const PROPOSAL_STATUSES = [
   'pending',
   'executing',

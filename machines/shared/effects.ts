@@ -35,7 +35,7 @@ export const RUN_EVENT_NAMES = [
 export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
 
 /**
- * The names of a mission run's events (decisions §12: the SSE stream's names; `started` is published
+ * The names of a mission run's events (docs/api.md "Missions": the SSE stream's names; `started` is published
  * for the `mission.started` webhook only, it is not in the stream).
  */
 export const MISSION_EVENT_NAMES = [

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { attemptSchema, entityIdSchema, isoTimestampSchema } from '../shared/schemas.js';
 
-/** Attempts per delivery before it is `failed` (decisions §1 `R3_WEBHOOK_MAX_ATTEMPTS`). */
+/** Attempts per delivery before it is `failed` (README "Configuration" `R3_WEBHOOK_MAX_ATTEMPTS`). */
 export const DEFAULT_MAX_ATTEMPTS = 6;
 
-/** Waits before attempts 2, 3, … in ms: 1s, 30s, 5m, 1h, 6h, 24h; the last repeats (decisions §7). */
+/** Waits before attempts 2, 3, … in ms: 1s, 30s, 5m, 1h, 6h, 24h; the last repeats (docs/api.md "Webhooks"). */
 export const DEFAULT_BACKOFF_MS: readonly number[] = [
   1_000, 30_000, 300_000, 3_600_000, 21_600_000, 86_400_000,
 ];

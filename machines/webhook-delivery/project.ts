@@ -17,7 +17,7 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 /** The columns of a delivery's row that the host stores for querying. */
 export interface WebhookDeliveryProjection {
   status: WebhookDeliveryStatus;
-  /** The API's view (decisions §7): `pending` until delivered or failed. */
+  /** The API's view (docs/api.md "Webhooks"): `pending` until delivered or failed. */
   apiStatus: 'pending' | 'delivered' | 'failed';
   attempts: number;
   lastAttemptAt: string | null;

@@ -3,7 +3,7 @@
  *
  * Terminology:
  * - consecutive failures: deliveries (not attempts) that ended `failed` since the last `delivered`
- *   one; reaching {@link DISABLE_AFTER_CONSECUTIVE_FAILURES} disables the webhook (decisions §7).
+ *   one; reaching {@link DISABLE_AFTER_CONSECUTIVE_FAILURES} disables the webhook (docs/api.md "Webhooks").
  * - disabled: receives no new deliveries until re-enabled by hand, which clears the count.
  * - starting: a transient state choosing `enabled` or `disabled` from the input's `active`.
  *

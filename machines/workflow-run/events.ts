@@ -46,7 +46,7 @@ export type WorkflowRunInput = z.infer<typeof workflowRunInputSchema>;
 
 /**
  * A worker brought the run to the approve gate `step` (only for a gate the run starts at: a run
- * starts `running`, decisions §5, and reaches its first gate through the worker).
+ * starts `running`, docs/api.md "Runs", and reaches its first gate through the worker).
  */
 export const gateReachedEventSchema = z.strictObject({
   type: z.literal('GATE_REACHED'),

@@ -5,7 +5,7 @@
  * - step: an entry of `steps`; `index` points at the current one. A `skill` step is executed by a
  *   worker (`enqueueJob execute_step`), which reports `STEP_SUCCEEDED`/`STEP_FAILED` for it; an
  *   `approve` step (a gate) pauses the run until a reviewer approves (advance) or rejects (cancel).
- * - starting: the transient initial state. A run starts `running` (decisions §5), so a run whose
+ * - starting: the transient initial state. A run starts `running` (docs/api.md "Runs"), so a run whose
  *   first step is a gate does not pause at creation: it enqueues an `execute_step` job for the gate,
  *   whose worker answers `GATE_REACHED`, and pauses then. Any other first step goes to `advancing`.
  * - advancing: a transient state holding the one place that decides where the run goes at `index`:

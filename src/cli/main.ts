@@ -1,5 +1,5 @@
 /**
- * The `r3` command line (decisions §2): `serve`, `migrate`, `token create|list|revoke`, and the
+ * The `r3` command line (README "Command line"): `serve`, `migrate`, `token create|list|revoke`, and the
  * commands later features add. It reads the same environment as the server. Logs go to stderr so
  * `--json` output on stdout stays machine-readable.
  */

@@ -1,5 +1,5 @@
 /**
- * `r3 mcp --org <slug>`: the single-tenant stdio MCP transport (decisions §2). stdout carries the
+ * `r3 mcp --org <slug>`: the single-tenant stdio MCP transport (README "Command line"). stdout carries the
  * protocol and nothing else; logs go to stderr.
  *
  * The process is a worker node as well: it executes the jobs it claims (skill steps, reindex passes)

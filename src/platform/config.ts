@@ -1,5 +1,5 @@
 /**
- * r3's configuration: the environment, parsed once by zod (decisions §1). A bad value stops start-up
+ * r3's configuration: the environment, parsed once by zod (README "Configuration"). A bad value stops start-up
  * with a message naming the variable; nothing else in the code reads `process.env`.
  */
 import path from 'node:path';
@@ -442,9 +442,9 @@ export interface Config {
   connectors: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number };
   /** Bearer token `GET /metrics` needs; unset: it answers loopback clients only. */
   metricsToken: string | undefined;
-  /** Artifacts (decisions §10): `maxBytes` caps one artifact's content (R3_ARTIFACT_MAX_BYTES, 10 MiB). */
+  /** Artifacts (docs/mcp.md "Built-in tools"): `maxBytes` caps one artifact's content (R3_ARTIFACT_MAX_BYTES, 10 MiB). */
   artifacts: { maxBytes: number };
-  /** The built-in agent tools' settings (decisions §10). */
+  /** The built-in agent tools' settings (docs/mcp.md "Built-in tools"). */
   tools: ToolsConfig;
   /**
    * OpenTelemetry traces: exported over OTLP/HTTP to `endpoint` (the traces URL) when one is set
@@ -454,7 +454,7 @@ export interface Config {
   tracing: TracingConfig;
 }
 
-/** Settings of the built-in agent tools (decisions §10). */
+/** Settings of the built-in agent tools (docs/mcp.md "Built-in tools"). */
 export interface ToolsConfig {
   /** `fetch_url`/`crawl_site` may reach loopback/private/reserved addresses (R3_TOOLS_ALLOW_PRIVATE; tests). */
   allowPrivate: boolean;

@@ -14,7 +14,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'INTERNAL'
   | 'METHOD_NOT_ALLOWED'
-  // Tool errors (decisions §10): answered to a model or an MCP caller.
+  // Tool errors (docs/mcp.md "Built-in tools"): answered to a model or an MCP caller.
   | 'TOOL_UNAVAILABLE'
   | 'TOOL_FAILED'
   | 'TOOL_TIMEOUT';
@@ -77,17 +77,17 @@ export const methodNotAllowed = (allow: string[]) =>
   new ApiError('METHOD_NOT_ALLOWED', `Method not allowed; use ${allow.join(', ')}.`, { allow });
 
 /**
- * A tool that is not configured on this deployment (decisions §10).
+ * A tool that is not configured on this deployment (docs/mcp.md "Built-in tools").
  * @public the spec's TOOL_UNAVAILABLE, for the agent tools being added
  */
 export const toolUnavailable = (message: string, details: Record<string, unknown> = {}) =>
   new ApiError('TOOL_UNAVAILABLE', message, details);
 
-/** A tool that ran and failed, or hit a limit other than time (decisions §10). */
+/** A tool that ran and failed, or hit a limit other than time (docs/mcp.md "Built-in tools"). */
 export const toolFailed = (message: string, details: Record<string, unknown> = {}) =>
   new ApiError('TOOL_FAILED', message, details);
 
-/** A tool that ran out of time (decisions §10). */
+/** A tool that ran out of time (docs/mcp.md "Built-in tools"). */
 export const toolTimeout = (message: string, details: Record<string, unknown> = {}) =>
   new ApiError('TOOL_TIMEOUT', message, details);
 

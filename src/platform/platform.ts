@@ -106,7 +106,7 @@ export interface Platform {
   readonly tracing: Tracing;
   readonly routes: RouteTable;
   readonly mcp: ToolRegistry;
-  /** The agent tools (decisions §10): runs' tool loops and MCP use them; each usable over MCP is also in `mcp`. */
+  /** The agent tools (docs/mcp.md "Built-in tools"): runs' tool loops and MCP use them; each usable over MCP is also in `mcp`. */
   readonly agentTools: AgentToolRegistry;
   readonly auth: AuthRegistry;
   /** BASE_URL, read at call time (with PORT=0 the bound port is known only once the process listens). */

@@ -1,7 +1,7 @@
 /**
  * MCP clients for tests: the official SDK client over streamable HTTP (with a Bearer token) and over
  * stdio (spawning `r3 mcp --org <slug>`), and a call helper that checks the result's two copies of its
- * JSON agree (decisions §9) and hands back the JSON.
+ * JSON agree (docs/mcp.md) and hands back the JSON.
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

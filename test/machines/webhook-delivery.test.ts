@@ -288,7 +288,7 @@ describe('webhook-delivery machine', () => {
     refused: refusedRows,
   });
 
-  describe('backoff arithmetic (decisions §7)', () => {
+  describe('backoff arithmetic (docs/api.md "Webhooks")', () => {
     it('with the defaults: six attempts, waits 1s, 30s, 5m, 1h, 6h, then failed', () => {
       const { waits, snapshot } = failUntilDone(input);
       expect(waits).toEqual([1_000, 30_000, 300_000, 3_600_000, 21_600_000]);

@@ -102,7 +102,7 @@ const initialRows: InitialRow<M>[] = [
     context: { index: 0, pausedAt: null, output: null, stepResults: {}, completedAt: null },
   },
   {
-    name: 'POST workflow run starting with a gate: running (decisions §5), the worker reaches the gate',
+    name: 'POST workflow run starting with a gate: running (docs/api.md "Runs"), the worker reaches the gate',
     input: twoGates,
     to: 'running',
     actions: [

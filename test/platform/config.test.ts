@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 
 describe('configuration', () => {
-  it('has the defaults of decisions §1', () => {
+  it('has the defaults of README "Configuration"', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 8080,

@@ -1,5 +1,5 @@
 /**
- * The unified review queue (service-api "Review queue", decisions §6), as REST and MCP use it: list
+ * The unified review queue (docs/api.md "Review queue"), as REST and MCP use it: list
  * an org's open review items, and decide, assign or snooze one.
  *
  * Terminology:

@@ -11,7 +11,7 @@ export const REVIEW_KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
 /** A kind of review item. */
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 
-/** The queue's `status` of an item: what its subject is while it waits (service-api "Review item"). */
+/** The queue's `status` of an item: what its subject is while it waits (docs/api.md "Review queue"). */
 export const REVIEW_STATUS_OF_KIND = {
   skill: 'pending',
   workflow: 'paused',

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys of run triggers (service-api rules 1–3, decisions §5): scoped per token, kept for
+ * Idempotency keys of run triggers (docs/api.md "Runs"): scoped per token, kept for
  * 24 hours, bound to a hash of the request (method, path and the body as canonical JSON, so key order
  * and whitespace do not matter). The same key with the same request answers the first answer again;
  * with another request, 409.

@@ -18,7 +18,7 @@ import { type WaitDeps, waitForRun } from './wait-for-run.js';
 
 const runIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The run id (runId).');
 
-/** What `runtime_run_skill` answers: decisions §9's fields, plus `error` and `reviewUrl`. */
+/** What `runtime_run_skill` answers: docs/mcp.md's fields, plus `error` and `reviewUrl`. */
 function runOutcome(run: RunView) {
   return {
     runId: run.id,

@@ -112,7 +112,7 @@ export function runRoutes(runs: RunService): RouteDef[] {
           path,
           requestId,
           appliedSha: fused?.value,
-          // The request's trace (decisions §14): its span's when traced, else its `traceparent`'s.
+          // The request's trace (docs/operations.md): its span's when traced, else its `traceparent`'s.
           traceId: activeTraceId() ?? parseTraceparent(headers.traceparent)?.traceId,
         });
         return json(202, result.answer, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);

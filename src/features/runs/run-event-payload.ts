@@ -22,7 +22,7 @@ export const runEventPayloadSchema = z.object({
 });
 
 /**
- * Whether `event` ends a run's event stream (decisions §7): `completed`, `failed`, `cancelled`, and
+ * Whether `event` ends a run's event stream (docs/api.md "Run event stream (SSE)"): `completed`, `failed`, `cancelled`, and
  * for a skill run also `approved` and `rejected`. A workflow's `approved` resumes it, and its
  * `rejected` is followed by `cancelled` in the same transition.
  */

@@ -96,7 +96,7 @@ export class RunService {
   }
 
   /**
-   * Creates a run of skill or workflow `slug` (decisions §5): 404 unknown slug, 409 inactive skill,
+   * Creates a run of skill or workflow `slug` (docs/api.md "Runs"): 404 unknown slug, 409 inactive skill,
    * 400 bad agent or input, 409 idempotency key reused with another request. `request.appliedSha`:
    * the org's applied version as the request's authentication read it, when it did
    * (`fusedAppliedRead`).

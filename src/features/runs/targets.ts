@@ -3,7 +3,7 @@
  * run (`runs.manifest`), so the run keeps executing that version however the workspace changes:
  * the skill (manifest + prompt), or the workflow and every skill its steps run, plus the agent.
  *
- * Refusals (decisions §5): unknown skill/workflow 404; a skill that is not `active` (the skill run's,
+ * Refusals (docs/api.md "Runs"): unknown skill/workflow 404; a skill that is not `active` (the skill run's,
  * or one a workflow step runs) 409 CONFLICT; an agent that is unknown, inactive or not wired to the
  * skill/workflow 400 VALIDATION_FAILED on `body.agentSlug`.
  */

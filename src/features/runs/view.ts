@@ -1,5 +1,5 @@
 /**
- * The run object of the API (service-api "Run", decisions §5): what GET /runs/:id, list items and
+ * The run object of the API (docs/api.md "Runs"): what GET /runs/:id, list items and
  * the answers of approve/reject/cancel/feedback carry. Built from the row's projected columns (never
  * from the snapshot), with the org in every query.
  *

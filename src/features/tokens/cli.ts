@@ -1,4 +1,4 @@
-/** `r3 token create|list|revoke` (decisions §2). */
+/** `r3 token create|list|revoke` (README "Command line"). */
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCOPES, parseScopes, ROLES, type Role } from '../../platform/auth/principal.js';
 import { type CliCommand, type CliContext, UsageError } from '../../platform/cli.js';

@@ -1,4 +1,4 @@
-/** `/api/v1/tokens`: list the caller's visible tokens and revoke one (decisions §3). */
+/** `/api/v1/tokens`: list the caller's visible tokens and revoke one (docs/api.md "Scopes"). */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { DEFAULT_SCOPES, SCOPES } from '../../platform/auth/principal.js';

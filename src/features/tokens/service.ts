@@ -1,6 +1,6 @@
 /**
  * Issuing, listing and revoking API tokens. Issuing is a CLI (operator) action that creates the org
- * and user on first use; revoking is also an API call governed by decisions §3 (a token may revoke
+ * and user on first use; revoking is also an API call governed by docs/api.md "Scopes" (a token may revoke
  * itself; an owner may revoke any token of the org).
  *
  * Plain SQL, not the ORM's unit of work: MikroORM's transactions and flushes run in an
@@ -16,7 +16,7 @@ import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
 import { forbidden, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 
-/** What `r3 token create --json` prints (decisions §2). */
+/** What `r3 token create --json` prints (README "Command line"). */
 export interface CreatedToken {
   id: string;
   token: string;

@@ -123,7 +123,7 @@ export const runEventDataSchema = z
   .strict();
 export type RunEventData = z.infer<typeof runEventDataSchema>;
 
-/** `data` of `object.created` (decisions §7). */
+/** `data` of `object.created` (docs/api.md "Webhooks"). */
 export const objectCreatedDataSchema = z
   .object({
     objectId: z.number().int().positive(),

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/webhooks` (decisions §7): register (201, the secret is never echoed), list, read, update
+ * `/api/v1/webhooks` (docs/api.md "Webhooks"): register (201, the secret is never echoed), list, read, update
  * (`active: true` re-enables), delete, deliveries (newest first), one delivery with its attempts
  * (extension), replay a delivery (202), rotate the secret (200, the new secret once). Reads need
  * `read:all`; everything else `write:resources`. Another org's webhook is 404.

@@ -13,7 +13,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 /** Name of the header carrying the signature. */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 
-/** Default clock tolerance for `t`, in seconds (decisions §7). */
+/** Default clock tolerance for `t`, in seconds (docs/api.md "Webhooks"). */
 export const DEFAULT_SIGNATURE_TOLERANCE_SEC = 300;
 
 /** Why {@link verifySignature} refused a delivery. */

@@ -1,5 +1,5 @@
 /**
- * Webhooks and deliveries in their wire shapes (decisions §7), from their rows. A webhook's secret
+ * Webhooks and deliveries in their wire shapes (docs/api.md "Webhooks"), from their rows. A webhook's secret
  * never appears in any of them.
  */
 import { z } from 'zod';

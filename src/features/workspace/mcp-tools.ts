@@ -21,7 +21,7 @@ import type { WorkspaceServices } from './services.js';
 import { promptMdSchema, skillManifestSchema } from './skill-manifest.js';
 import type { VersionRecord } from './store-sql.js';
 
-/** The kinds `workspace_get` and `workspace_delete` name (decisions §9). */
+/** The kinds `workspace_get` and `workspace_delete` name (docs/mcp.md). */
 export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'mission'] as const;
 type WorkspaceKind = (typeof WORKSPACE_KINDS)[number];
 

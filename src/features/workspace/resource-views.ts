@@ -1,5 +1,5 @@
 /**
- * The wire shapes of authored resources (decisions §8) and their reads, through MikroORM: a list item
+ * The wire shapes of authored resources (docs/api.md "Authored resources") and their reads, through MikroORM: a list item
  * is the resource's flat fields plus `createdAt`/`updatedAt`; a detail adds the extras of its kind
  * (an agent's wired `skills` and `workflows` and `systemPrompt`, a skill's `promptMd`, a workflow's
  * `inputSchema` and `steps`, an object type's `sourceRelevance`, a source's `connection` and

@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/actors/:kind/:id/transitions` (decisions §13): the transition log of any persisted
+ * `GET /api/v1/actors/:kind/:id/transitions` (docs/api.md "Browser sessions (the web UI)"): the transition log of any persisted
  * actor of the caller's org, oldest first, as the web UI's inspector replays it. Another org's actor,
  * an unknown kind or id: 404.
  */

@@ -1,6 +1,6 @@
 /**
  * Who is calling. A token belongs to one user of one org; its principal is that user's role plus
- * the token's scopes (decisions §3). MCP over stdio acts as the org's `mcp` principal.
+ * the token's scopes (docs/api.md "Scopes"). MCP over stdio acts as the org's `mcp` principal.
  *
  * Terminology: a *scope* is what a token may touch; a *role* is what its user may do; a
  * *capability* combines both (the approve capability = an approving role AND `run:approve`).
@@ -31,7 +31,7 @@ export interface Principal {
   rateLimit: { perMinute: number | null; burst: number | null };
 }
 
-/** The approve capability of decisions §3. */
+/** The approve capability of docs/api.md "Scopes". */
 export function canApprove(principal: Principal): boolean {
   return APPROVING_ROLES.has(principal.role) && principal.scopes.has('run:approve');
 }

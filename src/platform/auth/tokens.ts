@@ -1,5 +1,5 @@
 /**
- * API token text: `svc_<env>_<tokenId>_<secret>` (decisions §3).
+ * API token text: `svc_<env>_<tokenId>_<secret>` (docs/api.md "Scopes").
  *
  * - `<tokenId>`: 16 lowercase base32 characters (80 random bits), a public handle safe to log.
  * - `<secret>`: 40 random base62 characters (≈238 bits) followed by a 6-character base62 CRC-32 of

@@ -1,5 +1,5 @@
 /**
- * How an `ApiError` (src/platform/errors.ts) is answered over HTTP: its status (decisions §4) and
+ * How an `ApiError` (src/platform/errors.ts) is answered over HTTP: its status (docs/api.md "Conventions") and
  * the headers its code calls for. The only place that maps codes to statuses.
  */
 import { ApiError, type ErrorCode } from '../errors.js';

@@ -10,7 +10,7 @@ import { JSON_CONTENT_TYPE } from './reply.js';
 import { statusLine } from './status.js';
 import type { UwsResponse } from './uws.js';
 
-/** Bodies above this are refused with 413 (decisions §4). */
+/** Bodies above this are refused with 413 (docs/api.md "Conventions"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
@@ -141,7 +141,7 @@ export function writeRaw(
   });
 }
 
-/** The rate-limit headers of decisions §4 and the IETF `RateLimit`/`RateLimit-Policy` fields. */
+/** The rate-limit headers of docs/api.md "Conventions" and the IETF `RateLimit`/`RateLimit-Policy` fields. */
 export function rateHeaders(rate: RateDecision | null): Record<string, string> {
   if (!rate) return {};
   const out: Record<string, string> = {};

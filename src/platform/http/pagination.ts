@@ -1,5 +1,5 @@
 /**
- * Cursor pagination (decisions §4): `limit` (default 50, max 200) and an opaque `cursor`; answers add
+ * Cursor pagination (docs/api.md "Conventions"): `limit` (default 50, max 200) and an opaque `cursor`; answers add
  * `nextCursor`, null at the end. A cursor is base64url JSON of the last item's sort key, so pages stay
  * stable while rows are added or removed (keyset pagination, no offsets).
  */

@@ -10,14 +10,15 @@
  * is refused with 403 before the transport runs, as MCP's security guidance asks against DNS rebinding.
  * Requests without `Origin` (desktop clients, SDKs, curl) pass.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   JSONRPCRequestSchema,
-  type RequestInfo,
+  type MessageExtraInfo,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -89,13 +90,52 @@ export function originAllowed(origin: string | undefined, config: Pick<Config, '
 }
 
 /**
+ * The direct path's transport: an implementation of the SDK's public `Transport` contract that the
+ * route itself feeds. `exchange` hands the protocol one request through `onmessage` (what every
+ * transport does with a message it accepted) and resolves with the response the protocol `send`s
+ * for it. It serves one request at a time, so ids never collide; what else the protocol sends
+ * meanwhile (progress or log notifications) is dropped, as the stateless JSON-response transport
+ * drops it.
+ */
+class LaneTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private answer: ((message: JSONRPCMessage) => void) | null = null;
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const answer = this.answer;
+    if (answer && 'id' in message && ('result' in message || 'error' in message)) {
+      this.answer = null;
+      answer(message);
+    }
+  }
+
+  /** Hands `request` to the protocol; resolves with its response. */
+  exchange(request: JSONRPCRequest, extra: MessageExtraInfo): Promise<JSONRPCMessage> {
+    const onmessage = this.onmessage;
+    if (!onmessage) return Promise.reject(new Error('MCP lane transport used before its server connected'));
+    return new Promise((resolve) => {
+      this.answer = resolve;
+      onmessage(request, extra);
+    });
+  }
+}
+
+/**
  * A protocol server and its transport serving direct requests (`directRequest`), one at a time:
  * `session` is the caller of the request in progress. Building and connecting a server costs more
  * than a direct request's whole exchange, and leaves objects that outlive scavenges.
  */
 interface Lane {
   server: Server;
-  transport: AnsweringTransport;
+  transport: LaneTransport;
   session: McpSession | null;
 }
 
@@ -108,7 +148,7 @@ function createLanes(tools: Toolset): { take(): Promise<Lane>; give(lane: Lane):
     async take() {
       const reused = idle.pop();
       if (reused) return reused;
-      const transport = new AnsweringTransport({ enableJsonResponse: true });
+      const transport = new LaneTransport();
       const lane: Lane = { server: undefined as unknown as Server, transport, session: null };
       lane.server = createMcpServer(tools, () => {
         if (!lane.session) throw new Error('MCP lane used without a request in progress');
@@ -179,11 +219,10 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
           const lane = await lanes.take();
           lane.session = session;
           try {
-            const answered = lane.transport.answered();
-            direct.hand(lane.server, {
+            const answer = await lane.transport.exchange(direct.request, {
               requestInfo: { headers: direct.headers, url: new URL(`${baseOrigin()}${ctx.path}`) },
             });
-            return raw(200, renderAnswer(await answered), 'application/json');
+            return raw(200, renderAnswer(answer), 'application/json');
           } finally {
             lanes.give(lane);
           }
@@ -238,36 +277,22 @@ const jsonRpcAnswer = z.union([
   z.array(z.looseObject({ jsonrpc: z.literal('2.0') })),
 ]);
 
-/** `Protocol._onrequest` of the SDK: where its transport hands one request it accepted. */
-type RequestEntry = (request: JSONRPCRequest, extra: { requestInfo: RequestInfo }) => void;
-
-/** The SDK's request entry, when this version of it has one. */
-const REQUEST_ENTRY: RequestEntry | null = (() => {
-  const entry = (Server.prototype as unknown as { _onrequest?: unknown })._onrequest;
-  return typeof entry === 'function' ? (entry as RequestEntry) : null;
-})();
-
 /**
- * One JSON-RPC request that the SDK's transport would hand its protocol unchanged, handed there
- * directly — or null, and the transport takes the body. For such a request the transport's work
- * is checks that pass (Accept, Content-Type, protocol version, the JSON-RPC shape) and four zod
- * guards that fail (`isInitializeRequest` twice, the response guards once each); every failed zod
- * parse builds a result object with accessors of its own, whose hidden class outlives scavenges,
- * and that was a fifth of this route's CPU under load. The checks are made here the way the
- * transport makes them, and the request is the schema's parse, as the transport's would be.
- * Anything else — a batch, a notification, `initialize`, a header or message the transport
- * refuses — goes through the transport and gets its own answer. Relies on `_onrequest` (SDK
- * internals, pinned by the lockfile); without it every body goes through the transport.
+ * One JSON-RPC request that the SDK's transport would hand its protocol unchanged, for the lane's
+ * transport to hand over the same way — or null, and the transport takes the body. For such a
+ * request the transport's work is checks that pass (Accept, Content-Type, protocol version, the
+ * JSON-RPC shape) and four zod guards that fail (`isInitializeRequest` twice, the response guards
+ * once each); every failed zod parse builds a result object with accessors of its own, whose
+ * hidden class outlives scavenges, and that was a fifth of this route's CPU under load. The checks
+ * are made here the way the transport makes them, and the request is the schema's parse, as the
+ * transport's would be. Anything else — a batch, a notification, `initialize`, a header or message
+ * the transport refuses — goes through the transport and gets its own answer.
  */
 function directRequest(
   ctx: RequestContext,
   body: unknown,
-): {
-  hand(server: Server, extra: { requestInfo: RequestInfo }): void;
-  headers: Record<string, string>;
-} | null {
-  const entry = REQUEST_ENTRY;
-  if (!entry || !isSingleRequest(body)) return null;
+): { request: JSONRPCRequest; headers: Record<string, string> } | null {
+  if (!isSingleRequest(body)) return null;
   const accept = ctx.headers.accept;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
   if (!isJsonContentType(ctx.headers['content-type'])) return null;
@@ -276,10 +301,7 @@ function directRequest(
   if ((body as { method?: unknown }).method === 'initialize') return null;
   const parsed = JSONRPCRequestSchema.safeParse(body);
   if (!parsed.success) return null;
-  return {
-    hand: (server, extra) => entry.call(server, parsed.data, extra),
-    headers: transportHeaders(ctx),
-  };
+  return { request: parsed.data, headers: transportHeaders(ctx) };
 }
 
 /** Headers the transport reads (the body is handed over parsed). */

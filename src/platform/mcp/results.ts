@@ -1,5 +1,5 @@
 /**
- * Tool results (decisions §9): the JSON answer both as `structuredContent` and as one text item; a
+ * Tool results (docs/mcp.md): the JSON answer both as `structuredContent` and as one text item; a
  * failure is a result with `isError: true` carrying the REST error object `{error: {code, message,
  * details}}` the same way, so a client handles MCP and REST errors alike.
  */

@@ -122,7 +122,7 @@ export function isProviderError(error: unknown, code?: ProviderErrorCode): error
 }
 
 /**
- * The skill output a completion maps to (decisions §8): the parsed JSON when there is one,
+ * The skill output a completion maps to (docs/api.md "Authored resources"): the parsed JSON when there is one,
  * otherwise `{text}` — which is what the `echo` provider always yields.
  */
 export function completionOutput(result: CompletionResult): unknown {

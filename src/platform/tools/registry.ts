@@ -1,5 +1,5 @@
 /**
- * The one registry of agent tools (decisions §10): each tool is a name, a zod argument schema, a
+ * The one registry of agent tools (docs/mcp.md "Built-in tools"): each tool is a name, a zod argument schema, a
  * result schema, how it may be re-executed after a crash (idempotency), the contexts that may use it
  * (a run's tool loop, MCP) and, over MCP, the REST access rule of the same operation. From it come
  * the model's tool list (`modelToolSpec`), the permission check (`toolPermitted`: the skill's list ∩
@@ -65,7 +65,7 @@ export interface AgentToolDef<A extends z.ZodType = z.ZodType, R extends z.ZodTy
   /** Over MCP: the REST access rule of the same operation. */
   access: Access;
   /**
-   * The tool acts for an agent (the domain tools, decisions §11): over MCP it takes an optional
+   * The tool acts for an agent (the domain tools, docs/api.md "Sources and connectors"): over MCP it takes an optional
    * `agent_slug` argument besides `args` (which must then be an object schema), handed to `execute`
    * as `call.agentSlug`; in a run the run's agent is. The model never sees `agent_slug`.
    */
@@ -134,7 +134,7 @@ export interface ToolPolicy {
   agent?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | null;
 }
 
-/** Whether `name` may be called under `policy` (decisions §10: the skill lists it and the agent allows it). */
+/** Whether `name` may be called under `policy` (docs/mcp.md "Built-in tools": the skill lists it and the agent allows it). */
 export function toolPermitted(name: string, policy: ToolPolicy): boolean {
   if (!policy.skillTools.includes(name)) return false;
   const agent = policy.agent;

@@ -1,5 +1,5 @@
 /**
- * Idempotent run triggers (service-api rules 1–3, decisions §5): per token, 24 hours, bound to the
+ * Idempotent run triggers (docs/api.md "Runs"): per token, 24 hours, bound to the
  * request; replays answer the same body with `Idempotent-Replayed: true`; concurrent duplicates
  * create exactly one run.
  */

@@ -87,7 +87,7 @@ const items = (id: number) =>
     [id],
   );
 
-/** Starts a run, which answers `running` (decisions §5), even when its first step is a gate. */
+/** Starts a run, which answers `running` (docs/api.md "Runs"), even when its first step is a gate. */
 async function start(slug: string, body: Record<string, unknown>) {
   const res = await post(`/workflows/${slug}/runs`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(202);

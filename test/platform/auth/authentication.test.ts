@@ -1,6 +1,6 @@
 /**
- * Bearer authentication through the socket: every 401 case of decisions §4, the scope matrix of
- * decisions §3 on one route per access kind, token revocation (`DELETE /tokens/:id`) and lastUsedAt.
+ * Bearer authentication through the socket: every 401 case of docs/api.md "Conventions", the scope matrix of
+ * docs/api.md "Scopes" on one route per access kind, token revocation (`DELETE /tokens/:id`) and lastUsedAt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access } from '../../../src/platform/auth/guard.js';
@@ -87,7 +87,7 @@ describe('401 UNAUTHORIZED', () => {
   });
 });
 
-describe('scope matrix (decisions §3)', () => {
+describe('scope matrix (docs/api.md "Scopes")', () => {
   const routes = {
     read: ['GET', '/api/v1/_test/read'],
     skills: ['GET', '/api/v1/_test/skills'],

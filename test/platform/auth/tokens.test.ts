@@ -9,7 +9,7 @@ import {
 import { hashMatches, hashSecret, issueToken, parseToken } from '../../../src/platform/auth/tokens.js';
 
 describe('token text', () => {
-  it('has the decisions §3 shape: svc_<env>_<16 base32>_<46 base62>', () => {
+  it('has the docs/api.md "Scopes" shape: svc_<env>_<16 base32>_<46 base62>', () => {
     const issued = issueToken('test');
     expect(issued.token).toMatch(/^svc_test_[a-z2-7]{16}_[0-9A-Za-z]{46}$/);
     expect(issued.prefix).toBe(`svc_test_${issued.tokenId}`);

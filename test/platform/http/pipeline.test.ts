@@ -1,5 +1,5 @@
 /**
- * The HTTP pipeline through a real socket: error shapes and codes of decisions §4, request ids,
+ * The HTTP pipeline through a real socket: error shapes and codes of docs/api.md "Conventions", request ids,
  * body limits, malformed input, unexpected faults, aborted clients, and the guard on every kind of
  * route access (test routes registered on the live server).
  */

@@ -55,7 +55,7 @@ const HEADLINE_OPTIONS =
 /** Characters of content a snippet is cut from. */
 const HEADLINE_CHARS = 20_000;
 
-/** One result (decisions §9). */
+/** One result (docs/mcp.md). */
 export interface SearchResult {
   id: number;
   /** The object type slug. */

@@ -1,4 +1,4 @@
-/** `/api/v1/agents`: list, detail (with the wired skills and workflows), create, update (decisions §8). */
+/** `/api/v1/agents`: list, detail (with the wired skills and workflows), create, update (docs/api.md "Authored resources"). */
 
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';

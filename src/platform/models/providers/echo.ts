@@ -2,7 +2,7 @@ import type { CompletionRequest, CompletionResult, ModelProvider } from '../mode
 
 /**
  * The `echo` provider: answers with the rendered prompt itself, so a skill's output is
- * `{text: <rendered prompt>}` (decisions §8, via `completionOutput`). Deterministic and free of I/O,
+ * `{text: <rendered prompt>}` (docs/api.md "Authored resources", via `completionOutput`). Deterministic and free of I/O,
  * which makes it the default for tests and for a deployment without a model. It ignores `system`,
  * `temperature` and JSON mode (it never sets `json`), so a skill with an `outputSchema` is validated
  * against `{text}`.
