@@ -115,3 +115,22 @@ export function checkJsonSchema(ajv: JsonSchemaCompiler, schema: Record<string, 
     ajv.removeSchema(schema);
   }
 }
+
+/**
+ * Why `schema` (already accepted by {@link checkJsonSchema}) refuses `value`, or undefined when it
+ * accepts it. The compiled schema is not kept in `ajv`.
+ */
+export function schemaRefusal(
+  ajv: JsonSchemaCompiler,
+  schema: Record<string, unknown>,
+  value: unknown,
+): string | undefined {
+  try {
+    const validate = ajv.compile(schema);
+    if (validate(value)) return undefined;
+    const error = validate.errors?.[0];
+    return error ? `${error.instancePath || '(root)'} ${error.message ?? 'is refused'}` : 'is refused';
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}

@@ -4,7 +4,12 @@
  */
 import { groupResourceFiles, manifestPath, parseResource } from './files.js';
 import { compareIssues, type FieldPath, type WorkspaceIssue } from './issues.js';
-import { checkJsonSchema, createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
+import {
+  checkJsonSchema,
+  createJsonSchemaCompiler,
+  type JsonSchemaCompiler,
+  schemaRefusal,
+} from './json-schema.js';
 import { SLUG_PATTERN } from './manifest-fields.js';
 import { RESOURCE_KINDS, type ResourceKind, type WorkspaceResource } from './manifests.js';
 import type { MissionManifest } from './mission-manifest.js';
@@ -138,7 +143,8 @@ function inactiveMembers(
  * both files; every cross reference names a resource in the tree (agent → skills, workflows, sources;
  * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources; a
  * source's sync.objectTypes → object types; a mission's team → agents, each active); every JSON
- * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object. A reference to a
+ * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object; a workflow with a
+ * `schedule` trigger has an inputSchema that accepts `{}` (the input of its scheduled runs). A reference to a
  * resource whose file is present but invalid is not reported again as missing.
  */
 export function validateWorkspace(
@@ -188,8 +194,24 @@ export function validateWorkspace(
     for (const field of schemaFields(resource)) {
       const rootIssue = rootTypeIssue(field.schema);
       if (rootIssue) errors.push({ file, path: [...field.path, 'type'], message: rootIssue });
-      for (const issue of checkJsonSchema(compiler, field.schema)) {
+      const issues = checkJsonSchema(compiler, field.schema);
+      for (const issue of issues) {
         errors.push({ file, path: [...field.path, ...issue.path], message: `JSON Schema: ${issue.message}` });
+      }
+      // A schedule starts its runs with input {}: an inputSchema refusing it would never let one start.
+      if (
+        issues.length === 0 &&
+        resource.kind === 'workflow' &&
+        resource.manifest.trigger.type === 'schedule'
+      ) {
+        const refusal = schemaRefusal(compiler, field.schema, {});
+        if (refusal) {
+          errors.push({
+            file,
+            path: field.path,
+            message: `a schedule trigger starts runs with input {}, which this schema refuses: ${refusal}`,
+          });
+        }
       }
     }
   }

@@ -232,15 +232,45 @@ describe('schedule triggers', () => {
     expect(await runsOf('held')).toEqual([]);
   });
 
-  it('records a due time whose run cannot start (input the inputSchema refuses) and goes on', async () => {
-    await scheduled('needs-input', '45 * * * *', { inputSchema: { type: 'object', required: ['text'] } });
+  it('refuses at write time a schedule whose inputSchema refuses {}, the input of its runs', async () => {
+    const res = await t.request('POST', '/api/v1/workflows', {
+      token: c.writer,
+      body: {
+        slug: 'needs-input',
+        name: 'Needs input',
+        trigger: { type: 'schedule', cron: '45 * * * *' },
+        inputSchema: { type: 'object', required: ['text'] },
+        steps: gate,
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues).toEqual([
+      expect.objectContaining({
+        field: 'body.inputSchema',
+        message: expect.stringMatching(/schedule trigger starts runs with input \{\}.*text/),
+      }),
+    ]);
+    expect(await scheduleJob('needs-input')).toBeNull();
+  });
+
+  it('records a due time whose run cannot start (a step skill not active) and goes on', async () => {
+    const skill = await t.request('POST', '/api/v1/skills', {
+      token: c.writer,
+      body: { manifest: { slug: 'drafty', name: 'Drafty', status: 'draft' }, promptMd: 'Hi' },
+    });
+    expect(skill.status, JSON.stringify(skill.body)).toBe(201);
+    await createWorkflow(t, c.writer, {
+      slug: 'uses-draft',
+      trigger: { type: 'schedule', cron: '45 * * * *' },
+      steps: [{ name: 'draft', type: 'skill', skill: 'drafty' }],
+    });
     at('2026-03-02T17:45:00Z');
     await t.app.jobs.drain();
-    expect(await runsOf('needs-input')).toEqual([]);
-    const [fire] = await fires('needs-input');
+    expect(await runsOf('uses-draft')).toEqual([]);
+    const [fire] = await fires('uses-draft');
     expect(fire).toMatchObject({ fire_key: 'schedule:2026-03-02T17:45:00.000Z', run_id: null });
-    expect(fire?.error).toMatch(/^VALIDATION_FAILED: .*text/);
-    expect((await scheduleJob('needs-input'))?.payload.dueAt).toBe('2026-03-02T18:45:00.000Z');
+    expect(fire?.error).toMatch(/^CONFLICT: .*drafty/);
+    expect((await scheduleJob('uses-draft'))?.payload.dueAt).toBe('2026-03-02T18:45:00.000Z');
   });
 
   it('schedules of other orgs are theirs: runs are in the org of the workflow only', async () => {

@@ -81,6 +81,14 @@ describe('POST /workflows', () => {
       workflow('x', { inputSchema: { type: 'object', properties: { a: { type: 'strin' } } } }),
       ['body.inputSchema.properties.a.type'],
     ],
+    [
+      'a schedule whose input schema refuses {} (its runs have no input)',
+      workflow('x', {
+        trigger: { type: 'schedule', cron: '0 9 * * *' },
+        inputSchema: { type: 'object', required: ['notes'] },
+      }),
+      ['body.inputSchema'],
+    ],
   ])('400 VALIDATION_FAILED: %s', async (_name, body, expected) => {
     const res = await t.request('POST', '/api/v1/workflows', { token: c.writer, body });
     expect(res.status).toBe(400);
