@@ -11,6 +11,7 @@ import { Migration0018Artifacts } from './features/artifacts/migrations/0018-art
 import { Migration0014Connectors } from './features/connectors/migrations/0014-connectors.js';
 import { Migration0020Missions } from './features/missions/migrations/0020-missions.js';
 import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
+import { Migration0024RecordPages } from './features/objects/migrations/0024-record-pages.js';
 import { Migration0019Proposals } from './features/proposals/migrations/0019-proposals.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
@@ -51,4 +52,5 @@ export const migrations: MigrationObject[] = [
   { name: '0020-missions', class: Migration0020Missions },
   { name: '0021-workflow-triggers', class: Migration0021WorkflowTriggers },
   { name: '0023-schedule-due-index', class: Migration0023ScheduleDueIndex },
+  { name: '0024-record-pages', class: Migration0024RecordPages },
 ];

@@ -24,12 +24,16 @@ import type { Logger } from '../../../platform/log.js';
 import type { Clock } from '../../../platform/util/clock.js';
 import { type SourceRecordWriter, UnknownObjectTypeError } from '../../objects/index.js';
 import type { ConnectionStore } from '../connections.js';
-import { type Connector, isConnectorKind } from '../connector.js';
+import { type Connector, isConnectorKind, type SourceRecord, type SyncPage } from '../connector.js';
 import { ConnectorError } from '../errors.js';
 import type { SourceConfig, SourceLookup } from '../source-config.js';
 
 /** The job kind of a sync; its payload is `{syncId}`. */
 export const SOURCE_SYNC_JOB = 'source-sync';
+/** Records a sync writes in one transaction at most (whole pages: a batch may pass it by one page). */
+const WRITE_BATCH = 500;
+/** Instances a sync writes before it refreshes the table's planner statistics. */
+const ANALYZE_AFTER = 5_000;
 /** Attempts of a sync's job (transient upstream failures) before the sync fails. */
 const MAX_ATTEMPTS = 8;
 
@@ -280,22 +284,34 @@ export class SyncService {
     const by = { actor: `source:${sync.source_slug}`, apiTokenId: sync.api_token_id };
     let index = sync.record_index;
     let cursor = sync.cursor;
-    while (index < kinds.length) {
-      if (ctx.signal.aborted) throw new Error('the worker stopped; the sync resumes on the next attempt');
-      const record = kinds[index] as string;
-      const page = await connector.syncPage({
+    const read = (record: string, from: string | null): Promise<SyncPage> =>
+      connector.syncPage({
         record,
-        cursor,
+        cursor: from,
         since: sync.since?.toISOString() ?? null,
         signal: ctx.signal,
       });
-      const prepared = await records.prepare(
-        sync.org_id,
-        sync.source_slug,
-        mapping[record] as string,
-        page.records,
-      );
-      const next = page.next === null ? { index: index + 1, cursor: null } : { index, cursor: page.next };
+    // Pages of one record kind are written together, up to WRITE_BATCH records per transaction (one
+    // prepare, one upsert, one commit), and the next page is read while a batch is prepared and
+    // written, so the upstream's latency overlaps r3's work. The position committed with a batch is
+    // the page after its last; a retried job re-reads at most one batch.
+    let ahead: Promise<SyncPage> | null = null;
+    while (index < kinds.length) {
+      if (ctx.signal.aborted) throw new Error('the worker stopped; the sync resumes on the next attempt');
+      const record = kinds[index] as string;
+      const batch: SourceRecord[] = [];
+      let skipped = 0;
+      let next: { index: number; cursor: string | null } = { index, cursor };
+      do {
+        const page: SyncPage = await (ahead ?? read(record, next.cursor));
+        batch.push(...page.records);
+        skipped += page.skipped.length;
+        next = page.next === null ? { index: index + 1, cursor: null } : { index, cursor: page.next };
+        ahead = next.index < kinds.length ? read(kinds[next.index] as string, next.cursor) : null;
+        // A read ahead that is never awaited (this batch fails) must not be an unhandled rejection.
+        ahead?.catch(() => undefined);
+      } while (next.index === index && batch.length < WRITE_BATCH);
+      const prepared = await records.prepare(sync.org_id, sync.source_slug, mapping[record] as string, batch);
       const wroteEvents = await db.tx(async (tx) => {
         const written = await records.write(tx, prepared, new Date(this.deps.clock.now()), by);
         const moved = await tx.maybeOne(
@@ -309,7 +325,7 @@ export class SyncService {
             sync.id,
             written.created.length,
             written.updated,
-            page.skipped.length + prepared.rejected.length,
+            skipped + prepared.rejected.length,
             next.index,
             next.cursor,
             index,
@@ -332,6 +348,14 @@ export class SyncService {
       await connections.recordSynced(tx, sync.org_id, sync.source_slug, sync.created_at);
       await ctx.complete(tx);
     });
+    // A sync that wrote many instances changes what the planner should know of them (the domain
+    // tools' filtered pages and facets pick their index by it): refresh the statistics now rather
+    // than when autovacuum gets to it.
+    const wrote = await db.maybeOne<{ n: number }>(
+      'select created + updated as n from source_syncs where org_id = $1 and id = $2',
+      [sync.org_id, sync.id],
+    );
+    if ((wrote?.n ?? 0) >= ANALYZE_AFTER) await db.query('analyze object_instances');
     this.settled.emit(String(sync.id));
   }
 

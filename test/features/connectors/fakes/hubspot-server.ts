@@ -212,11 +212,17 @@ export async function startFakeHubspot(
       )?.value;
       return min === undefined || compare(r.sortId, min) > 0;
     });
-    const merged: Array<{ sortId: string; item: unknown }> = [
-      ...found.map((o) => ({ sortId: o.id, item: view(o, body.properties as string[] | undefined, type) })),
-      ...rawItems.map((r) => ({ sortId: r.sortId, item: r.raw })),
-    ].sort((a, b) => compare(a.sortId, b.sortId));
-    const page = merged.slice(after, after + limit).map((m) => m.item);
+    // Only the page's objects are rendered (a search over 50,000 objects stays cheap per page).
+    const merged: Array<{ sortId: string; object?: FakeObject; raw?: unknown }> =
+      rawItems.length === 0 && (sort === undefined || (sort.propertyName === 'hs_object_id' && sign === 1))
+        ? found.map((o) => ({ sortId: o.id, object: o }))
+        : [
+            ...found.map((o) => ({ sortId: o.id, object: o })),
+            ...rawItems.map((r) => ({ sortId: r.sortId, raw: r.raw })),
+          ].sort((a, b) => compare(a.sortId, b.sortId));
+    const page = merged
+      .slice(after, after + limit)
+      .map((m) => (m.object ? view(m.object, body.properties as string[] | undefined, type) : m.raw));
     const more = after + limit < merged.length;
     const answer: Record<string, unknown> = { total: merged.length, results: page };
     if (more) answer.paging = { next: { after: String(after + limit), link: `?after=${after + limit}` } };
