@@ -7,8 +7,17 @@
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
 import { notFound, validationFailed } from '../../../platform/errors.js';
+import { raw } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import type { RunStreamService } from './stream-service.js';
+
+/** Response headers of an event stream. */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-store, no-transform',
+  // Reverse proxies (nginx) must pass events through as they come.
+  'X-Accel-Buffering': 'no',
+};
 
 const SEQ = /^\d{1,9}$/;
 
@@ -50,7 +59,10 @@ export function runStreamRoutes(streams: RunStreamService): RouteDef[] {
           ]);
         }
         const after = Number(header || query.lastEventId || 0);
-        return streams.open(principal, id, after, signal);
+        const opened = await streams.open(principal, id, after, signal);
+        // Over, and the client has seen its end: 204 tells EventSource not to reconnect.
+        if (opened.kind === 'ended') return raw(204, '', 'text/event-stream');
+        return { kind: 'stream', status: 200, headers: STREAM_HEADERS, start: opened.attach };
       },
     }),
   ];

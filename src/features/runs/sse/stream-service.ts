@@ -15,7 +15,7 @@ import type { Principal } from '../../../platform/auth/principal.js';
 import type { Bus } from '../../../platform/bus/bus.js';
 import type { Db } from '../../../platform/db/sql.js';
 import { notFound, rateLimited } from '../../../platform/errors.js';
-import type { Reply } from '../../../platform/http/reply.js';
+import type { ResponseStream } from '../../../platform/http/reply.js';
 import type { Logger } from '../../../platform/log.js';
 import { createRunEventHub, type RunEventHub } from './run-event-hub.js';
 import { RunEventStream, type StreamedRun } from './run-stream.js';
@@ -50,13 +50,11 @@ const LOAD_RUN = `
     from runs r
    where r.id = $1 and r.org_id = $2`;
 
-/** Response headers of an event stream. */
-const STREAM_HEADERS = {
-  'Content-Type': 'text/event-stream; charset=utf-8',
-  'Cache-Control': 'no-store, no-transform',
-  // Reverse proxies (nginx) must pass events through as they come.
-  'X-Accel-Buffering': 'no',
-};
+/**
+ * What `open` answers: the run is over and the client has seen its end (`ended`), or a stream of
+ * its events to attach to the response's sink (`live`). The route turns it into an HTTP reply.
+ */
+export type OpenedStream = { kind: 'ended' } | { kind: 'live'; attach(stream: ResponseStream): void };
 
 export class RunStreamService {
   readonly hub: RunEventHub;
@@ -81,16 +79,17 @@ export class RunStreamService {
   }
 
   /**
-   * The reply for `GET /runs/:id/stream`: 404 for an unknown or foreign run, 429 past the token's
-   * cap, 204 when the run is over and the client has seen its end, else the stream. `signal` is the
-   * request's (aborted when the client leaves before the stream starts).
+   * Opens run `runId`'s events after `after` for `principal`: NOT_FOUND for an unknown or foreign
+   * run, RATE_LIMITED past the token's cap, `ended` when the run is over and the client has seen its
+   * end, else a live stream. `signal` is the request's (aborted when the client leaves before the
+   * stream starts).
    */
-  async open(principal: Principal, runId: number, after: number, signal: AbortSignal): Promise<Reply> {
+  async open(principal: Principal, runId: number, after: number, signal: AbortSignal): Promise<OpenedStream> {
     const { db } = this.options;
     const row = await db.maybeOne<RunRow>(LOAD_RUN, [runId, principal.orgId]);
     if (!row) throw notFound('run', runId);
     if (row.terminal_seq !== null && after >= row.terminal_seq) {
-      return { kind: 'raw', status: 204, body: '', contentType: 'text/event-stream' };
+      return { kind: 'ended' };
     }
     const release = this.reserve(principal);
     signal.addEventListener('abort', release, { once: true });
@@ -101,10 +100,8 @@ export class RunStreamService {
       final: row.terminal_seq !== null,
     };
     return {
-      kind: 'stream',
-      status: 200,
-      headers: STREAM_HEADERS,
-      start: (stream) => {
+      kind: 'live',
+      attach: (stream) => {
         const client = new RunEventStream(stream, {
           db,
           hub: this.hub,
