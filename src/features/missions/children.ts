@@ -19,8 +19,7 @@ import type { EffectContext } from '../../platform/actors/kind.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { AgentSnapshot, SkillRunManifest, SkillSnapshot } from '../runs/index.js';
 import { SKILL_RUN_KIND } from '../runs/index.js';
-import type { AppliedResources } from '../workspace/index.js';
-import { skillManifestSchema } from '../workspace/index.js';
+import { type AgentManifest, type SkillManifest, skillManifestSchema } from '../workspace/index.js';
 import { type MissionDefinition, plannerTaskId } from './definition.js';
 
 /** What a child run is made from. */
@@ -128,7 +127,43 @@ export function taskPrompt(mission: MissionRow, task: MissionTask, deps: Mission
 
 export interface ChildDeps {
   host: ActorHost;
-  applied: AppliedResources;
+}
+
+/** An applied agent or skill as read in the mission run's transaction, with the applied version. */
+interface AppliedRow<M> {
+  manifest: M;
+  workspaceSha: string;
+}
+
+/*
+ * Reads go through the transaction's own connection: a follow-up runs while its transaction holds a
+ * pooled connection, and reads from the pool would wait for connections that busy transactions hold.
+ */
+async function readAgents(
+  tx: ActorTx,
+  orgId: number,
+  slugs: readonly string[],
+): Promise<Map<string, AppliedRow<AgentManifest>>> {
+  const rows = await tx.sql.query<{ manifest: AgentManifest; sha: string }>(
+    `select a.manifest, left(h.applied_sha, 12) as sha from agents a join workspace_heads h on h.org_id = a.org_id
+      where a.org_id = $1 and a.slug = any($2::text[])`,
+    [orgId, [...slugs]],
+  );
+  return new Map(rows.map((r) => [r.manifest.slug, { manifest: r.manifest, workspaceSha: r.sha }]));
+}
+
+async function readSkill(
+  tx: ActorTx,
+  orgId: number,
+  slug: string,
+): Promise<(AppliedRow<SkillManifest> & { promptMd: string }) | null> {
+  const row = await tx.sql.maybeOne<{ manifest: SkillManifest; prompt_md: string; sha: string }>(
+    `select s.manifest, s.prompt_md, left(h.applied_sha, 12) as sha from skills s
+       join workspace_heads h on h.org_id = s.org_id
+      where s.org_id = $1 and s.slug = $2`,
+    [orgId, slug],
+  );
+  return row ? { manifest: row.manifest, promptMd: row.prompt_md, workspaceSha: row.sha } : null;
 }
 
 /** An error a task or planner cannot start with. */
@@ -141,8 +176,8 @@ export class StartRefused extends Error {
   }
 }
 
-async function activeAgent(deps: ChildDeps, orgId: number, slug: string) {
-  const agent = await deps.applied.getAgent(orgId, slug);
+async function activeAgent(tx: ActorTx, orgId: number, slug: string) {
+  const agent = (await readAgents(tx, orgId, [slug])).get(slug);
   if (!agent) throw new StartRefused('AGENT_UNKNOWN', `agent "${slug}" no longer exists`);
   if (!agent.manifest.active) {
     throw new StartRefused(
@@ -202,18 +237,21 @@ export async function startPlanner(
   by: Attribution,
 ): Promise<number> {
   const { definition } = mission;
-  const planner = await activeAgent(deps, mission.orgId, definition.planner);
-  const members = await Promise.all(
-    definition.team.map(async (member) => {
-      const agent = await deps.applied.getAgent(mission.orgId, member.agent);
-      return {
-        agent: member.agent,
-        role: member.role,
-        name: agent?.manifest.name ?? member.agent,
-        skills: agent?.manifest.skillSlugs ?? [],
-      };
-    }),
+  const planner = await activeAgent(tx, mission.orgId, definition.planner);
+  const agents = await readAgents(
+    tx,
+    mission.orgId,
+    definition.team.map((m) => m.agent),
   );
+  const members = definition.team.map((member) => {
+    const agent = agents.get(member.agent);
+    return {
+      agent: member.agent,
+      role: member.role,
+      name: agent?.manifest.name ?? member.agent,
+      skills: agent?.manifest.skillSlugs ?? [],
+    };
+  });
   return createChild(
     tx,
     deps,
@@ -242,7 +280,7 @@ export async function startTask(
   const tasks = context.plan?.tasks ?? [];
   const task = tasks.find((t) => t.id === taskId);
   if (!task) throw new Error(`mission run ${mission.id} has no task ${taskId}`);
-  const agent = await activeAgent(deps, mission.orgId, task.agent);
+  const agent = await activeAgent(tx, mission.orgId, task.agent);
   const dependencies = tasks.filter((t) => task.dependsOn.includes(t.id));
   const input = {
     goal: mission.goal,
@@ -254,7 +292,7 @@ export async function startTask(
   let skill: SkillSnapshot;
   let workspaceSha = agent.workspaceSha;
   if (task.skill) {
-    const found = await deps.applied.getSkill(mission.orgId, task.skill);
+    const found = await readSkill(tx, mission.orgId, task.skill);
     if (found?.manifest.status !== 'active') {
       throw new StartRefused('SKILL_UNAVAILABLE', `skill "${task.skill}" does not exist or is not active`);
     }

@@ -31,7 +31,6 @@ import { missionEventSubject } from '../../platform/bus/subjects.js';
 import type { Logger } from '../../platform/log.js';
 import type { ReviewItems } from '../reviews/index.js';
 import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
-import type { AppliedResources } from '../workspace/index.js';
 import { type ChildDeps, missionRowOf, StartRefused, startPlanner, startTask } from './children.js';
 import { plannerAttemptOf } from './definition.js';
 
@@ -243,12 +242,7 @@ function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview',
 }
 
 /** The `mission-run` kind. */
-export function missionRunKind(deps: {
-  host: ActorHost;
-  applied: AppliedResources;
-  items: ReviewItems;
-  log: Logger;
-}): ActorKindDef {
+export function missionRunKind(deps: { host: ActorHost; items: ReviewItems; log: Logger }): ActorKindDef {
   return {
     name: MISSION_RUN_KIND,
     machine: missionRunMachine,
@@ -273,7 +267,7 @@ export function missionRunKind(deps: {
     eventsTable: 'mission_run_events',
     effects: {
       recordMissionEvent,
-      ...childEffects({ host: deps.host, applied: deps.applied }, deps.log),
+      ...childEffects({ host: deps.host }, deps.log),
       ...reviewEffects(deps.items),
     },
   };

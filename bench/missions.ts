@@ -1,0 +1,181 @@
+/**
+ * `npm run bench:missions`: BENCH_MISSIONS (200) mission runs of five tasks in a diamond, started at
+ * once on one `r3 serve` process, to completion.
+ *
+ * The diamond: t1 → (t2, t3, t4) → t5 over a team of three agents, maxParallel 3. Tasks run a skill on
+ * the `echo` provider. The planner is a model (a tiny OpenAI-compatible server in this process answers
+ * every planner prompt with the diamond): with the echo provider alone the planner makes one task per
+ * member in a chain, not a diamond. Each mission waits for its result review, which this benchmark
+ * approves through `POST /reviews/decide` as soon as it shows in the queue.
+ *
+ * Reported: missions/s from the first start to the last completion (goal ≥ 20/s) and to the last
+ * result review; the scheduling delay — from a task's last dependency finishing (its run's
+ * `completed_at`) to the task starting (its run's `created_at`) — p50/p90/p99/max (goal p99 < 50 ms);
+ * and tasks started twice (must be 0).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { api, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
+
+const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 200);
+
+const diamond = JSON.stringify({
+  tasks: [
+    { id: 't1', title: 'Frame', agent: 'alpha', skill: 'step', instructions: 'Frame it', dependsOn: [] },
+    { id: 't2', title: 'Part A', agent: 'beta', skill: 'step', instructions: 'Part A', dependsOn: ['t1'] },
+    { id: 't3', title: 'Part B', agent: 'gamma', skill: 'step', instructions: 'Part B', dependsOn: ['t1'] },
+    { id: 't4', title: 'Part C', agent: 'alpha', skill: 'step', instructions: 'Part C', dependsOn: ['t1'] },
+    {
+      id: 't5',
+      title: 'Merge',
+      agent: 'beta',
+      skill: 'step',
+      instructions: 'Merge',
+      dependsOn: ['t2', 't3', 't4'],
+    },
+  ],
+});
+
+// The planner's model: every chat completion answers the diamond.
+const model = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.setHeader('content-type', 'application/json');
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-bench',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: 'planner',
+        choices: [{ index: 0, message: { role: 'assistant', content: diamond }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
+  });
+});
+await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+
+const bench = await createBenchDatabase('missions');
+const server = await spawnR3(bench.url, {
+  R3_RATE_LIMIT_PER_MIN: '0',
+  R3_MODEL_PROVIDER: 'openai',
+  OPENAI_BASE_URL: modelUrl,
+  OPENAI_API_KEY: 'bench',
+  R3_MODEL: 'planner',
+});
+const base = server.url;
+const db = new pg.Client({ connectionString: bench.url });
+await db.connect();
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+try {
+  const token = await createBenchToken(bench.url, [
+    'read:all',
+    'write:resources',
+    'run:invoke',
+    'run:approve',
+  ]);
+  await api(base, token, 'POST', '/api/v1/skills', {
+    manifest: { slug: 'step', name: 'Step', model: { provider: 'echo' } },
+    promptMd: '{{input.title}}: {{input.instructions}} after {{input.dependencies}}',
+  });
+  for (const slug of ['alpha', 'beta', 'gamma']) {
+    await api(base, token, 'POST', '/api/v1/agents', { slug, name: slug, skillSlugs: ['step'] });
+  }
+  await api(base, token, 'POST', '/api/v1/missions', {
+    slug: 'diamond',
+    name: 'Diamond',
+    goal: 'Bench {{input.n}}',
+    team: [{ agent: 'alpha' }, { agent: 'beta' }, { agent: 'gamma' }],
+    limits: { maxParallel: 3 },
+  });
+
+  const started = performance.now();
+  const ids = await Promise.all(
+    Array.from({ length: MISSIONS }, (_, n) =>
+      api(base, token, 'POST', '/api/v1/mission-runs', { missionSlug: 'diamond', input: { n } }).then(
+        (a: { missionRunId: number }) => a.missionRunId,
+      ),
+    ),
+  );
+  const startedAll = (performance.now() - started) / 1000;
+
+  // Approve each result review as it shows up; stop when every run is over.
+  const approved = new Set<number>();
+  let reviewedAll = 0;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const counts = await db.query<{ status: string; n: number }>(
+      `select status, count(*)::int as n from mission_runs group by status`,
+    );
+    const by = Object.fromEntries(counts.rows.map((r) => [r.status, r.n]));
+    const over = (by.completed ?? 0) + (by.failed ?? 0) + (by.cancelled ?? 0);
+    if (over >= MISSIONS || Date.now() > deadline) break;
+    const waiting = await db.query<{ id: number }>(
+      `select id from mission_runs where status = 'awaiting_review' order by id`,
+    );
+    const todo = waiting.rows.map((r) => Number(r.id)).filter((id) => !approved.has(id));
+    if (approved.size + todo.length >= MISSIONS && reviewedAll === 0) {
+      reviewedAll = (performance.now() - started) / 1000;
+    }
+    await Promise.all(
+      todo.map(async (id) => {
+        approved.add(id);
+        await api(base, token, 'POST', '/api/v1/reviews/decide', { kind: 'mission', id, action: 'approve' });
+      }),
+    );
+    if (todo.length === 0) await new Promise((r) => setTimeout(r, 20));
+  }
+  const total = (performance.now() - started) / 1000;
+
+  const outcome = await db.query<{ status: string; n: number }>(
+    `select status, count(*)::int as n from mission_runs where id = any($1::bigint[]) group by status`,
+    [ids],
+  );
+  // Scheduling delay: a task's run created − the latest completion among its dependencies' runs.
+  const delays = await db.query<{ delay: number }>(
+    `with tasks as (
+       select m.id as mission, t.value ->> 'id' as task, t.value -> 'dependsOn' as deps
+         from mission_runs m, json_array_elements(m.plan -> 'tasks') t
+        where m.id = any($1::bigint[]))
+     select extract(epoch from (r.created_at - max(d.completed_at))) * 1000 as delay
+       from tasks
+       join runs r on r.mission_run_id = tasks.mission and r.mission_task_id = tasks.task
+       join json_array_elements_text(tasks.deps) dep(id) on true
+       join runs d on d.mission_run_id = tasks.mission and d.mission_task_id = dep.id
+      group by r.id, r.created_at`,
+    [ids],
+  );
+  const twice = await db.query<{ n: number }>(
+    `select count(*)::int as n from (
+       select mission_run_id, mission_task_id from runs where mission_run_id = any($1::bigint[])
+        group by 1, 2 having count(*) > 1) x`,
+    [ids],
+  );
+  const p = percentiles(delays.rows.map((r) => Number(r.delay)));
+  console.log(
+    `\n${MISSIONS} missions of 5 tasks in a diamond (t1 → t2, t3, t4 → t5), maxParallel 3, echo tasks`,
+  );
+  console.log(`  started (202) in ${startedAll.toFixed(2)} s`);
+  console.log(`  outcome: ${outcome.rows.map((r) => `${r.n} ${r.status}`).join(', ')}`);
+  if (reviewedAll > 0) {
+    console.log(
+      `  every task done (all at result review) after ${reviewedAll.toFixed(2)} s: ${(MISSIONS / reviewedAll).toFixed(1)} missions/s`,
+    );
+  }
+  console.log(
+    `  completed (result review approved) after ${total.toFixed(2)} s: ${(MISSIONS / total).toFixed(1)} missions/s (goal ≥ 20)`,
+  );
+  console.log(
+    `  scheduling delay (last dependency finished → task started), ${delays.rows.length} tasks: p50 ${ms(p.p50)}, p90 ${ms(p.p90)}, p99 ${ms(p.p99)} (goal < 50 ms), max ${ms(p.max)}`,
+  );
+  console.log(`  tasks started twice: ${twice.rows[0]?.n ?? 0}`);
+} finally {
+  await db.end();
+  await server.stop();
+  await bench.drop();
+  model.close();
+}
