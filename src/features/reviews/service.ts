@@ -23,7 +23,7 @@ import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, LoadedActor, TransitionAudit } from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
@@ -217,24 +217,19 @@ export class ReviewService {
   async decide(principal: Principal, args: DecideArgs): Promise<unknown> {
     const target = await this.target(principal, args);
     const subject = this.subject(args.kind);
-    try {
-      return await subject.decide(principal, args.id, {
-        action: args.action,
-        reason: args.reason ?? null,
-        reviewedBy: args.reviewedBy ?? null,
-        requestId: args.requestId ?? null,
-        audit: {
-          action: 'review.decide',
-          details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
-        },
-      });
-    } catch (error) {
-      // The run refused: the item left the queue after `target` read it (another reviewer won).
-      if (error instanceof ApiError && error.code === 'CONFLICT') {
-        throw gone(args, String(error.details.status ?? 'decided'));
-      }
-      throw error;
-    }
+    const outcome = await subject.decide(principal, args.id, {
+      action: args.action,
+      reason: args.reason ?? null,
+      reviewedBy: args.reviewedBy ?? null,
+      requestId: args.requestId ?? null,
+      audit: {
+        action: 'review.decide',
+        details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
+      },
+    });
+    // Refused: the item left the queue after `target` read it (another reviewer won, say).
+    if ('refused' in outcome) throw gone(args, outcome.refused.status);
+    return outcome.decided;
   }
 
   /**

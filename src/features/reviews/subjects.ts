@@ -4,6 +4,7 @@
  * API points for it. The queue itself knows no subject.
  */
 import type { Principal } from '../../platform/auth/principal.js';
+import { ApiError } from '../../platform/errors.js';
 
 /** The kinds of review items. */
 export const REVIEW_KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
@@ -31,15 +32,34 @@ export interface SubjectDecision {
   audit: { action: string; details: Record<string, unknown> };
 }
 
+/**
+ * What the owner answers a decision: the subject as the API shows it after the decision, or, when
+ * the subject no longer accepts one, its status: an expected refusal, answered as a value.
+ */
+export type SubjectOutcome<View = unknown> = { decided: View } | { refused: { status: string } };
+
+/**
+ * The outcome of an owner's decide path that still throws its refusal (409 CONFLICT with
+ * `details.status`): for owners not yet answering refusals as values.
+ */
+export async function outcomeOf<View>(decided: Promise<View>): Promise<SubjectOutcome<View>> {
+  try {
+    return { decided: await decided };
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'CONFLICT') {
+      return { refused: { status: String(error.details.status ?? 'decided') } };
+    }
+    throw error;
+  }
+}
+
 /** How the queue reaches the subjects of one kind. */
 export interface ReviewSubject<View = unknown> {
   /**
    * Applies `decision` to subject `id` through the owner's own path, whose transition closes the
-   * item in the same transaction; resolves with the subject as the API shows it. Throws as that
-   * path does (404 not found; 409 CONFLICT with `details.status` when the subject no longer accepts
-   * a decision).
+   * item in the same transaction. Throws only what is not a refusal (NOT_FOUND, VALIDATION_FAILED…).
    */
-  decide(principal: Principal, id: number, decision: SubjectDecision): Promise<View>;
+  decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome<View>>;
   /** The subject's review screen. */
   reviewUrl(id: number): string;
   /** The subject's resource in the API. */

@@ -101,8 +101,8 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
             audit: decision.audit,
           };
           return decision.action === 'approve'
-            ? runs.approve(principal, id, { ...args, note: decision.reason ?? undefined })
-            : runs.reject(principal, id, { ...args, reason: decision.reason ?? undefined });
+            ? runs.decision(principal, id, 'approve', { ...args, note: decision.reason ?? undefined })
+            : runs.decision(principal, id, 'reject', { ...args, reason: decision.reason ?? undefined });
         },
         reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
         pollUrl: runPath,

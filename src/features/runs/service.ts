@@ -235,29 +235,64 @@ export class RunService {
   }
 
   /** Approves a pending skill run or a paused workflow run; 409 from any other status. */
-  approve(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
-    const at = this.now();
-    const event = {
-      type: 'APPROVE',
-      by: principal.actor,
-      onBehalfOf: args.reviewedBy ?? null,
-      note: args.note ?? null,
-      at,
-    };
-    return this.decide(principal, id, event, 'approve', args);
+  async approve(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
+    return this.decided(id, 'approve', await this.decision(principal, id, 'approve', args));
   }
 
   /** Rejects a pending skill run, or a paused workflow run (which cancels it); 409 otherwise. */
-  reject(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
-    const at = this.now();
+  async reject(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
+    return this.decided(id, 'reject', await this.decision(principal, id, 'reject', args));
+  }
+
+  /**
+   * Approves or rejects run `id` (as `approve` and `reject` do): the run after the decision, or,
+   * when the run no longer accepts one, the refusal as a value with the run's status (the review
+   * queue answers it as the item having left the queue). NOT_FOUND for no such run in the org.
+   */
+  async decision(
+    principal: Principal,
+    id: number,
+    verb: 'approve' | 'reject',
+    args: DecisionArgs = {},
+  ): Promise<{ decided: RunView } | { refused: { status: string } }> {
     const event = {
-      type: 'REJECT',
+      type: verb === 'approve' ? 'APPROVE' : 'REJECT',
       by: principal.actor,
       onBehalfOf: args.reviewedBy ?? null,
-      reason: args.reason ?? null,
-      at,
+      ...(verb === 'approve' ? { note: args.note ?? null } : { reason: args.reason ?? null }),
+      at: this.now(),
     };
-    return this.decide(principal, id, event, 'reject', args);
+    const result = await this.send(principal, id, event, actingAs(principal), {
+      action: args.audit?.action ?? `run.${verb}`,
+      targetKind: 'run',
+      targetId: String(id),
+      details: {
+        reviewedBy: args.reviewedBy ?? null,
+        note: args.note ?? null,
+        reason: args.reason ?? null,
+        ...args.audit?.details,
+      },
+      requestId: args.requestId ?? null,
+    });
+    if (result.outcome === 'not_found') throw notFound('run', id);
+    if (result.outcome === 'refused') {
+      return { refused: { status: result.actor.def.project(result.actor.snapshot).status as string } };
+    }
+    return { decided: await this.get(principal, id) };
+  }
+
+  /** The run a decision left, or 409 naming the status that refused it. */
+  private decided(
+    id: number,
+    verb: 'approve' | 'reject',
+    outcome: { decided: RunView } | { refused: { status: string } },
+  ): RunView {
+    if ('decided' in outcome) return outcome.decided;
+    const { status } = outcome.refused;
+    throw conflict(
+      `Run ${id} is ${status}; ${verb} is accepted only when it is pending (skill runs) or paused (workflow runs).`,
+      { runId: id, status, action: verb },
+    );
   }
 
   /** Cancels a running, paused or pending run: a hard stop. 409 from any other status. */
@@ -340,29 +375,6 @@ export class RunService {
       actor: r.actor,
       at: r.at.toISOString(),
     }));
-  }
-
-  private async decide(
-    principal: Principal,
-    id: number,
-    event: { type: string; [key: string]: unknown },
-    verb: 'approve' | 'reject',
-    args: DecisionArgs,
-  ): Promise<RunView> {
-    const result = await this.send(principal, id, event, actingAs(principal), {
-      action: args.audit?.action ?? `run.${verb}`,
-      targetKind: 'run',
-      targetId: String(id),
-      details: {
-        reviewedBy: args.reviewedBy ?? null,
-        note: args.note ?? null,
-        reason: args.reason ?? null,
-        ...args.audit?.details,
-      },
-      requestId: args.requestId ?? null,
-    });
-    this.expectApplied(result, id, verb, 'pending (skill runs) or paused (workflow runs)');
-    return this.get(principal, id);
   }
 
   private send(
