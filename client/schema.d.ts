@@ -1537,6 +1537,11 @@ export interface operations {
                     sourceSlugs?: string[];
                     /** @default  */
                     systemPrompt?: string;
+                    tools?: {
+                        allow?: string[];
+                        /** @default [] */
+                        deny?: string[];
+                    };
                     /** @default [] */
                     workflowSlugs?: string[];
                 };
@@ -1609,6 +1614,11 @@ export interface operations {
                     slug?: string;
                     sourceSlugs?: string[];
                     systemPrompt?: string;
+                    tools?: {
+                        allow?: string[];
+                        /** @default [] */
+                        deny?: string[];
+                    };
                     workflowSlugs?: string[];
                 };
             };
@@ -3093,6 +3103,24 @@ export interface operations {
                                     output: unknown;
                                 };
                             } | null;
+                            toolCalls: {
+                                arguments: unknown;
+                                completedAt: string | null;
+                                error: {
+                                    code: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                    message: string;
+                                } | null;
+                                id: string;
+                                result: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "running" | "ok" | "error";
+                                tool: string;
+                            }[];
                             traceId: string | null;
                             workspaceSha: string | null;
                         }[];
@@ -3153,6 +3181,24 @@ export interface operations {
                                 output: unknown;
                             };
                         } | null;
+                        toolCalls: {
+                            arguments: unknown;
+                            completedAt: string | null;
+                            error: {
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            } | null;
+                            id: string;
+                            result: unknown;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** @enum {string} */
+                            status: "running" | "ok" | "error";
+                            tool: string;
+                        }[];
                         traceId: string | null;
                         workspaceSha: string | null;
                     };
@@ -3219,6 +3265,24 @@ export interface operations {
                                 output: unknown;
                             };
                         } | null;
+                        toolCalls: {
+                            arguments: unknown;
+                            completedAt: string | null;
+                            error: {
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            } | null;
+                            id: string;
+                            result: unknown;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** @enum {string} */
+                            status: "running" | "ok" | "error";
+                            tool: string;
+                        }[];
                         traceId: string | null;
                         workspaceSha: string | null;
                     };
@@ -3284,6 +3348,24 @@ export interface operations {
                                 output: unknown;
                             };
                         } | null;
+                        toolCalls: {
+                            arguments: unknown;
+                            completedAt: string | null;
+                            error: {
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            } | null;
+                            id: string;
+                            result: unknown;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** @enum {string} */
+                            status: "running" | "ok" | "error";
+                            tool: string;
+                        }[];
                         traceId: string | null;
                         workspaceSha: string | null;
                     };
@@ -3352,6 +3434,24 @@ export interface operations {
                                 output: unknown;
                             };
                         } | null;
+                        toolCalls: {
+                            arguments: unknown;
+                            completedAt: string | null;
+                            error: {
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            } | null;
+                            id: string;
+                            result: unknown;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** @enum {string} */
+                            status: "running" | "ok" | "error";
+                            tool: string;
+                        }[];
                         traceId: string | null;
                         workspaceSha: string | null;
                     };
@@ -3420,6 +3520,24 @@ export interface operations {
                                 output: unknown;
                             };
                         } | null;
+                        toolCalls: {
+                            arguments: unknown;
+                            completedAt: string | null;
+                            error: {
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            } | null;
+                            id: string;
+                            result: unknown;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** @enum {string} */
+                            status: "running" | "ok" | "error";
+                            tool: string;
+                        }[];
                         traceId: string | null;
                         workspaceSha: string | null;
                     };
@@ -3699,6 +3817,7 @@ export interface operations {
                         inputSchema?: {
                             [key: string]: unknown;
                         };
+                        maxToolCalls?: number;
                         model?: {
                             name?: string;
                             provider: string;
@@ -3716,6 +3835,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status?: "active" | "draft" | "archived";
+                        tools?: string[];
                     };
                     promptMd: string;
                 };
@@ -3789,6 +3909,7 @@ export interface operations {
                         inputSchema?: {
                             [key: string]: unknown;
                         } | null;
+                        maxToolCalls?: number | null;
                         model?: {
                             name?: string;
                             provider: string;
@@ -3802,6 +3923,7 @@ export interface operations {
                         slug?: string;
                         /** @enum {string} */
                         status?: "active" | "draft" | "archived";
+                        tools?: string[] | null;
                     };
                     promptMd?: string;
                 };

@@ -160,6 +160,10 @@ export {
   stepFailedEventSchema,
   stepResultsSchema,
   stepSucceededEventSchema,
+  type ToolCompletedEvent,
+  type ToolsRequestedEvent,
+  toolCompletedEventSchema,
+  toolsRequestedEventSchema,
 } from './shared/run.js';
 export { type JsonObject, jsonObjectSchema } from './shared/schemas.js';
 export {

@@ -15,6 +15,7 @@ import { Migration0024RecordPages } from './features/objects/migrations/0024-rec
 import { Migration0019Proposals } from './features/proposals/migrations/0019-proposals.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
+import { Migration0022ToolCalls } from './features/runs/migrations/0022-tool-calls.js';
 import { Migration0021WorkflowTriggers } from './features/triggers/migrations/0021-workflow-triggers.js';
 import { Migration0023ScheduleDueIndex } from './features/triggers/migrations/0023-schedule-due-index.js';
 import { Migration0017WebSessions } from './features/web/migrations/0017-web-sessions.js';
@@ -51,6 +52,7 @@ export const migrations: MigrationObject[] = [
   { name: '0019-proposals', class: Migration0019Proposals },
   { name: '0020-missions', class: Migration0020Missions },
   { name: '0021-workflow-triggers', class: Migration0021WorkflowTriggers },
+  { name: '0022-tool-calls', class: Migration0022ToolCalls },
   { name: '0023-schedule-due-index', class: Migration0023ScheduleDueIndex },
   { name: '0024-record-pages', class: Migration0024RecordPages },
 ];

@@ -23,6 +23,7 @@ export const RUN_EVENT_NAMES = [
   'started',
   'step_started',
   'step_completed',
+  'tool_completed',
   'paused_for_review',
   'approved',
   'rejected',

@@ -39,6 +39,41 @@ export const stepFailedEventSchema = z.strictObject({
 /** A worker gave up on a step. */
 export type StepFailedEvent = z.infer<typeof stepFailedEventSchema>;
 
+/**
+ * The step's model asked for tool calls (one turn of the tool loop); the worker records them as
+ * `running` with this transition, before executing any.
+ */
+export const toolsRequestedEventSchema = z.strictObject({
+  type: z.literal('TOOLS_REQUESTED'),
+  step: stepNameSchema,
+  attempt: attemptSchema,
+  turn: z.number().int().min(1),
+  calls: z.array(z.strictObject({ id: z.string().min(1).max(200), tool: z.string().min(1).max(200) })).min(1),
+  at: isoTimestampSchema,
+});
+
+/** The step's model asked for tool calls. */
+export type ToolsRequestedEvent = z.infer<typeof toolsRequestedEventSchema>;
+
+/**
+ * One call of the current turn finished (its result or error is recorded with this transition);
+ * `remaining` calls of the turn are still executing (0: the model is asked next).
+ */
+export const toolCompletedEventSchema = z.strictObject({
+  type: z.literal('TOOL_COMPLETED'),
+  step: stepNameSchema,
+  attempt: attemptSchema,
+  callId: z.string().min(1).max(200),
+  tool: z.string().min(1).max(200),
+  status: z.enum(['ok', 'error']),
+  errorCode: z.string().min(1).nullable(),
+  remaining: z.number().int().min(0),
+  at: isoTimestampSchema,
+});
+
+/** One tool call finished. */
+export type ToolCompletedEvent = z.infer<typeof toolCompletedEventSchema>;
+
 /** A reviewer approved (a pending skill run, or a paused workflow's gate). */
 export const runApproveEventSchema = z.strictObject({
   type: z.literal('APPROVE'),

@@ -21,6 +21,8 @@ export const skillRunContextSchema = z.strictObject({
   error: runErrorSchema.nullable(),
   review: runReviewSchema.nullable(),
   reviewState: z.enum(SKILL_RUN_REVIEW_STATES),
+  /** Tool calls the step's model asked for so far (absent on runs created before the tool loop). */
+  toolCalls: z.number().int().min(0).optional(),
   /** When the run reached its final status (approved, rejected, completed, failed or cancelled). */
   completedAt: isoTimestampSchema.nullable(),
 });

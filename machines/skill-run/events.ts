@@ -5,6 +5,8 @@ import {
   runRejectEventSchema,
   stepFailedEventSchema,
   stepSucceededEventSchema,
+  toolCompletedEventSchema,
+  toolsRequestedEventSchema,
 } from '../shared/run.js';
 import { entityIdSchema, isoTimestampSchema, slugSchema } from '../shared/schemas.js';
 
@@ -23,6 +25,8 @@ export type SkillRunInput = z.infer<typeof skillRunInputSchema>;
 export const skillRunEventSchema = z.discriminatedUnion('type', [
   stepSucceededEventSchema,
   stepFailedEventSchema,
+  toolsRequestedEventSchema,
+  toolCompletedEventSchema,
   runApproveEventSchema,
   runRejectEventSchema,
   runCancelEventSchema,

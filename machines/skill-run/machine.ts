@@ -13,6 +13,12 @@
  *   may decide before the draft exists: they still accept the awaited step result (exactly once,
  *   without changing the status) and refuse everything else. Use `projectSkillRun().status`, not
  *   `snapshot.status`, to tell whether a run is over.
+ * - tool loop: while the step executes (`running`, or `pending` before the draft is ready) it is in
+ *   `awaitingModel` (the worker waits for the model) or `executingTools` (the model asked for tool
+ *   calls: TOOLS_REQUESTED records them, each TOOL_COMPLETED records one result and the run event
+ *   `tool_completed`; the last of the turn, `remaining: 0`, goes back to `awaitingModel`). A cancelled
+ *   run refuses both, which is how the worker stops between calls. A run decided before its draft
+ *   (approved, rejected) still takes them, without a state change, until the step reports.
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { effectActions, type RecordEventParams, type RunEventName } from '../shared/effects.js';
@@ -30,6 +36,31 @@ const recordStep = (event: RunEventName) =>
     type: 'recordEvent',
     params: ({ context }: { context: SkillRunContext }): RecordEventParams => ({ event, step: context.slug }),
   }) as const;
+
+const recordToolCompleted = recordStep('tool_completed');
+
+/** The tool loop of the step while it executes: `awaitingModel` ⇄ `executingTools`. */
+const toolLoopStates = {
+  awaitingModel: {
+    on: {
+      TOOLS_REQUESTED: { guard: 'isOwnStepExecuting', target: 'executingTools', actions: 'countToolCalls' },
+    },
+  },
+  executingTools: {
+    on: {
+      TOOL_COMPLETED: [
+        { guard: 'isLastToolOfTurn', target: 'awaitingModel', actions: recordToolCompleted },
+        { guard: 'isOwnStepExecuting', actions: recordToolCompleted },
+      ],
+    },
+  },
+} as const;
+
+/** A run decided before its draft: the step's tool loop goes on (recorded), the status stays. */
+const toolLoopWhileDecided = {
+  TOOLS_REQUESTED: { guard: 'isOwnStepExecuting', actions: 'countToolCalls' },
+  TOOL_COMPLETED: { guard: 'isOwnStepExecuting', actions: recordToolCompleted },
+} as const;
 
 const closeReview = (reason: 'decided' | 'cancelled') =>
   ({ type: 'closeReview', params: { reason } }) as const;
@@ -61,11 +92,26 @@ export const skillRunMachine = setup({
       return { review, reviewState: review.decision };
     }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),
+    countToolCalls: assign(({ context, event }) => {
+      assertEvent(event, 'TOOLS_REQUESTED');
+      return { toolCalls: (context.toolCalls ?? 0) + event.calls.length };
+    }),
   },
   guards: {
     requiresApproval: ({ context }) => context.requiresApproval,
     isAwaitedStepResult: ({ context, event }) =>
       (event.type === 'STEP_SUCCEEDED' || event.type === 'STEP_FAILED') &&
+      event.step === context.slug &&
+      !context.draftReady &&
+      context.error === null,
+    isOwnStepExecuting: ({ context, event }) =>
+      (event.type === 'TOOLS_REQUESTED' || event.type === 'TOOL_COMPLETED') &&
+      event.step === context.slug &&
+      !context.draftReady &&
+      context.error === null,
+    isLastToolOfTurn: ({ context, event }) =>
+      event.type === 'TOOL_COMPLETED' &&
+      event.remaining === 0 &&
       event.step === context.slug &&
       !context.draftReady &&
       context.error === null,
@@ -84,6 +130,7 @@ export const skillRunMachine = setup({
     error: null,
     review: null,
     reviewState: input.requiresApproval ? 'pending' : 'auto',
+    toolCalls: 0,
     completedAt: null,
   }),
   initial: 'starting',
@@ -101,6 +148,8 @@ export const skillRunMachine = setup({
       always: [{ guard: 'requiresApproval', target: 'pending' }, { target: 'running' }],
     },
     running: {
+      initial: 'awaitingModel',
+      states: toolLoopStates,
       on: {
         STEP_SUCCEEDED: {
           guard: 'isAwaitedStepResult',
@@ -113,10 +162,13 @@ export const skillRunMachine = setup({
     },
     pending: {
       entry: { type: 'openReview', params: {} },
+      initial: 'awaitingModel',
+      states: { ...toolLoopStates, draftReady: {} },
       on: {
         // The draft is ready while the item waits: that is when a human is needed.
         STEP_SUCCEEDED: {
           guard: 'isAwaitedStepResult',
+          target: '.draftReady',
           actions: ['storeDraft', recordStep('step_completed'), record('paused_for_review')],
         },
         STEP_FAILED: {
@@ -135,6 +187,7 @@ export const skillRunMachine = setup({
     approved: {
       entry: ['markFinished', record('approved'), closeReview('decided')],
       on: {
+        ...toolLoopWhileDecided,
         STEP_SUCCEEDED: {
           guard: 'isAwaitedStepResult',
           actions: ['storeDraft', recordStep('step_completed')],
@@ -145,6 +198,7 @@ export const skillRunMachine = setup({
     rejected: {
       entry: ['markFinished', record('rejected'), closeReview('decided')],
       on: {
+        ...toolLoopWhileDecided,
         STEP_SUCCEEDED: {
           guard: 'isAwaitedStepResult',
           actions: ['storeDraft', recordStep('step_completed')],

@@ -258,6 +258,11 @@ const VARIABLES = {
     z.string().min(16, 'R3_METRICS_TOKEN must be at least 16 characters'),
     'Bearer token `GET /metrics` requires (≥ 16 characters); unset, `/metrics` answers loopback clients only (docs/operations.md lists the metrics)',
   ),
+  R3_RUN_DEADLINE: variable(
+    duration('R3_RUN_DEADLINE'),
+    "longest a skill run's tool loop may take from the run's creation (a call still executing is answered `TOOL_TIMEOUT`; a model turn past it fails the run with `DEADLINE_EXCEEDED`)",
+    durationDefault(600_000),
+  ),
   R3_ARTIFACT_MAX_BYTES: variable(
     z.coerce
       .number()
@@ -447,6 +452,12 @@ export interface Config {
   /** The built-in agent tools' settings (docs/mcp.md "Built-in tools"). */
   tools: ToolsConfig;
   /**
+   * How long a skill run's tool loop may take from the run's creation (R3_RUN_DEADLINE, 10 min): a
+   * tool call still running then is answered TOOL_TIMEOUT, and a model turn past it fails the run
+   * with DEADLINE_EXCEEDED.
+   */
+  runDeadlineMs: number;
+  /**
    * OpenTelemetry traces: exported over OTLP/HTTP to `endpoint` (the traces URL) when one is set
    * (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`), unless
    * OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none.
@@ -581,6 +592,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       webSearch: webSearchConfig(e.R3_WEB_SEARCH, e.R3_BRAVE_API_KEY),
       imageModel: e.R3_IMAGE_MODEL,
     },
+    runDeadlineMs: e.R3_RUN_DEADLINE,
     tracing: {
       endpoint:
         e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none'

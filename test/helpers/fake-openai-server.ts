@@ -23,9 +23,24 @@ export type Reply =
   | { hang: true }
   | { drop: true };
 
+/** A tool call as the chat-completions protocol carries it. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+}
+
 export interface ChatBody {
   model: string;
-  messages: Array<{ role: string; content: string }>;
+  messages: ChatMessage[];
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   temperature?: number;
   response_format?: { type: string; json_schema?: { name: string; schema: unknown; strict?: boolean } };
 }
@@ -44,7 +59,21 @@ export const ONE_PIXEL_PNG = Buffer.from(
   'base64',
 );
 
+/** What a scripted assistant says: a final text, or tool calls (`arguments` as JSON text). */
+export type AssistantTurn =
+  | { content: string }
+  | { content?: string | null; toolCalls: Array<{ id: string; name: string; arguments: string }> }
+  /** Never answer this request (a model call in flight when a test kills its worker). */
+  | { hang: true };
+
 export interface FakeOpenAIOptions {
+  /**
+   * Scripts the assistant of a chat request (tool loops): its answer, or undefined for the default
+   * behaviour. Requests are checked as OpenAI does: every `tool_calls` answered by `tool` messages
+   * with matching ids before the next message, no `tool` message without its call, tool definitions
+   * well-formed, and a tool call only of a tool the request offers.
+   */
+  assistant?: (body: ChatBody) => AssistantTurn | undefined;
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Answer 400 to `response_format.type = json_schema`, as some compatible servers do. */
@@ -86,10 +115,25 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
   return out;
 }
 
+/** A chat completion answer in OpenAI's shape. */
+function chatCompletion(model: string, message: Record<string, unknown>, finishReason: string) {
+  return {
+    status: 200,
+    body: {
+      id: 'chatcmpl-test',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: `${model}-2024-01-01`,
+      choices: [{ index: 0, message, finish_reason: finishReason }],
+      usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    },
+  };
+}
+
 function defaultReply(
   request: RecordedRequest,
   options: FakeOpenAIOptions,
-): { status: number; body: unknown } {
+): { status: number; body: unknown } | { hang: true } {
   const auth = request.headers.authorization;
   if (options.apiKey !== undefined && auth !== `Bearer ${options.apiKey}`) {
     return openaiError(401, 'Incorrect API key provided.', 'invalid_request_error');
@@ -104,6 +148,23 @@ function defaultReply(
     if (!Array.isArray(chat.messages) || chat.messages.length === 0) {
       return openaiError(400, "'messages' is a required property", 'invalid_request_error', 'messages');
     }
+    const problem = toolProtocolProblem(chat);
+    if (problem) return openaiError(400, problem, 'invalid_request_error', 'messages');
+    const scripted = options.assistant?.(chat);
+    if (scripted && 'hang' in scripted) return { hang: true };
+    if (scripted && 'toolCalls' in scripted) {
+      const offered = new Set((chat.tools ?? []).map((t) => t.function.name));
+      const message = {
+        role: 'assistant',
+        content: scripted.content ?? null,
+        tool_calls: scripted.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
+      return chatCompletion(chat.model, message, offered.size > 0 ? 'tool_calls' : 'stop');
+    }
     const format = chat.response_format?.type;
     if (format === 'json_schema' && options.rejectJsonSchema) {
       return openaiError(
@@ -115,21 +176,12 @@ function defaultReply(
     }
     const prompt = chat.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const content =
+      (scripted as { content: string } | undefined)?.content ??
       options.chatContent?.(chat) ??
       (format === 'json_schema' || format === 'json_object'
         ? JSON.stringify({ echo: prompt })
         : `echo: ${prompt}`);
-    return {
-      status: 200,
-      body: {
-        id: 'chatcmpl-test',
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: `${chat.model}-2024-01-01`,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
-      },
-    };
+    return chatCompletion(chat.model, { role: 'assistant', content }, 'stop');
   }
   if (request.path === '/v1/embeddings') {
     const input = typeof body.input === 'string' ? [body.input] : body.input;
@@ -183,6 +235,40 @@ function defaultReply(
     };
   }
   return openaiError(404, `Unknown path ${request.path}`, 'invalid_request_error');
+}
+
+/** What OpenAI answers 400 for in a conversation with tools, or undefined when it is well-formed. */
+export function toolProtocolProblem(chat: ChatBody): string | undefined {
+  for (const tool of chat.tools ?? []) {
+    if (tool.type !== 'function' || typeof tool.function?.name !== 'string') {
+      return "Invalid 'tools': each must be {type: 'function', function: {name, parameters}}.";
+    }
+    const params = tool.function.parameters as { type?: unknown } | undefined;
+    if (params !== undefined && params.type !== 'object') {
+      return `Invalid schema for function '${tool.function.name}': schema must be a JSON Schema of 'type: "object"'.`;
+    }
+  }
+  let open = new Set<string>();
+  for (const message of chat.messages) {
+    if (message.role === 'tool') {
+      if (message.tool_call_id === undefined || !open.has(message.tool_call_id)) {
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      }
+      if (typeof message.content !== 'string')
+        return "Invalid 'content' of a tool message: expected a string.";
+      open.delete(message.tool_call_id);
+      continue;
+    }
+    if (open.size > 0) {
+      return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.";
+    }
+    open = new Set((message.tool_calls ?? []).map((call) => call.id));
+    if (open.size !== (message.tool_calls ?? []).length) return 'Duplicate tool_call ids in one message.';
+  }
+  if (open.size > 0) {
+    return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.";
+  }
+  return undefined;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -242,6 +328,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return;
     }
     const answer = defaultReply(recorded, options);
+    if ('hang' in answer) return;
     send(res, answer.status, answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -262,6 +349,20 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+/**
+ * The environment of an r3 whose default provider is `fake` (api key `sk-test`, model `gpt-test`);
+ * `extra` adds to it.
+ */
+export function openaiEnv(fake: FakeOpenAI, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    R3_MODEL_PROVIDER: 'openai',
+    OPENAI_BASE_URL: fake.baseUrl,
+    OPENAI_API_KEY: 'sk-test',
+    R3_MODEL: 'gpt-test',
+    ...extra,
   };
 }
 

@@ -22,7 +22,8 @@ export interface TransitionRow<M extends AnyStateMachine> {
   input: InputFrom<M>;
   from: EventFromLogic<M>[];
   event: EventFromLogic<M>;
-  to: string;
+  /** The state value: a name, or `{parent: child}` for a compound state. */
+  to: string | Record<string, unknown>;
   /** The exact effects, in order, with their exact params. */
   actions: ActionView[];
   /** A subset of the resulting context. */
@@ -33,7 +34,7 @@ export interface TransitionRow<M extends AnyStateMachine> {
 export interface InitialRow<M extends AnyStateMachine> {
   name: string;
   input: InputFrom<M>;
-  to: string;
+  to: string | Record<string, unknown>;
   actions: ActionView[];
   context?: Record<string, unknown>;
 }
@@ -144,7 +145,7 @@ export function checkTransition<M extends AnyStateMachine>(machine: M, row: Tran
   const before = reach(machine, row.input, row.from);
   expect(before.can(row.event)).toBe(true);
   const [after, actions] = send(machine, before, row.event);
-  expect(after.value).toBe(row.to);
+  expect(after.value).toEqual(row.to);
   expect(actions).toEqual(row.actions);
   expectPlainJson(after.context);
   if (row.context !== undefined) {
@@ -155,7 +156,7 @@ export function checkTransition<M extends AnyStateMachine>(machine: M, row: Tran
 /** Checks an initial row. */
 export function checkInitial<M extends AnyStateMachine>(machine: M, row: InitialRow<M>): void {
   const [snapshot, actions] = create(machine, row.input);
-  expect(snapshot.value).toBe(row.to);
+  expect(snapshot.value).toEqual(row.to);
   expect(actions).toEqual(row.actions);
   expectPlainJson(snapshot.context);
   if (row.context !== undefined) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolCompletedEvent, ToolsRequestedEvent } from '../../machines/shared/run.js';
 import {
   type SkillRunEvent,
   type SkillRunInput,
@@ -52,6 +53,33 @@ const approve: SkillRunEvent = {
 };
 const reject: SkillRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'off-brand', at: T2 };
 const cancel: SkillRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
+const toolsRequested: SkillRunEvent = {
+  type: 'TOOLS_REQUESTED',
+  step: 'summarize',
+  attempt: 1,
+  turn: 1,
+  calls: [
+    { id: 'call_a', tool: 'run_code' },
+    { id: 'call_b', tool: 'web_search' },
+  ],
+  at: T1,
+};
+const toolDone = (callId: string, remaining: number): SkillRunEvent => ({
+  type: 'TOOL_COMPLETED',
+  step: 'summarize',
+  attempt: 1,
+  callId,
+  tool: 'run_code',
+  status: 'ok',
+  errorCode: null,
+  remaining,
+  at: T1,
+});
+const firstToolDone = toolDone('call_a', 1);
+const lastToolDone = toolDone('call_b', 0);
+const otherStepTools: SkillRunEvent = { ...(toolsRequested as ToolsRequestedEvent), step: 'translate' };
+const otherStepToolDone: SkillRunEvent = { ...(lastToolDone as ToolCompletedEvent), step: 'translate' };
+const toolCompleted = { type: 'recordEvent', params: { event: 'tool_completed', step: 'summarize' } };
 const otherStepSucceeded: SkillRunEvent = { ...succeeded, step: 'translate' };
 const otherStepFailed: SkillRunEvent = { ...failed, step: 'translate' };
 
@@ -80,22 +108,145 @@ const rejectedReview = {
 
 const initialRows: InitialRow<M>[] = [
   {
-    name: 'POST skill run without approval: running, executes the step',
+    name: 'POST skill run without approval: running, executes the step (awaiting the model)',
     input: auto,
-    to: 'running',
+    to: { running: 'awaitingModel' },
     actions: started,
     context: { reviewState: 'auto', draftReady: false, output: null, completedAt: null, createdAt: T0 },
   },
   {
     name: 'POST skill run with requiresApproval: pending, executes the draft and opens a review item',
     input: gated,
-    to: 'pending',
+    to: { pending: 'awaitingModel' },
     actions: [...started, { type: 'openReview', params: {} }],
     context: { reviewState: 'pending', draftReady: false, output: null, completedAt: null },
   },
 ];
 
 const transitionRows: TransitionRow<M>[] = [
+  {
+    name: 'running: the model asks for tools, so the run executes them (recorded by the worker)',
+    input: auto,
+    from: [],
+    event: toolsRequested,
+    to: { running: 'executingTools' },
+    actions: [],
+    context: { draftReady: false, output: null, error: null, toolCalls: 2 },
+  },
+  {
+    name: 'running: one call of the turn finishes, others still execute: tool_completed',
+    input: auto,
+    from: [toolsRequested],
+    event: firstToolDone,
+    to: { running: 'executingTools' },
+    actions: [toolCompleted],
+  },
+  {
+    name: 'running: the last call of the turn finishes, so the model is asked again',
+    input: auto,
+    from: [toolsRequested, firstToolDone],
+    event: lastToolDone,
+    to: { running: 'awaitingModel' },
+    actions: [toolCompleted],
+  },
+  {
+    name: 'running: a second turn of tools after the first',
+    input: auto,
+    from: [toolsRequested, firstToolDone, lastToolDone],
+    event: { ...(toolsRequested as ToolsRequestedEvent), turn: 2 },
+    to: { running: 'executingTools' },
+    actions: [],
+    context: { toolCalls: 4 },
+  },
+  {
+    name: 'running: the final answer after tool calls completes the run',
+    input: auto,
+    from: [toolsRequested, lastToolDone],
+    event: succeeded,
+    to: 'completed',
+    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'completed' } }],
+    context: { output: { text: 'draft' }, completedAt: T1 },
+  },
+  {
+    name: 'running: the step fails while executing tools (budget spent, deadline)',
+    input: auto,
+    from: [toolsRequested],
+    event: failed,
+    to: 'failed',
+    actions: [{ type: 'recordEvent', params: { event: 'failed' } }],
+    context: { error: { code: 'MODEL_ERROR', message: 'upstream timeout' } },
+  },
+  {
+    name: 'running: cancel between tool calls is a hard stop',
+    input: auto,
+    from: [toolsRequested, firstToolDone],
+    event: cancel,
+    to: 'cancelled',
+    actions: [{ type: 'recordEvent', params: { event: 'cancelled' } }],
+    context: { completedAt: T2 },
+  },
+  {
+    name: 'pending: the draft asks for tools',
+    input: gated,
+    from: [],
+    event: toolsRequested,
+    to: { pending: 'executingTools' },
+    actions: [],
+    context: { reviewState: 'pending' },
+  },
+  {
+    name: 'pending: the last call of the draft turn finishes, so the model is asked again',
+    input: gated,
+    from: [toolsRequested],
+    event: lastToolDone,
+    to: { pending: 'awaitingModel' },
+    actions: [toolCompleted],
+  },
+  {
+    name: 'pending: the draft is ready after tool calls',
+    input: gated,
+    from: [toolsRequested, lastToolDone],
+    event: succeeded,
+    to: { pending: 'draftReady' },
+    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }],
+    context: { draftReady: true, output: { text: 'draft' } },
+  },
+  {
+    name: 'pending: cancel while executing tools cancels the run and its review item',
+    input: gated,
+    from: [toolsRequested],
+    event: cancel,
+    to: 'cancelled',
+    actions: [
+      { type: 'closeReview', params: { reason: 'cancelled' } },
+      { type: 'recordEvent', params: { event: 'cancelled' } },
+    ],
+  },
+  {
+    name: 'approved before the draft: the draft’s tool calls are still taken, the status stays',
+    input: gated,
+    from: [approve],
+    event: toolsRequested,
+    to: 'approved',
+    actions: [],
+    context: { reviewState: 'approved', draftReady: false, toolCalls: 2 },
+  },
+  {
+    name: 'approved before the draft: a finished call is recorded, the status stays',
+    input: gated,
+    from: [approve, toolsRequested],
+    event: lastToolDone,
+    to: 'approved',
+    actions: [toolCompleted],
+  },
+  {
+    name: 'rejected before the draft: a finished call is recorded, the status stays',
+    input: gated,
+    from: [reject],
+    event: firstToolDone,
+    to: 'rejected',
+    actions: [toolCompleted],
+  },
   {
     name: 'running: the step succeeds, so the run completes with its output',
     input: auto,
@@ -135,7 +286,7 @@ const transitionRows: TransitionRow<M>[] = [
     input: gated,
     from: [],
     event: succeeded,
-    to: 'pending',
+    to: { pending: 'draftReady' },
     actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }],
     context: {
       draftReady: true,
@@ -278,6 +429,8 @@ const transitionRows: TransitionRow<M>[] = [
 /** How to reach each state (or state variant) from creation. */
 const paths = {
   running: { input: auto, from: [] },
+  'running (executing tools)': { input: auto, from: [toolsRequested] },
+  'pending (executing tools)': { input: gated, from: [toolsRequested] },
   completed: { input: auto, from: [succeeded] },
   failed: { input: auto, from: [failed] },
   cancelled: { input: auto, from: [cancel] },
@@ -306,6 +459,7 @@ function refused(state: PathName, events: SkillRunEvent[], why: string): Refused
 
 const decisions = [approve, reject];
 const stepResults = [succeeded, failed];
+const toolEvents = [toolsRequested, firstToolDone, lastToolDone];
 
 const refusedRows: RefusedRow<M>[] = [
   ...refused('running', decisions, 'only a pending run is decided'),
@@ -336,6 +490,21 @@ const refusedRows: RefusedRow<M>[] = [
   ...refused('running', [otherStepSucceeded, otherStepFailed], 'not the skill’s step'),
   ...refused('pending (draft executing)', [otherStepSucceeded, otherStepFailed], 'not the skill’s step'),
   ...refused('approved (before the draft)', [otherStepSucceeded, otherStepFailed], 'not the skill’s step'),
+  ...refused('running', [firstToolDone, lastToolDone], 'no call was requested: awaiting the model'),
+  ...refused('pending (draft executing)', [firstToolDone, lastToolDone], 'no call was requested'),
+  ...refused('running (executing tools)', [toolsRequested], 'a turn is still executing'),
+  ...refused('pending (executing tools)', [toolsRequested], 'a turn is still executing'),
+  ...refused('running (executing tools)', [otherStepToolDone], 'not the skill’s step'),
+  ...refused('running', [otherStepTools], 'not the skill’s step'),
+  ...refused('approved (before the draft)', [otherStepTools, otherStepToolDone], 'not the skill’s step'),
+  ...refused('completed', toolEvents, 'the step already reported: the loop is over'),
+  ...refused('failed', toolEvents, 'the step already reported: the loop is over'),
+  ...refused('cancelled', toolEvents, 'cancelled: the worker stops between calls'),
+  ...refused('cancelled (while pending)', toolEvents, 'cancelled: the worker stops between calls'),
+  ...refused('pending (draft ready)', toolEvents, 'the draft is ready: the loop is over'),
+  ...refused('approved (draft ready)', toolEvents, 'the draft is ready: the loop is over'),
+  ...refused('approved (late draft stored)', toolEvents, 'the draft is ready: the loop is over'),
+  ...refused('approved (late draft failed)', toolEvents, 'the step already reported: the loop is over'),
 ];
 
 describe('skill-run machine', () => {
@@ -363,7 +532,7 @@ describe('skill-run machine', () => {
   it('continues identically after a persistence round trip', () => {
     const pending = reach(skillRunMachine, gated, [succeeded]);
     const restored = roundTrip(skillRunMachine, pending);
-    expect(restored.value).toBe('pending');
+    expect(restored.value).toEqual({ pending: 'draftReady' });
     expect(restored.context).toEqual(pending.context);
     expect(restored.can(succeeded)).toBe(false);
 

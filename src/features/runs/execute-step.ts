@@ -27,17 +27,21 @@ import type { Db } from '../../platform/db/sql.js';
 import type { JobHandler, JobKindOptions } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import {
+  type CompletionRequest,
   type CompletionResult,
   completionOutput,
   isProviderError,
   type ModelProvider,
 } from '../../platform/models/model-provider.js';
 import type { ModelProviderRegistry } from '../../platform/models/providers/index.js';
+import type { AgentToolRegistry } from '../../platform/tools/registry.js';
 import type { Tracing } from '../../platform/tracing/tracing.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate, renderValue } from '../../platform/util/template.js';
+import { skillMaxToolCalls, skillTools } from '../workspace/index.js';
 import type { SchemaCache } from './schema-cache.js';
 import type { RunManifest, SkillSnapshot } from './targets.js';
+import { type CallRow, recordedCallsSql, runToolLoop } from './tool-loop.js';
 
 /** The job kind. */
 export const EXECUTE_STEP_JOB = 'execute_step';
@@ -51,7 +55,9 @@ export interface ExecuteStepPayload extends ActorJobPayload {
 /** A step's outcome as recorded and reported. */
 type Outcome =
   | { ok: true; output: Record<string, unknown>; meta: Record<string, unknown> }
-  | { ok: false; error: { code: string; message: string }; meta: Record<string, unknown> };
+  | { ok: false; error: { code: string; message: string }; meta: Record<string, unknown> }
+  /** The run refused the tool loop's transitions (cancelled): nothing to report. */
+  | { ok: false; stopped: true; meta: Record<string, unknown> };
 
 interface RunRow {
   id: number;
@@ -68,6 +74,12 @@ interface RunRow {
   step_results: Record<string, { output: unknown }>;
   trace_id: string;
   workspace_sha: string | null;
+  agent_slug: string | null;
+  mission_run_id: number | string | null;
+  created_by: string;
+  api_token_id: string | null;
+  created_at: Date;
+  tool_calls: CallRow[] | null;
   se_output: Record<string, unknown> | null;
   se_error: { code: string; message: string } | null;
   se_finished: Date | null;
@@ -80,6 +92,7 @@ interface RunRow {
 const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
          r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id,
+         r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
          s.output as se_output, s.error as se_error, s.finished_at as se_finished
     from runs r
     left join step_executions s on s.run_id = r.id and s.step = $3 and s.attempt = $4
@@ -98,8 +111,12 @@ export interface StepExecutorDeps {
   log: Logger;
   providers: ModelProviderRegistry;
   schemas: SchemaCache;
-  /** Spans: one per step execution (in the run's trace), one per model call. */
+  /** Spans: one per step execution (in the run's trace), one per model call, one per tool call. */
   tracing: Tracing;
+  /** The agent tools a skill's tool loop calls. */
+  tools: AgentToolRegistry;
+  /** How long a run's tool loop may take from its creation (R3_RUN_DEADLINE). */
+  runDeadlineMs: number;
 }
 
 /** Whether `step` of a workflow run is an approve gate (its job only brings the run there). */
@@ -119,7 +136,14 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
   const { db, host, clock, log } = deps;
   const iso = () => new Date(clock.now()).toISOString();
 
-  async function execute(run: RunRow, step: string, signal: AbortSignal): Promise<Outcome> {
+  async function execute(
+    run: RunRow,
+    payload: ExecuteStepPayload,
+    loaded: LoadedActor | null,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
+    const { step, attempt } = payload;
+    const actorKind = payload.actorKind;
     const started = performance.now();
     const manifest = run.manifest;
     let skill: SkillSnapshot | undefined;
@@ -164,6 +188,16 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     let provider: ModelProvider;
     let result: CompletionResult;
     const model = skill.manifest.model;
+    // Where the step's time went (ms): bench:tools reads r3's own share as stepMs - modelMs - toolMs.
+    const timing = { stepMs: 0, modelMs: 0, toolMs: 0 };
+    const round = (ms: number) => Math.round(ms * 100) / 100;
+    const stamp = () => {
+      meta.timing = {
+        stepMs: round(performance.now() - started),
+        modelMs: round(timing.modelMs),
+        toolMs: round(timing.toolMs),
+      };
+    };
     try {
       provider = deps.providers.get(model?.provider);
       meta.provider = provider.name;
@@ -173,25 +207,62 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
         'gen_ai.system': provider.name,
         ...(model?.name ? { 'gen_ai.request.model': model.name } : {}),
       };
-      result = await deps.tracing.inSpan(
-        `model ${provider.name}`,
-        { kind: SpanKind.CLIENT, attributes },
-        async (span) => {
-          const answer = await chosen.complete({
-            prompt: prompt.text,
-            ...(system ? { system } : {}),
-            ...(model?.name ? { model: model.name } : {}),
-            ...(model?.temperature !== undefined ? { temperature: model.temperature } : {}),
-            ...(skill.manifest.outputSchema
-              ? { json: { schema: skill.manifest.outputSchema, name: slug } }
-              : {}),
-            signal,
-            traceId: run.trace_id,
-          });
-          span?.setAttribute('gen_ai.response.model', answer.model);
-          return answer;
-        },
-      );
+      const request: CompletionRequest = {
+        prompt: prompt.text,
+        ...(system ? { system } : {}),
+        ...(model?.name ? { model: model.name } : {}),
+        ...(model?.temperature !== undefined ? { temperature: model.temperature } : {}),
+        ...(skill.manifest.outputSchema ? { json: { schema: skill.manifest.outputSchema, name: slug } } : {}),
+        signal,
+        traceId: run.trace_id,
+      };
+      const complete = (req: CompletionRequest) =>
+        deps.tracing.inSpan(`model ${chosen.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+          const asked = performance.now();
+          try {
+            const answer = await chosen.complete(req);
+            span?.setAttribute('gen_ai.response.model', answer.model);
+            return answer;
+          } finally {
+            timing.modelMs += performance.now() - asked;
+          }
+        });
+      const listed = skillTools(skill.manifest);
+      // The tool loop: skill runs whose skill lists tools, on a provider that calls them (not echo).
+      if (manifest.kind === 'skill' && listed.length > 0 && provider.name !== 'echo') {
+        const loop = await runToolLoop(deps, {
+          run: {
+            id: run.id,
+            orgId: run.org_id,
+            actorKind: actorKind,
+            createdBy: run.created_by,
+            apiTokenId: run.api_token_id,
+            agentSlug: run.agent_slug,
+            missionRunId: run.mission_run_id === null ? null : Number(run.mission_run_id),
+            deadline: new Date(run.created_at).getTime() + deps.runDeadlineMs,
+          },
+          step,
+          attempt,
+          request,
+          policy: { skillTools: listed, agent: manifest.agent?.tools ?? null },
+          maxToolCalls: skillMaxToolCalls(skill.manifest),
+          signal,
+          complete,
+          loaded,
+          recorded: run.tool_calls ?? [],
+        });
+        meta.toolCalls = loop.toolCalls;
+        timing.toolMs = loop.toolMs;
+        if (loop.kind === 'stopped') return { ok: false, stopped: true, meta };
+        if (loop.kind === 'failed') {
+          meta.durationMs = Math.round(performance.now() - started);
+          stamp();
+          return { ok: false, error: loop.error, meta };
+        }
+        result = loop.result;
+      } else {
+        result = await complete(request);
+      }
     } catch (error) {
       if (!isProviderError(error)) throw error;
       meta.durationMs = Math.round(performance.now() - started);
@@ -204,6 +275,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     meta.model = result.model;
     if (result.usage) meta.usage = result.usage;
     meta.durationMs = Math.round(performance.now() - started);
+    stamp();
     const output = completionOutput(result);
     if (!isPlainObject(output)) {
       return {
@@ -340,7 +412,11 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     const parent = deps.tracing.runContext(run.trace_id, run.id);
     await deps.tracing.inSpan(`run step ${payload.step}`, { parent, attributes }, async (span) => {
       const startedAt = iso();
-      const outcome = await execute(run, payload.step, ctx.signal);
+      const outcome = await execute(run, payload, loaded, ctx.signal);
+      if ('stopped' in outcome) {
+        runLog.info({ toolCalls: outcome.meta.toolCalls }, 'run is over: tool loop stopped between calls');
+        return;
+      }
       if (!outcome.ok) {
         runLog.info({ error: outcome.error }, 'step failed');
         span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error.code });

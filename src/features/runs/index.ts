@@ -72,6 +72,8 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
       providers: platform.models,
       schemas,
       tracing: platform.tracing,
+      tools: platform.agentTools,
+      runDeadlineMs: platform.config.runDeadlineMs,
     });
     jobs.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
 

@@ -14,6 +14,7 @@ import {
   type RunRejectEvent,
   skillRunContextSchema,
   skillRunMachine,
+  type ToolCompletedEvent,
   workflowRunContextSchema,
   workflowRunMachine,
 } from '../../../machines/index.js';
@@ -92,8 +93,20 @@ function columns(p: ReturnType<typeof projectSkillRun> | ReturnType<typeof proje
   };
 }
 
-/** What a run event carries as `output`: the step's output, or the run's at a decision or the end. */
-function eventOutput(event: string, step: string | undefined, projection: Record<string, unknown>): unknown {
+/**
+ * What a run event carries as `output`: the step's output, the run's at a decision or the end, or
+ * for `tool_completed` the call (`{id, tool, status, errorCode}`; its result is on `GET /runs/:id`).
+ */
+function eventOutput(
+  event: string,
+  step: string | undefined,
+  projection: Record<string, unknown>,
+  cause: { type: string },
+): unknown {
+  if (event === 'tool_completed' && cause.type === 'TOOL_COMPLETED') {
+    const done = cause as unknown as ToolCompletedEvent;
+    return { id: done.callId, tool: done.tool, status: done.status, errorCode: done.errorCode };
+  }
   if (event === 'step_completed' && step !== undefined) {
     const results = projection.step_results as Record<string, { output: unknown }>;
     return results[step]?.output ?? null;
@@ -105,7 +118,7 @@ function eventOutput(event: string, step: string | undefined, projection: Record
 }
 
 /** Run events that are not a change of the run's status (every other one is: `r3_runs_total`). */
-const STEP_EVENTS = new Set(['step_started', 'step_completed']);
+const STEP_EVENTS = new Set(['step_started', 'step_completed', 'tool_completed']);
 
 /**
  * Told each event of a run that belongs to a mission run (`mission_run_id` set: a planner's or a
@@ -125,7 +138,7 @@ const recordEvent =
       const kind = ctx.row.columns.kind as string;
       ctx.tx.afterCommit(() => runs.inc({ kind, status }));
     }
-    const output = eventOutput(event, step, ctx.projection);
+    const output = eventOutput(event, step, ctx.projection, ctx.event);
     ctx.writes.events.push({ seq, event, status, step: step ?? null, output, at: ctx.at });
     const payload: RunEventPayload = {
       eventId: randomUUID(),
@@ -164,6 +177,26 @@ const stepExecutionWrite = (rows: string): string => `
            started_at timestamptz, finished_at timestamptz)
     join a on a.id = x.run_id
   on conflict (run_id, step, attempt) do nothing`;
+
+/**
+ * The runs kinds' extra write (`extraRows.tool_calls`): a tool call recorded `running` with the run's
+ * TOOLS_REQUESTED, and its outcome with its TOOL_COMPLETED (only over a row still `running`), each by
+ * the same statement as the transition (see tool-loop.ts).
+ */
+const toolCallWrite = (rows: string): string => `
+  insert into tool_calls (run_id, call_id, org_id, step, turn, position, tool, arguments, raw_arguments,
+                          assistant_content, status, result, error, started_at, completed_at)
+  select x.run_id, x.call_id, x.org_id, x.step, x.turn, x.position, x.tool, x.arguments, x.raw_arguments,
+         x.assistant_content, x.status, x.result, x.error, x.started_at, x.completed_at
+    from json_to_recordset(${rows})
+      as x(run_id bigint, call_id text, org_id bigint, step text, turn integer, position integer, tool text,
+           arguments json, raw_arguments text, assistant_content text, status text, result json, error json,
+           started_at timestamptz, completed_at timestamptz)
+    join a on a.id = x.run_id
+  on conflict (run_id, call_id) do update
+     set status = excluded.status, result = excluded.result, error = excluded.error,
+         completed_at = excluded.completed_at
+   where tool_calls.status = 'running'`;
 
 /** The review item's title: the gate's title or the skill's/workflow's name, with the run id. */
 export function reviewTitle(name: string, runId: number, gate?: { title?: string; step: string }): string {
@@ -234,7 +267,7 @@ export function runKinds(
     jsonColumns: JSON_COLUMNS,
     runEvents: true,
     effects,
-    extraWrites: { step_executions: stepExecutionWrite },
+    extraWrites: { step_executions: stepExecutionWrite, tool_calls: toolCallWrite },
     // Run updates batch best one statement at a time: bench:runs end to end completed 505–555 runs
     // a second with three in flight and 664–671 with one (batches of ~3 rows had paid a whole
     // statement's set-up and commit each).

@@ -28,6 +28,8 @@ export interface AgentSnapshot {
   slug: string;
   name: string;
   systemPrompt: string;
+  /** Which of the skill's tools the agent may call (absent: all of them). */
+  tools?: { allow?: string[]; deny: string[] };
 }
 
 /** What a skill run executes. */
@@ -87,7 +89,13 @@ function checkAgent(
   if (!agent.manifest.active) throw agentIssue(`Agent "${agentSlug}" is not active.`, agentSlug);
   if (!wired(agent.manifest))
     throw agentIssue(`Agent "${agentSlug}" does not have ${what} wired.`, agentSlug);
-  return { slug: agent.manifest.slug, name: agent.manifest.name, systemPrompt: agent.manifest.systemPrompt };
+  const snapshot: AgentSnapshot = {
+    slug: agent.manifest.slug,
+    name: agent.manifest.name,
+    systemPrompt: agent.manifest.systemPrompt,
+  };
+  if (agent.manifest.tools) snapshot.tools = agent.manifest.tools;
+  return snapshot;
 }
 
 /**

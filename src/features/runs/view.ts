@@ -28,6 +28,8 @@ export interface RunView {
   stepResults: Record<string, { output: unknown }>;
   error: unknown;
   review: unknown;
+  /** The tool calls of the run's tool loop, in the order the model asked for them (decisions §10). */
+  toolCalls: ToolCallView[];
   agentSlug: string | null;
   /** The mission run this run is a task (or the planner) of; null for other runs. */
   missionRunId: number | null;
@@ -43,7 +45,42 @@ export interface RunView {
   reviewUrl: string;
 }
 
+/** One recorded tool call of a run. */
+export interface ToolCallView {
+  id: string;
+  tool: string;
+  /** The arguments the model sent (its text, when it was not a JSON object). */
+  arguments: unknown;
+  status: 'running' | 'ok' | 'error';
+  result: unknown;
+  error: { code: string; message: string; details?: Record<string, unknown> } | null;
+  startedAt: string;
+  completedAt: string | null;
+}
+
 const isoOrNull = z.iso.datetime().nullable();
+
+/** `ToolCallView` as a schema. */
+export const toolCallViewSchema = z
+  .object({
+    id: z.string(),
+    tool: z.string(),
+    arguments: z.unknown(),
+    status: z.enum(['running', 'ok', 'error']),
+    result: z.unknown(),
+    error: z
+      .object({
+        code: z.string(),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).optional(),
+      })
+      .nullable(),
+    startedAt: z.iso.datetime(),
+    completedAt: isoOrNull,
+  })
+  .meta({
+    description: 'A tool call of a run: recorded before it executes (running) and after (ok or error).',
+  });
 
 /** `RunView` as a schema (the OpenAPI document's Run). */
 export const runViewSchema = z
@@ -60,6 +97,7 @@ export const runViewSchema = z
     stepResults: z.record(z.string(), z.object({ output: z.unknown() })).nullable(),
     error: z.unknown(),
     review: z.unknown(),
+    toolCalls: z.array(toolCallViewSchema),
     agentSlug: z.string().nullable(),
     missionRunId: z.number().int().nullable(),
     workspaceSha: z.string().nullable(),
@@ -87,6 +125,14 @@ const text = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
 /** A nullable json column, as stored, or null. */
 const json = (column: string) => `coalesce(${column}::text, 'null')`;
 
+/** The run's tool calls as a JSON array text, in the order the model asked for them. */
+const TOOL_CALLS = `coalesce((select json_agg(json_build_object(
+    'id', c.call_id, 'tool', c.tool, 'arguments', coalesce(c.arguments, to_json(c.raw_arguments)),
+    'status', c.status, 'result', c.result, 'error', c.error,
+    'startedAt', ${iso('c.started_at')}, 'completedAt', ${iso('c.completed_at')})
+    order by c.turn, c.position)::text
+  from tool_calls c where c.run_id = runs.id), '[]')`;
+
 /**
  * The SQL expression of a `runs` row's run object as JSON text; `baseUrl` is the SQL of BASE_URL
  * (a parameter) for `reviewUrl`. Keys in the order of `RunView`.
@@ -105,6 +151,7 @@ export function runViewJson(baseUrl: string): string {
     ['stepResults', json('step_results')],
     ['error', json('error')],
     ['review', json('review')],
+    ['toolCalls', TOOL_CALLS],
     ['agentSlug', text('agent_slug')],
     ['missionRunId', `coalesce(mission_run_id::text, 'null')`],
     ['workspaceSha', text('workspace_sha')],

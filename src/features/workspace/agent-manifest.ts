@@ -9,6 +9,16 @@ import {
   slugListSchema,
   slugSchema,
 } from './manifest-fields.js';
+import { toolNameListSchema } from './skill-manifest.js';
+
+/**
+ * Which of its skills' tools an agent may call (decisions §10): `allow` absent = every tool the skill
+ * lists; `deny` always wins.
+ */
+export const agentToolsSchema = z.strictObject({
+  allow: toolNameListSchema.optional(),
+  deny: toolNameListSchema.default(() => []),
+});
 
 const agentFields = {
   name: nameSchema,
@@ -18,12 +28,14 @@ const agentFields = {
   skillSlugs: slugListSchema,
   workflowSlugs: slugListSchema,
   sourceSlugs: slugListSchema,
+  tools: agentToolsSchema,
 };
 
 /**
  * An agent (`agents/<slug>.yaml`, body of `POST /agents`). Required: `slug`, `name`. Defaults:
  * description `''`, active `true`, systemPrompt `''`, and empty `skillSlugs`, `workflowSlugs`,
- * `sourceSlugs` (each without duplicates).
+ * `sourceSlugs` (each without duplicates). `tools` is optional (absent: every tool a skill lists;
+ * `deny` defaults to `[]`).
  */
 export const agentManifestSchema = z.strictObject({
   slug: slugSchema,
@@ -34,6 +46,7 @@ export const agentManifestSchema = z.strictObject({
   skillSlugs: agentFields.skillSlugs.default(() => []),
   workflowSlugs: agentFields.workflowSlugs.default(() => []),
   sourceSlugs: agentFields.sourceSlugs.default(() => []),
+  tools: agentFields.tools.optional(),
 });
 /** A validated agent manifest. */
 export type AgentManifest = z.output<typeof agentManifestSchema>;

@@ -37,7 +37,7 @@ export type { MissionDetail, ObjectTypeView, ResourceViews } from './resource-vi
 export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
 export { createAuthored, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';
-export { type SkillManifest, skillManifestSchema } from './skill-manifest.js';
+export { type SkillManifest, skillManifestSchema, skillMaxToolCalls, skillTools } from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
 export type { ApplyListener, WorkspaceStore } from './store.js';
 export type { WorkflowManifest } from './workflow-manifest.js';
@@ -49,7 +49,12 @@ export const workspaceFeature = defineFeature<WorkspaceApi>({
   name: 'workspace',
   register(platform) {
     const services: WorkspaceServices = {
-      workspace: new WorkspaceStore({ db: platform.db, clock: platform.clock }),
+      workspace: new WorkspaceStore({
+        db: platform.db,
+        clock: platform.clock,
+        toolNames: () =>
+          new Set(platform.agentTools.all.filter((tool) => tool.uses.includes('run')).map((t) => t.name)),
+      }),
       resources: new ResourceViews(platform.db.orm.em),
       applied: new AppliedResources(platform.db.sql),
     };

@@ -23,6 +23,20 @@ export const skillModelSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
 });
 
+/** A tool's name as manifests list it (the registry decides which names exist, checked at write). */
+export const toolNameSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a tool name (a-z, 0-9, _)');
+
+/** A list of tool names without duplicates. */
+export const toolNameListSchema = z
+  .array(toolNameSchema)
+  .max(100)
+  .refine((names) => new Set(names).size === names.length, 'must not repeat a tool');
+
+/** Most tool calls a skill may allow per run (decisions §10). */
+export const MAX_TOOL_CALLS = 50;
+/** A skill's tool-call budget when its manifest sets none. */
+export const DEFAULT_MAX_TOOL_CALLS = 8;
+
 const skillFields = {
   name: nameSchema,
   description: descriptionSchema,
@@ -33,13 +47,18 @@ const skillFields = {
   inputSchema: jsonSchemaSchema,
   outputSchema: jsonSchemaSchema,
   model: skillModelSchema,
+  tools: toolNameListSchema,
+  maxToolCalls: z.number().int().min(1).max(MAX_TOOL_CALLS),
 };
 
 /**
  * A skill manifest (`skills/<slug>/manifest.yaml`, and `manifest` of `POST /skills`). Required: `slug`,
  * `name`. Defaults: description `''`, category `'general'`, status `'active'`, form `'prompt'`,
- * requiresApproval `false`. `inputSchema`, `outputSchema` and `model` are optional and have no default
- * (no schema = any object is accepted; no model = the deployment's default provider).
+ * requiresApproval `false`. `inputSchema`, `outputSchema`, `model`, `tools` and `maxToolCalls` are
+ * optional and stored only when given (no schema = any object is accepted; no model = the deployment's
+ * default provider; no tools = `[]`; no maxToolCalls = 8, at most 50). `tools` names agent tools the
+ * model may call (decisions §10); each must be a registered tool usable in runs (checked when the
+ * workspace is written).
  */
 export const skillManifestSchema = z.strictObject({
   slug: slugSchema,
@@ -52,13 +71,25 @@ export const skillManifestSchema = z.strictObject({
   inputSchema: skillFields.inputSchema.optional(),
   outputSchema: skillFields.outputSchema.optional(),
   model: skillFields.model.optional(),
+  tools: skillFields.tools.optional(),
+  maxToolCalls: skillFields.maxToolCalls.optional(),
 });
+
+/** The tools a skill lists (absent: none). */
+export function skillTools(manifest: Pick<SkillManifest, 'tools'>): readonly string[] {
+  return manifest.tools ?? [];
+}
+
+/** A skill's budget of tool calls per run (absent: 8). */
+export function skillMaxToolCalls(manifest: Pick<SkillManifest, 'maxToolCalls'>): number {
+  return manifest.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+}
 /** A validated skill manifest, defaults filled in. */
 export type SkillManifest = z.output<typeof skillManifestSchema>;
 
 /**
  * Any subset of a skill manifest's fields, no defaults. `null` removes an optional field
- * (`inputSchema`, `outputSchema`, `model`). `slug`, when present, must equal the skill's slug.
+ * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`). `slug`, when present, must equal the skill's slug.
  */
 export const skillManifestPatchSchema = z
   .strictObject({
@@ -67,6 +98,8 @@ export const skillManifestPatchSchema = z
     inputSchema: skillFields.inputSchema.nullable(),
     outputSchema: skillFields.outputSchema.nullable(),
     model: skillFields.model.nullable(),
+    tools: skillFields.tools.nullable(),
+    maxToolCalls: skillFields.maxToolCalls.nullable(),
   })
   .partial();
 

@@ -110,6 +110,8 @@ export interface WorkspaceStoreDeps {
    * one, such instances keep their old language (search finds them by vector) until a reindex.
    */
   reindex?: ReindexQueue;
+  /** The agent tools usable in runs (a skill's `tools` must name them); unchecked without it. */
+  toolNames?: () => ReadonlySet<string>;
 }
 
 /**
@@ -171,7 +173,8 @@ export class WorkspaceStore {
       const plan = typeof changes === 'function' ? changes(workingTree(before)) : changes;
       const after = new Map(before);
       const problems = applyChanges(after, plan);
-      const validation = validateWorkspace(after);
+      const toolNames = this.deps.toolNames?.();
+      const validation = validateWorkspace(after, undefined, toolNames ? { toolNames } : {});
       if (!validation.ok) problems.push(...validation.errors);
       else problems.push(...(await languageIssues(sql, validation.resources)));
       if (problems.length > 0) throw workspaceInvalid(problems);

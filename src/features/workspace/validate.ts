@@ -137,6 +137,28 @@ function inactiveMembers(
   });
 }
 
+/** The tool names a resource lists, each with the field that holds it. */
+function toolReferences(resource: WorkspaceResource): Array<{ path: FieldPath; name: string }> {
+  const refs: Array<{ path: FieldPath; name: string }> = [];
+  const list = (path: FieldPath, names: readonly string[] | undefined) => {
+    (names ?? []).forEach((name, index) => {
+      refs.push({ path: [...path, index], name });
+    });
+  };
+  if (resource.kind === 'skill') list(['tools'], resource.manifest.tools);
+  if (resource.kind === 'agent') {
+    list(['tools', 'allow'], resource.manifest.tools?.allow);
+    list(['tools', 'deny'], resource.manifest.tools?.deny);
+  }
+  return refs;
+}
+
+/** Options of {@link validateWorkspace}. */
+export interface ValidateOptions {
+  /** The agent tools usable in runs; when given, every tool a skill or agent names must be one. */
+  toolNames?: ReadonlySet<string>;
+}
+
 /**
  * Validates a whole tree (path → content): every path belongs to the layout and carries a valid slug;
  * every file parses and matches its kind's schema; a manifest's slug equals its path's; a skill has
@@ -144,12 +166,15 @@ function inactiveMembers(
  * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources; a
  * source's sync.objectTypes → object types; a mission's team → agents, each active); every JSON
  * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object; a workflow with a
- * `schedule` trigger has an inputSchema that accepts `{}` (the input of its scheduled runs). A reference to a
- * resource whose file is present but invalid is not reported again as missing.
+ * `schedule` trigger has an inputSchema that accepts `{}` (the input of its scheduled runs); every
+ * tool a skill's `tools` or an agent's `tools.allow`/`tools.deny` names is a registered run tool
+ * (`toolNames`). A reference to a resource whose file is present but invalid is not reported again as
+ * missing.
  */
 export function validateWorkspace(
   tree: ReadonlyMap<string, string>,
   compiler: JsonSchemaCompiler = defaultCompiler(),
+  options: ValidateOptions = {},
 ): WorkspaceValidation {
   const errors: WorkspaceIssue[] = [];
   const { resources: groups, unknown } = groupResourceFiles(tree.keys());
@@ -191,6 +216,19 @@ export function validateWorkspace(
       }
     }
     if (resource.kind === 'mission') errors.push(...inactiveMembers(resource.manifest, resources));
+    const { toolNames } = options;
+    if (toolNames) {
+      for (const ref of toolReferences(resource)) {
+        if (!toolNames.has(ref.name)) {
+          const known = [...toolNames].sort().join(', ') || 'none';
+          errors.push({
+            file,
+            path: ref.path,
+            message: `tool "${ref.name}" is not an agent tool (known: ${known})`,
+          });
+        }
+      }
+    }
     for (const field of schemaFields(resource)) {
       const rootIssue = rootTypeIssue(field.schema);
       if (rootIssue) errors.push({ file, path: [...field.path, 'type'], message: rootIssue });

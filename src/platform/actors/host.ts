@@ -70,9 +70,16 @@ interface KindEntry {
   stepper: MachineStepper;
 }
 
-/** The name of a snapshot's state (machines are flat: the value is a string). */
+/** The name of a snapshot's state: the value of a flat state, the dotted path of a compound one. */
 export function stateName(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value === 'string') return value;
+  // A compound state as its path, `running.awaitingModel` for `{running: 'awaitingModel'}`.
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    const [only] = entries;
+    if (entries.length === 1 && only) return `${only[0]}.${stateName(only[1])}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** Creates an actor host on `db`. */

@@ -18,7 +18,7 @@ let c: Callers;
 const plans: string[] = [];
 
 const isPlanner = (body: ChatBody) =>
-  body.messages.some((m) => m.role === 'user' && m.content.includes('You are the planner of a mission'));
+  body.messages.some((m) => m.role === 'user' && m.content?.includes('You are the planner of a mission'));
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({
@@ -105,7 +105,7 @@ describe('scripted planners', () => {
     const d = run.plan.tasks[3];
     const dRequest = fake.requests
       .map((r) => r.body as ChatBody)
-      .find((b) => b.messages.some((m) => m.content.includes('Your task (d)')));
+      .find((b) => b.messages.some((m) => m.content?.includes('Your task (d)')));
     const dPrompt = dRequest?.messages.at(-1)?.content ?? '';
     expect(dPrompt).toContain('## b: Task b');
     expect(dPrompt).toContain('## c: Task c');

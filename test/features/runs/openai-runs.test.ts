@@ -6,7 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { type ChatBody, type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
+import {
+  type ChatBody,
+  type FakeOpenAI,
+  openaiEnv,
+  startFakeOpenAI,
+} from '../../helpers/fake-openai-server.js';
 import { createAgent, createSkill } from '../../helpers/resources.js';
 
 let t: TestApp;
@@ -15,13 +20,7 @@ let admin: CreatedToken;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-test' });
-  t = await startTestApp({
-    R3_WORKER_CONCURRENCY: '0',
-    R3_MODEL_PROVIDER: 'openai',
-    OPENAI_BASE_URL: fake.baseUrl,
-    OPENAI_API_KEY: 'sk-test',
-    R3_MODEL: 'gpt-test',
-  });
+  t = await startTestApp(openaiEnv(fake, { R3_WORKER_CONCURRENCY: '0' }));
   admin = await t.token({ scopes: ALL_SCOPES });
   await createSkill(t, admin.token, { slug: 'plain' }, 'Tell me about {{input.topic}}{{input.missing}}.');
   await createSkill(

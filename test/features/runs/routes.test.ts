@@ -445,10 +445,10 @@ describe('GET /runs/:id/transitions (extension)', () => {
       actor: string;
     }>;
     expect(rows.map((r) => [r.actorKind, r.from, r.to])).toEqual([
-      ['skill-run', null, 'pending'],
+      ['skill-run', null, 'pending.awaitingModel'],
       ['review-item', null, 'unassigned'],
-      ['skill-run', 'pending', 'pending'],
-      ['skill-run', 'pending', 'approved'],
+      ['skill-run', 'pending.awaitingModel', 'pending.draftReady'],
+      ['skill-run', 'pending.draftReady', 'approved'],
       ['review-item', 'unassigned', 'decided'],
     ]);
     expect(rows[2]?.actor).toBe('worker');

@@ -91,6 +91,7 @@ async function reference(id: number) {
     stepResults: r.step_results,
     error: r.error,
     review: r.review,
+    toolCalls: [],
     agentSlug: r.agent_slug,
     missionRunId: r.mission_run_id,
     workspaceSha: r.workspace_sha,

@@ -56,6 +56,8 @@ beforeAll(async () => {
     providers,
     schemas: createSchemaCache(),
     tracing: t.app.tracing,
+    tools: t.app.agentTools,
+    runDeadlineMs: 600_000,
   });
   queue.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
 });

@@ -25,7 +25,12 @@ describe('actor transitions', () => {
     });
     expect(res.status).toBe(200);
     const { transitions } = res.body;
-    expect(transitions[0]).toMatchObject({ seq: 1, from: null, to: 'pending', event: 'xstate.init' });
+    expect(transitions[0]).toMatchObject({
+      seq: 1,
+      from: null,
+      to: 'pending.awaitingModel',
+      event: 'xstate.init',
+    });
     expect(transitions.at(-1)).toMatchObject({
       to: 'approved',
       event: 'APPROVE',

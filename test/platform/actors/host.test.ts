@@ -67,7 +67,7 @@ describe('a transition', () => {
     const before = await rowCounts(t.app);
     const created = await createSkillRun(t.app, org);
     const after = await rowCounts(t.app);
-    expect(created.to).toBe('running');
+    expect(created.to).toBe('running.awaitingModel');
     expect(after).toMatchObject({
       runs: before.runs + 1,
       transitions: before.transitions + 1,

@@ -1,0 +1,273 @@
+/**
+ * `npm run bench:tools`: the tool loop of skill runs end to end, and run_code's cold start.
+ *
+ * 1. One `r3 serve` (workers on, the `openai` provider pointed at a local OpenAI-compatible server in
+ *    this process that answers at once) runs two skills on the same prompt in the same invocation:
+ *    `plain` (no tools: one model call) and `tools` (a scripted two-call run: the model asks for
+ *    run_code `1+1`, then run_code `2+2`, then answers — three model calls, two tool calls, each
+ *    recorded before and after). BENCH_CONNECTIONS (default 8) clients each POST a run and poll it
+ *    until it is completed, for BENCH_DURATION seconds per skill: runs completed per second and
+ *    POST→completed latency.
+ * 2. r3's own time per tool call: each step execution records where its time went
+ *    (`step_executions.meta.timing`: stepMs, modelMs — inside the provider's `complete`, the HTTP
+ *    round trip to the model server included — and toolMs — inside the tools). What is left,
+ *    stepMs − modelMs − toolMs, is what r3 adds: rendering, the loop, recording each call (two
+ *    transitions per call: TOOLS_REQUESTED, TOOL_COMPLETED), rebuilding the conversation. Printed per
+ *    tool call for `tools`, and per step for `plain` beside it. Goal: p99 < 5 ms per call.
+ * 3. run_code cold start: a new sandbox (worker thread started, QuickJS WebAssembly module loaded)
+ *    until its first script answers, and the first call on a warmed worker, as r3 warms one at
+ *    start. Goal: < 50 ms.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Sandbox } from '../src/features/tools/sandbox.js';
+import {
+  api,
+  createBenchDatabase,
+  createBenchToken,
+  DURATION_S,
+  percentiles,
+  spawnR3,
+  unlimitOrg,
+} from './lib.js';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const COLD_STARTS = Number(process.env.BENCH_COLD_STARTS ?? 10);
+
+interface ChatMessage {
+  role: string;
+  content: string | null;
+  tool_call_id?: string;
+}
+
+/** A minimal OpenAI-compatible chat server: the tools skill's script, else an echo. */
+async function startModel(): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        model: string;
+        messages: ChatMessage[];
+        tools?: unknown[];
+      };
+      const answered = body.messages.filter((m) => m.role === 'tool').length;
+      let message: Record<string, unknown>;
+      if (body.tools && answered < 2) {
+        const code = answered === 0 ? '1+1' : '2+2';
+        message = {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: `call_${answered + 1}`,
+              type: 'function',
+              function: { name: 'run_code', arguments: JSON.stringify({ language: 'javascript', code }) },
+            },
+          ],
+        };
+      } else {
+        const last = body.messages.at(-1)?.content ?? '';
+        message = { role: 'assistant', content: `done: ${last}` };
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-bench',
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model: body.model,
+          choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface RunsResult {
+  slug: string;
+  completed: number;
+  rps: number;
+  latencies: number[];
+  failed: number;
+}
+
+/** Closed loop: each client POSTs a run of `slug` and polls it until it is over. */
+async function drive(base: string, token: string, slug: string): Promise<RunsResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const end = performance.now() + DURATION_S * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const { runId } = await api(base, token, 'POST', `/api/v1/skills/${slug}/runs`, { input: { n: 1 } });
+        for (;;) {
+          const run = await api(base, token, 'GET', `/api/v1/runs/${runId}`);
+          if (run.status === 'completed') break;
+          if (run.status === 'failed') {
+            failed++;
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  return {
+    slug,
+    completed: latencies.length,
+    rps: Math.round(latencies.length / elapsed),
+    latencies,
+    failed,
+  };
+}
+
+/** r3's own time per unit (tool call, or step for a skill without tools) of each execution of `slug`. */
+async function overheads(databaseUrl: string, slug: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{
+      timing: { stepMs: number; modelMs: number; toolMs: number };
+      calls: number;
+    }>(
+      `select s.meta->'timing' as timing, coalesce((s.meta->>'toolCalls')::int, 0) as calls
+         from step_executions s join runs r on r.id = s.run_id
+        where r.slug = $1 and s.error is null`,
+      [slug],
+    );
+    return rows.map((r) => (r.timing.stepMs - r.timing.modelMs - r.timing.toolMs) / Math.max(1, r.calls));
+  } finally {
+    await client.end();
+  }
+}
+
+async function coldStarts(): Promise<{ fresh: number[]; warmed: number[] }> {
+  const fresh: number[] = [];
+  const warmed: number[] = [];
+  for (let i = 0; i < COLD_STARTS; i++) {
+    const sandbox = new Sandbox(undefined, 1);
+    const t0 = performance.now();
+    const outcome = await sandbox.run('1+1', 'null');
+    fresh.push(performance.now() - t0);
+    if (outcome.kind !== 'ok') throw new Error(`run_code failed: ${JSON.stringify(outcome)}`);
+    await sandbox.close();
+
+    const warm = new Sandbox(undefined, 1);
+    await warm.warm(1);
+    const t1 = performance.now();
+    await warm.run('6*7', 'null');
+    warmed.push(performance.now() - t1);
+    await warm.close();
+  }
+  return { fresh, warmed };
+}
+
+const fmt = (ms: number) => ms.toFixed(2).padStart(8);
+
+async function main(): Promise<void> {
+  const model = await startModel();
+  const db = await createBenchDatabase('tools');
+  const token = await createBenchToken(db.url, ['read:all', 'write:resources', 'run:invoke']);
+  await unlimitOrg(db.url);
+  const r3 = await spawnR3(db.url, {
+    R3_MODEL_PROVIDER: 'openai',
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'sk-bench',
+    R3_MODEL: 'bench',
+  });
+  try {
+    for (const [slug, tools] of [
+      ['plain', undefined],
+      ['tools', ['run_code']],
+    ] as const) {
+      await api(r3.url, token, 'POST', '/api/v1/skills', {
+        manifest: { slug, name: slug, ...(tools ? { tools } : {}) },
+        promptMd: 'Add {{input.n}}',
+      });
+    }
+    // Warm-up: the first runs compile the statements and start the sandbox's workers.
+    for (let i = 0; i < 5; i++) {
+      await api(r3.url, token, 'POST', '/api/v1/skills/tools/runs', { input: { n: i } });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    const results: RunsResult[] = [];
+    for (const slug of ['plain', 'tools']) results.push(await drive(r3.url, token, slug));
+
+    console.log(
+      `\nbench:tools — ${CONNECTIONS} clients, ${DURATION_S} s per skill, one r3 process (2 cores shared)`,
+    );
+    console.log(
+      'skill'.padEnd(8),
+      'runs'.padStart(6),
+      'runs/s'.padStart(7),
+      'p50 ms'.padStart(8),
+      'p99 ms'.padStart(8),
+      'failed'.padStart(7),
+    );
+    for (const r of results) {
+      const p = percentiles(r.latencies);
+      console.log(
+        r.slug.padEnd(8),
+        String(r.completed).padStart(6),
+        String(r.rps).padStart(7),
+        fmt(p.p50),
+        fmt(p.p99),
+        String(r.failed).padStart(7),
+      );
+    }
+
+    console.log('\nr3 overhead (stepMs - modelMs - toolMs): per tool call for `tools`, per step for `plain`');
+    console.log(
+      'skill'.padEnd(8),
+      'samples'.padStart(8),
+      'p50 ms'.padStart(8),
+      'p90 ms'.padStart(8),
+      'p99 ms'.padStart(8),
+      'max ms'.padStart(8),
+    );
+    for (const slug of ['plain', 'tools']) {
+      const samples = await overheads(db.url, slug);
+      const p = percentiles(samples);
+      console.log(
+        slug.padEnd(8),
+        String(samples.length).padStart(8),
+        fmt(p.p50),
+        fmt(p.p90),
+        fmt(p.p99),
+        fmt(p.max),
+      );
+    }
+  } finally {
+    await r3.stop();
+    await model.close();
+    await db.drop();
+  }
+
+  const cold = await coldStarts();
+  console.log(`\nrun_code cold start (${COLD_STARTS} times)`);
+  console.log('case'.padEnd(44), 'p50 ms'.padStart(8), 'max ms'.padStart(8));
+  const f = percentiles(cold.fresh);
+  const w = percentiles(cold.warmed);
+  console.log('new sandbox: worker + module + first script'.padEnd(44), fmt(f.p50), fmt(f.max));
+  console.log('warmed worker (as at start): first script'.padEnd(44), fmt(w.p50), fmt(w.max));
+}
+
+await main();

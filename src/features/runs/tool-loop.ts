@@ -1,0 +1,492 @@
+/**
+ * The tool loop of a skill run (decisions §10): the model is asked with the tools the skill lists (and
+ * the run's agent allows); each `tool_calls` answer is one turn whose calls are recorded, executed
+ * concurrently, answered to the model as `tool` messages, until it gives a final message.
+ *
+ * Durability: a turn's calls are recorded `running` (rows of `tool_calls`) by the same statement as
+ * the run's TOOLS_REQUESTED transition, before any executes; each outcome by the statement of its
+ * TOOL_COMPLETED (which records the run event `tool_completed`). A job that runs again after a crash
+ * rebuilds the conversation from those rows: a recorded result is reused, never recomputed; a call
+ * left `running` is executed again only if its tool is idempotent (the registry's `safe` or `keyed`;
+ * a keyed tool gets the same idempotency key, run id + call id, so its effect is not repeated).
+ *
+ * Bounds: at most `maxToolCalls` calls per run (asking for more fails the run with
+ * TOOL_BUDGET_EXCEEDED); the run's deadline (creation + R3_RUN_DEADLINE): a call still executing then
+ * is answered TOOL_TIMEOUT, and no model turn starts past it (DEADLINE_EXCEEDED). Cancel: a cancelled
+ * run refuses the next transition, and the loop stops there (the outcome of a call that was
+ * executing is still recorded, without a transition).
+ *
+ * Refusals never execute anything: a tool that is not registered for runs is TOOL_UNAVAILABLE, one the
+ * skill does not list or the agent does not allow FORBIDDEN, arguments that are not JSON or fail the
+ * tool's schema VALIDATION_FAILED, each answered to the model as a tool error.
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { WORKER } from '../../platform/actors/acting-as.js';
+import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
+import type { Db } from '../../platform/db/sql.js';
+import { ApiError } from '../../platform/errors.js';
+import { toolJsonSchema } from '../../platform/mcp/tool.js';
+import type {
+  CompletionRequest,
+  CompletionResult,
+  ConversationTurn,
+  ModelToolCall,
+  ToolSpec,
+} from '../../platform/models/model-provider.js';
+import {
+  type AgentToolDef,
+  type AgentToolRegistry,
+  executeTool,
+  type ToolPolicy,
+  toolPermitted,
+} from '../../platform/tools/registry.js';
+import type { Tracing } from '../../platform/tracing/tracing.js';
+import type { Clock } from '../../platform/util/clock.js';
+
+/** The error a tool call answers the model with. */
+export interface ToolCallError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** A call's outcome. */
+export type ToolOutcome = { status: 'ok'; result: unknown } | { status: 'error'; error: ToolCallError };
+
+/** How the loop ended. */
+export type ToolLoopOutcome = (
+  | { kind: 'answer'; result: CompletionResult }
+  | { kind: 'failed'; error: { code: string; message: string } }
+  /** The run refused a transition of the loop: it is over (cancelled). Nothing is to be reported. */
+  | { kind: 'stopped' }
+) & {
+  /** Calls recorded on the run in all. */
+  toolCalls: number;
+  /** Time inside the tools executed by this execution (ms; concurrent calls add up). */
+  toolMs: number;
+};
+
+export interface ToolLoopDeps {
+  db: Db;
+  host: ActorHost;
+  clock: Clock;
+  tools: AgentToolRegistry;
+  tracing: Tracing;
+}
+
+/** The run the loop belongs to, as the step executor read it. */
+export interface ToolLoopRun {
+  id: number;
+  orgId: number;
+  actorKind: string;
+  createdBy: string;
+  apiTokenId: string | null;
+  agentSlug: string | null;
+  /** The mission run the run is a task of (its artifacts belong to it too), or null. */
+  missionRunId: number | null;
+  /** Epoch ms past which no model turn starts and executing calls time out. */
+  deadline: number;
+}
+
+export interface ToolLoopArgs {
+  run: ToolLoopRun;
+  step: string;
+  attempt: number;
+  /** The request without tools and turns (prompt, system, model, JSON mode…). */
+  request: CompletionRequest;
+  policy: ToolPolicy;
+  maxToolCalls: number;
+  signal: AbortSignal;
+  /** Asks the model (the step executor wraps it in its span). */
+  complete(request: CompletionRequest): Promise<CompletionResult>;
+  /** The actor as read by the step executor; later sends load it afresh. */
+  loaded: LoadedActor | null;
+  /** The run's recorded calls, read with the run. */
+  recorded: readonly CallRow[];
+}
+
+/** The tool error codes of decisions §10; any other failure of a tool is TOOL_FAILED. */
+const TOOL_ERROR_CODES = new Set([
+  'TOOL_UNAVAILABLE',
+  'TOOL_FAILED',
+  'TOOL_TIMEOUT',
+  'FORBIDDEN',
+  'VALIDATION_FAILED',
+]);
+
+/** A recorded call as the step executor reads it with the run (`RECORDED_CALLS`). */
+export interface CallRow {
+  call_id: string;
+  turn: number;
+  position: number;
+  tool: string;
+  raw_arguments: string;
+  assistant_content: string | null;
+  status: 'running' | 'ok' | 'error';
+  result: unknown;
+  error: ToolCallError | null;
+  started_at: string;
+}
+
+/**
+ * The SQL of a run's recorded calls as a JSON array (null: none), in order; `run` is the SQL of the
+ * run id. The step executor reads it with the run, in the same statement.
+ */
+export const recordedCallsSql = (run: string): string => `
+  (select json_agg(json_build_object(
+      'call_id', c.call_id, 'turn', c.turn, 'position', c.position, 'tool', c.tool,
+      'raw_arguments', c.raw_arguments, 'assistant_content', c.assistant_content, 'status', c.status,
+      'result', c.result, 'error', c.error,
+      'started_at', to_char(c.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      order by c.turn, c.position)
+     from tool_calls c where c.run_id = ${run})`;
+
+// The outcome of a call the run no longer takes (it was cancelled while the call executed).
+const FINISH_CALL = `
+  update tool_calls set status = $3, result = $4::json, error = $5::json, completed_at = $6
+   where run_id = $1 and call_id = $2 and status = 'running'`;
+
+const MAX_CALL_ID = 200;
+
+/** What the model reads for a call's outcome. */
+export function toolMessage(outcome: ToolOutcome): string {
+  return outcome.status === 'ok'
+    ? JSON.stringify(outcome.result ?? null)
+    : JSON.stringify({ error: outcome.error });
+}
+
+function outcomeOf(row: CallRow): ToolOutcome {
+  return row.status === 'ok'
+    ? { status: 'ok', result: row.result }
+    : { status: 'error', error: row.error ?? { code: 'TOOL_FAILED', message: 'no error recorded' } };
+}
+
+function toolError(code: string, message: string, details?: Record<string, unknown>): ToolOutcome {
+  return { status: 'error', error: details ? { code, message, details } : { code, message } };
+}
+
+/** A thrown error as the §10 tool error it answers. */
+function errorOutcome(error: unknown): ToolOutcome {
+  if (error instanceof ApiError && TOOL_ERROR_CODES.has(error.code)) {
+    const details = Object.keys(error.details).length > 0 ? error.details : undefined;
+    return toolError(error.code, error.message, details);
+  }
+  const message = error instanceof ApiError ? error.message : 'the tool failed';
+  return toolError('TOOL_FAILED', message);
+}
+
+/** Parses the model's argument text: an object (empty text is `{}`), else undefined. */
+function parseArguments(raw: string): Record<string, unknown> | undefined {
+  if (raw.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tools the model is offered: those the skill lists, registered for runs, that the agent allows. */
+export function offeredTools(tools: AgentToolRegistry, policy: ToolPolicy): ToolSpec[] {
+  const offered: ToolSpec[] = [];
+  for (const name of policy.skillTools) {
+    const tool = tools.get(name);
+    if (!tool?.uses.includes('run') || !toolPermitted(name, policy)) continue;
+    offered.push({ name, description: tool.description, parameters: toolJsonSchema(tool.args) });
+  }
+  return offered;
+}
+
+/** Runs the tool loop of one step; see the top of this file. */
+export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promise<ToolLoopOutcome> {
+  const { run, step, attempt, policy, signal } = args;
+  const iso = () => new Date(deps.clock.now()).toISOString();
+  const tools = offeredTools(deps.tools, policy);
+  const rows = args.recorded;
+  const usedIds = new Set(rows.map((r) => r.call_id));
+  let count = rows.length;
+  let toolMs = 0;
+  let loaded = args.loaded;
+
+  /** Sends a loop event with its tool_calls rows; false when the run refused it (it is over). */
+  async function transition(
+    event: { type: string; [field: string]: unknown },
+    callRows: Record<string, unknown>[],
+  ) {
+    const result = await deps.host.transact(
+      (tx) =>
+        deps.host.send(tx, run.actorKind, { orgId: run.orgId, id: run.id }, event, {
+          actingAs: WORKER,
+          loaded: loaded ?? undefined,
+          extraRows: { tool_calls: callRows },
+        }),
+      { single: true },
+    );
+    loaded = result.outcome === 'applied' ? result.actor : null;
+    return result.outcome === 'applied';
+  }
+
+  function callRow(
+    row: Omit<CallRow, 'result' | 'error'>,
+    outcome: ToolOutcome | null,
+    completedAt: string | null,
+  ) {
+    return {
+      run_id: run.id,
+      call_id: row.call_id,
+      org_id: run.orgId,
+      step,
+      turn: row.turn,
+      position: row.position,
+      tool: row.tool,
+      arguments: parseArguments(row.raw_arguments) ?? null,
+      raw_arguments: row.raw_arguments,
+      assistant_content: row.assistant_content,
+      status: outcome?.status ?? 'running',
+      result: outcome?.status === 'ok' ? (outcome.result ?? null) : null,
+      error: outcome?.status === 'error' ? outcome.error : null,
+      started_at: row.started_at,
+      completed_at: completedAt,
+    };
+  }
+
+  async function invoke(
+    tool: AgentToolDef,
+    input: Record<string, unknown>,
+    callId: string,
+  ): Promise<ToolOutcome> {
+    const remaining = run.deadline - deps.clock.now();
+    if (remaining <= 0) return toolError('TOOL_TIMEOUT', 'the run reached its deadline before the call');
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<ToolOutcome>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(new DOMException('run deadline', 'TimeoutError'));
+        resolve(toolError('TOOL_TIMEOUT', 'the call was still executing at the run’s deadline'));
+      }, remaining);
+    });
+    const execution = executeTool(tool, input, {
+      use: 'run',
+      orgId: run.orgId,
+      actor: run.createdBy,
+      agentSlug: run.agentSlug,
+      apiTokenId: run.apiTokenId,
+      runId: run.id,
+      missionRunId: run.missionRunId,
+      callId,
+      idempotencyKey: `run:${run.id}:call:${callId}`,
+      requestId: null,
+      signal: controller.signal,
+    }).then(
+      (result): ToolOutcome => ({ status: 'ok', result }),
+      (error: unknown) => errorOutcome(error),
+    );
+    try {
+      return await Promise.race([execution, deadline]);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** One call: refused (never executed) or executed, in its span of the run's trace. */
+  async function evaluate(name: string, raw: string, callId: string): Promise<ToolOutcome> {
+    const tool = deps.tools.get(name);
+    if (!tool?.uses.includes('run')) {
+      return toolError('TOOL_UNAVAILABLE', `no tool "${name}" is available to runs`, { tool: name });
+    }
+    if (!toolPermitted(name, policy)) {
+      return toolError('FORBIDDEN', `tool "${name}" is not allowed for this skill and agent`, { tool: name });
+    }
+    const input = parseArguments(raw);
+    if (input === undefined) {
+      return toolError('VALIDATION_FAILED', 'the arguments are not a JSON object', {
+        issues: [{ field: 'arguments', message: 'must be a JSON object' }],
+      });
+    }
+    return deps.tracing.inSpan(
+      `tool ${name}`,
+      { kind: SpanKind.INTERNAL, attributes: { 'r3.tool.name': name, 'r3.tool.call_id': callId } },
+      async (span) => {
+        const started = performance.now();
+        const outcome = await invoke(tool, input, callId);
+        toolMs += performance.now() - started;
+        if (outcome.status === 'error') span?.setAttribute('r3.tool.error', outcome.error.code);
+        return outcome;
+      },
+    );
+  }
+
+  /**
+   * Executes `pending` calls of a turn concurrently and records each outcome as it finishes (one
+   * TOOL_COMPLETED at a time, the last with `remaining: 0`). A call in `fixed` is not executed: it is
+   * recorded with that outcome. False when the run stopped taking them.
+   */
+  async function executeCalls(
+    pending: Array<Omit<CallRow, 'result' | 'error'>>,
+    outcomes: Map<string, ToolOutcome>,
+    fixed: ReadonlyMap<string, ToolOutcome> = new Map(),
+  ): Promise<boolean> {
+    let remaining = pending.length;
+    let taken = true;
+    let chain: Promise<void> = Promise.resolve();
+    const record = (row: Omit<CallRow, 'result' | 'error'>, outcome: ToolOutcome) => {
+      chain = chain.then(async () => {
+        remaining -= 1;
+        const at = iso();
+        const event = {
+          type: 'TOOL_COMPLETED',
+          step,
+          attempt,
+          callId: row.call_id,
+          tool: row.tool.slice(0, MAX_CALL_ID),
+          status: outcome.status,
+          errorCode: outcome.status === 'error' ? outcome.error.code : null,
+          remaining,
+          at,
+        };
+        const applied = taken && (await transition(event, [callRow(row, outcome, at)]));
+        if (!applied) {
+          taken = false;
+          const ok = outcome.status === 'ok';
+          await deps.db.query(FINISH_CALL, [
+            run.id,
+            row.call_id,
+            outcome.status,
+            ok ? JSON.stringify(outcome.result ?? null) : null,
+            ok ? null : JSON.stringify(outcome.error),
+            at,
+          ]);
+        }
+      });
+      return chain;
+    };
+    await Promise.all(
+      pending.map(async (row) => {
+        const outcome = fixed.get(row.call_id) ?? (await evaluate(row.tool, row.raw_arguments, row.call_id));
+        outcomes.set(row.call_id, outcome);
+        await record(row, outcome);
+      }),
+    );
+    await chain;
+    return taken;
+  }
+
+  // The conversation so far, rebuilt from the record; calls left running by a crash are settled first.
+  const turns: ConversationTurn[] = [];
+  const byTurn = new Map<number, CallRow[]>();
+  for (const row of rows) {
+    const list = byTurn.get(row.turn) ?? [];
+    list.push(row);
+    byTurn.set(row.turn, list);
+  }
+  let lastTurn = 0;
+  for (const [turn, calls] of byTurn) {
+    lastTurn = Math.max(lastTurn, turn);
+    const outcomes = new Map<string, ToolOutcome>();
+    const interrupted: CallRow[] = [];
+    const fixed = new Map<string, ToolOutcome>();
+    for (const row of calls) {
+      if (row.status !== 'running') {
+        outcomes.set(row.call_id, outcomeOf(row));
+        continue;
+      }
+      interrupted.push(row);
+      const idempotency = deps.tools.get(row.tool)?.idempotency;
+      if (idempotency !== undefined && idempotency !== 'safe' && idempotency !== 'keyed') {
+        fixed.set(
+          row.call_id,
+          toolError('TOOL_FAILED', 'the call was interrupted and its tool is not safe to execute again'),
+        );
+      }
+    }
+    if (interrupted.length > 0 && !(await executeCalls(interrupted, outcomes, fixed))) {
+      return { kind: 'stopped', toolCalls: count, toolMs };
+    }
+    turns.push({
+      role: 'assistant',
+      content: calls[0]?.assistant_content ?? null,
+      toolCalls: calls.map((row) => ({ id: row.call_id, name: row.tool, arguments: row.raw_arguments })),
+    });
+    for (const row of calls) {
+      turns.push({
+        role: 'tool',
+        toolCallId: row.call_id,
+        content: toolMessage(outcomes.get(row.call_id) as ToolOutcome),
+      });
+    }
+  }
+
+  for (let turn = lastTurn + 1; ; turn++) {
+    if (deps.clock.now() >= run.deadline) {
+      return {
+        kind: 'failed',
+        error: { code: 'DEADLINE_EXCEEDED', message: 'the run reached its deadline (R3_RUN_DEADLINE)' },
+        toolCalls: count,
+        toolMs,
+      };
+    }
+    const answer = await args.complete({ ...args.request, tools, turns });
+    const asked = answer.toolCalls ?? [];
+    if (asked.length === 0) return { kind: 'answer', result: answer, toolCalls: count, toolMs };
+    if (count + asked.length > args.maxToolCalls) {
+      return {
+        kind: 'failed',
+        error: {
+          code: 'TOOL_BUDGET_EXCEEDED',
+          message: `the model asked for more than maxToolCalls (${args.maxToolCalls}) tool calls`,
+        },
+        toolCalls: count,
+        toolMs,
+      };
+    }
+    const at = iso();
+    const calls: ModelToolCall[] = asked.map((call, position) => {
+      let id = call.id.slice(0, MAX_CALL_ID);
+      if (id === '' || usedIds.has(id)) id = `${(call.id || 'call').slice(0, 180)}~${turn}.${position}`;
+      usedIds.add(id);
+      return { id, name: call.name, arguments: call.arguments };
+    });
+    const pending = calls.map((call, position) => ({
+      call_id: call.id,
+      turn,
+      position,
+      tool: call.name,
+      raw_arguments: call.arguments,
+      assistant_content: answer.text === '' ? null : answer.text,
+      status: 'running' as const,
+      started_at: at,
+    }));
+    const requested = {
+      type: 'TOOLS_REQUESTED',
+      step,
+      attempt,
+      turn,
+      calls: calls.map((call) => ({ id: call.id, tool: call.name.slice(0, MAX_CALL_ID) || '?' })),
+      at,
+    };
+    if (
+      !(await transition(
+        requested,
+        pending.map((row) => callRow(row, null, null)),
+      ))
+    ) {
+      return { kind: 'stopped', toolCalls: count, toolMs };
+    }
+    count += calls.length;
+    const outcomes = new Map<string, ToolOutcome>();
+    if (!(await executeCalls(pending, outcomes))) return { kind: 'stopped', toolCalls: count, toolMs };
+    turns.push({ role: 'assistant', content: pending[0]?.assistant_content ?? null, toolCalls: calls });
+    for (const call of calls) {
+      turns.push({
+        role: 'tool',
+        toolCallId: call.id,
+        content: toolMessage(outcomes.get(call.id) as ToolOutcome),
+      });
+    }
+  }
+}

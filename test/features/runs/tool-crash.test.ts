@@ -1,0 +1,199 @@
+/**
+ * kill -9 of the worker process of a tool loop between two tool calls, with real `r3 serve` processes
+ * on one database and NATS: the first call (run_code answering `Math.random()`, so a second execution
+ * would answer another number) is finished and recorded, the model is being asked for the second turn
+ * when the process dies. The restarted process resumes the run from the record: the model gets the
+ * recorded result, the call is not executed again (same result, same completion time), and the run
+ * completes after the second call. And a call in flight when its process dies is executed again by
+ * the restarted one, because run_code is idempotent (`safe`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import {
+  type AssistantTurn,
+  type ChatBody,
+  type FakeOpenAI,
+  openaiEnv,
+  startFakeOpenAI,
+} from '../../helpers/fake-openai-server.js';
+import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
+import { createCliToken, type ServeProcess, spawnServe } from '../../helpers/process.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const nats = await probeNats();
+
+/** The `tool` messages of a chat request, by call id (content as sent). */
+function toolAnswers(body: ChatBody): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of body.messages) if (m.role === 'tool') out[m.tool_call_id as string] = m.content as string;
+  return out;
+}
+
+describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
+  let database: TestDatabase;
+  let fake: FakeOpenAI;
+  let env: Record<string, string>;
+  const nodes: ServeProcess[] = [];
+  let token: string;
+  const prefix = randomTestPrefix('toolcrash');
+  /** Whether the model may answer the second turn (false: it hangs, as a slow model would). */
+  let answerSecondTurn = false;
+
+  const script = (body: ChatBody): AssistantTurn => {
+    const answers = toolAnswers(body);
+    if (body.messages.some((m) => m.role === 'user' && m.content?.includes('slow'))) {
+      // A call that takes 1.5 s: the test kills its process while it executes.
+      if ('busy' in answers) return { content: `busy ${answers.busy}` };
+      const code = 'const end = Date.now() + 1500; while (Date.now() < end) {} "done"';
+      return {
+        toolCalls: [
+          { id: 'busy', name: 'run_code', arguments: JSON.stringify({ language: 'javascript', code }) },
+        ],
+      };
+    }
+    if (!('first' in answers)) {
+      return {
+        toolCalls: [
+          { id: 'first', name: 'run_code', arguments: '{"language":"javascript","code":"Math.random()"}' },
+        ],
+      };
+    }
+    if (!answerSecondTurn) return { hang: true };
+    if (!('second' in answers)) {
+      return {
+        toolCalls: [{ id: 'second', name: 'run_code', arguments: '{"language":"javascript","code":"2+2"}' }],
+      };
+    }
+    return { content: `first ${answers.first}, second ${answers.second}` };
+  };
+
+  beforeAll(async () => {
+    requireNats(nats);
+    database = await createTestDatabase();
+    fake = await startFakeOpenAI({ assistant: script });
+    env = openaiEnv(fake, {
+      DATABASE_URL: database.url,
+      NATS_URL: nats.url,
+      R3_BUS_PREFIX: prefix,
+      R3_RATE_LIMIT_PER_MIN: '0',
+    });
+    nodes.push(await spawnServe(env));
+    token = (await createCliToken(database.url, 'toolcrash')).token;
+    const skill = await request(nodes[0]?.url as string, 'POST', '/api/v1/skills', {
+      token,
+      body: { manifest: { slug: 'dice', name: 'Dice', tools: ['run_code'] }, promptMd: 'Roll {{input.n}}' },
+    });
+    expect(skill.status, skill.text).toBe(201);
+  });
+
+  afterAll(async () => {
+    for (const node of nodes) {
+      if (node.child.exitCode === null && node.child.signalCode === null) await node.stop();
+    }
+    await fake?.close();
+    await database?.drop();
+    await deleteTestStreams(nats, [prefix]);
+  });
+
+  async function sql(text: string): Promise<Array<Record<string, unknown>>> {
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** kill -9 of `node`; then a new process, which resumes the run; the run once it completed there. */
+  async function killAndResume(node: ServeProcess, runId: number, beforeRestart = () => {}) {
+    const exited = new Promise((resolve) => node.child.once('exit', resolve));
+    node.child.kill('SIGKILL');
+    await exited;
+    beforeRestart();
+    const restarted = await spawnServe(env);
+    nodes.push(restarted);
+    const read = async () => (await request(restarted.url, 'GET', `/api/v1/runs/${runId}`, { token })).body;
+    await waitFor(
+      async () => (await read()).status === 'completed',
+      'the restarted process to complete the run',
+      30_000,
+    );
+    return read();
+  }
+
+  it('resumes from the record: the finished call is not executed again', async () => {
+    const first = nodes[0] as ServeProcess;
+    const created = await request(first.url, 'POST', '/api/v1/skills/dice/runs', {
+      token,
+      body: { input: { n: 1 } },
+    });
+    expect(created.status, created.text).toBe(202);
+    const runId = created.body.runId as number;
+
+    // The second model request carries the first call's answer: the call is done and recorded.
+    await waitFor(() => fake.requests.length >= 2, 'the model to be asked for the second turn', 20_000);
+    const before = await sql(
+      `select call_id, status, result::text as result, completed_at from tool_calls where run_id = ${runId}`,
+    );
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatchObject({ call_id: 'first', status: 'ok' });
+    const sentBefore = toolAnswers(fake.requests[1]?.body as ChatBody).first;
+    expect(JSON.parse(sentBefore as string)).toEqual(JSON.parse(before[0]?.result as string));
+
+    let requestsAtKill = 0;
+    const run = await killAndResume(first, runId, () => {
+      answerSecondTurn = true;
+      requestsAtKill = fake.requests.length;
+    });
+    const after = await sql(
+      `select call_id, status, result::text as result, completed_at from tool_calls where run_id = ${runId}
+        order by turn`,
+    );
+    // The first call keeps its one execution: the same random number, completed at the same time.
+    expect(after.map((r) => r.call_id)).toEqual(['first', 'second']);
+    expect(after[0]?.result).toBe(before[0]?.result);
+    expect(after[0]?.completed_at).toEqual(before[0]?.completed_at);
+    expect(run.toolCalls.map((c: { id: string; status: string }) => [c.id, c.status])).toEqual([
+      ['first', 'ok'],
+      ['second', 'ok'],
+    ]);
+    // The resumed conversation replays the recorded answer to the model, unchanged.
+    const resumed = fake.requests.slice(requestsAtKill).map((r) => r.body as ChatBody);
+    expect(resumed.length).toBe(2);
+    expect(toolAnswers(resumed[0] as ChatBody).first).toBe(sentBefore);
+    expect(run.output.text).toBe(`first ${sentBefore}, second {"result":4,"stdout":"","error":null}`);
+  });
+
+  it('executes again a call of an idempotent tool that was in flight when its process died', async () => {
+    const node = nodes.at(-1) as ServeProcess;
+    const created = await request(node.url, 'POST', '/api/v1/skills/dice/runs', {
+      token,
+      body: { input: { n: 'slow' } },
+    });
+    expect(created.status, created.text).toBe(202);
+    const runId = created.body.runId as number;
+    await waitFor(
+      async () =>
+        (await sql(`select 1 from tool_calls where run_id = ${runId} and status = 'running'`)).length === 1,
+      'the call to be recorded running',
+      20_000,
+    );
+    const [recorded] = await sql(`select started_at from tool_calls where run_id = ${runId}`);
+    const run = await killAndResume(node, runId);
+    expect(run.output.text).toBe('busy {"result":"done","stdout":"","error":null}');
+    expect(run.toolCalls).toEqual([
+      expect.objectContaining({
+        id: 'busy',
+        status: 'ok',
+        result: { result: 'done', stdout: '', error: null },
+      }),
+    ]);
+    const [after] = await sql(`select started_at, completed_at from tool_calls where run_id = ${runId}`);
+    // One record: recorded before the first execution, completed by the second.
+    expect(after?.started_at).toEqual(recorded?.started_at);
+    expect(after?.completed_at).not.toBeNull();
+  });
+});
