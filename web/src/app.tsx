@@ -10,6 +10,7 @@ import { AdminTokensPage } from './pages/admin-tokens-page.js';
 import { AdminWebhooksPage } from './pages/admin-webhooks-page.js';
 import { InspectPage } from './pages/inspect-page.js';
 import { LoginPage } from './pages/login-page.js';
+import { MissionReviewPage } from './pages/mission-review-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { ReviewPage } from './pages/review-page.js';
@@ -43,8 +44,20 @@ function page(path: string) {
   ) {
     return <ActionReviewPage id={Number(parts[2])} />;
   }
-  if (parts[0] === 'review' && parts.length === 3 && parts[1] !== 'runs' && parts[1] !== 'actions') {
-    // Missions, and kinds yet to come: said plainly, not a broken page.
+  if (
+    parts[0] === 'review' &&
+    parts[1] === 'missions' &&
+    parts.length === 3 &&
+    /^\d{1,15}$/.test(parts[2] ?? '')
+  ) {
+    return <MissionReviewPage id={Number(parts[2])} />;
+  }
+  if (
+    parts[0] === 'review' &&
+    parts.length === 3 &&
+    !['runs', 'actions', 'missions'].includes(parts[1] ?? '')
+  ) {
+    // Kinds yet to come: said plainly, not a broken page.
     return <UnknownKindPage kind={decodeURIComponent(parts[1] ?? '').replace(/s$/, '')} />;
   }
   return <NotFoundPage />;

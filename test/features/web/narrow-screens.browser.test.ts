@@ -12,6 +12,7 @@ import {
   type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
+import { createTeam, waitForMissionRun } from '../../helpers/missions.js';
 import { pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
 import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { register } from '../../helpers/webhooks.js';
@@ -50,6 +51,13 @@ describe.skipIf(probe.skip)('the pages at 360 px wide', () => {
     await page.locator(`ol.queue > li[data-key="skill:${id}"]`).waitFor();
     await page.keyboard.press('Enter');
     await page.waitForURL(`${t.url}/review/runs/${id}`);
+    // A mission run awaiting review (ad hoc, the echo provider) for the mission screen.
+    await createTeam(t, org.owner.token, ['lead', 'writer']);
+    const mission = await t.request('POST', '/api/v1/mission-runs', {
+      token: org.owner.token,
+      body: { team: ['lead', 'writer'], goal: 'A launch note for the narrow screens' },
+    });
+    await waitForMissionRun(t, org.owner.token, mission.body.missionRunId, ['awaiting_review']);
 
     const pages: Array<[string, string, string]> = [
       ['queue', '/review', 'ol.queue'],
@@ -58,7 +66,7 @@ describe.skipIf(probe.skip)('the pages at 360 px wide', () => {
       ['webhooks', '/admin/webhooks', '.webhooks > li'],
       ['inspector', `/inspect/skill-run/${id}`, 'svg.statechart'],
       ['not-found', '/review/runs/999999', 'h1'],
-      ['mission', '/review/missions/1', 'h1'],
+      ['mission', `/review/missions/${mission.body.missionRunId}`, 'ol.tasks'],
     ];
     for (const [name, path, ready] of pages) {
       await page.goto(`${t.url}${path}`);

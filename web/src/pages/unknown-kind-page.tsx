@@ -1,4 +1,4 @@
-/** A review screen for a kind of item this deployment cannot show yet (missions). */
+/** A review screen for a kind of item this deployment cannot show yet. */
 export function UnknownKindPage({ kind }: { kind: string }) {
   return (
     <main id="main">

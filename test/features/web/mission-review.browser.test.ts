@@ -1,0 +1,132 @@
+/**
+ * The review screen of a mission run in a real browser (/review/missions/:id, the run's `reviewUrl`),
+ * with the echo provider: goal, status and the plan's tasks (agent, skill, dependencies, the child
+ * run's inspector link, an output excerpt) and artifacts shown; approving the plan from it is
+ * followed live (the tasks run, the result review arrives) and approving the result completes the
+ * run; reject with a reason cancels it; without the approve capability no buttons; another org's run
+ * is a not-found page.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orgIdOf } from '../../helpers/api.js';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
+import {
+  checkAccessibility,
+  launchBrowser,
+  probeBrowser,
+  screenshot,
+  signIn,
+  type TestBrowser,
+  watchPageErrors,
+} from '../../helpers/browser.js';
+import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
+
+const probe = probeBrowser();
+
+describe.skipIf(probe.skip)('the mission review screen in the browser', () => {
+  let t: TestApp;
+  let b: TestBrowser;
+  let owner: string;
+
+  beforeAll(async () => {
+    b = await launchBrowser(probe);
+    t = await startTestApp();
+    owner = (await t.token({ org: 'acme', user: 'acme-owner', role: 'owner', scopes: ALL_SCOPES })).token;
+    await t.token({ org: 'other', user: 'other-owner', role: 'owner', scopes: ALL_SCOPES });
+    await createTeam(t, owner, ['lead', 'writer']);
+    await createMission(t, owner, 'launch', ['lead', 'writer'], { review: 'both' });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  const start = async (body: Record<string, unknown>): Promise<{ id: number; reviewUrl: string }> => {
+    const res = await t.request('POST', '/api/v1/mission-runs', { token: owner, body });
+    expect(res.status, res.text).toBe(202);
+    const id = res.body.missionRunId as number;
+    const run = await waitForMissionRun(t, owner, id, ['awaiting_review', 'failed']);
+    expect(run.status).toBe('awaiting_review');
+    return { id, reviewUrl: run.reviewUrl };
+  };
+  const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm', org = 'acme'): Promise<Page> =>
+    signIn(t, b, { org, userId, role });
+
+  it('approves the plan, follows the tasks live to the result review, approves it: completed', async () => {
+    const { id, reviewUrl } = await start({ missionSlug: 'launch', input: { product: 'Rocket' } });
+    expect(reviewUrl).toBe(`${t.app.baseUrl()}/review/missions/${id}`);
+    const page = await signedIn('rev-ada');
+    const errors = watchPageErrors(page);
+    // From the queue: the item links to the mission's screen.
+    await page.locator(`a[href="/review/missions/${id}"]`).first().click();
+    await page.getByRole('heading', { name: 'Plan', exact: true }).waitFor();
+    expect(page.url()).toBe(reviewUrl);
+    expect(await page.locator('h1').textContent()).toContain('launch');
+    await page.getByText('Launch note for Rocket').first().waitFor();
+    await page.getByRole('heading', { name: 'Decide on the plan' }).waitFor();
+    const tasks = page.locator('ol.tasks > li');
+    expect(await tasks.count()).toBe(2);
+    expect(await tasks.nth(0).textContent()).toContain('lead');
+    expect(await tasks.nth(1).locator('dd').nth(3).textContent()).toBe('task-1');
+    expect(await page.locator('ol.tasks .status-pending').count()).toBe(2);
+    await screenshot(page, 'review-mission-plan');
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    // Live from the stream: the tasks run, then the run waits for the review of its result.
+    await page.getByRole('heading', { name: 'Decide on the result' }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('ol.tasks .status-completed').count()).toBe(2);
+    const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
+    for (const task of run.plan.tasks) {
+      const item = page.locator(`ol.tasks > li[data-task="${task.id}"]`);
+      expect(await item.locator(`a[href="/inspect/skill-run/${task.runId}"]`).count()).toBe(1);
+      expect(await item.locator('pre.excerpt').textContent()).toContain('Launch note for Rocket');
+    }
+    // An artifact the run made links to its content.
+    const artifact = await t.app.artifacts.create(
+      { orgId: await orgIdOf(t, 'acme'), actor: 'user:acme-owner', apiTokenId: null, missionRunId: id },
+      { name: 'note.md', mediaType: 'text/markdown', content: Buffer.from('# Rocket\n') },
+    );
+    await page.reload();
+    const link = page.locator(`.artifacts a[href="/api/v1/artifacts/${artifact.id}/content"]`);
+    await link.waitFor();
+    expect(await (await page.request.get(`${t.url}/api/v1/artifacts/${artifact.id}/content`)).text()).toBe(
+      '# Rocket\n',
+    );
+    await screenshot(page, 'review-mission-result');
+
+    await page.getByLabel('Note (optional)').fill('ship it');
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('main > dl.facts .status-completed').waitFor();
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.getByText('note: ship it').waitFor();
+    const done = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
+    expect(done).toMatchObject({ status: 'completed', review: { decision: 'approved', note: 'ship it' } });
+    expect(errors).toEqual([]);
+  });
+
+  it('an ad hoc mission: rejected with a reason, it is cancelled', async () => {
+    const { id, reviewUrl } = await start({ team: ['lead', 'writer'], goal: 'A tagline for Comet' });
+    const page = await signedIn('rev-bo');
+    await page.goto(reviewUrl);
+    await page.getByRole('heading', { name: 'Ad hoc mission' }).waitFor();
+    await page.getByText('A tagline for Comet').first().waitFor();
+    await page.getByLabel('Reason', { exact: true }).fill('not yet');
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.locator('main > dl.facts .status-cancelled').waitFor();
+    await page.getByText('reason: not yet').waitFor();
+    const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
+    expect(run).toMatchObject({ status: 'cancelled', review: { decision: 'rejected', reason: 'not yet' } });
+  });
+
+  it('without the approve capability: no buttons; another org: not found', async () => {
+    const { reviewUrl } = await start({ missionSlug: 'launch', input: { product: 'Probe' } });
+    const specialist = await signedIn('spec-cy', 'specialist');
+    await specialist.goto(reviewUrl);
+    await specialist.getByRole('heading', { name: 'Plan', exact: true }).waitFor();
+    expect(await specialist.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    const stranger = await signedIn('other-dee', 'pm', 'other');
+    await stranger.goto(reviewUrl);
+    await stranger.getByText('There is no such mission run here.').waitFor();
+  });
+});

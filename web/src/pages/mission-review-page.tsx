@@ -1,0 +1,348 @@
+/**
+ * The review screen of a mission run (/review/missions/:id, the run's `reviewUrl`): the mission (slug
+ * or ad hoc), goal, status, the plan's tasks (agent, skill, dependencies, status, the child run, an
+ * excerpt of its output), artifacts, error, the review; and — with the approve capability, while it
+ * awaits review (of its plan or its result) — approve or reject. Live while it moves (its stream), so
+ * tasks starting and finishing, and the outcome of a decision, show without a reload.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from '../api.js';
+import { when } from '../format.js';
+import { JsonBlock } from '../review/draft-view.js';
+import { sessionStore } from '../stores/session-store.js';
+import { useSelector } from '../stores/use-selector.js';
+import { NotFoundPage } from './not-found-page.js';
+
+/** A task of a mission run's plan. */
+interface MissionTask {
+  id: string;
+  title: string;
+  agent: string;
+  skill: string | null;
+  instructions: string;
+  dependsOn: string[];
+  status: string;
+  runId: number | null;
+  output: Record<string, unknown> | null;
+}
+
+/** An artifact a mission run's tasks made. */
+interface Artifact {
+  id: number;
+  name: string;
+  mediaType: string;
+  bytes: number;
+  runId: number | null;
+  createdAt: string;
+}
+
+/** A mission run as `GET /api/v1/mission-runs/:id` answers it. */
+interface MissionRun {
+  id: number;
+  mission: string | null;
+  status: string;
+  goal: string;
+  input: Record<string, unknown>;
+  plan: { tasks: MissionTask[] } | null;
+  artifacts: Artifact[];
+  review: {
+    decision: string;
+    by: string;
+    onBehalfOf: string | null;
+    note: string | null;
+    reason: string | null;
+    at: string;
+  } | null;
+  reviewStage: 'plan' | 'result' | null;
+  error: { code: string; message: string; task?: string } | null;
+  team: Array<{ agent: string; role: string }>;
+  createdBy: string;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+/** The events of a mission run's stream (decisions §12). */
+const EVENTS = [
+  'planned',
+  'task_started',
+  'task_completed',
+  'awaiting_review',
+  'approved',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+/** How much of a task's output the screen shows. */
+const EXCERPT = 600;
+
+/** The first `EXCERPT` characters of a task's output: its `text`, else its JSON. */
+function excerpt(output: Record<string, unknown>): string {
+  const text = typeof output.text === 'string' ? output.text : JSON.stringify(output, null, 2);
+  return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+function TaskItem({ task }: { task: MissionTask }) {
+  return (
+    <li class="task" data-task={task.id}>
+      <h3>
+        {task.title} <span class="muted">({task.id})</span>
+      </h3>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <span class={`status status-${task.status}`}>{task.status}</span>
+        </dd>
+        <dt>Agent</dt>
+        <dd>{task.agent}</dd>
+        <dt>Skill</dt>
+        <dd>{task.skill ?? '—'}</dd>
+        <dt>Depends on</dt>
+        <dd>{task.dependsOn.length > 0 ? task.dependsOn.join(', ') : '—'}</dd>
+        <dt>Run</dt>
+        <dd>
+          {task.runId !== null ? (
+            <a href={`/inspect/skill-run/${task.runId}`}>skill run {task.runId}</a>
+          ) : (
+            '—'
+          )}
+        </dd>
+      </dl>
+      {task.output && (
+        <details open>
+          <summary>Output</summary>
+          <pre class="excerpt">{excerpt(task.output)}</pre>
+        </details>
+      )}
+    </li>
+  );
+}
+
+type Loaded = { state: 'loading' } | { state: 'missing' } | { state: 'loaded'; run: MissionRun };
+
+export function MissionReviewPage({ id }: { id: number }) {
+  const session = useSelector(sessionStore, (c) => c.session);
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState('');
+  const [reason, setReason] = useState('');
+
+  const load = async () => {
+    try {
+      setLoaded({ state: 'loaded', run: await api<MissionRun>('GET', `/mission-runs/${id}`) });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) setLoaded({ state: 'missing' });
+      else setError((e as Error).message);
+    }
+  };
+
+  useEffect(() => {
+    setLoaded({ state: 'loading' });
+    // One read at a time: a burst of events (the replay of a finished run) asks for one more at most.
+    let reading: Promise<void> | null = null;
+    let again = false;
+    const reload = () => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = load().finally(() => {
+        reading = null;
+        if (again) {
+          again = false;
+          reload();
+        }
+      });
+    };
+    reload();
+    const source = new EventSource(`/api/v1/mission-runs/${id}/stream`);
+    for (const name of EVENTS) source.addEventListener(name, reload);
+    source.onerror = () => {
+      // The server ends the stream once the run is over: close rather than reconnect.
+      if (source.readyState === EventSource.CONNECTING) source.close();
+    };
+    return () => source.close();
+  }, [id]);
+
+  const decide = async (action: 'approve' | 'reject', text: string, done: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', '/reviews/decide?limit=1', {
+        kind: 'mission',
+        id,
+        action,
+        ...(text ? { reason: text } : {}),
+      });
+      setNotice(done);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  };
+
+  if (loaded.state === 'missing') return <NotFoundPage what="mission run" />;
+  if (loaded.state === 'loading') {
+    return (
+      <main id="main" aria-busy="true">
+        <p>Loading…</p>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+      </main>
+    );
+  }
+  const m = loaded.run;
+  const canDecide = !!session?.canApprove && m.status === 'awaiting_review';
+  const tasks = m.plan?.tasks ?? [];
+  return (
+    <main id="main" class="review-page">
+      <p>
+        <a href="/review">← Queue</a> · <a href={`/inspect/mission-run/${m.id}`}>Inspect the mission run</a>
+      </p>
+      <h1>
+        {m.mission ?? 'Ad hoc mission'} <span class="muted">(mission run {m.id})</span>
+      </h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <p class="visually-hidden" aria-live="polite">
+        {notice}
+      </p>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <span class={`status status-${m.status}`}>{m.status}</span>
+          {m.status === 'awaiting_review' && m.reviewStage && ` (the ${m.reviewStage})`}
+        </dd>
+        <dt>Mission</dt>
+        <dd>{m.mission ?? 'ad hoc'}</dd>
+        <dt>Team</dt>
+        <dd>
+          {m.team
+            .map((member) => (member.role ? `${member.agent} (${member.role})` : member.agent))
+            .join(', ')}
+        </dd>
+        <dt>Started by</dt>
+        <dd>{m.createdBy}</dd>
+        <dt>Started</dt>
+        <dd>{when(m.createdAt)}</dd>
+        {m.completedAt && (
+          <>
+            <dt>Finished</dt>
+            <dd>{when(m.completedAt)}</dd>
+          </>
+        )}
+      </dl>
+      <section aria-labelledby="goal-title">
+        <h2 id="goal-title">Goal</h2>
+        <p class="goal">{m.goal}</p>
+        {Object.keys(m.input).length > 0 && (
+          <details>
+            <summary>Input</summary>
+            <JsonBlock value={m.input} />
+          </details>
+        )}
+      </section>
+      {canDecide && (
+        <section class="actions" aria-labelledby="decide-title">
+          <h2 id="decide-title">Decide on the {m.reviewStage ?? 'run'}</h2>
+          <form
+            class="stack"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void decide('approve', note.trim(), 'Approved.');
+            }}
+          >
+            <label for="approve-note">Note (optional)</label>
+            <input id="approve-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+            <button type="submit" class="primary" disabled={busy}>
+              Approve
+            </button>
+          </form>
+          <form
+            class="stack"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (reason.trim()) void decide('reject', reason.trim(), 'Rejected.');
+            }}
+          >
+            <label for="reject-reason-input">Reason</label>
+            <input
+              id="reject-reason-input"
+              required
+              value={reason}
+              onInput={(e) => setReason(e.currentTarget.value)}
+            />
+            <button type="submit" class="danger" disabled={busy}>
+              Reject
+            </button>
+          </form>
+        </section>
+      )}
+      {m.error && (
+        <section aria-labelledby="error-title">
+          <h2 id="error-title">Error</h2>
+          <p role="status">
+            <code>{m.error.code}</code>
+            {m.error.task && <> (task {m.error.task})</>}: {m.error.message}
+          </p>
+        </section>
+      )}
+      <section aria-labelledby="plan-title">
+        <h2 id="plan-title">Plan</h2>
+        {m.plan === null ? (
+          <p class="muted">Not planned yet.</p>
+        ) : (
+          <ol class="tasks">
+            {tasks.map((task) => (
+              <TaskItem key={task.id} task={task} />
+            ))}
+          </ol>
+        )}
+      </section>
+      <section aria-labelledby="artifacts-title">
+        <h2 id="artifacts-title">Artifacts</h2>
+        {m.artifacts.length === 0 ? (
+          <p class="muted">None.</p>
+        ) : (
+          <ul class="artifacts">
+            {m.artifacts.map((a) => (
+              <li key={a.id}>
+                <a href={`/api/v1/artifacts/${a.id}/content`}>{a.name}</a>{' '}
+                <span class="muted">
+                  ({a.mediaType}, {size(a.bytes)})
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {m.review && (
+        <section aria-labelledby="review-title">
+          <h2 id="review-title">Review</h2>
+          <p>
+            <strong>{m.review.decision}</strong> by {m.review.by}
+            {m.review.onBehalfOf && <> for {m.review.onBehalfOf}</>} on {when(m.review.at)}
+            {m.review.note && <> — note: {m.review.note}</>}
+            {m.review.reason && <> — reason: {m.review.reason}</>}
+          </p>
+        </section>
+      )}
+    </main>
+  );
+}
