@@ -13,7 +13,7 @@ import {
   reviewItemContextSchema,
   reviewItemMachine,
 } from '../../../machines/index.js';
-import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
+import type { ActorKindDef, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
 import type { ReviewKind } from './subjects.js';
 
@@ -70,14 +70,14 @@ const emitReviewEvent: EffectHandler = (params, ctx) => {
 };
 
 /** The `review-item` kind. */
-export const reviewItemKind: ActorKindDef = {
+export const reviewItemKind: ActorKindDef<typeof reviewItemMachine> = {
   name: REVIEW_ITEM_KIND,
   machine: reviewItemMachine,
   table: 'review_items',
   sequence: 'review_items_id_seq',
   contextSchema: reviewItemContextSchema,
-  project(snapshot: MachineSnapshotLike) {
-    const p = projectReviewItem(snapshot as never);
+  project(snapshot) {
+    const p = projectReviewItem(snapshot);
     return {
       status: p.status,
       open: p.open,

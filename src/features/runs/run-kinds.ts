@@ -18,12 +18,7 @@ import {
   workflowRunContextSchema,
   workflowRunMachine,
 } from '../../../machines/index.js';
-import type {
-  ActorKindDef,
-  EffectContext,
-  EffectHandler,
-  MachineSnapshotLike,
-} from '../../platform/actors/kind.js';
+import type { ActorKindDef, EffectContext, EffectHandler } from '../../platform/actors/kind.js';
 import { runEventSubject } from '../../platform/bus/subjects.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { ReviewDecision, ReviewItems } from '../reviews/index.js';
@@ -280,15 +275,15 @@ export function runKinds(
       machine: skillRunMachine,
       discriminator: { column: 'kind', value: 'skill' },
       contextSchema: skillRunContextSchema,
-      project: (snapshot: MachineSnapshotLike) => columns(projectSkillRun(snapshot as never)),
-    },
+      project: (snapshot) => columns(projectSkillRun(snapshot)),
+    } satisfies ActorKindDef<typeof skillRunMachine>,
     {
       ...shared,
       name: WORKFLOW_RUN_KIND,
       machine: workflowRunMachine,
       discriminator: { column: 'kind', value: 'workflow' },
       contextSchema: workflowRunContextSchema,
-      project: (snapshot: MachineSnapshotLike) => columns(projectWorkflowRun(snapshot as never)),
-    },
+      project: (snapshot) => columns(projectWorkflowRun(snapshot)),
+    } satisfies ActorKindDef<typeof workflowRunMachine>,
   ];
 }

@@ -17,7 +17,7 @@ import {
   webhookEndpointMachine,
 } from '../../../machines/index.js';
 import type { ActorHost } from '../../platform/actors/host.js';
-import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
+import type { ActorKindDef, EffectHandler } from '../../platform/actors/kind.js';
 import type { Sql } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/log.js';
 import { createBatchLoader } from '../../platform/util/batch-loader.js';
@@ -52,7 +52,7 @@ const attemptWrite = (rows: string): string => `
   on conflict (delivery_pk, attempt) do nothing`;
 
 /** The `webhook-endpoint` kind. */
-export function webhookEndpointKind(log: Logger): ActorKindDef {
+export function webhookEndpointKind(log: Logger): ActorKindDef<typeof webhookEndpointMachine> {
   const notify: EffectHandler = (params, ctx) => {
     const p = params as NotifyParams;
     if (p.signal !== 'endpoint_disabled') return;
@@ -71,8 +71,8 @@ export function webhookEndpointKind(log: Logger): ActorKindDef {
     table: 'webhooks',
     sequence: 'webhooks_id_seq',
     contextSchema: webhookEndpointContextSchema,
-    project(snapshot: MachineSnapshotLike) {
-      const p = projectWebhookEndpoint(snapshot as never);
+    project(snapshot) {
+      const p = projectWebhookEndpoint(snapshot);
       return {
         status: p.status,
         active: p.active,
@@ -103,7 +103,7 @@ export function webhookEndpointKind(log: Logger): ActorKindDef {
  * The `webhook-delivery` kind; its outcomes go to the endpoint through `host`. `db` answers the
  * endpoint's failure count (reads of one event-loop turn share a round trip: `createBatchLoader`).
  */
-export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef {
+export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef<typeof webhookDeliveryMachine> {
   const failures = createBatchLoader<string, number | undefined>({
     batch: async (keys) => {
       const refs = keys.map((key) => key.split(':').map(Number) as [number, number]);
@@ -153,8 +153,8 @@ export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef {
     table: 'webhook_deliveries',
     sequence: 'webhook_deliveries_id_seq',
     contextSchema: webhookDeliveryContextSchema,
-    project(snapshot: MachineSnapshotLike) {
-      const p = projectWebhookDelivery(snapshot as never);
+    project(snapshot) {
+      const p = projectWebhookDelivery(snapshot);
       return {
         status: p.status,
         api_status: p.apiStatus,

@@ -2,7 +2,7 @@
  * What the actor host needs to know about one kind of persisted actor: its machine, its table, how a
  * snapshot projects onto queryable columns, and how its effects are performed.
  */
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
 import type { Effect } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
@@ -51,11 +51,14 @@ export interface MachineSnapshotLike {
   can(event: { type: string }): boolean;
 }
 
-/** One kind of persisted actor. */
-export interface ActorKindDef {
+/**
+ * One kind of persisted actor, typed by its machine: `project` gets the machine's own snapshot type,
+ * so a kind's projection needs no cast (the host holds them all as `ActorKindDef`).
+ */
+export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine> {
   /** The kind's name (the machine's id): `actor_kind` in the transition log and the timers table. */
   readonly name: string;
-  readonly machine: AnyStateMachine;
+  readonly machine: M;
   /** Table of the actor rows: `id`, `org_id`, `snapshot`, `version`, `created_at`, `updated_at` (+ `last_seq`). */
   readonly table: string;
   /** Sequence the ids come from (allocated before the row is written: the machine's input names the id). */
@@ -65,7 +68,7 @@ export interface ActorKindDef {
   /** Validates a loaded snapshot's context (zod at the database edge). */
   readonly contextSchema: z.ZodType;
   /** Snapshot → projected columns (snake_case). Called after every transition. */
-  project(snapshot: MachineSnapshotLike): Record<string, unknown>;
+  project(snapshot: Pick<SnapshotFrom<M>, 'value' | 'context'>): Record<string, unknown>;
   /** The keys `project` returns, in a fixed order. */
   readonly projectedColumns: readonly string[];
   /** Columns the creator supplies (fixed for the actor's life), in a fixed order. */
