@@ -127,7 +127,16 @@ describe('spans', () => {
   let admin: CreatedToken;
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
+    // A skill that lists run_code is asked for one call, then answers.
+    fake = await startFakeOpenAI({
+      assistant: (body) => {
+        if (!body.tools) return undefined;
+        if (body.messages.some((m) => m.role === 'tool')) return { content: 'computed' };
+        return {
+          toolCalls: [{ id: 'c1', name: 'run_code', arguments: '{"language":"javascript","code":"1+1"}' }],
+        };
+      },
+    });
     receiver = await startReceiver();
     t = await startTestApp(
       {
@@ -140,6 +149,7 @@ describe('spans', () => {
     );
     admin = await t.token({ scopes: ALL_SCOPES });
     await createSkill(t, admin.token, { slug: 'sum' }, 'Summarize {{input.text}}');
+    await createSkill(t, admin.token, { slug: 'calc', tools: ['run_code'] }, 'Compute {{input.text}}');
   });
   afterAll(async () => {
     await t?.close();
@@ -179,6 +189,22 @@ describe('spans', () => {
     expect(model?.attributes['gen_ai.system']).toBe('openai');
     const sent = fake.requests.at(-1);
     expect(sent?.headers.traceparent).toBe(`00-${TRACE_ID}-${model?.spanContext().spanId}-01`);
+  });
+
+  it("show each tool call of a run's tool loop in the run's trace, under its step", async () => {
+    const res = await t.request('POST', '/api/v1/skills/calc/runs', {
+      token: admin.token,
+      body: { input: { text: 'x' } },
+      headers: { traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-01` },
+    });
+    expect(res.status, res.text).toBe(202);
+    await t.app.jobs.drain();
+    const [step] = named('run step calc');
+    const [tool] = named('tool run_code');
+    expect(tool?.spanContext().traceId).toBe(TRACE_ID);
+    expect(parentOf(tool as ReadableSpan)).toBe(step?.spanContext().spanId);
+    expect(tool?.attributes).toMatchObject({ 'r3.tool.name': 'run_code', 'r3.tool.call_id': 'c1' });
+    expect(named('model openai').filter((m) => parentOf(m) === step?.spanContext().spanId)).toHaveLength(2);
   });
 
   it('leave probes and scrapes out', async () => {
