@@ -209,7 +209,9 @@ describe('run_code', () => {
   it('stops a 1 GB string and unbounded allocation with TOOL_FAILED (memory)', async () => {
     for (const code of [
       '"x".repeat(1024 * 1024 * 1024 - 1)',
-      'const a = []; for (;;) a.push({ n: a.length, s: "y" + a.length })',
+      // Objects of a 64K-element array each: the 64 MiB limit is reached in about 64 steps, long before
+      // the 5 s one even on a loaded machine (small objects one by one could hit the time limit first).
+      'const a = []; for (;;) a.push({ n: a.length, items: new Array(65536).fill(a.length) })',
     ]) {
       const error = await fails(mcp, 'run_code', { language: 'javascript', code }, 'TOOL_FAILED');
       expect(error.details).toEqual({ limit: 'memory', limitBytes: 64 * 1024 * 1024 });
