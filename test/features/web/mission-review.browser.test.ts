@@ -3,8 +3,9 @@
  * with the echo provider: goal, status and the plan's tasks (agent, skill, dependencies, the child
  * run's inspector link, an output excerpt) and artifacts shown; approving the plan from it is
  * followed live (the tasks run, the result review arrives) and approving the result completes the
- * run; reject with a reason cancels it; without the approve capability no buttons; another org's run
- * is a not-found page.
+ * run; reject with a reason cancels it; a failed task and a cancel made elsewhere show live (the
+ * error with its code and task); without the approve capability no buttons; another org's run is a
+ * not-found page.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +118,47 @@ describe.skipIf(probe.skip)('the mission review screen in the browser', () => {
     await page.getByText('reason: not yet').waitFor();
     const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
     expect(run).toMatchObject({ status: 'cancelled', review: { decision: 'rejected', reason: 'not yet' } });
+  });
+
+  it('a task that fails: the failure and its error show live', async () => {
+    await createTeam(t, owner, ['solo', 'gone']);
+    await createMission(t, owner, 'breaks', ['solo', 'gone'], { review: 'plan' });
+    const { id, reviewUrl } = await start({ missionSlug: 'breaks', input: { product: 'Flop' } });
+    const page = await signedIn('rev-eve');
+    const errors = watchPageErrors(page);
+    await page.goto(reviewUrl);
+    await page.getByRole('heading', { name: 'Decide on the plan' }).waitFor();
+    // The mission's definition no longer names the agent (the run keeps its own), so it can be turned off.
+    const patched = await t.request('PATCH', '/api/v1/missions/breaks', {
+      token: owner,
+      body: { team: [{ agent: 'solo', role: 'solo role' }] },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const off = await t.request('PATCH', '/api/v1/agents/gone', { token: owner, body: { active: false } });
+    expect(off.status, off.text).toBe(200);
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('main > dl.facts .status-failed').waitFor({ timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Error' }).waitFor();
+    expect(await page.locator('[aria-labelledby="error-title"] code').textContent()).toBe('TASK_FAILED');
+    expect(await page.locator('[aria-labelledby="error-title"]').textContent()).toContain('(task task-2)');
+    expect(await page.locator('li[data-task="task-2"] .status-failed').count()).toBe(1);
+    const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
+    expect(run).toMatchObject({ status: 'failed', error: { code: 'TASK_FAILED', task: 'task-2' } });
+    expect(errors).toEqual([]);
+  });
+
+  it('cancelled elsewhere while open: the screen shows it without a reload', async () => {
+    const { id, reviewUrl } = await start({ missionSlug: 'launch', input: { product: 'Nova' } });
+    const page = await signedIn('rev-fay');
+    await page.goto(reviewUrl);
+    await page.getByRole('heading', { name: 'Decide on the plan' }).waitFor();
+    const cancelled = await t.request('POST', `/api/v1/mission-runs/${id}/cancel`, {
+      token: owner,
+      body: {},
+    });
+    expect(cancelled.status).toBe(200);
+    await page.locator('main > dl.facts .status-cancelled').waitFor();
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
 
   it('without the approve capability: no buttons; another org: not found', async () => {
