@@ -112,7 +112,7 @@ describe('the authenticator with fused reads', () => {
       authenticate(bearer(red), null),
       authenticate(bearer(red), { read: 'no-such-read', key: redRun }),
       authenticate(`Bearer ${issueToken('test', red.id).token}`, { read: 'run', key: redRun }).catch(
-        (error: { status: number }) => error.status,
+        (error: { code: string }) => error.code,
       ),
     ]);
     expect(counting.statements.map((s) => s.name)).toEqual(['authenticate_batch_run']);
@@ -124,6 +124,6 @@ describe('the authenticator with fused reads', () => {
     expect(other).toMatchObject({ fused: { key: redRun, value: null } });
     expect(none).not.toHaveProperty('fused');
     expect(unknown).not.toHaveProperty('fused');
-    expect(forged).toBe(401);
+    expect(forged).toBe('UNAUTHORIZED');
   });
 });

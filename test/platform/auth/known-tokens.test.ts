@@ -87,12 +87,12 @@ describe('the known-token statement', () => {
     const status = (header: string) =>
       authenticate(header).then(
         () => 200,
-        (error: { status: number; details: { reason: string } }) => `${error.status} ${error.details.reason}`,
+        (error: { code: string; details: { reason: string } }) => `${error.code} ${error.details.reason}`,
       );
-    expect(await status(`Bearer ${issueToken('test', token.id).token}`)).toBe('401 unknown');
+    expect(await status(`Bearer ${issueToken('test', token.id).token}`)).toBe('UNAUTHORIZED unknown');
     expect(await status(bearer(token))).toBe(200);
     t.clock.advance(60_000);
-    expect(await status(bearer(token))).toBe('401 expired');
+    expect(await status(bearer(token))).toBe('UNAUTHORIZED expired');
   });
 });
 
