@@ -9,6 +9,7 @@ import { ActionReviewPage } from './pages/action-review-page.js';
 import { AdminTokensPage } from './pages/admin-tokens-page.js';
 import { AdminWebhooksPage } from './pages/admin-webhooks-page.js';
 import { InspectPage } from './pages/inspect-page.js';
+import { LoadingPage } from './pages/loading-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { MissionReviewPage } from './pages/mission-review-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
@@ -95,11 +96,7 @@ export function App() {
 
   if (path === '/login') return <LoginPage />;
   if (status !== 'signed-in') {
-    return (
-      <main id="main" aria-busy="true">
-        <p>Loading…</p>
-      </main>
-    );
+    return <LoadingPage />;
   }
   return (
     <>

@@ -5,12 +5,13 @@
  * (its stream), so the outcome of an approval (executed with its result, or failed with the error)
  * shows without a reload.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
 import { when } from '../format.js';
+import { DecideForms } from '../review/decide-forms.js';
 import { JsonBlock } from '../review/draft-view.js';
+import { useSubjectReview } from '../review/subject-review.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
+import { LoadingPage } from './loading-page.js';
 import { NotFoundPage } from './not-found-page.js';
 
 /** A proposal as `GET /api/v1/proposals/:id` answers it. */
@@ -32,74 +33,22 @@ interface Proposal {
 }
 
 /** The events of a proposal's stream. */
-const EVENTS = ['created', 'approved', 'rejected', 'cancelled', 'executed', 'failed'];
-
-type Loaded = { state: 'loading' } | { state: 'missing' } | { state: 'loaded'; proposal: Proposal };
+const EVENTS = ['created', 'approved', 'rejected', 'cancelled', 'executed', 'failed'].map(
+  (name) => `proposal.${name}`,
+);
 
 export function ActionReviewPage({ id }: { id: number }) {
   const session = useSelector(sessionStore, (c) => c.session);
-  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState('');
-  const [reason, setReason] = useState('');
-
-  const load = async () => {
-    try {
-      setLoaded({ state: 'loaded', proposal: await api<Proposal>('GET', `/proposals/${id}`) });
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) setLoaded({ state: 'missing' });
-      else setError((e as Error).message);
-    }
-  };
-
-  useEffect(() => {
-    setLoaded({ state: 'loading' });
-    void load();
-    const source = new EventSource(`/api/v1/proposals/${id}/stream`);
-    const reload = () => void load();
-    for (const name of EVENTS) source.addEventListener(`proposal.${name}`, reload);
-    source.onerror = () => {
-      // The server ends the stream once the proposal is settled: close rather than reconnect.
-      if (source.readyState === EventSource.CONNECTING) source.close();
-    };
-    return () => source.close();
-  }, [id]);
-
-  const decide = async (action: 'approve' | 'reject', text: string, done: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', '/reviews/decide?limit=1', {
-        kind: 'action',
-        id,
-        action,
-        ...(text ? { reason: text } : {}),
-      });
-      setNotice(done);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-      await load();
-    }
-  };
+  const { loaded, error, notice, busy, decide } = useSubjectReview<Proposal>({
+    kind: 'action',
+    id,
+    path: `/proposals/${id}`,
+    events: EVENTS,
+  });
 
   if (loaded.state === 'missing') return <NotFoundPage what="proposal" />;
-  if (loaded.state === 'loading') {
-    return (
-      <main id="main" aria-busy="true">
-        <p>Loading…</p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
-      </main>
-    );
-  }
-  const p = loaded.proposal;
+  if (loaded.state === 'loading') return <LoadingPage error={error} />;
+  const p = loaded.subject;
   const canDecide = !!session?.canApprove && p.status === 'pending';
   return (
     <main id="main" class="review-page">
@@ -164,37 +113,11 @@ export function ActionReviewPage({ id }: { id: number }) {
       {canDecide && (
         <section class="actions" aria-labelledby="decide-title">
           <h2 id="decide-title">Decide</h2>
-          <form
-            class="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void decide('approve', note.trim(), 'Approved.');
-            }}
-          >
-            <label for="approve-note">Note (optional)</label>
-            <input id="approve-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-            <button type="submit" class="primary" disabled={busy}>
-              Approve
-            </button>
-          </form>
-          <form
-            class="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (reason.trim()) void decide('reject', reason.trim(), 'Rejected.');
-            }}
-          >
-            <label for="reject-reason-input">Reason</label>
-            <input
-              id="reject-reason-input"
-              required
-              value={reason}
-              onInput={(e) => setReason(e.currentTarget.value)}
-            />
-            <button type="submit" class="danger" disabled={busy}>
-              Reject
-            </button>
-          </form>
+          <DecideForms
+            busy={busy}
+            onApprove={(note) => void decide('approve', note, 'Approved.')}
+            onReject={(reason) => void decide('reject', reason, 'Rejected.')}
+          />
         </section>
       )}
       {p.review && (

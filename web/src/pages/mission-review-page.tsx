@@ -5,12 +5,13 @@
  * awaits review (of its plan or its result) — approve or reject. Live while it moves (its stream), so
  * tasks starting and finishing, and the outcome of a decision, show without a reload.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
 import { when } from '../format.js';
+import { DecideForms } from '../review/decide-forms.js';
 import { JsonBlock } from '../review/draft-view.js';
+import { useSubjectReview } from '../review/subject-review.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
+import { LoadingPage } from './loading-page.js';
 import { NotFoundPage } from './not-found-page.js';
 
 /** A task of a mission run's plan. */
@@ -124,87 +125,18 @@ function TaskItem({ task }: { task: MissionTask }) {
   );
 }
 
-type Loaded = { state: 'loading' } | { state: 'missing' } | { state: 'loaded'; run: MissionRun };
-
 export function MissionReviewPage({ id }: { id: number }) {
   const session = useSelector(sessionStore, (c) => c.session);
-  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState('');
-  const [reason, setReason] = useState('');
-
-  const load = async () => {
-    try {
-      setLoaded({ state: 'loaded', run: await api<MissionRun>('GET', `/mission-runs/${id}`) });
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) setLoaded({ state: 'missing' });
-      else setError((e as Error).message);
-    }
-  };
-
-  useEffect(() => {
-    setLoaded({ state: 'loading' });
-    // One read at a time: a burst of events (the replay of a finished run) asks for one more at most.
-    let reading: Promise<void> | null = null;
-    let again = false;
-    const reload = () => {
-      if (reading) {
-        again = true;
-        return;
-      }
-      reading = load().finally(() => {
-        reading = null;
-        if (again) {
-          again = false;
-          reload();
-        }
-      });
-    };
-    reload();
-    const source = new EventSource(`/api/v1/mission-runs/${id}/stream`);
-    for (const name of EVENTS) source.addEventListener(name, reload);
-    source.onerror = () => {
-      // The server ends the stream once the run is over: close rather than reconnect.
-      if (source.readyState === EventSource.CONNECTING) source.close();
-    };
-    return () => source.close();
-  }, [id]);
-
-  const decide = async (action: 'approve' | 'reject', text: string, done: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', '/reviews/decide?limit=1', {
-        kind: 'mission',
-        id,
-        action,
-        ...(text ? { reason: text } : {}),
-      });
-      setNotice(done);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-      await load();
-    }
-  };
+  const { loaded, error, notice, busy, decide } = useSubjectReview<MissionRun>({
+    kind: 'mission',
+    id,
+    path: `/mission-runs/${id}`,
+    events: EVENTS,
+  });
 
   if (loaded.state === 'missing') return <NotFoundPage what="mission run" />;
-  if (loaded.state === 'loading') {
-    return (
-      <main id="main" aria-busy="true">
-        <p>Loading…</p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
-      </main>
-    );
-  }
-  const m = loaded.run;
+  if (loaded.state === 'loading') return <LoadingPage error={error} />;
+  const m = loaded.subject;
   const canDecide = !!session?.canApprove && m.status === 'awaiting_review';
   const tasks = m.plan?.tasks ?? [];
   return (
@@ -261,37 +193,11 @@ export function MissionReviewPage({ id }: { id: number }) {
       {canDecide && (
         <section class="actions" aria-labelledby="decide-title">
           <h2 id="decide-title">Decide on the {m.reviewStage ?? 'run'}</h2>
-          <form
-            class="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void decide('approve', note.trim(), 'Approved.');
-            }}
-          >
-            <label for="approve-note">Note (optional)</label>
-            <input id="approve-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-            <button type="submit" class="primary" disabled={busy}>
-              Approve
-            </button>
-          </form>
-          <form
-            class="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (reason.trim()) void decide('reject', reason.trim(), 'Rejected.');
-            }}
-          >
-            <label for="reject-reason-input">Reason</label>
-            <input
-              id="reject-reason-input"
-              required
-              value={reason}
-              onInput={(e) => setReason(e.currentTarget.value)}
-            />
-            <button type="submit" class="danger" disabled={busy}>
-              Reject
-            </button>
-          </form>
+          <DecideForms
+            busy={busy}
+            onApprove={(note) => void decide('approve', note, 'Approved.')}
+            onReject={(reason) => void decide('reject', reason, 'Rejected.')}
+          />
         </section>
       )}
       {m.error && (

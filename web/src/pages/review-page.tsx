@@ -13,6 +13,7 @@ import { followRun, loadRun } from '../review/review-data.js';
 import { type Run, reviewStore } from '../stores/review-store.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
+import { LoadingPage } from './loading-page.js';
 import { NotFoundPage } from './not-found-page.js';
 
 /** Fields the screen shows in their own place; any other field of the run is shown as data. */
@@ -91,11 +92,7 @@ export function ReviewPage({ runId }: { runId: number }) {
   if (state.notFound) return <NotFoundPage what="run" />;
   const { run } = state;
   if (!run) {
-    return (
-      <main id="main" aria-busy="true">
-        <p>Loading…</p>
-      </main>
-    );
+    return <LoadingPage />;
   }
   const others = Object.entries(run).filter(([key, value]) => !KNOWN.has(key) && value !== null);
   const canDecide = !!session?.canApprove && waiting(run);
