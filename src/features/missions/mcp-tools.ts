@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access } from '../../platform/auth/guard.js';
-import { ApiError, conflict, type FieldIssue, validationFailed } from '../../platform/errors.js';
-import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { conflict, validationFailed } from '../../platform/errors.js';
+import { bodyFieldsAsArguments, defineTool, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { slugSchema, type WorkspaceServices } from '../workspace/index.js';
 import { promotedResources } from './promote.js';
@@ -21,19 +21,6 @@ const missionRunIdSchema = z
   .min(1)
   .max(Number.MAX_SAFE_INTEGER)
   .describe('The mission run id (missionRunId).');
-
-/** The mission service names body fields `body.*`; over MCP they are `arguments.*`. */
-function asArguments(error: unknown): unknown {
-  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
-  const issues = error.details.issues;
-  if (!Array.isArray(issues)) return error;
-  const renamed = (issues as FieldIssue[]).map((issue) =>
-    issue.field === 'body' || issue.field.startsWith('body.')
-      ? { ...issue, field: `arguments${issue.field.slice(4)}` }
-      : issue,
-  );
-  return validationFailed(renamed, error.message.replace(/\bbody\./g, 'arguments.'));
-}
 
 const PAGE = 200;
 
@@ -122,7 +109,7 @@ export function missionTools(
           });
           return { missionRunId: answer.missionRunId, status: answer.status };
         } catch (error) {
-          throw asArguments(error);
+          throw bodyFieldsAsArguments(error);
         }
       },
     }),

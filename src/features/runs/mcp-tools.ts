@@ -7,9 +7,8 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { ApiError, type FieldIssue, validationFailed } from '../../platform/errors.js';
 import { JsonText } from '../../platform/mcp/results.js';
-import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { bodyFieldsAsArguments, defineTool, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
@@ -28,19 +27,6 @@ function runOutcome(run: RunView) {
     traceId: run.traceId,
     reviewUrl: run.reviewUrl,
   };
-}
-
-/** The run service names trigger-body fields `body.*`; over MCP they are `arguments.*`. */
-function asArguments(error: unknown): unknown {
-  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
-  const issues = error.details.issues;
-  if (!Array.isArray(issues)) return error;
-  const renamed = (issues as FieldIssue[]).map((issue) =>
-    issue.field === 'body' || issue.field.startsWith('body.')
-      ? { ...issue, field: `arguments${issue.field.slice(4)}` }
-      : issue,
-  );
-  return validationFailed(renamed, error.message.replace(/\bbody\./g, 'arguments.'));
 }
 
 /** The runtime tools over `s`; `runtime_run_skill` waits at most `waitMs`. */
@@ -72,7 +58,7 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
           });
           runId = answer.runId;
         } catch (error) {
-          throw asArguments(error);
+          throw bodyFieldsAsArguments(error);
         }
         const run = await waitForRun(s, ctx.principal, runId, {
           timeoutMs: options.waitMs,

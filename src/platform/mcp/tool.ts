@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
+import { ApiError, type FieldIssue, validationFailed } from '../errors.js';
 import type { RateDecision } from '../ratelimit/limiter.js';
 import type { JsonText } from './results.js';
 
@@ -79,4 +80,20 @@ export function toolJsonSchema(schema: z.ZodType): Record<string, unknown> {
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * A service's validation error as a tool's: services shared with REST name request-body fields
+ * `body.*`; over MCP they are the tool's `arguments.*`. Other errors pass through unchanged.
+ */
+export function bodyFieldsAsArguments(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return error;
+  const issues = error.details.issues;
+  if (!Array.isArray(issues)) return error;
+  const renamed = (issues as FieldIssue[]).map((issue) =>
+    issue.field === 'body' || issue.field.startsWith('body.')
+      ? { ...issue, field: `arguments${issue.field.slice(4)}` }
+      : issue,
+  );
+  return validationFailed(renamed, error.message.replace(/\bbody\./g, 'arguments.'));
 }
