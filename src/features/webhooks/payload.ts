@@ -14,30 +14,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
-/** The spec's eight webhook event types, the proposals' three (decisions §11) and the missions' five (§12). */
-export const WEBHOOK_EVENT_TYPES = [
-  'run.started',
-  'run.step_completed',
-  'run.paused_for_review',
-  'run.approved',
-  'run.rejected',
-  'run.completed',
-  'run.failed',
-  'object.created',
-  'proposal.created',
-  'proposal.executed',
-  'proposal.failed',
-  'mission.started',
-  'mission.awaiting_review',
-  'mission.completed',
-  'mission.failed',
-  'mission.cancelled',
-] as const;
-
-/** One webhook event type. */
-export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
-export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;
-
 /** The event types about runs. */
 export const RUN_EVENT_TYPES = [
   'run.started',
@@ -47,7 +23,35 @@ export const RUN_EVENT_TYPES = [
   'run.rejected',
   'run.completed',
   'run.failed',
-] as const satisfies readonly WebhookEventType[];
+] as const;
+
+/** The event types about proposals (decisions §11). */
+export const PROPOSAL_EVENT_TYPES = ['proposal.created', 'proposal.executed', 'proposal.failed'] as const;
+
+/** The event types about mission runs (decisions §12). */
+export const MISSION_EVENT_TYPES = [
+  'mission.started',
+  'mission.awaiting_review',
+  'mission.completed',
+  'mission.failed',
+  'mission.cancelled',
+] as const;
+
+/**
+ * Every webhook event type: the spec's eight (the runs' seven and object.created), the proposals' three
+ * (decisions §11) and the missions' five (§12), in that order.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  ...RUN_EVENT_TYPES,
+  'object.created',
+  ...PROPOSAL_EVENT_TYPES,
+  ...MISSION_EVENT_TYPES,
+] as const;
+
+/** One webhook event type. */
+export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
+export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;
+
 export const runEventTypeSchema = z.enum(RUN_EVENT_TYPES);
 export type RunEventType = z.infer<typeof runEventTypeSchema>;
 
@@ -134,12 +138,6 @@ export const objectCreatedDataSchema = z
   .strict();
 export type ObjectCreatedData = z.infer<typeof objectCreatedDataSchema>;
 
-/** The event types about proposals (decisions §11). */
-export const PROPOSAL_EVENT_TYPES = [
-  'proposal.created',
-  'proposal.executed',
-  'proposal.failed',
-] as const satisfies readonly WebhookEventType[];
 export const proposalEventTypeSchema = z.enum(PROPOSAL_EVENT_TYPES);
 export type ProposalEventType = z.infer<typeof proposalEventTypeSchema>;
 
@@ -159,14 +157,6 @@ export const proposalEventDataSchema = z
   .strict();
 export type ProposalEventData = z.infer<typeof proposalEventDataSchema>;
 
-/** The event types about mission runs (decisions §12). */
-export const MISSION_EVENT_TYPES = [
-  'mission.started',
-  'mission.awaiting_review',
-  'mission.completed',
-  'mission.failed',
-  'mission.cancelled',
-] as const satisfies readonly WebhookEventType[];
 export const missionEventTypeSchema = z.enum(MISSION_EVENT_TYPES);
 export type MissionEventType = z.infer<typeof missionEventTypeSchema>;
 
