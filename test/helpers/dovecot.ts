@@ -13,11 +13,13 @@
  *   beforeAll(async () => { requireDovecot(dovecot); server = await startDovecot({alice: 'pw'}); });
  * ```
  */
+
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ImapFlow } from 'imapflow';
 
 const CANDIDATES = ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot', '/opt/homebrew/sbin/dovecot'];
 
@@ -58,6 +60,28 @@ export interface Dovecot {
   port: number;
   dir: string;
   stop(): Promise<void>;
+}
+
+/** Runs `fn` on an IMAP session of `user` (password `pass`) on `imap`, logged out afterwards. */
+export async function withImapSession<T>(
+  imap: Dovecot,
+  user: string,
+  pass: string,
+  fn: (client: ImapFlow) => Promise<T>,
+): Promise<T> {
+  const client = new ImapFlow({
+    host: imap.host,
+    port: imap.port,
+    secure: false,
+    auth: { user, pass },
+    logger: false,
+  });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.logout();
+  }
 }
 
 async function freePort(): Promise<number> {

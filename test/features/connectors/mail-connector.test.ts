@@ -1,4 +1,4 @@
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,13 @@ import {
   mailConnectionSchema,
 } from '../../../src/features/connectors/mail/mail-connector.js';
 import { threadMessages } from '../../../src/features/connectors/mail/threads.js';
-import { type Dovecot, probeDovecot, requireDovecot, startDovecot } from '../../helpers/dovecot.js';
+import {
+  type Dovecot,
+  probeDovecot,
+  requireDovecot,
+  startDovecot,
+  withImapSession,
+} from '../../helpers/dovecot.js';
 import { type FakeSmtp, startFakeSmtp } from './fakes/smtp-server.js';
 
 const dovecot = probeDovecot();
@@ -21,19 +27,7 @@ let imap: Dovecot;
 let smtp: FakeSmtp;
 
 async function asUser<T>(user: keyof typeof USERS, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
-  const client = new ImapFlow({
-    host: imap.host,
-    port: imap.port,
-    secure: false,
-    auth: { user, pass: USERS[user] },
-    logger: false,
-  });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.logout();
-  }
+  return withImapSession(imap, user, USERS[user], fn);
 }
 
 async function append(

@@ -7,12 +7,17 @@
  * other orgs see nothing; upstream failures are tool errors; bad args → VALIDATION_FAILED.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ImapFlow } from 'imapflow';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callers, callers, orgIdOf } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { type Dovecot, probeDovecot, requireDovecot, startDovecot } from '../../helpers/dovecot.js';
+import {
+  type Dovecot,
+  probeDovecot,
+  requireDovecot,
+  startDovecot,
+  withImapSession,
+} from '../../helpers/dovecot.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 import { type FakeMeeting, type FakeZoom, startFakeZoom } from '../connectors/fakes/zoom-server.js';
 
@@ -224,19 +229,9 @@ describe.skipIf(dovecot.skip)('get_mail_thread (IMAP on Dovecot)', () => {
 
   async function append(mail: Record<string, unknown>) {
     const raw = await new MailComposer(mail).compile().build();
-    const client = new ImapFlow({
-      host: imap.host,
-      port: imap.port,
-      secure: false,
-      auth: { user: 'alice', pass: 'alice-pw' },
-      logger: false,
-    });
-    await client.connect();
-    try {
-      await client.append('INBOX', raw, ['\\Seen'], mail.date as Date);
-    } finally {
-      await client.logout();
-    }
+    await withImapSession(imap, 'alice', 'alice-pw', (client) =>
+      client.append('INBOX', raw, ['\\Seen'], mail.date as Date),
+    );
   }
 
   beforeAll(async () => {

@@ -5,12 +5,18 @@
  * nothing. Skipped with a message where Dovecot is missing (a failure under CI).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callers, callers } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { type Dovecot, probeDovecot, requireDovecot, startDovecot } from '../../helpers/dovecot.js';
+import {
+  type Dovecot,
+  probeDovecot,
+  requireDovecot,
+  startDovecot,
+  withImapSession,
+} from '../../helpers/dovecot.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
 import { waitFor } from '../../helpers/wait.js';
 import { type FakeSmtp, startFakeSmtp } from '../connectors/fakes/smtp-server.js';
@@ -26,19 +32,7 @@ describe.skipIf(dovecot.skip)('mail.send proposals (IMAP on Dovecot, SMTP)', () 
   let mcp: Client;
 
   async function asUser<T>(user: keyof typeof USERS, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
-    const client = new ImapFlow({
-      host: imap.host,
-      port: imap.port,
-      secure: false,
-      auth: { user, pass: USERS[user] },
-      logger: false,
-    });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.logout();
-    }
+    return withImapSession(imap, user, USERS[user], fn);
   }
 
   /** Message-IDs in `user`'s `mailbox`. */
