@@ -7,7 +7,7 @@
  */
 import { defineFeature } from '../../platform/feature.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
-import { outcomeOf, type ReviewsApi } from '../reviews/index.js';
+import type { ReviewsApi } from '../reviews/index.js';
 import { createSchemaCache, type RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { missionTools } from './mcp-tools.js';
@@ -45,15 +45,13 @@ export const missionsFeature = defineFeature<
     });
     reviews.reviewSubjects.register('mission', {
       decide: (principal, id, decision) =>
-        outcomeOf(
-          missions.decide(principal, id, {
-            action: decision.action,
-            note: decision.reason,
-            reviewedBy: decision.reviewedBy,
-            requestId: decision.requestId,
-            audit: decision.audit,
-          }),
-        ),
+        missions.decision(principal, id, {
+          action: decision.action,
+          note: decision.reason,
+          reviewedBy: decision.reviewedBy,
+          requestId: decision.requestId,
+          audit: decision.audit,
+        }),
       reviewUrl: (id) => `${platform.baseUrl()}/review/missions/${id}`,
       table: 'mission_runs',
       pollUrl: (id) => `/api/v1/mission-runs/${id}`,

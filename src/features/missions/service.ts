@@ -5,15 +5,16 @@
  * its state refuses it); another org's run is 404.
  */
 import { actingAs } from '../../platform/actors/acting-as.js';
-import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate } from '../../platform/util/template.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import type { ArtifactService } from '../artifacts/index.js';
+import type { SubjectOutcome } from '../reviews/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash, type SchemaCache } from '../runs/index.js';
 import type { AppliedResources, MissionLimits } from '../workspace/index.js';
 import { plannerOf } from '../workspace/index.js';
@@ -49,6 +50,15 @@ export interface MissionServiceDeps {
   schemas: SchemaCache;
   artifacts: ArtifactService;
   baseUrl(): string;
+}
+
+/** A review decision on a mission run (the review queue's, or `mission_approve`'s). */
+export interface MissionDecision {
+  action: 'approve' | 'reject';
+  note?: string | null | undefined;
+  reviewedBy?: string | null | undefined;
+  requestId?: string | null | undefined;
+  audit?: { action: string; details?: Record<string, unknown> } | undefined;
 }
 
 /** Statuses a mission run can be cancelled from. */
@@ -165,17 +175,22 @@ export class MissionService {
   }
 
   /** Approves (resumes) or rejects (cancels) a mission run awaiting review; 409 otherwise. */
-  async decide(
+  async decide(principal: Principal, id: number, decision: MissionDecision): Promise<MissionRunView> {
+    const outcome = await this.decision(principal, id, decision);
+    if ('decided' in outcome) return outcome.decided;
+    throw this.refusal(id, decision.action, 'awaiting_review', outcome.refused.status);
+  }
+
+  /**
+   * Approves or rejects mission run `id` (as `decide` does): the mission run after the decision, or,
+   * when it no longer accepts one, the refusal as a value with its status (the review queue answers
+   * it as the item having left the queue). NOT_FOUND for no such mission run in the org.
+   */
+  async decision(
     principal: Principal,
     id: number,
-    decision: {
-      action: 'approve' | 'reject';
-      note?: string | null | undefined;
-      reviewedBy?: string | null | undefined;
-      requestId?: string | null | undefined;
-      audit?: { action: string; details?: Record<string, unknown> } | undefined;
-    },
-  ): Promise<MissionRunView> {
+    decision: MissionDecision,
+  ): Promise<SubjectOutcome<MissionRunView>> {
     const approve = decision.action === 'approve';
     const event = {
       type: approve ? 'APPROVE' : 'REJECT',
@@ -193,8 +208,9 @@ export class MissionService {
       },
       requestId: decision.requestId ?? null,
     });
-    this.expectApplied(result, id, decision.action, 'awaiting_review');
-    return this.get(principal, id);
+    if (result.outcome === 'not_found') throw notFound('mission run', id);
+    if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
+    return { decided: await this.get(principal, id) };
   }
 
   /** The definition mission run `id` was started with (name, team, planner, review, limits); 404 otherwise. */
@@ -281,14 +297,16 @@ export class MissionService {
 
   private expectApplied(result: SendResult, id: number, verb: string, accepted: string): void {
     if (result.outcome === 'not_found') throw notFound('mission run', id);
-    if (result.outcome === 'refused') {
-      const status = result.actor.def.project(result.actor.snapshot).status as string;
-      throw conflict(`Mission run ${id} is ${status}; ${verb} is accepted only when it is ${accepted}.`, {
-        missionRunId: id,
-        status,
-        action: verb,
-      });
-    }
+    if (result.outcome === 'refused') throw this.refusal(id, verb, accepted, actorStatus(result.actor));
+  }
+
+  /** The 409 of a transition the mission run's status refused. */
+  private refusal(id: number, verb: string, accepted: string, status: string): ApiError {
+    return conflict(`Mission run ${id} is ${status}; ${verb} is accepted only when it is ${accepted}.`, {
+      missionRunId: id,
+      status,
+      action: verb,
+    });
   }
 
   private now(): string {

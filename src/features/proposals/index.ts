@@ -8,7 +8,7 @@
 import { defineFeature } from '../../platform/feature.js';
 import type { ConnectorsApi } from '../connectors/index.js';
 import { ActingAgents } from '../domain-tools/index.js';
-import { outcomeOf, type ReviewsApi } from '../reviews/index.js';
+import type { ReviewsApi } from '../reviews/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { createExecuteActionJob, EXECUTE_ACTION_JOB } from './execute-job.js';
 import { ACTION_REVIEW_KIND, proposalKind } from './proposal-kind.js';
@@ -34,7 +34,7 @@ export const proposalsFeature = defineFeature<
     actors.register(proposalKind(reviews.reviewItems));
     const proposals = new ProposalService({ db: db.sql, host: actors, clock, baseUrl: platform.baseUrl });
     reviews.reviewSubjects.register(ACTION_REVIEW_KIND, {
-      decide: (principal, id, decision) => outcomeOf(proposals.decide(principal, id, decision)),
+      decide: (principal, id, decision) => proposals.decide(principal, id, decision),
       reviewUrl: (id) => proposals.reviewUrl(id),
       pollUrl: (id) => `/api/v1/proposals/${id}`,
       table: 'proposals',

@@ -6,14 +6,14 @@
  * is the `execute_action` job's (execute-job.ts).
  */
 import { actingAs } from '../../platform/actors/acting-as.js';
-import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import type { ConnectorAction } from '../connectors/index.js';
-import type { SubjectDecision } from '../reviews/index.js';
+import type { SubjectDecision, SubjectOutcome } from '../reviews/index.js';
 import { ACTION_REVIEW_KIND, PROPOSAL_KIND } from './proposal-kind.js';
 
 /** A proposal's review item, as `GET /proposals/:id` shows it. */
@@ -212,9 +212,15 @@ export class ProposalService {
 
   /**
    * Applies a review decision (the queue's `action` items): approve → executing (the execution is
-   * enqueued in the same transaction), reject → rejected. 404 / 409 with `details.status`.
+   * enqueued in the same transaction), reject → rejected; the proposal after it, or, when it no
+   * longer accepts one, the refusal as a value with its status (the queue answers it as the item
+   * having left the queue). NOT_FOUND for no such proposal in the org.
    */
-  async decide(principal: Principal, id: number, decision: SubjectDecision): Promise<ProposalView> {
+  async decide(
+    principal: Principal,
+    id: number,
+    decision: SubjectDecision,
+  ): Promise<SubjectOutcome<ProposalView>> {
     const at = this.now();
     const event =
       decision.action === 'approve'
@@ -233,8 +239,9 @@ export class ProposalService {
       details: { ...decision.audit.details, reviewedBy: decision.reviewedBy, reason: decision.reason },
       requestId: decision.requestId,
     });
-    this.expectApplied(result, id, decision.action);
-    return this.get(principal, id);
+    if (result.outcome === 'not_found') throw notFound('proposal', id);
+    if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
+    return { decided: await this.get(principal, id) };
   }
 
   /** Withdraws a pending proposal: cancelled, never executed; 409 once decided. */
@@ -273,7 +280,7 @@ export class ProposalService {
   private expectApplied(result: SendResult, id: number, verb: string): void {
     if (result.outcome === 'not_found') throw notFound('proposal', id);
     if (result.outcome === 'refused') {
-      const status = result.actor.def.project(result.actor.snapshot).status as string;
+      const status = actorStatus(result.actor);
       throw conflict(`Proposal ${id} is ${status}; ${verb} is accepted only while it is pending.`, {
         proposalId: id,
         status,

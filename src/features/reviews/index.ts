@@ -16,7 +16,6 @@ export type { ReviewDecision, ReviewItems, ReviewSubjectRef } from './items.js';
 export { REVIEW_ITEM_KIND } from './review-item-kind.js';
 export type { ReviewService } from './service.js';
 export {
-  outcomeOf,
   REVIEW_KINDS,
   REVIEW_STATUS_OF_KIND,
   type ReviewKind,

@@ -20,7 +20,12 @@
  * transition log and an audit row; the approve capability is checked by the route, before any of this.
  */
 import { actingAs } from '../../platform/actors/acting-as.js';
-import type { ActorHost, LoadedActor, TransitionAudit } from '../../platform/actors/host.js';
+import {
+  type ActorHost,
+  actorStatus,
+  type LoadedActor,
+  type TransitionAudit,
+} from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
@@ -333,8 +338,7 @@ export class ReviewService {
       { single: true },
     );
     if (result.outcome === 'applied') return;
-    const status =
-      result.outcome === 'refused' ? String(result.actor.def.project(result.actor.snapshot).status) : 'gone';
+    const status = result.outcome === 'refused' ? actorStatus(result.actor) : 'gone';
     throw gone(ref, status);
   }
 

@@ -4,7 +4,6 @@
  * API points for it. The queue itself knows no subject.
  */
 import type { Principal } from '../../platform/auth/principal.js';
-import { ApiError } from '../../platform/errors.js';
 
 /** The kinds of review items. */
 export const REVIEW_KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
@@ -37,21 +36,6 @@ export interface SubjectDecision {
  * the subject no longer accepts one, its status: an expected refusal, answered as a value.
  */
 export type SubjectOutcome<View = unknown> = { decided: View } | { refused: { status: string } };
-
-/**
- * The outcome of an owner's decide path that still throws its refusal (409 CONFLICT with
- * `details.status`): for owners not yet answering refusals as values.
- */
-export async function outcomeOf<View>(decided: Promise<View>): Promise<SubjectOutcome<View>> {
-  try {
-    return { decided: await decided };
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'CONFLICT') {
-      return { refused: { status: String(error.details.status ?? 'decided') } };
-    }
-    throw error;
-  }
-}
 
 /** How the queue reaches the subjects of one kind. */
 export interface ReviewSubject<View = unknown> {

@@ -8,7 +8,7 @@
  * idempotent trigger answered from its key's record.
  */
 import { actingAs } from '../../platform/actors/acting-as.js';
-import type { ActorHost, SendResult } from '../../platform/actors/host.js';
+import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { ActorTx } from '../../platform/actors/tx.js';
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
@@ -276,7 +276,7 @@ export class RunService {
     });
     if (result.outcome === 'not_found') throw notFound('run', id);
     if (result.outcome === 'refused') {
-      return { refused: { status: result.actor.def.project(result.actor.snapshot).status as string } };
+      return { refused: { status: actorStatus(result.actor) } };
     }
     return { decided: await this.get(principal, id) };
   }
@@ -399,7 +399,7 @@ export class RunService {
   private expectApplied(result: SendResult, id: number, verb: string, accepted: string): void {
     if (result.outcome === 'not_found') throw notFound('run', id);
     if (result.outcome === 'refused') {
-      const status = result.actor.def.project(result.actor.snapshot).status as string;
+      const status = actorStatus(result.actor);
       throw conflict(`Run ${id} is ${status}; ${verb} is accepted only when it is ${accepted}.`, {
         runId: id,
         status,

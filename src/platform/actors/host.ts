@@ -82,6 +82,11 @@ export function stateName(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The `status` column an actor's snapshot projects to (what a refused caller is told it is). */
+export function actorStatus(actor: LoadedActor): string {
+  return String(actor.def.project(actor.snapshot).status);
+}
+
 /** Creates an actor host on `db`. */
 export function createActorHost(options: ActorHostOptions): ActorHost {
   const { db, clock, log } = options;
