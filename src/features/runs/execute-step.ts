@@ -24,7 +24,7 @@ import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
 import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
 import type { Db } from '../../platform/db/sql.js';
-import type { JobHandler, JobKindOptions } from '../../platform/jobs/queue.js';
+import type { JobContext, JobHandler, JobKindOptions } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import {
   type CompletionRequest,
@@ -39,6 +39,7 @@ import type { Tracing } from '../../platform/tracing/tracing.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate, renderValue } from '../../platform/util/template.js';
 import { skillMaxToolCalls, skillTools } from '../workspace/index.js';
+import { type RunCancellations, RunCancelledError } from './cancellations.js';
 import type { SchemaCache } from './schema-cache.js';
 import type { RunManifest, SkillSnapshot } from './targets.js';
 import { type CallRow, recordedCallsSql, runToolLoop } from './tool-loop.js';
@@ -117,6 +118,8 @@ export interface StepExecutorDeps {
   tools: AgentToolRegistry;
   /** How long a run's tool loop may take from its creation (R3_RUN_DEADLINE). */
   runDeadlineMs: number;
+  /** Aborts a step's model and tool calls (and their retry waits) when its run is cancelled. */
+  cancellations: RunCancellations;
 }
 
 /** Whether `step` of a workflow run is an approve gate (its job only brings the run there). */
@@ -377,8 +380,15 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     return result.outcome === 'applied';
   }
 
-  const handler: JobHandler = async (ctx) => {
+  const handler: JobHandler = (ctx) => {
     const payload = ctx.job.payload as ExecuteStepPayload;
+    // Watched before the run is read: a cancel committed after the read aborts the step's calls.
+    return deps.cancellations.watch(payload.orgId, payload.actorId, (cancelled) =>
+      handle(ctx, payload, AbortSignal.any([ctx.signal, cancelled])),
+    );
+  };
+
+  async function handle(ctx: JobContext, payload: ExecuteStepPayload, signal: AbortSignal): Promise<void> {
     const rows = await db.prepared<RunRow>('execute_step_load', BEGIN, [
       payload.actorId,
       payload.orgId,
@@ -412,7 +422,14 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     const parent = deps.tracing.runContext(run.trace_id, run.id);
     await deps.tracing.inSpan(`run step ${payload.step}`, { parent, attributes }, async (span) => {
       const startedAt = iso();
-      const outcome = await execute(run, payload, loaded, ctx.signal);
+      let outcome: Outcome;
+      try {
+        outcome = await execute(run, payload, loaded, signal);
+      } catch (error) {
+        if (!(signal.reason instanceof RunCancelledError && signal.aborted)) throw error;
+        runLog.info('run is over: cancelled while the step executed');
+        return;
+      }
       if ('stopped' in outcome) {
         runLog.info({ toolCalls: outcome.meta.toolCalls }, 'run is over: tool loop stopped between calls');
         return;
@@ -426,7 +443,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
         : { error: outcome.error, meta: outcome.meta };
       if (await report(payload, recorded, startedAt, loaded, job, runLog)) ctx.markCompleted();
     });
-  };
+  }
 
   return {
     handler,

@@ -7,6 +7,7 @@
 import { defineFeature } from '../../platform/feature.js';
 import type { ReviewsApi } from '../reviews/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
+import { createRunCancellations } from './cancellations.js';
 import { createStepExecutor, EXECUTE_STEP_JOB } from './execute-step.js';
 import { sweepKeys } from './idempotency.js';
 import { runtimeTools } from './mcp-tools.js';
@@ -64,6 +65,13 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
     for (const kind of runKinds(reviews.reviewItems, platform.metrics, childListeners)) actors.register(kind);
 
     const schemas = createSchemaCache();
+    const cancellations = createRunCancellations(bus, log);
+    platform.addService({
+      name: 'run cancellations',
+      roles: ['serve', 'worker'],
+      prepare: () => cancellations.start(),
+      stop: () => cancellations.stop(),
+    });
     const executor = createStepExecutor({
       db: db.sql,
       host: actors,
@@ -74,6 +82,7 @@ export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; rev
       tracing: platform.tracing,
       tools: platform.agentTools,
       runDeadlineMs: platform.config.runDeadlineMs,
+      cancellations,
     });
     jobs.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
 

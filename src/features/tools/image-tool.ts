@@ -11,7 +11,12 @@ import { access } from '../../platform/auth/guard.js';
 import type { Config } from '../../platform/config.js';
 import { ApiError, toolFailed, toolTimeout, toolUnavailable } from '../../platform/errors.js';
 import { isProviderError } from '../../platform/models/model-provider.js';
-import { clientOptions, createOpenAIClient, toProviderError } from '../../platform/models/openai-client.js';
+import {
+  abortable,
+  clientOptions,
+  createOpenAIClient,
+  toProviderError,
+} from '../../platform/models/openai-client.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import type { ArtifactService } from '../artifacts/index.js';
 
@@ -100,17 +105,20 @@ export function imageTool(deps: {
   ) {
     client ??= createOpenAIClient(options);
     try {
-      return await client.images.generate(
-        {
-          model: model as string,
-          prompt,
-          n: 1,
-          // GPT image models always answer base64 and refuse the parameter; DALL·E and most
-          // compatible servers answer URLs unless asked for b64_json.
-          ...(ALWAYS_BASE64.test(model as string) ? {} : { response_format: 'b64_json' as const }),
-          ...(size ? { size } : {}),
-        },
-        signal ? { signal } : {},
+      return await abortable(
+        client.images.generate(
+          {
+            model: model as string,
+            prompt,
+            n: 1,
+            // GPT image models always answer base64 and refuse the parameter; DALL·E and most
+            // compatible servers answer URLs unless asked for b64_json.
+            ...(ALWAYS_BASE64.test(model as string) ? {} : { response_format: 'b64_json' as const }),
+            ...(size ? { size } : {}),
+          },
+          signal ? { signal } : {},
+        ),
+        signal,
       );
     } catch (error) {
       const mapped = toProviderError(error, options, signal);

@@ -12,6 +12,7 @@
  * - `timeoutMs` bounds one attempt, reading the body included, and a timed-out attempt is not
  *   retried (the timeout is the operator's bound on one call; retrying would multiply it);
  * - no `Authorization` header is sent without an api key (local servers often need none).
+ * A caller's abort signal ends a call at once, even while the SDK waits to retry (`abortable`).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ProviderError } from './model-provider.js';
@@ -146,6 +147,29 @@ export function clientOptions(
     ...(settings.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: settings.maxRetryAfterMs } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   };
+}
+
+/**
+ * Awaits an SDK call that was given `signal`, ending at once when `signal` aborts (rejecting with the
+ * SDK's APIUserAbortError, which `toProviderError` turns into the signal's reason). The SDK stops an
+ * attempt in flight on the signal, but its wait between retries (a `Retry-After` of up to
+ * `maxRetryAfterMs`) does not listen to it; the abandoned call ends after that wait without sending
+ * again.
+ */
+export function abortable<T>(call: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return call;
+  if (signal.aborted) {
+    call.catch(() => {});
+    return Promise.reject(new APIUserAbortError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      call.catch(() => {});
+      reject(new APIUserAbortError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    call.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** An SDK client with r3's retry and timeout rules. */

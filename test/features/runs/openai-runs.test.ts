@@ -106,4 +106,38 @@ describe('skill runs on the openai provider', () => {
     const run = await runSkill('structured', { input: { topic: 'z' } });
     expect(run).toMatchObject({ status: 'failed', error: { code: 'OUTPUT_INVALID' } });
   });
+
+  it('stop waiting for a Retry-After when the run is cancelled: the run is cancelled and nothing is sent again', async () => {
+    const from = fake.requests.length;
+    fake.enqueue({
+      status: 429,
+      headers: { 'retry-after': '30' },
+      body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: null } },
+    });
+    const res = await t.request('POST', '/api/v1/skills/plain/runs', {
+      token: admin.token,
+      body: { input: { topic: 'queues' } },
+    });
+    expect(res.status).toBe(202);
+    const id = res.body.runId as number;
+    const draining = t.app.jobs.drain();
+    await fake.waitForRequests(from + 1);
+    const asked = performance.now();
+    const cancelled = await t.request('POST', `/api/v1/runs/${id}/cancel`, { token: admin.token });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    await draining;
+    // The step ended with the cancel, not after the 30 s the server asked for (a generous bound).
+    expect(performance.now() - asked).toBeLessThan(20_000);
+    const run = (await t.request('GET', `/api/v1/runs/${id}`, { token: admin.token })).body;
+    expect(run).toMatchObject({ status: 'cancelled', error: null, output: null });
+    expect(fake.requests.length).toBe(from + 1);
+    // The job finished: not failed, not waiting for another attempt.
+    const jobs = await t.app.db.sql.query(
+      "select id from jobs where kind = 'execute_step' and (payload->>'actorId')::bigint = $1",
+      [id],
+    );
+    expect(jobs).toEqual([]);
+    const steps = await t.app.db.sql.query('select step from step_executions where run_id = $1', [id]);
+    expect(steps).toEqual([]);
+  });
 });

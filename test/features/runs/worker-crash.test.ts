@@ -3,6 +3,7 @@
  * lease expires, and however many workers execute a step, exactly one result is recorded and reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunCancellations } from '../../../src/features/runs/cancellations.js';
 import { createStepExecutor, EXECUTE_STEP_JOB } from '../../../src/features/runs/execute-step.js';
 import { createSchemaCache } from '../../../src/features/runs/schema-cache.js';
 import { createJobQueue, type Job, type JobQueue } from '../../../src/platform/jobs/queue.js';
@@ -58,6 +59,7 @@ beforeAll(async () => {
     tracing: t.app.tracing,
     tools: t.app.agentTools,
     runDeadlineMs: 600_000,
+    cancellations: createRunCancellations(t.app.bus, log),
   });
   queue.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
 });

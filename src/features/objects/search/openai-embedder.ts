@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../../../platform/models/model-provider.js';
 import {
+  abortable,
   clientOptions,
   createOpenAIClient,
   toProviderError,
@@ -59,14 +60,17 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   async function embedBatch(inputs: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
     let answer: unknown;
     try {
-      answer = await client.embeddings.create(
-        {
-          model: options.model,
-          input: inputs,
-          encoding_format: 'float',
-          ...(options.sendDimensions ? { dimensions } : {}),
-        },
-        signal ? { signal } : {},
+      answer = await abortable(
+        client.embeddings.create(
+          {
+            model: options.model,
+            input: inputs,
+            encoding_format: 'float',
+            ...(options.sendDimensions ? { dimensions } : {}),
+          },
+          signal ? { signal } : {},
+        ),
+        signal,
       );
     } catch (error) {
       throw toProviderError(error, settings, signal);

@@ -10,7 +10,7 @@ import {
   type ModelToolCall,
   ProviderError,
 } from '../model-provider.js';
-import { clientOptions, createOpenAIClient, toProviderError } from '../openai-client.js';
+import { abortable, clientOptions, createOpenAIClient, toProviderError } from '../openai-client.js';
 
 /** Settings of a provider for any OpenAI-compatible chat-completions server. */
 export interface OpenAIProviderOptions {
@@ -195,10 +195,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       headers.traceparent = traceparent(request.traceId, newSpanId());
     }
     try {
-      return await client.chat.completions.create(params(request, mode), {
-        headers,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      return await abortable(
+        client.chat.completions.create(params(request, mode), {
+          headers,
+          ...(request.signal ? { signal: request.signal } : {}),
+        }),
+        request.signal,
+      );
     } catch (error) {
       throw toProviderError(error, settings, request.signal);
     }
