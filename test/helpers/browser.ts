@@ -132,18 +132,32 @@ export function watchPageErrors(page: Page): string[] {
 
 /**
  * Signs `who` in the way a person does (a one-time link from `r3 login-link`) in a new page of a
- * fresh context, waits for the queue it lands on, then opens `path` when given.
+ * fresh context (1280×800 unless `viewport` says otherwise), waits for the queue it lands on, then
+ * opens `path` when given.
  */
 export async function signIn(
   t: TestApp,
   b: TestBrowser,
   who: { org: string; userId: string; role: Role },
   path?: string,
+  viewport?: { width: number; height: number },
 ): Promise<Page> {
   const link = await t.app.sessions.createLoginLink(who);
-  const page = await (await b.context()).newPage();
+  const page = await (await b.context(viewport)).newPage();
   await page.goto(link.url);
   await page.waitForURL(`${t.url}/review`);
   if (path) await page.goto(`${t.url}${path}`);
   return page;
+}
+
+/** Throws, naming the widest elements, when the page scrolls sideways (wide content must scroll in its own region). */
+export async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
+  const overflow = (await page.evaluate(
+    'document.documentElement.scrollWidth - window.innerWidth',
+  )) as number;
+  if (overflow <= 0) return;
+  const wide = await page.evaluate(
+    `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 6).map((e) => e.tagName + '.' + e.className).join(', ')`,
+  );
+  throw new Error(`${name} scrolls sideways by ${overflow} px: ${wide}`);
 }

@@ -3,6 +3,7 @@ const RUN_EVENTS = [
   'started',
   'step_started',
   'step_completed',
+  'tool_completed',
   'paused_for_review',
   'approved',
   'rejected',

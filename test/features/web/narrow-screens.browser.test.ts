@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   checkAccessibility,
+  expectNoSidewaysScroll,
   launchBrowser,
   probeBrowser,
   screenshot,
@@ -71,16 +72,8 @@ describe.skipIf(probe.skip)('the pages at 360 px wide', () => {
     for (const [name, path, ready] of pages) {
       await page.goto(`${t.url}${path}`);
       await page.locator(ready).first().waitFor();
-      const overflow = (await page.evaluate(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      )) as number;
       await screenshot(page, `360px-${name}`);
-      if (overflow > 0) {
-        const wide = await page.evaluate(
-          `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 6).map((e) => e.tagName + '.' + e.className).join(', ')`,
-        );
-        throw new Error(`${name} scrolls sideways by ${overflow} px: ${wide}`);
-      }
+      await expectNoSidewaysScroll(page, name);
       expect(await checkAccessibility(page), name).toEqual([]);
     }
     expect(errors).toEqual([]);

@@ -1,8 +1,9 @@
 /**
  * The review screen (/review/runs/:id, the run's `reviewUrl`): the draft rendered safely beside the
- * input; what it ran on (skill or workflow, workspace version, agent); step results and anything
- * else the run carries; earlier review and feedback; its history; and — with the approve capability,
- * while the run waits — the decision. Live while the run moves.
+ * input; what it ran on (skill or workflow, workspace version, agent); step results, tool calls and
+ * anything else the run carries; earlier review and feedback; its history; and — with the approve
+ * capability, while the run waits — the decision. Live while the run moves (a tool call shows as it
+ * completes).
  */
 import { useEffect } from 'preact/hooks';
 import { when } from '../format.js';
@@ -10,6 +11,7 @@ import { DraftView, JsonBlock } from '../review/draft-view.js';
 import { FeedbackButtons } from '../review/feedback-buttons.js';
 import { ReviewActions } from '../review/review-actions.js';
 import { followRun, loadRun } from '../review/review-data.js';
+import { ToolCalls } from '../review/tool-calls.js';
 import { type Run, reviewStore } from '../stores/review-store.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
@@ -41,6 +43,7 @@ const KNOWN = new Set([
   'completedAt',
   'pollUrl',
   'reviewUrl',
+  'toolCalls',
 ]);
 
 const waiting = (run: Run) => run.status === 'pending' || run.status === 'paused';
@@ -152,6 +155,7 @@ export function ReviewPage({ runId }: { runId: number }) {
           ))}
         </section>
       )}
+      <ToolCalls calls={run.toolCalls} />
       {others.map(([key, value]) => (
         <section key={key} aria-label={key}>
           <h2>{key}</h2>

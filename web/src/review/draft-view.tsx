@@ -41,11 +41,21 @@ export function DraftView(props: { output: unknown; runId: number }) {
   );
 }
 
-/** Data as indented JSON text (inert), cut at 100,000 characters. */
-export function JsonBlock(props: { value: unknown }) {
+/** Text at most a screenful tall, scrolling in its own region (focusable, so the keyboard scrolls it too). */
+export function BoundedText(props: { text: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region (axe: scrollable-region-focusable)
+    <pre class="bounded" tabIndex={0}>
+      {props.text}
+    </pre>
+  );
+}
+
+/** Data as indented JSON text (inert), cut at 100,000 characters; `bounded` as `BoundedText`. */
+export function JsonBlock(props: { value: unknown; bounded?: boolean }) {
   const text = useMemo(() => {
     const json = JSON.stringify(props.value, null, 2) ?? 'null';
     return json.length > 100_000 ? `${json.slice(0, 100_000)}\n… (cut)` : json;
   }, [props.value]);
-  return <pre>{text}</pre>;
+  return props.bounded ? <BoundedText text={text} /> : <pre>{text}</pre>;
 }

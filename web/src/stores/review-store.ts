@@ -1,6 +1,19 @@
 /** The run on the review screen: the run, its history, and what the screen is doing. */
 import { createStore } from '@xstate/store';
 
+/** One tool call of a run's tool loop, as `toolCalls` of the run carries it (decisions §10). */
+export interface ToolCall {
+  id: string;
+  tool: string;
+  /** The model's arguments: an object, or its text when that was not a JSON object. */
+  arguments: unknown;
+  status: 'running' | 'ok' | 'error';
+  result: unknown;
+  error: { code: string; message: string; details?: Record<string, unknown> } | null;
+  startedAt: string;
+  completedAt: string | null;
+}
+
 /** A run as `GET /api/v1/runs/:id` answers it (fields the screen does not know are shown as data). */
 export interface Run {
   id: number;
@@ -29,6 +42,8 @@ export interface Run {
   createdBy: string;
   createdAt: string;
   completedAt: string | null;
+  /** Its tool calls in order (`[]` without tools). */
+  toolCalls: ToolCall[];
   [other: string]: unknown;
 }
 
