@@ -32,11 +32,23 @@ interface ChildSpec {
   workspaceSha: string;
 }
 
-/** A synthetic prompt skill (the planner's, a generic task's): its whole prompt is `input.prompt`. */
-function promptSkill(slug: string, name: string, maxToolCalls: number): SkillSnapshot {
-  const fields: Record<string, unknown> = { slug, name, description: `Mission ${name.toLowerCase()}` };
-  if ('maxToolCalls' in skillManifestSchema.shape) fields.maxToolCalls = maxToolCalls;
-  return { manifest: skillManifestSchema.parse(fields), promptMd: '{{input.prompt}}' };
+/**
+ * A synthetic prompt skill (the planner's, a generic task's): its whole prompt is `input.prompt`. It
+ * lists the tools the agent allows by name (`tools.allow`, less `deny`; none without an allow list),
+ * and its budget is the mission's `limits.maxToolCalls`: past it the run fails TOOL_BUDGET_EXCEEDED
+ * as any skill run does (decisions §10), and a planner run that fails fails the mission run.
+ */
+function promptSkill(slug: string, name: string, agent: AgentManifest, maxToolCalls: number): SkillSnapshot {
+  const deny = new Set(agent.tools?.deny ?? []);
+  const tools = (agent.tools?.allow ?? []).filter((tool) => !deny.has(tool));
+  const manifest = skillManifestSchema.parse({
+    slug,
+    name,
+    description: `Mission ${name.toLowerCase()}`,
+    tools,
+    maxToolCalls,
+  });
+  return { manifest, promptMd: '{{input.prompt}}' };
 }
 
 /** The mission run's row columns an effect reads. */
@@ -223,8 +235,15 @@ async function createChild(
   return created.actor.row.id;
 }
 
-function agentSnapshot(manifest: { slug: string; name: string; systemPrompt: string }): AgentSnapshot {
-  return { slug: manifest.slug, name: manifest.name, systemPrompt: manifest.systemPrompt };
+/** The agent as its child run keeps it: with its tool policy, which the run's tool loop applies. */
+function agentSnapshot(manifest: AgentManifest): AgentSnapshot {
+  const snapshot: AgentSnapshot = {
+    slug: manifest.slug,
+    name: manifest.name,
+    systemPrompt: manifest.systemPrompt,
+  };
+  if (manifest.tools) snapshot.tools = manifest.tools;
+  return snapshot;
 }
 
 /** Starts the planner's child run for `attempt`. */
@@ -259,7 +278,7 @@ export async function startPlanner(
     {
       taskId: plannerTaskId(attempt),
       agent: agentSnapshot(planner.manifest),
-      skill: promptSkill('mission-planner', 'Planner', definition.limits.maxToolCalls),
+      skill: promptSkill('mission-planner', 'Planner', planner.manifest, definition.limits.maxToolCalls),
       name: `${definition.name}: plan${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
       input: { prompt: plannerPrompt(mission, members, errors) },
       workspaceSha: planner.workspaceSha,
@@ -305,7 +324,7 @@ export async function startTask(
     skill = { manifest: found.manifest, promptMd: found.promptMd };
     workspaceSha = found.workspaceSha;
   } else {
-    skill = promptSkill('mission-task', 'Task', mission.definition.limits.maxToolCalls);
+    skill = promptSkill('mission-task', 'Task', agent.manifest, mission.definition.limits.maxToolCalls);
   }
   return createChild(
     tx,
