@@ -25,6 +25,8 @@ export const workflowRunContextSchema = z.strictObject({
   error: runErrorSchema.nullable(),
   /** The last review decision. */
   review: runReviewSchema.nullable(),
+  /** Tool calls its skill steps' models asked for so far (absent until the first). */
+  toolCalls: z.number().int().min(0).optional(),
   /** When the run reached a final status (completed, failed or cancelled). */
   completedAt: isoTimestampSchema.nullable(),
 });

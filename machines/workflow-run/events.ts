@@ -5,6 +5,8 @@ import {
   runRejectEventSchema,
   stepFailedEventSchema,
   stepSucceededEventSchema,
+  toolCompletedEventSchema,
+  toolsRequestedEventSchema,
 } from '../shared/run.js';
 import {
   entityIdSchema,
@@ -62,6 +64,8 @@ export const workflowRunEventSchema = z.discriminatedUnion('type', [
   stepSucceededEventSchema,
   stepFailedEventSchema,
   gateReachedEventSchema,
+  toolsRequestedEventSchema,
+  toolCompletedEventSchema,
   runApproveEventSchema,
   runRejectEventSchema,
   runCancelEventSchema,

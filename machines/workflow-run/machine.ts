@@ -15,6 +15,12 @@
  * - current step: the only step whose STEP_* (or GATE_REACHED, for a gate) is accepted, and only
  *   while `running`; anything else (a stale step, a duplicate) is refused. A skill step takes
  *   STEP_SUCCEEDED, a gate GATE_REACHED; either takes STEP_FAILED (a gate's job that died fails it).
+ * - tool loop: a skill step whose skill lists tools runs the skill run's tool loop. While `running`
+ *   the current skill step takes TOOLS_REQUESTED (the worker records the turn's calls with it) and
+ *   TOOL_COMPLETED (one call's outcome, recorded with the run event `tool_completed`), without a
+ *   state change: unlike a skill run, the statechart has no substates for it (a persisted `running`
+ *   stays valid); the transitions show where the loop is. A cancelled run refuses both, which is how
+ *   the worker stops between calls.
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { effectActions, type OpenReviewParams, type RunEventName } from '../shared/effects.js';
@@ -105,6 +111,10 @@ export const workflowRunMachine = setup({
       return { review: reviewFrom(event) };
     }),
     advanceIndex: assign({ index: ({ context }) => context.index + 1 }),
+    countToolCalls: assign(({ context, event }) => {
+      assertEvent(event, 'TOOLS_REQUESTED');
+      return { toolCalls: (context.toolCalls ?? 0) + event.calls.length };
+    }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),
   },
   guards: {
@@ -118,6 +128,10 @@ export const workflowRunMachine = setup({
     isCurrentGate: ({ context, event }) =>
       event.type === 'GATE_REACHED' &&
       context.steps[context.index]?.type === 'approve' &&
+      context.steps[context.index]?.name === event.step,
+    isCurrentSkillStepTools: ({ context, event }) =>
+      (event.type === 'TOOLS_REQUESTED' || event.type === 'TOOL_COMPLETED') &&
+      context.steps[context.index]?.type === 'skill' &&
       context.steps[context.index]?.name === event.step,
     isApproveStep: ({ context }) => context.steps[context.index]?.type === 'approve',
     noMoreSteps: ({ context }) => context.index >= context.steps.length,
@@ -163,6 +177,11 @@ export const workflowRunMachine = setup({
         },
         STEP_FAILED: { guard: 'isCurrentStep', target: 'failed', actions: 'storeStepError' },
         GATE_REACHED: { guard: 'isCurrentGate', target: 'paused' },
+        TOOLS_REQUESTED: { guard: 'isCurrentSkillStepTools', actions: 'countToolCalls' },
+        TOOL_COMPLETED: {
+          guard: 'isCurrentSkillStepTools',
+          actions: recordCurrentStep('tool_completed'),
+        },
         CANCEL: { target: 'cancelled' },
       },
     },

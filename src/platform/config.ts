@@ -452,9 +452,9 @@ export interface Config {
   /** The built-in agent tools' settings (docs/mcp.md "Built-in tools"). */
   tools: ToolsConfig;
   /**
-   * How long a skill run's tool loop may take from the run's creation (R3_RUN_DEADLINE, 10 min): a
-   * tool call still running then is answered TOOL_TIMEOUT, and a model turn past it fails the run
-   * with DEADLINE_EXCEEDED.
+   * How long a skill run's tool loop may take from the run's creation, a workflow skill step's from
+   * the step's start (R3_RUN_DEADLINE, 10 min): a tool call still running then is answered
+   * TOOL_TIMEOUT, and a model turn past it fails the run with DEADLINE_EXCEEDED.
    */
   runDeadlineMs: number;
   /**

@@ -8,6 +8,7 @@ import {
   transition,
 } from 'xstate';
 import { EFFECT_TYPES } from '../../machines/shared/effects.js';
+import type { ToolCompletedEvent, ToolsRequestedEvent } from '../../machines/shared/run.js';
 import { createStepper, type MachineStepper } from '../../src/platform/actors/stepper.js';
 
 /** An action as the host sees it. */
@@ -195,4 +196,39 @@ export function specTable<M extends AnyStateMachine>(
   describe('refused transitions', () => {
     it.each(rows.refused)('$name', (row) => checkRefused(machine, row));
   });
+}
+
+/** A turn of two tool calls (`call_a`, `call_b`) of `step`, as the worker sends it. */
+export function toolsRequestedEvent(step: string, at: string): ToolsRequestedEvent {
+  return {
+    type: 'TOOLS_REQUESTED',
+    step,
+    attempt: 1,
+    turn: 1,
+    calls: [
+      { id: 'call_a', tool: 'run_code' },
+      { id: 'call_b', tool: 'web_search' },
+    ],
+    at,
+  };
+}
+
+/** One call of `step` finished, `remaining` of its turn still executing. */
+export function toolCompletedEvent(
+  step: string,
+  callId: string,
+  remaining: number,
+  at: string,
+): ToolCompletedEvent {
+  return {
+    type: 'TOOL_COMPLETED',
+    step,
+    attempt: 1,
+    callId,
+    tool: 'run_code',
+    status: 'ok',
+    errorCode: null,
+    remaining,
+    at,
+  };
 }

@@ -16,6 +16,8 @@ import {
   send,
   specTable,
   type TransitionRow,
+  toolCompletedEvent,
+  toolsRequestedEvent,
 } from './helpers.js';
 
 type M = typeof skillRunMachine;
@@ -53,28 +55,9 @@ const approve: SkillRunEvent = {
 };
 const reject: SkillRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'off-brand', at: T2 };
 const cancel: SkillRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
-const toolsRequested: SkillRunEvent = {
-  type: 'TOOLS_REQUESTED',
-  step: 'summarize',
-  attempt: 1,
-  turn: 1,
-  calls: [
-    { id: 'call_a', tool: 'run_code' },
-    { id: 'call_b', tool: 'web_search' },
-  ],
-  at: T1,
-};
-const toolDone = (callId: string, remaining: number): SkillRunEvent => ({
-  type: 'TOOL_COMPLETED',
-  step: 'summarize',
-  attempt: 1,
-  callId,
-  tool: 'run_code',
-  status: 'ok',
-  errorCode: null,
-  remaining,
-  at: T1,
-});
+const toolsRequested: SkillRunEvent = toolsRequestedEvent('summarize', T1);
+const toolDone = (callId: string, remaining: number): SkillRunEvent =>
+  toolCompletedEvent('summarize', callId, remaining, T1);
 const firstToolDone = toolDone('call_a', 1);
 const lastToolDone = toolDone('call_b', 0);
 const otherStepTools: SkillRunEvent = { ...(toolsRequested as ToolsRequestedEvent), step: 'translate' };

@@ -14,6 +14,8 @@ import {
   send,
   specTable,
   type TransitionRow,
+  toolCompletedEvent,
+  toolsRequestedEvent,
 } from './helpers.js';
 
 type M = typeof workflowRunMachine;
@@ -80,6 +82,9 @@ function failed(step: string): WorkflowRunEvent {
 function gateReached(step: string, at = T1): WorkflowRunEvent {
   return { type: 'GATE_REACHED', step, at };
 }
+const toolsRequested = (step: string): WorkflowRunEvent => toolsRequestedEvent(step, T1);
+const toolDone = (step: string, remaining: number): WorkflowRunEvent =>
+  toolCompletedEvent(step, remaining === 0 ? 'call_b' : 'call_a', remaining, T1);
 const approve: WorkflowRunEvent = { type: 'APPROVE', by: 'token:abc', note: 'fine', at: T2 };
 const reject: WorkflowRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'too bold', at: T2 };
 const cancel: WorkflowRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
@@ -114,6 +119,50 @@ const initialRows: InitialRow<M>[] = [
 ];
 
 const transitionRows: TransitionRow<M>[] = [
+  {
+    name: 'running: the skill step asks for tools; the run stays running and counts them (the worker records them)',
+    input: gated,
+    from: [],
+    event: toolsRequested('draft'),
+    to: 'running',
+    actions: [],
+    context: { index: 0, toolCalls: 2 },
+  },
+  {
+    name: 'running: a call of the step finishes: tool_completed for the step',
+    input: gated,
+    from: [toolsRequested('draft')],
+    event: toolDone('draft', 1),
+    to: 'running',
+    actions: [record('tool_completed', 'draft')],
+  },
+  {
+    name: 'running: a later skill step runs its own tool loop, counted on from the earlier steps',
+    input: gated,
+    from: [toolsRequested('draft'), toolDone('draft', 0), succeeded('draft'), approve],
+    event: toolsRequested('publish'),
+    to: 'running',
+    actions: [],
+    context: { index: 2, toolCalls: 4 },
+  },
+  {
+    name: 'running: the step succeeds after its tool calls and the run moves on',
+    input: twoSkills,
+    from: [toolsRequested('extract'), toolDone('extract', 0)],
+    event: succeeded('extract'),
+    to: 'running',
+    actions: [record('step_completed', 'extract'), ...execute('summarize')],
+    context: { index: 1, toolCalls: 2 },
+  },
+  {
+    name: 'running: cancel between tool calls is a hard stop',
+    input: twoSkills,
+    from: [toolsRequested('extract')],
+    event: cancel,
+    to: 'cancelled',
+    actions: [record('cancelled')],
+    context: { completedAt: T2 },
+  },
   {
     name: 'running: a step succeeds and the next is a skill step, so it executes next',
     input: twoSkills,
@@ -350,6 +399,29 @@ const refusedRows: RefusedRow<M>[] = [
   ...refused('paused (at the second gate)', [gateReached('second')], 'a later gate pauses by itself'),
   ...refused('paused (at legal)', [gateReached('legal')], 'a later gate pauses by itself'),
   ...finals.flatMap((state) => refused(state, [gateReached('first')], 'the run is over')),
+  ...refused(
+    'running (at draft)',
+    [toolsRequested('publish'), toolDone('publish', 0)],
+    'not the current step',
+  ),
+  ...refused(
+    'running (at publish)',
+    [toolsRequested('draft'), toolDone('draft', 0)],
+    'a finished step calls no tools',
+  ),
+  ...refused(
+    'running (at the first gate)',
+    [toolsRequested('first'), toolDone('first', 0)],
+    'a gate calls no tools',
+  ),
+  ...refused(
+    'paused (at legal)',
+    [toolsRequested('legal'), toolDone('draft', 0)],
+    'a paused run executes nothing',
+  ),
+  ...finals.flatMap((state) =>
+    refused(state, [toolsRequested('extract'), toolDone('extract', 0)], 'the run is over'),
+  ),
 ];
 
 describe('workflow-run machine', () => {

@@ -81,6 +81,8 @@ interface RunRow {
   api_token_id: string | null;
   created_at: Date;
   tool_calls: CallRow[] | null;
+  /** A workflow step's start (its `step_started` event); null for a skill run. */
+  step_started_at: Date | null;
   se_output: Record<string, unknown> | null;
   se_error: { code: string; message: string } | null;
   se_finished: Date | null;
@@ -94,6 +96,11 @@ const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
          r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id,
          r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
+         case when r.kind = 'workflow' then
+           (select e.at from run_events e
+             where e.run_id = r.id and e.event = 'step_started' and e.step = $3
+             order by e.seq desc limit 1)
+         end as step_started_at,
          s.output as se_output, s.error as se_error, s.finished_at as se_finished
     from runs r
     left join step_executions s on s.run_id = r.id and s.step = $3 and s.attempt = $4
@@ -116,7 +123,7 @@ export interface StepExecutorDeps {
   tracing: Tracing;
   /** The agent tools a skill's tool loop calls. */
   tools: AgentToolRegistry;
-  /** How long a run's tool loop may take from its creation (R3_RUN_DEADLINE). */
+  /** How long a step's tool loop may take from the run's creation, a workflow step's from its start (R3_RUN_DEADLINE). */
   runDeadlineMs: number;
   /** Aborts a step's model and tool calls (and their retry waits) when its run is cancelled. */
   cancellations: RunCancellations;
@@ -231,8 +238,9 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
           }
         });
       const listed = skillTools(skill.manifest);
-      // The tool loop: skill runs whose skill lists tools, on a provider that calls them (not echo).
-      if (manifest.kind === 'skill' && listed.length > 0 && provider.name !== 'echo') {
+      // The tool loop: a skill (a skill run's, or a workflow step's) that lists tools, on a provider
+      // that calls them (not echo).
+      if (listed.length > 0 && provider.name !== 'echo') {
         const loop = await runToolLoop(deps, {
           run: {
             id: run.id,
@@ -242,7 +250,8 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
             apiTokenId: run.api_token_id,
             agentSlug: run.agent_slug,
             missionRunId: run.mission_run_id === null ? null : Number(run.mission_run_id),
-            deadline: new Date(run.created_at).getTime() + deps.runDeadlineMs,
+            // A workflow step's loop counts from the step's start (an earlier gate may have waited for days).
+            deadline: new Date(run.step_started_at ?? run.created_at).getTime() + deps.runDeadlineMs,
           },
           step,
           attempt,

@@ -1,7 +1,9 @@
 /**
- * The tool loop of a skill run (decisions §10): the model is asked with the tools the skill lists (and
- * the run's agent allows); each `tool_calls` answer is one turn whose calls are recorded, executed
- * concurrently, answered to the model as `tool` messages, until it gives a final message.
+ * The tool loop of a skill step (decisions §10): a skill run's step, or a workflow's skill step. The
+ * model is asked with the tools the skill lists (and the run's agent allows); each `tool_calls` answer
+ * is one turn whose calls are recorded, executed concurrently, answered to the model as `tool`
+ * messages, until it gives a final message. A workflow's steps each have a conversation of their own
+ * (the rows of their `step`) and a budget of their own; turns and call ids are numbered per run.
  *
  * Durability: a turn's calls are recorded `running` (rows of `tool_calls`) by the same statement as
  * the run's TOOLS_REQUESTED transition, before any executes; each outcome by the statement of its
@@ -10,7 +12,7 @@
  * left `running` is executed again only if its tool is idempotent (the registry's `safe` or `keyed`;
  * a keyed tool gets the same idempotency key, run id + call id, so its effect is not repeated).
  *
- * Bounds: at most `maxToolCalls` calls per run (asking for more fails the run with
+ * Bounds: at most `maxToolCalls` calls per step (asking for more fails the run with
  * TOOL_BUDGET_EXCEEDED); the run's deadline (creation + R3_RUN_DEADLINE): a call still executing then
  * is answered TOOL_TIMEOUT, and no model turn starts past it (DEADLINE_EXCEEDED). Cancel: a cancelled
  * run refuses the next transition, and the loop stops there (the outcome of a call that was
@@ -101,7 +103,7 @@ export interface ToolLoopArgs {
   complete(request: CompletionRequest): Promise<CompletionResult>;
   /** The actor as read by the step executor; later sends load it afresh. */
   loaded: LoadedActor | null;
-  /** The run's recorded calls, read with the run. */
+  /** The run's recorded calls (every step's), read with the run. */
   recorded: readonly CallRow[];
 }
 
@@ -117,6 +119,7 @@ const TOOL_ERROR_CODES = new Set([
 /** A recorded call as the step executor reads it with the run (`RECORDED_CALLS`). */
 export interface CallRow {
   call_id: string;
+  step: string;
   turn: number;
   position: number;
   tool: string;
@@ -134,7 +137,7 @@ export interface CallRow {
  */
 export const recordedCallsSql = (run: string): string => `
   (select json_agg(json_build_object(
-      'call_id', c.call_id, 'turn', c.turn, 'position', c.position, 'tool', c.tool,
+      'call_id', c.call_id, 'step', c.step, 'turn', c.turn, 'position', c.position, 'tool', c.tool,
       'raw_arguments', c.raw_arguments, 'assistant_content', c.assistant_content, 'status', c.status,
       'result', c.result, 'error', c.error,
       'started_at', to_char(c.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
@@ -204,8 +207,9 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
   const { run, step, attempt, policy, signal } = args;
   const iso = () => new Date(deps.clock.now()).toISOString();
   const tools = offeredTools(deps.tools, policy);
-  const rows = args.recorded;
-  const usedIds = new Set(rows.map((r) => r.call_id));
+  // This step's conversation; ids and turns are unique across the run's steps.
+  const rows = args.recorded.filter((r) => r.step === step);
+  const usedIds = new Set(args.recorded.map((r) => r.call_id));
   let count = rows.length;
   let toolMs = 0;
   let loaded = args.loaded;
@@ -384,9 +388,8 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
     list.push(row);
     byTurn.set(row.turn, list);
   }
-  let lastTurn = 0;
-  for (const [turn, calls] of byTurn) {
-    lastTurn = Math.max(lastTurn, turn);
+  const lastTurn = args.recorded.reduce((max, r) => Math.max(max, r.turn), 0);
+  for (const calls of byTurn.values()) {
     const outcomes = new Map<string, ToolOutcome>();
     const interrupted: CallRow[] = [];
     const fixed = new Map<string, ToolOutcome>();
@@ -453,6 +456,7 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
     });
     const pending = calls.map((call, position) => ({
       call_id: call.id,
+      step,
       turn,
       position,
       tool: call.name,

@@ -39,9 +39,26 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
   const prefix = randomTestPrefix('toolcrash');
   /** Whether the model may answer the second turn (false: it hangs, as a slow model would). */
   let answerSecondTurn = false;
+  /** Whether the model may finish the workflow's second step. */
+  let answerWorkflow = false;
 
   const script = (body: ChatBody): AssistantTurn => {
     const answers = toolAnswers(body);
+    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    if (prompt.startsWith('Roll wf')) {
+      // The workflow's two steps: each calls run_code once with the same id; the second step's
+      // model hangs after its call until the test has killed the process.
+      const [answer] = Object.values(answers);
+      if (answer === undefined) {
+        return {
+          toolCalls: [
+            { id: 'die', name: 'run_code', arguments: '{"language":"javascript","code":"Math.random()"}' },
+          ],
+        };
+      }
+      if (prompt === 'Roll wf-again' && !answerWorkflow) return { hang: true };
+      return { content: `${prompt}: ${answer}` };
+    }
     if (body.messages.some((m) => m.role === 'user' && m.content?.includes('slow'))) {
       // A call that takes 1.5 s: the test kills its process while it executes.
       if ('busy' in answers) return { content: `busy ${answers.busy}` };
@@ -85,6 +102,18 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
       body: { manifest: { slug: 'dice', name: 'Dice', tools: ['run_code'] }, promptMd: 'Roll {{input.n}}' },
     });
     expect(skill.status, skill.text).toBe(201);
+    const workflow = await request(nodes[0]?.url as string, 'POST', '/api/v1/workflows', {
+      token,
+      body: {
+        slug: 'dice-twice',
+        name: 'Dice twice',
+        steps: [
+          { name: 'roll', type: 'skill', skill: 'dice', input: { n: 'wf' } },
+          { name: 'again', type: 'skill', skill: 'dice', input: { n: 'wf-again' } },
+        ],
+      },
+    });
+    expect(workflow.status, workflow.text).toBe(201);
   });
 
   afterAll(async () => {
@@ -195,5 +224,49 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
     // One record: recorded before the first execution, completed by the second.
     expect(after?.started_at).toEqual(recorded?.started_at);
     expect(after?.completed_at).not.toBeNull();
+  });
+
+  it("resumes a workflow's skill step from its own record: no call of either step is executed again", async () => {
+    const node = nodes.at(-1) as ServeProcess;
+    const created = await request(node.url, 'POST', '/api/v1/workflows/dice-twice/runs', {
+      token,
+      body: { input: {} },
+    });
+    expect(created.status, created.text).toBe(202);
+    const runId = created.body.runId as number;
+    // The second step's model is asked after its call: both steps' calls are recorded.
+    await waitFor(
+      () =>
+        fake.requests.some((r) => {
+          const body = r.body as ChatBody;
+          return body.messages[0]?.content === 'Roll wf-again' && Object.keys(toolAnswers(body)).length > 0;
+        }),
+      "the second step's model to be asked after its call",
+      20_000,
+    );
+    const calls = () =>
+      sql(
+        `select call_id, step, turn, status, result::text as result, completed_at from tool_calls
+          where run_id = ${runId} order by turn`,
+      );
+    const before = await calls();
+    expect(before.map((r) => [r.step, r.turn, r.status])).toEqual([
+      ['roll', 1, 'ok'],
+      ['again', 2, 'ok'],
+    ]);
+    let requestsAtKill = 0;
+    const run = await killAndResume(node, runId, () => {
+      answerWorkflow = true;
+      requestsAtKill = fake.requests.length;
+    });
+    // Both calls keep their one execution (the same random numbers, completed at the same times).
+    expect(await calls()).toEqual(before);
+    const again = before[1] as { call_id: string; result: string };
+    expect(run.stepResults.roll.output.text).toBe(`Roll wf: ${before[0]?.result}`);
+    expect(run.output.text).toBe(`Roll wf-again: ${again.result}`);
+    // The resumed step asked its model once, replaying only its own call.
+    const resumed = fake.requests.slice(requestsAtKill).map((r) => r.body as ChatBody);
+    expect(resumed).toHaveLength(1);
+    expect(Object.keys(toolAnswers(resumed[0] as ChatBody))).toEqual([again.call_id]);
   });
 });

@@ -18,7 +18,7 @@ import {
   openaiEnv,
   startFakeOpenAI,
 } from '../../helpers/fake-openai-server.js';
-import { createAgent, createSkill } from '../../helpers/resources.js';
+import { createAgent, createSkill, createWorkflow } from '../../helpers/resources.js';
 import { openSse } from '../../helpers/sse.js';
 import { deferred } from '../../helpers/wait.js';
 
@@ -92,6 +92,14 @@ beforeAll(async () => {
     { slug: 'local', tools: ['probe'], model: { provider: 'echo' } },
     'local {{input.x}}',
   );
+  await createWorkflow(t, admin.token, {
+    slug: 'compute-then-probe',
+    steps: [
+      { name: 'compute', type: 'skill', skill: 'calc', input: { x: '{{input.x}}' } },
+      { name: 'check', type: 'approve', title: 'Check the sum' },
+      { name: 'probe', type: 'skill', skill: 'probing', input: { x: '{{steps.compute.output.text}}' } },
+    ],
+  });
   await createAgent(t, admin.token, {
     slug: 'limited',
     skillSlugs: ['probing'],
@@ -121,6 +129,21 @@ async function getRun(id: number) {
   const res = await t.request('GET', `/api/v1/runs/${id}`, { token: admin.token });
   expect(res.status).toBe(200);
   return res.body;
+}
+
+/** Runs run `id`'s jobs, cancels it while a `probe` call executes, then lets the call finish; the run after. */
+async function cancelDuringProbe(id: number) {
+  const release = deferred();
+  const began = deferred();
+  gate = release.promise;
+  probeStarted = () => began.resolve();
+  const draining = t.app.jobs.drain();
+  await began.promise;
+  const cancelled = await t.request('POST', `/api/v1/runs/${id}/cancel`, { token: admin.token });
+  expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+  release.resolve();
+  await draining;
+  return getRun(id);
 }
 
 async function runSkill(slug: string, body?: Record<string, unknown>) {
@@ -272,19 +295,8 @@ describe('the tool loop of a skill run', () => {
 
   it('stops between calls when the run is cancelled: the executing call is recorded, no model turn follows', async () => {
     const from = fake.requests.length;
-    const release = deferred();
-    const began = deferred();
-    gate = release.promise;
-    probeStarted = () => began.resolve();
     script = () => ({ toolCalls: [call('slow', 'probe', { key: 'slow' })] });
-    const id = await start('probing');
-    const draining = t.app.jobs.drain();
-    await began.promise;
-    const cancelled = await t.request('POST', `/api/v1/runs/${id}/cancel`, { token: admin.token });
-    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-    release.resolve();
-    await draining;
-    const run = await getRun(id);
+    const run = await cancelDuringProbe(await start('probing'));
     expect(run.status).toBe('cancelled');
     expect(run.toolCalls).toEqual([
       expect.objectContaining({ id: 'slow', status: 'ok', result: { key: 'slow', n: 1 } }),
@@ -326,6 +338,116 @@ describe('the tool loop of a skill run', () => {
     const run = await runSkill('local');
     expect(run).toMatchObject({ status: 'completed', output: { text: 'local 1' }, toolCalls: [] });
     expect(fake.requests.length).toBe(from);
+  });
+});
+
+describe('the tool loop of a workflow skill step', () => {
+  /** Starts `compute-then-probe`, runs `compute` to the gate, approves it; answers the run id. */
+  async function pastTheGate(): Promise<number> {
+    const res = await t.request('POST', '/api/v1/workflows/compute-then-probe/runs', {
+      token: admin.token,
+      body: { input: { x: '2' } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = res.body.runId as number;
+    await t.app.jobs.drain();
+    expect((await getRun(id)).status).toBe('paused');
+    const approved = await t.request('POST', `/api/v1/runs/${id}/approve`, { token: admin.token, body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    return id;
+  }
+
+  /** The model: in each step, one call of the step's tool with the id `same`, then a final message. */
+  const perStep = (body: ChatBody): AssistantTurn => {
+    const answers = toolAnswers(body);
+    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    if (prompt.startsWith('Compute')) {
+      return 'same' in answers
+        ? { content: `sum ${(answers.same as { result: number }).result}` }
+        : { toolCalls: [call('same', 'run_code', { language: 'javascript', code: '40+2' })] };
+    }
+    const ids = Object.keys(answers);
+    return ids.length > 0
+      ? { content: `probed ${ids.join(',')}` }
+      : { toolCalls: [call('same', 'probe', { key: prompt })] };
+  };
+
+  it("runs each skill step's loop with its own conversation; calls recorded with unique ids; tool_completed per step", async () => {
+    const from = fake.requests.length;
+    script = perStep;
+    const id = await pastTheGate();
+    await t.app.jobs.drain();
+    const run = await getRun(id);
+    expect(run).toMatchObject({ status: 'completed', error: null });
+    expect(run.stepResults.compute.output).toEqual({ text: 'sum 42' });
+    // The model repeated the id `same` in the second step: it is made unique within the run.
+    expect(run.toolCalls).toEqual([
+      expect.objectContaining({
+        id: 'same',
+        tool: 'run_code',
+        status: 'ok',
+        result: expect.objectContaining({ result: 42 }),
+      }),
+      expect.objectContaining({
+        id: expect.stringMatching(/^same~/),
+        tool: 'probe',
+        status: 'ok',
+        arguments: { key: 'Probe sum 42' },
+      }),
+    ]);
+    expect(run.output).toEqual({ text: `probed ${run.toolCalls[1].id}` });
+    expect(executions.map((e) => e.key)).toEqual(['Probe sum 42']);
+
+    // The probe step's model never saw the compute step's call: each step has its own conversation.
+    const probeChats = chats(from).filter((c) =>
+      c.messages.some((m) => m.role === 'user' && m.content?.startsWith('Probe')),
+    );
+    expect(probeChats).toHaveLength(2);
+    expect(probeChats[0]?.messages.map((m) => m.role)).toEqual(['user']);
+    expect(Object.keys(toolAnswers(probeChats[1] as ChatBody))).toEqual([run.toolCalls[1].id]);
+    expect(probeChats[0]?.tools?.map((tool) => tool.function.name)).toEqual(['probe', 'run_code']);
+
+    const rows = await t.app.db.sql.query<{ step: string; turn: number }>(
+      'select step, turn from tool_calls where run_id = $1 order by turn',
+      [id],
+    );
+    expect(rows).toEqual([
+      { step: 'compute', turn: 1 },
+      { step: 'probe', turn: 2 },
+    ]);
+    const client = await openSse(t.url, `/api/v1/runs/${id}/stream`, { token: admin.token });
+    await client.ended;
+    const toolEvents = client.events.items.filter((e) => e.event === 'tool_completed');
+    expect(toolEvents.map((e) => [e.json.step, e.json.output.tool])).toEqual([
+      ['compute', 'run_code'],
+      ['probe', 'probe'],
+    ]);
+  });
+
+  it("fails the run at the step whose model exceeds its skill's maxToolCalls", async () => {
+    let n = 0;
+    script = (body) =>
+      body.messages.some((m) => m.role === 'user' && m.content?.startsWith('Compute'))
+        ? perStep(body)
+        : { toolCalls: [call(`loop_${++n}`, 'probe', { key: `k${n}` })] };
+    const id = await pastTheGate();
+    await t.app.jobs.drain();
+    const run = await getRun(id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'TOOL_BUDGET_EXCEEDED', step: 'probe' });
+    // The compute step's call does not count against the probe step's budget of 4.
+    expect(run.toolCalls).toHaveLength(5);
+    expect(executions).toHaveLength(4);
+  });
+
+  it('stops between calls when the run is cancelled during a step', async () => {
+    script = perStep;
+    const id = await pastTheGate();
+    const from = fake.requests.length;
+    const run = await cancelDuringProbe(id);
+    expect(run.status).toBe('cancelled');
+    expect(run.toolCalls.at(-1)).toMatchObject({ tool: 'probe', status: 'ok' });
+    expect(chats(from)).toHaveLength(1);
   });
 });
 
