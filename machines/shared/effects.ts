@@ -18,7 +18,10 @@
  * - signal: anything else the host must do (`notify`).
  */
 
-/** The names of run events, in the spec's vocabulary (plus `rejected` and `cancelled`). */
+/**
+ * The names of run events, in the vocabulary of docs/api.md#run-event-stream-sse (plus `rejected` and
+ * `cancelled`).
+ */
 export const RUN_EVENT_NAMES = [
   'started',
   'step_started',

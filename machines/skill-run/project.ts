@@ -5,7 +5,7 @@ import { statusOf } from '../shared/status.js';
 import type { SkillRunReviewState } from './context.js';
 import type { SkillRunMachine } from './machine.js';
 
-/** A skill run's statuses (the spec's run statuses minus `paused`). */
+/** A skill run's statuses (the run statuses of docs/api.md#runs minus `paused`). */
 export const SKILL_RUN_STATUSES = [
   'running',
   'pending',

@@ -210,7 +210,7 @@ export const workflowRunMachine = setup({
             'advanceIndex',
           ],
         },
-        // Rejecting a gate cancels the run (the spec's "reject via decide": workflow is cancelled).
+        // Rejecting a gate cancels the run (docs/api.md#review-queue: a rejected workflow is cancelled).
         REJECT: {
           target: 'cancelled',
           actions: ['storeRejection', recordCurrentStep('rejected'), closeReview('decided')],

@@ -1,5 +1,5 @@
 /**
- * The one error type of r3's API, whatever carries it: the spec's stable `code`, a message and
+ * The one error type of r3's API, whatever carries it: a stable `code` (docs/api.md#errors), a message and
  * `details`; `toBody()` is the wire shape `{error: {code, message, details}}` that REST, MCP tool
  * results and a run's tool calls all answer. Nothing here knows HTTP: a code's status and headers
  * are mapped in src/platform/http/errors.ts. Build errors with the factories below, never by hand in
@@ -78,7 +78,7 @@ export const methodNotAllowed = (allow: string[]) =>
 
 /**
  * A tool that is not configured on this deployment (docs/mcp.md "Built-in tools").
- * @public the spec's TOOL_UNAVAILABLE, for the agent tools being added
+ * @public TOOL_UNAVAILABLE (docs/mcp.md#built-in-tools), for the agent tools being added
  */
 export const toolUnavailable = (message: string, details: Record<string, unknown> = {}) =>
   new ApiError('TOOL_UNAVAILABLE', message, details);

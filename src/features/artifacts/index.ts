@@ -1,5 +1,5 @@
 /**
- * Artifacts (decisions §10): files tools make (`create_artifact`, `generate_image`), stored per org
+ * Artifacts (docs/api.md#artifacts): files tools make (`create_artifact`, `generate_image`), stored per org
  * in PostgreSQL with their hash, media type and size, the run that made them and who made them; read
  * through `/api/v1/artifacts*` (scope `read:all`, tenant-isolated, served so a browser never runs them).
  */

@@ -1,6 +1,7 @@
 /**
- * `/api/v1/artifacts` (decisions §10, extension endpoints, scope `read:all`): list the org's artifacts
- * (of one run or mission run), one artifact's metadata, and its bytes. Another org's artifact is 404.
+ * `/api/v1/artifacts` (docs/api.md#artifacts, extension endpoints, scope `read:all`): list the org's
+ * artifacts (of one run or mission run), one artifact's metadata, and its bytes. Another org's artifact is
+ * 404.
  *
  * The bytes are served with their media type, `X-Content-Type-Options: nosniff` (every answer has it),
  * `Content-Security-Policy: sandbox` (a page opened from it runs no script and has no origin), and

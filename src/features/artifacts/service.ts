@@ -1,5 +1,5 @@
 /**
- * Artifacts (decisions §10): store one (bytes + SHA-256 + media type + size, the run or mission run
+ * Artifacts (docs/api.md#artifacts): store one (bytes + SHA-256 + media type + size, the run or mission run
  * that made it, who made it), list an org's, read one's metadata or bytes. Every read has the
  * caller's org in its WHERE clause: another org's artifact is not found. A create with an
  * idempotency key that was already used answers the artifact made the first time (a tool call

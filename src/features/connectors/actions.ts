@@ -1,6 +1,6 @@
 /**
- * The connector actions a proposal can carry (decisions §11): their names, the source kind that
- * executes each, and the zod schema of their params — one definition for `propose_action`'s
+ * The connector actions a proposal can carry (docs/api.md#sources-and-connectors): their names, the source
+ * kind that executes each, and the zod schema of their params — one definition for `propose_action`'s
  * validation, the executing connector, and the docs.
  */
 import { z } from 'zod';

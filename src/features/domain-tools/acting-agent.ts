@@ -1,8 +1,8 @@
 /**
- * The checks every domain-tool call makes (decisions §11): the agent it acts for (a run's agent, or
- * MCP's `agent_slug`) must exist, be active, not deny the tool (manifest `tools: {allow?, deny}`,
- * decisions §10) and list each source the call reads or syncs in `sourceSlugs` — FORBIDDEN otherwise.
- * A call for no agent reads every source of the caller's organization.
+ * The checks every domain-tool call makes (docs/mcp.md#domain-tools): the agent it acts for (a run's agent,
+ * or MCP's `agent_slug`) must exist, be active, not deny the tool (manifest `tools: {allow?, deny}`,
+ * docs/api.md#authored-resources-the-workspace) and list each source the call reads or syncs in
+ * `sourceSlugs` — FORBIDDEN otherwise. A call for no agent reads every source of the caller's organization.
  *
  * Read at every call, never cached across calls: an agent deactivated or a source removed from it
  * takes effect on the next call.
@@ -32,7 +32,10 @@ export interface Acting {
   sources: SourceConfig[];
 }
 
-/** The tool policy of an agent manifest (decisions §10), read defensively: older manifests lack it. */
+/**
+ * The tool policy of an agent manifest (docs/api.md#authored-resources-the-workspace), read defensively:
+ * older manifests lack it.
+ */
 function toolPolicy(agent: AgentManifest): { allow?: readonly string[]; deny?: readonly string[] } {
   const tools = (agent as { tools?: unknown }).tools;
   return tools && typeof tools === 'object' ? (tools as { allow?: string[]; deny?: string[] }) : {};

@@ -1,6 +1,6 @@
 /**
- * `get_crm_deals`, `get_crm_contacts`, `get_crm_companies` (decisions §11): the synced HubSpot records
- * of the crm sources the call may use (each source's `sync.objectTypes.<record>` type), filtered,
+ * `get_crm_deals`, `get_crm_contacts`, `get_crm_companies` (docs/mcp.md#domain-tools): the synced HubSpot
+ * records of the crm sources the call may use (each source's `sync.objectTypes.<record>` type), filtered,
  * sorted and paged in PostgreSQL with the exact total over the filter and facet counts.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Domain tools (decisions §11): the agent tools over the organization's connected sources and the
+ * Domain tools (docs/mcp.md#domain-tools): the agent tools over the organization's connected sources and the
  * agent's own runs, registered in the agent-tool registry (so usable in an agent's runs and over MCP
  * with an optional `agent_slug`):
  *

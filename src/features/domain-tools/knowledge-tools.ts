@@ -1,5 +1,5 @@
 /**
- * The domain tools over what r3 holds of the agent's sources (decisions §11):
+ * The domain tools over what r3 holds of the agent's sources (docs/mcp.md#domain-tools):
  *
  * - `search_knowledge {query, limit?}`: hybrid search (objects' search service) over the instances of
  *   the agent's sources, each source's retrieval weights applied.

@@ -1,5 +1,5 @@
 /**
- * The domain tools over the agent's own runs (decisions §11):
+ * The domain tools over the agent's own runs (docs/mcp.md#domain-tools):
  *
  * - `run_operation {operation, input}`: starts a run of a skill or workflow wired to the agent
  *   (`skillSlugs`/`workflowSlugs`; `skill:<slug>` or `workflow:<slug>` when a slug names both) as the

@@ -1,5 +1,5 @@
 /**
- * The domain tools that read one upstream item cache-first, or sync a source (decisions §11):
+ * The domain tools that read one upstream item cache-first, or sync a source (docs/mcp.md#domain-tools):
  *
  * - `get_meeting_transcript {meetingId}`: the synced meeting (by UUID or Zoom meeting id) if any
  *   (`source: "cache"`, `upserted: null`); else read live from Zoom and upserted (`source: "live"`,

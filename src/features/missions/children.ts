@@ -36,7 +36,7 @@ interface ChildSpec {
  * A synthetic prompt skill (the planner's, a generic task's): its whole prompt is `input.prompt`. It
  * lists the tools the agent allows by name (`tools.allow`, less `deny`; none without an allow list),
  * and its budget is the mission's `limits.maxToolCalls`: past it the run fails TOOL_BUDGET_EXCEEDED
- * as any skill run does (decisions §10), and a planner run that fails fails the mission run.
+ * as any skill run does (docs/api.md#missions), and a planner run that fails fails the mission run.
  */
 function promptSkill(slug: string, name: string, agent: AgentManifest, maxToolCalls: number): SkillSnapshot {
   const deny = new Set(agent.tools?.deny ?? []);

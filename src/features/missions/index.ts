@@ -1,5 +1,5 @@
 /**
- * Missions (decisions §12): open-ended team work with a plan, a team and artifacts. Mission
+ * Missions (docs/api.md#missions): open-ended team work with a plan, a team and artifacts. Mission
  * definitions are authored resources (`missions/<slug>.yaml`, on the workspace, routes here); a
  * mission run is a `mission-run` actor whose planner and tasks are child skill runs; mission runs
  * awaiting review are items of the review queue (kind `mission`); progress is an event log (SSE) and

@@ -1,5 +1,5 @@
 /**
- * The missions group of MCP tools (decisions §12): `mission_list`, `mission_start`,
+ * The missions group of MCP tools (docs/api.md#missions): `mission_list`, `mission_start`,
  * `mission_list_runs`, `mission_get_run`, `mission_approve`, `mission_cancel`, `mission_promote`.
  * Each runs under the caller's principal with the REST route's access; errors are the REST ones,
  * with body fields named `arguments.*`.

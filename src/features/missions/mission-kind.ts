@@ -92,7 +92,7 @@ const recordMissionEvent: EffectHandler = (params, ctx) => {
   const context = contextOf(ctx);
   const status = ctx.projection.status as string;
   const output = eventOutput(event, task, context);
-  // `started` is the webhook's only: the stream's events are the spec's eight.
+  // `started` is the webhook's only: the stream's events are the eight of docs/api.md#missions.
   const seq = event === 'started' ? 0 : ctx.writes.nextSeq();
   if (event !== 'started') {
     ctx.writes.events.push({ seq, event, status, step: task ?? null, output, at: ctx.at });

@@ -1,5 +1,5 @@
 /**
- * `mission_promote` (decisions §12): a completed mission run's task graph as a reusable workflow,
+ * `mission_promote` (docs/api.md#missions): a completed mission run's task graph as a reusable workflow,
  * written through the workspace's one write path (validate → write → commit → apply only when asked).
  *
  * Steps: the tasks in dependency order (plan order among the ready ones), each a skill step named

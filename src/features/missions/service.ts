@@ -1,5 +1,5 @@
 /**
- * Mission runs as the API, MCP and the review queue use them (decisions §12): start one from an
+ * Mission runs as the API, MCP and the review queue use them (docs/api.md#missions): start one from an
  * applied mission or ad hoc (a team and a goal), read and list them, approve or reject one awaiting
  * review, cancel one. Every state change is a transition of the run's `mission-run` actor (409 when
  * its state refuses it); another org's run is 404.

@@ -1,7 +1,8 @@
 /**
- * `GET /mission-runs/:id/stream`: a mission run's events as server-sent events (decisions §12:
+ * `GET /mission-runs/:id/stream`: a mission run's events as server-sent events (docs/api.md#missions:
  * `planned`, `task_started`, `task_completed`, `awaiting_review`, `approved`, `completed`, `failed`,
- * `cancelled`). As a run's stream (decisions §7): each frame has `id:` (the run's event sequence),
+ * `cancelled`). As a run's stream (docs/api.md#run-event-stream-sse): each frame has `id:` (the run's event
+ * sequence),
  * `event:` and `data:` JSON `{missionRunId, seq, event, status, task, output, at}`; the recorded
  * events are replayed after `Last-Event-ID`, then live ones follow (subscribed before the replay
  * reads, deduplicated by sequence, a gap read from the database) until a terminal event

@@ -1,5 +1,5 @@
 /**
- * The mission run object (decisions §12): `{id, mission, status, goal, input, plan, artifacts, review,
+ * The mission run object (docs/api.md#missions): `{id, mission, status, goal, input, plan, artifacts, review,
  * reviewUrl, error, createdAt, completedAt}` plus `reviewStage` (what an `awaiting_review` run waits
  * for: `plan` or `result`), `team`, `createdBy` and `pollUrl`. Built from the row's columns, the org
  * in every query.

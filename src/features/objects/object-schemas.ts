@@ -23,7 +23,8 @@ export const objectLinkSchema = z.strictObject({
 });
 
 /**
- * Body of `POST /objects/:slug/instances`: the spec's `title`, `metadata`, `content`, plus the optional
+ * Body of `POST /objects/:slug/instances`: `title`, `metadata`, `content`
+ * (docs/api.md#object-instances-and-search), plus the optional
  * `source` (slug of the source it came from, which selects the retrieval overrides) and `links`.
  */
 export const ingestBodySchema = z.strictObject({

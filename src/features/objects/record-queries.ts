@@ -1,6 +1,6 @@
 /**
- * Queries over the instances synced from connected sources (the domain tools' reads, decisions §11),
- * computed in PostgreSQL:
+ * Queries over the instances synced from connected sources (the domain tools' reads,
+ * docs/mcp.md#domain-tools), computed in PostgreSQL:
  *
  * - `page`: instances of some (source, object type) pairs whose metadata matches a filter, one page in
  *   a stable order with a keyset cursor, the exact total over the filter, and facet counts — the total

@@ -1,5 +1,5 @@
 /**
- * Proposals (decisions §11): `propose_action` (an agent tool, in runs and over MCP) creates a
+ * Proposals (docs/api.md#proposals): `propose_action` (an agent tool, in runs and over MCP) creates a
  * persisted `proposal` actor that waits in the review queue as an item of kind `action`; deciding
  * approve executes its connector write exactly once (the `execute_action` job), reject and cancel
  * never execute. `GET /proposals[/:id]`, `POST /proposals/:id/cancel`, `GET /proposals/:id/stream`;

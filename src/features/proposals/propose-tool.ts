@@ -1,5 +1,5 @@
 /**
- * `propose_action {action, params, rationale, source?, agent_slug?}` (decisions §11): proposes a
+ * `propose_action {action, params, rationale, source?, agent_slug?}` (docs/api.md#proposals): proposes a
  * connector write for a human to approve, and never executes it — in a run's tool loop and over MCP
  * alike. It answers `{proposalId, status: "pending"}`; the proposal waits in the review queue as an
  * item of kind `action`.

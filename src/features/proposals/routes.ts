@@ -1,5 +1,5 @@
 /**
- * `/api/v1/proposals` (decisions §11; list, cancel and stream are extensions): read the org's
+ * `/api/v1/proposals` (docs/api.md#proposals; list, cancel and stream are extensions): read the org's
  * proposals (`read:all`), withdraw a pending one (`run:invoke`, like cancelling a run), and follow
  * one as server-sent events. Deciding one is the review queue's (`POST /reviews/decide`, kind
  * `action`). Another org's proposal is 404.
@@ -143,8 +143,7 @@ export function proposalRoutes(proposals: ProposalService, bus: Bus, heartbeatMs
       path: '/api/v1/proposals/:id',
       access: access.read,
       params: idParams,
-      summary:
-        'A proposal (decisions §11): action, params, rationale, status, result, error, review and its review item.',
+      summary: 'A proposal: action, params, rationale, status, result, error, review and its review item.',
       responses: { 200: { description: 'The proposal.', schema: proposalViewSchema } },
       handler: async ({ principal, params }) => ok(await proposals.get(principal, proposalId(params.id))),
     }),

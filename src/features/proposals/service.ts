@@ -1,5 +1,5 @@
 /**
- * Proposals as the API and the review queue use them (decisions §11): create one (what
+ * Proposals as the API and the review queue use them (docs/api.md#proposals): create one (what
  * `propose_action` does once its checks passed), read one or a page of them, decide one (the review
  * queue's `action` items dispatch here), cancel one. Every change is a transition of the proposal
  * actor, attributed to the caller in the transition log and an audit row; executing an approved one

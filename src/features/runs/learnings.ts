@@ -1,6 +1,6 @@
 /**
- * What reviewers told an agent (decisions §11 `learnings`): from its runs, each rejection (with the
- * reason given, if any), each approval that came with a note, and each down-rating (with its
+ * What reviewers told an agent (docs/mcp.md#domain-tools `learnings`): from its runs, each rejection (with
+ * the reason given, if any), each approval that came with a note, and each down-rating (with its
  * feedback note), newest first. `topic` keeps those whose note, skill/workflow slug or name contains
  * it (case-insensitive).
  */

@@ -1,5 +1,5 @@
 /**
- * The tool loop of a skill step (decisions §10): a skill run's step, or a workflow's skill step. The
+ * The tool loop of a skill step (docs/api.md#runs): a skill run's step, or a workflow's skill step. The
  * model is asked with the tools the skill lists (and the run's agent allows); each `tool_calls` answer
  * is one turn whose calls are recorded, executed concurrently, answered to the model as `tool`
  * messages, until it gives a final message. A workflow's steps each have a conversation of their own
@@ -107,7 +107,7 @@ export interface ToolLoopArgs {
   recorded: readonly CallRow[];
 }
 
-/** The tool error codes of decisions §10; any other failure of a tool is TOOL_FAILED. */
+/** The tool error codes of docs/api.md#runs; any other failure of a tool is TOOL_FAILED. */
 const TOOL_ERROR_CODES = new Set([
   'TOOL_UNAVAILABLE',
   'TOOL_FAILED',
@@ -168,7 +168,7 @@ function toolError(code: string, message: string, details?: Record<string, unkno
   return { status: 'error', error: details ? { code, message, details } : { code, message } };
 }
 
-/** A thrown error as the §10 tool error it answers. */
+/** A thrown error as the tool error it answers (docs/mcp.md#built-in-tools). */
 function errorOutcome(error: unknown): ToolOutcome {
   if (error instanceof ApiError && TOOL_ERROR_CODES.has(error.code)) {
     const details = Object.keys(error.details).length > 0 ? error.details : undefined;

@@ -28,7 +28,7 @@ export interface RunView {
   stepResults: Record<string, { output: unknown }>;
   error: unknown;
   review: unknown;
-  /** The tool calls of the run's tool loop, in the order the model asked for them (decisions §10). */
+  /** The tool calls of the run's tool loop, in the order the model asked for them (docs/api.md#runs). */
   toolCalls: ToolCallView[];
   agentSlug: string | null;
   /** The mission run this run is a task (or the planner) of; null for other runs. */

@@ -1,7 +1,7 @@
 /**
- * The built-in agent tools this feature has so far (decisions §10): `create_artifact` and `run_code`.
- * Same names, arguments, results, limits and errors in a run's tool loop and over MCP (the registry
- * makes the MCP tool). Over MCP both need `run:invoke`: they act (store an artifact, run code).
+ * The built-in agent tools this feature has so far (docs/mcp.md#built-in-tools): `create_artifact` and
+ * `run_code`. Same names, arguments, results, limits and errors in a run's tool loop and over MCP (the
+ * registry makes the MCP tool). Over MCP both need `run:invoke`: they act (store an artifact, run code).
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';

@@ -1,7 +1,7 @@
 /**
- * `generate_image` (decisions §10): a prompt turned into an image by an OpenAI-compatible images API
- * (`POST <OPENAI_BASE_URL>/images/generations` with `R3_IMAGE_MODEL`, through the official `openai`
- * SDK and r3's client rules) and stored as an artifact of the org (and of the run, inside one).
+ * `generate_image` (docs/mcp.md#built-in-tools): a prompt turned into an image by an OpenAI-compatible
+ * images API (`POST <OPENAI_BASE_URL>/images/generations` with `R3_IMAGE_MODEL`, through the official
+ * `openai` SDK and r3's client rules) and stored as an artifact of the org (and of the run, inside one).
  * Keyed: inside a run the call's idempotency key (run id + call id) names the artifact, so a call
  * re-executed after a crash answers the image already stored without asking for another.
  */

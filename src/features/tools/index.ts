@@ -1,5 +1,5 @@
 /**
- * Built-in agent tools (decisions §10), registered in the platform's agent-tool registry (and so
+ * Built-in agent tools (docs/mcp.md#built-in-tools), registered in the platform's agent-tool registry (and so
  * over MCP): `create_artifact` (through the artifacts feature), `run_code` (a QuickJS WebAssembly
  * sandbox in worker threads), `web_search` (SearXNG or Brave), `fetch_url` and `crawl_site` (an
  * SSRF-guarded fetcher, HTML read as Markdown) and `generate_image` (an OpenAI-compatible images API,

@@ -3,8 +3,8 @@
  * WebAssembly module loaded (sandbox-worker.ts), so a script never blocks the event loop that serves
  * HTTP, and a fresh QuickJS runtime per script makes the cold start of a call a runtime, not a module.
  *
- * Limits (decisions §10): memory (QuickJS's allocator limit), time (QuickJS's interrupt handler at the
- * deadline, and a watchdog that terminates the worker if a single native operation overruns it by a
+ * Limits (docs/mcp.md#built-in-tools): memory (QuickJS's allocator limit), time (QuickJS's interrupt handler
+ * at the deadline, and a watchdog that terminates the worker if a single native operation overruns it by a
  * second), output (`console.*` plus the result's JSON). A worker that hit a limit or failed is
  * replaced, so nothing a script did survives into the next one.
  */

@@ -1,6 +1,6 @@
 /**
- * `web_search` (decisions §10): a query answered by the backend `R3_WEB_SEARCH` names — a SearXNG
- * instance's JSON API (`GET <base>/search?q=…&format=json`) or Brave's Search API
+ * `web_search` (docs/mcp.md#built-in-tools): a query answered by the backend `R3_WEB_SEARCH` names — a
+ * SearXNG instance's JSON API (`GET <base>/search?q=…&format=json`) or Brave's Search API
  * (`GET <base>/web/search?q=…&count=…` with `X-Subscription-Token`) — as `{results: [{title, url,
  * snippet}]}`, snippets as plain text. Unset: TOOL_UNAVAILABLE. The backend is the operator's choice,
  * so it is not put through the SSRF guard (a SearXNG on the private network is the usual set-up).

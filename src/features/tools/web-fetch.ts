@@ -1,6 +1,6 @@
 /**
- * The web fetcher of `fetch_url` and `crawl_site` (decisions §10): a GET that follows redirects by
- * hand (at most 5), checks every hop with the webhook SSRF guard and connects to exactly the address
+ * The web fetcher of `fetch_url` and `crawl_site` (docs/mcp.md#built-in-tools): a GET that follows redirects
+ * by hand (at most 5), checks every hop with the webhook SSRF guard and connects to exactly the address
  * the guard approved (no second resolution, so DNS rebinding cannot slip through), one 10 s deadline
  * for the whole fetch, and a byte cap on the decoded body (a page that never ends is cut and marked
  * truncated). Plain http is allowed for public hosts; `R3_TOOLS_ALLOW_PRIVATE` lets loopback and

@@ -1,6 +1,6 @@
 /**
- * The web built-ins (decisions §10): `fetch_url` (one page as readable Markdown) and `crawl_site`
- * (same-origin, breadth-first, robots.txt honoured), both through the SSRF-guarded `WebFetcher`.
+ * The web built-ins (docs/mcp.md#built-in-tools): `fetch_url` (one page as readable Markdown) and
+ * `crawl_site` (same-origin, breadth-first, robots.txt honoured), both through the SSRF-guarded `WebFetcher`.
  * Reads with no effect, so `safe` to run again after a crash; over MCP they need `run:invoke`, like
  * every built-in (they act on the caller's behalf on the network).
  */

@@ -1,6 +1,6 @@
 /**
- * Workflow triggers (decisions §11): `schedule` workflows start on their cron from durable schedule
- * jobs, one run per due time across every r3 process (schedules.ts); `object.created` workflows
+ * Workflow triggers (docs/api.md#workflow-triggers): `schedule` workflows start on their cron from durable
+ * schedule jobs, one run per due time across every r3 process (schedules.ts); `object.created` workflows
  * start one run per new instance of their type, whether the API or a sync created it
  * (object-created.ts). `manual` needs nothing here: `POST /workflows/:slug/runs` works for every
  * trigger. Runs a trigger starts are attributed to `trigger:schedule` / `trigger:object.created`.

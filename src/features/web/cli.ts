@@ -1,5 +1,6 @@
 /**
- * `r3 login-link` (decisions §13): a one-time browser sign-in URL for a user, valid 10 minutes; and
+ * `r3 login-link` (docs/api.md#browser-sessions-the-web-ui): a one-time browser sign-in URL for a user,
+ * valid 10 minutes; and
  * `r3 session revoke`: end every browser session of a user at once.
  */
 import { parseArgs } from 'node:util';

@@ -1,7 +1,7 @@
 /**
- * The web UI (decisions §13): browser sessions (sign-in by one-time link or pasted token, the session
- * cookie accepted by every API route, CSRF checks), `r3 login-link`, and the pages and bundle of the
- * app in web/ (Preact), served with a strict Content-Security-Policy.
+ * The web UI (docs/api.md#browser-sessions-the-web-ui): browser sessions (sign-in by one-time link or pasted
+ * token, the session cookie accepted by every API route, CSRF checks), `r3 login-link`, and the pages and
+ * bundle of the app in web/ (Preact), served with a strict Content-Security-Policy.
  *
  * Terminology: the *shell* is the one HTML page every UI path answers; the *bundle* is the app's
  * hashed scripts and styles under /assets/.

@@ -3,8 +3,8 @@
  * the delivery body, and what `matchesFilter` needs (the run's kind and slug).
  *
  * Run events map by name: `started`, `paused_for_review`, `approved`, `rejected`, `completed` and
- * `failed` to `run.<name>`; `step_completed` to `run.step_completed` for workflow runs only (the
- * spec's "one workflow step finishes"; a skill run's one step is its run). `step_started` and
+ * `failed` to `run.<name>`; `step_completed` to `run.step_completed` for workflow runs only
+ * (docs/api.md#events-and-filters; a skill run's one step is its run). `step_started` and
  * `cancelled` have no webhook type. Proposal events `created`, `executed` and `failed` map to
  * `proposal.<name>` (its approved, rejected and cancelled have none). Review-item events
  * (`evt.<org>.review.…`) and anything else map to nothing: the dispatcher acknowledges them and

@@ -25,10 +25,10 @@ export const RUN_EVENT_TYPES = [
   'run.failed',
 ] as const;
 
-/** The event types about proposals (decisions §11). */
+/** The event types about proposals (docs/api.md#proposals). */
 export const PROPOSAL_EVENT_TYPES = ['proposal.created', 'proposal.executed', 'proposal.failed'] as const;
 
-/** The event types about mission runs (decisions §12). */
+/** The event types about mission runs (docs/api.md#missions). */
 export const MISSION_EVENT_TYPES = [
   'mission.started',
   'mission.awaiting_review',
@@ -38,8 +38,9 @@ export const MISSION_EVENT_TYPES = [
 ] as const;
 
 /**
- * Every webhook event type: the spec's eight (the runs' seven and object.created), the proposals' three
- * (decisions §11) and the missions' five (§12), in that order.
+ * Every webhook event type: the eight of docs/api.md#events-and-filters (the runs' seven and
+ * object.created), the proposals' three (docs/api.md#proposals) and the missions' five
+ * (docs/api.md#missions), in that order.
  */
 export const WEBHOOK_EVENT_TYPES = [
   ...RUN_EVENT_TYPES,
@@ -160,7 +161,10 @@ export type ProposalEventData = z.infer<typeof proposalEventDataSchema>;
 export const missionEventTypeSchema = z.enum(MISSION_EVENT_TYPES);
 export type MissionEventType = z.infer<typeof missionEventTypeSchema>;
 
-/** `data` of the mission events (decisions §12): the mission run, its mission's slug (null ad hoc), its status. */
+/**
+ * `data` of the mission events (docs/api.md#missions): the mission run, its mission's slug (null ad hoc),
+ * its status.
+ */
 export const missionEventDataSchema = z
   .object({
     missionRunId: z.number().int().positive(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_TARGET_URL_LENGTH } from '../../platform/net/ssrf.js';
 import { webhookEventsSchema, webhookFilterSchema } from './payload.js';
 
-/** Shortest signing secret a caller may register (the spec has the caller supply it). */
+/** Shortest signing secret a caller may register (the caller supplies it: docs/api.md#webhooks). */
 export const MIN_SECRET_LENGTH = 16;
 /** Longest signing secret. */
 export const MAX_SECRET_LENGTH = 256;

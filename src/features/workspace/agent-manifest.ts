@@ -12,8 +12,8 @@ import {
 import { toolNameListSchema } from './skill-manifest.js';
 
 /**
- * Which of its skills' tools an agent may call (decisions §10): `allow` absent = every tool the skill
- * lists; `deny` always wins.
+ * Which of its skills' tools an agent may call (docs/api.md#authored-resources-the-workspace): `allow`
+ * absent = every tool the skill lists; `deny` always wins.
  */
 export const agentToolsSchema = z.strictObject({
   allow: toolNameListSchema.optional(),

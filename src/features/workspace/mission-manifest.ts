@@ -1,6 +1,7 @@
 /**
- * The mission manifest (`missions/<slug>.yaml`, decisions §12): a goal for a team of agents, planned by
- * one of them (the planner) into a task graph, reviewed at the plan, the result (the default) or both. Cross-resource rules (team agents exist and are active) are
+ * The mission manifest (`missions/<slug>.yaml`, docs/api.md#missions): a goal for a team of agents, planned
+ * by one of them (the planner) into a task graph, reviewed at the plan, the result (the default) or both.
+ * Cross-resource rules (team agents exist and are active) are
  * `validateWorkspace`'s; the rules within one manifest (a member at most once, the planner a member,
  * limits in range) are here.
  */
@@ -13,7 +14,10 @@ export const MAX_MAX_TASKS = 100;
 /** Default and largest number of tasks executing at once. */
 export const DEFAULT_MAX_PARALLEL = 3;
 export const MAX_MAX_PARALLEL = 20;
-/** Default and largest tool-call budget of one task (decisions §10: at most 50). */
+/**
+ * Default and largest tool-call budget of one task (docs/api.md#authored-resources-the-workspace: at most
+ * 50).
+ */
 export const DEFAULT_MAX_TOOL_CALLS = 50;
 export const MAX_MAX_TOOL_CALLS = 50;
 

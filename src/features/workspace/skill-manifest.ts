@@ -32,7 +32,7 @@ export const toolNameListSchema = z
   .max(100)
   .refine((names) => new Set(names).size === names.length, 'must not repeat a tool');
 
-/** Most tool calls a skill may allow per run (decisions §10). */
+/** Most tool calls a skill may allow per run (docs/api.md#authored-resources-the-workspace). */
 export const MAX_TOOL_CALLS = 50;
 /** A skill's tool-call budget when its manifest sets none. */
 export const DEFAULT_MAX_TOOL_CALLS = 8;
@@ -57,8 +57,8 @@ const skillFields = {
  * requiresApproval `false`. `inputSchema`, `outputSchema`, `model`, `tools` and `maxToolCalls` are
  * optional and stored only when given (no schema = any object is accepted; no model = the deployment's
  * default provider; no tools = `[]`; no maxToolCalls = 8, at most 50). `tools` names agent tools the
- * model may call (decisions §10); each must be a registered tool usable in runs (checked when the
- * workspace is written).
+ * model may call (docs/api.md#authored-resources-the-workspace); each must be a registered tool usable in
+ * runs (checked when the workspace is written).
  */
 export const skillManifestSchema = z.strictObject({
   slug: slugSchema,
@@ -89,7 +89,8 @@ export type SkillManifest = z.output<typeof skillManifestSchema>;
 
 /**
  * Any subset of a skill manifest's fields, no defaults. `null` removes an optional field
- * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`). `slug`, when present, must equal the skill's slug.
+ * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`). `slug`, when present, must equal the
+ * skill's slug.
  */
 export const skillManifestPatchSchema = z
   .strictObject({

@@ -36,7 +36,7 @@ export interface ToolContext {
   charge?: () => Promise<RateDecision | null>;
 }
 
-/** The tool groups of the spec's table that r3 exposes (a feature may name its own). */
+/** The tool groups r3 exposes (docs/mcp.md#tools; a feature may name its own). */
 export type ToolGroup = 'workspace' | 'runtime' | 'data' | (string & {});
 
 /** MCP's behaviour hints for clients (all optional). */

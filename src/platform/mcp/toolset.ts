@@ -41,7 +41,7 @@ export interface Toolset {
   readonly tools: readonly ToolDef[];
 }
 
-/** Tools that only emit events (spec MCP rule 6): never exposed, whatever a later group defines. */
+/** Tools that only emit events (docs/mcp.md#not-exposed): never exposed, whatever a later group defines. */
 export const NEVER_EXPOSED: ReadonlySet<string> = new Set(['request_human_review', 'recommend_action']);
 
 /** Builds the toolset of `defined` (the tools the features registered). */

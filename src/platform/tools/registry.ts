@@ -1,15 +1,15 @@
 /**
- * The one registry of agent tools (docs/mcp.md "Built-in tools"): each tool is a name, a zod argument schema, a
- * result schema, how it may be re-executed after a crash (idempotency), the contexts that may use it
- * (a run's tool loop, MCP) and, over MCP, the REST access rule of the same operation. From it come
+ * The one registry of agent tools (docs/mcp.md "Built-in tools"): each tool is a name, a zod argument
+ * schema, a result schema, how it may be re-executed after a crash (idempotency), the contexts that may use
+ * it (a run's tool loop, MCP) and, over MCP, the REST access rule of the same operation. From it come
  * the model's tool list (`modelToolSpec`), the permission check (`toolPermitted`: the skill's list ∩
  * the agent's allow/deny), the MCP tools (`mcpToolOf`, added to `platform.mcp` for every tool with the
  * `mcp` context, so the built-ins are listed and called like every other MCP tool) and the docs.
  *
  * A tool is executed through `executeTool`: arguments checked (VALIDATION_FAILED naming
  * `arguments.<field>`), the tool run, its result checked against its schema (a mismatch is a fault of
- * r3: INTERNAL). Tool failures are `ApiError`s with the §10 codes (TOOL_UNAVAILABLE, TOOL_FAILED,
- * TOOL_TIMEOUT, FORBIDDEN, VALIDATION_FAILED).
+ * r3: INTERNAL). Tool failures are `ApiError`s with the tool error codes of docs/mcp.md#built-in-tools
+ * (TOOL_UNAVAILABLE, TOOL_FAILED, TOOL_TIMEOUT, FORBIDDEN, VALIDATION_FAILED).
  */
 import { z } from 'zod';
 import type { Access } from '../auth/guard.js';
@@ -65,7 +65,8 @@ export interface AgentToolDef<A extends z.ZodType = z.ZodType, R extends z.ZodTy
   /** Over MCP: the REST access rule of the same operation. */
   access: Access;
   /**
-   * The tool acts for an agent (the domain tools, docs/api.md "Sources and connectors"): over MCP it takes an optional
+   * The tool acts for an agent (the domain tools, docs/api.md "Sources and connectors"): over MCP it takes
+   * an optional
    * `agent_slug` argument besides `args` (which must then be an object schema), handed to `execute`
    * as `call.agentSlug`; in a run the run's agent is. The model never sees `agent_slug`.
    */
@@ -134,7 +135,10 @@ export interface ToolPolicy {
   agent?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | null;
 }
 
-/** Whether `name` may be called under `policy` (docs/mcp.md "Built-in tools": the skill lists it and the agent allows it). */
+/**
+ * Whether `name` may be called under `policy` (docs/mcp.md "Built-in tools": the skill lists it and the
+ * agent allows it).
+ */
 export function toolPermitted(name: string, policy: ToolPolicy): boolean {
   if (!policy.skillTools.includes(name)) return false;
   const agent = policy.agent;

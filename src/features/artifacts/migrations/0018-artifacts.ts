@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Artifacts (decisions §10): files a tool made (`create_artifact`, `generate_image`), kept per org in
+ * Artifacts (docs/api.md#artifacts): files a tool made (`create_artifact`, `generate_image`), kept per org in
  * PostgreSQL with their bytes, SHA-256, media type and size, the run (or mission run) that made them
  * and who made them (`token:<id>`, `mcp`, or the run's creator).
  *

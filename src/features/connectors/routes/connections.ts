@@ -1,5 +1,5 @@
 /**
- * A source's connection through the API (decisions §11):
+ * A source's connection through the API (docs/api.md#sources-and-connectors):
  * - `PUT /sources/:slug/credentials` stores the kind's credentials sealed; the answer shows only
  *   `credentialsSet` and `credentialsUpdatedAt` (never the credentials);
  * - `POST /sources/:slug/test` checks the connection now: 200 `{connectionState, connectionError}`;

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Missions (decisions §12):
+ * Missions (docs/api.md#missions):
  *
  * - `missions`: the applied projection of `missions/<slug>.yaml`, like the other resource tables.
  * - `mission_runs`: `mission-run` actors (snapshot, version, event sequence) with the columns the API

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/mission-runs` (decisions §12): start a mission run (202), list and read mission runs,
+ * `/api/v1/mission-runs` (docs/api.md#missions): start a mission run (202), list and read mission runs,
  * cancel one, follow one's events (SSE). Every id route answers 404 for another org's run.
  */
 import { z } from 'zod';

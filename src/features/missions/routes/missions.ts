@@ -1,4 +1,7 @@
-/** `/api/v1/missions`: list, detail (goal, team, planner, review, limits), create, update (decisions §12). */
+/**
+ * `/api/v1/missions`: list, detail (goal, team, planner, review, limits), create, update
+ * (docs/api.md#missions).
+ */
 
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';

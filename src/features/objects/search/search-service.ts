@@ -69,7 +69,7 @@ export interface SearchResult {
 export interface SearchOptions {
   /** Only instances of these object types. */
   types?: readonly string[] | undefined;
-  /** Only instances from these sources (an agent's: decisions §11 `search_knowledge`). */
+  /** Only instances from these sources (an agent's: docs/mcp.md#domain-tools `search_knowledge`). */
   sources?: readonly string[] | undefined;
   limit?: number | undefined;
 }

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Proposals (decisions §11): connector actions an agent proposed (`propose_action`), persisted as
+ * Proposals (docs/api.md#proposals): connector actions an agent proposed (`propose_action`), persisted as
  * `proposal` actors and reviewed in the queue as items of kind `action` (`review_items.run_id` is
  * the proposal's id for them).
  *

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * `tool_calls` (decisions §10): every tool call of a run's tool loop, recorded before it executes
+ * `tool_calls` (docs/api.md#runs): every tool call of a run's tool loop, recorded before it executes
  * (`running`) and after (`ok` with its result, or `error`), each write in the same statement as the
  * run's transition that takes it (TOOLS_REQUESTED, TOOL_COMPLETED). After a crash the model
  * conversation is rebuilt from these rows: `turn` and `position` order the model's turns and the calls

@@ -1,7 +1,8 @@
 /**
  * Server-sent-event frames of a run's event stream: `id:` the run's event sequence, `event:` the
- * event's name, `data:` one line of JSON `{runId, seq, event, status, step, output, at}` (decisions
- * §7). JSON text never contains a raw newline, so a frame's data is always a single `data:` line.
+ * event's name, `data:` one line of JSON `{runId, seq, event, status, step, output, at}`
+ * (docs/api.md#run-event-stream-sse). JSON text never contains a raw newline, so a frame's data is always a
+ * single `data:` line.
  */
 
 /** What a frame carries; `outputJson` is the output already as JSON text (`null` for none). */

@@ -2,7 +2,8 @@
  * `GET /api/v1/runs/:id/stream`: a run's events as server-sent events (replay, then live, until the
  * terminal event). Resumes after `Last-Event-ID` (the header EventSource sends when it reconnects,
  * or `?lastEventId=` for the first connection). Any `Accept` is served: the route has one
- * representation, and the spec's `Accept: text/event-stream` is what clients send.
+ * representation, and the `Accept: text/event-stream` of docs/api.md#run-event-stream-sse is what clients
+ * send.
  */
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Workflow triggers (decisions §11): one row per firing of a workflow's trigger, keyed by what fired
- * it — `schedule:<due time>` for a cron due time, `object:<instance id>` for a new instance — so a
+ * Workflow triggers (docs/api.md#workflow-triggers): one row per firing of a workflow's trigger, keyed by
+ * what fired it — `schedule:<due time>` for a cron due time, `object:<instance id>` for a new instance — so a
  * due time or an instance starts at most one run whatever retries or nodes do. The row is written in
  * the transaction that creates the run (`run_id`), or records why no run could start (`error`).
  * The schedules themselves are jobs (kind `workflow-schedule`, one per workflow, `run_at` = the next

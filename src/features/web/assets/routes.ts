@@ -11,7 +11,10 @@ import type { RawReply } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import type { WebBundle } from './web-bundle.js';
 
-/** The policy of every page (decisions §13: no asset from any other origin, no inline script). */
+/**
+ * The policy of every page (docs/api.md#browser-sessions-the-web-ui: no asset from any other origin, no
+ * inline script).
+ */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
@@ -24,7 +27,7 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The UI's page paths (decisions §13), each answered with the shell. */
+/** The UI's page paths (docs/api.md#browser-sessions-the-web-ui), each answered with the shell. */
 export const PAGE_PATHS = [
   '/login',
   '/review',

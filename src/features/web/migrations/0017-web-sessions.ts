@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Browser sign-in (the web feature, decisions §13):
+ * Browser sign-in (the web feature, docs/api.md#browser-sessions-the-web-ui):
  *
  * - `web_login_links`: one-time sign-in links (`r3 login-link`); only the SHA-256 of the code is kept.
  *   A link is spent by setting `used_at` (once: the update that spends it requires it unset).

@@ -16,7 +16,8 @@ export function readCookie(header: string | undefined, name: string): string | u
 
 /**
  * `Set-Cookie` for a session: HttpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https
- * (decisions §13). No Max-Age: the server ends idle sessions; the browser drops it when it closes.
+ * (docs/api.md#browser-sessions-the-web-ui). No Max-Age: the server ends idle sessions; the browser drops it
+ * when it closes.
  */
 export function sessionCookie(value: string, secure: boolean): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;

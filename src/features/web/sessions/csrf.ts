@@ -1,7 +1,7 @@
 /**
- * Cross-site request forgery, refused twice over (decisions §13): a state-changing request from a
- * session must carry the session's CSRF token in `X-CSRF-Token` and an `Origin` of this deployment
- * (BASE_URL's origin, or the origin the request itself was addressed to).
+ * Cross-site request forgery, refused twice over (docs/api.md#browser-sessions-the-web-ui): a state-changing
+ * request from a session must carry the session's CSRF token in `X-CSRF-Token` and an `Origin` of this
+ * deployment (BASE_URL's origin, or the origin the request itself was addressed to).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { forbidden } from '../../../platform/errors.js';

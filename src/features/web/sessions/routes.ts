@@ -1,7 +1,8 @@
 /**
- * Signing in and out from a browser (decisions §13): `POST /api/v1/sessions` starts a session from a
- * sign-in link's code or a pasted API token and sets the cookie; `GET /api/v1/session` says who the
- * caller is (with the CSRF token a session's state-changing requests must send);
+ * Signing in and out from a browser (docs/api.md#browser-sessions-the-web-ui): `POST /api/v1/sessions`
+ * starts a session from a sign-in link's code or a pasted API token and sets the cookie; `GET
+ * /api/v1/session` says who the caller is (with the CSRF token a session's state-changing requests must
+ * send);
  * `DELETE /api/v1/session` signs out.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Browser sessions (decisions §13). Two ways in:
+ * Browser sessions (docs/api.md#browser-sessions-the-web-ui). Two ways in:
  *
  * - a sign-in link (`r3 login-link`): a one-time code, valid 10 minutes, spent by the first sign-in;
  *   the session acts as the user (`user:<id>`) with the scopes of the user's role (`LINK_SCOPES`);
