@@ -45,6 +45,7 @@ export async function createSkillRun(
     input?: Record<string, unknown>;
     manifest?: Partial<SkillManifest>;
     tx?: ActorTx;
+    jobsQueuedAt?: string;
   } = {},
 ): Promise<Transitioned> {
   const slug = options.slug ?? 'summarize';
@@ -73,6 +74,7 @@ export async function createSkillRun(
         manifest,
       },
       actingAs: SYSTEM,
+      ...(options.jobsQueuedAt ? { jobsQueuedAt: options.jobsQueuedAt } : {}),
     });
   return options.tx ? create(options.tx) : app.actors.transact(create);
 }

@@ -61,6 +61,8 @@ export interface MissionRow {
   traceId: string;
   createdBy: string;
   apiTokenId: string | null;
+  /** When the mission run was created (ISO): where its children's jobs stand in the queue. */
+  createdAt: string;
 }
 
 /** The mission run's columns from an effect's context. */
@@ -75,6 +77,8 @@ export function missionRowOf(ctx: EffectContext): MissionRow {
     traceId: c.trace_id as string,
     createdBy: c.created_by as string,
     apiTokenId: (c.api_token_id as string | null) ?? null,
+    // Unset in the creation's own transition (it starts the planner): the creation is now.
+    createdAt: c.created_at ? new Date(c.created_at as string | Date).toISOString() : ctx.at,
   };
 }
 
@@ -231,6 +235,10 @@ async function createChild(
       mission_task_id: spec.taskId,
     },
     actingAs: by,
+    // Earlier missions' tasks before later missions' planners and tasks: under load the queue is
+    // served mission by mission, so a task whose dependencies finished starts without waiting behind
+    // the work of every mission started after its own.
+    jobsQueuedAt: mission.createdAt,
   });
   return created.actor.row.id;
 }

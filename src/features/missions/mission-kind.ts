@@ -63,6 +63,7 @@ const CREATED = [
   'trace_id',
 ] as const;
 const LOADED = [
+  'created_at',
   'mission_slug',
   'goal',
   'input',
@@ -330,9 +331,8 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
         MISSION_RUN_KIND,
         { orgId, id: missionRunId },
         { type: String(sent.type), ...sent },
-        {
-          actingAs: ctx.actingAs,
-        },
+        // Siblings finishing together wait for each other on the row, not retry their whole transaction.
+        { actingAs: ctx.actingAs, lock: true },
       );
     });
   };

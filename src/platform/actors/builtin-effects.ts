@@ -22,7 +22,8 @@ const enqueueJob: EffectHandler = (params, ctx) => {
     ...rest,
   };
   // No dedupe key: the job is written by the transition's one statement, which is written once.
-  ctx.writes.jobs.push({ kind: job, payload, key: null, run_at: ctx.at, max_attempts: null });
+  const runAt = ctx.writes.jobsQueuedAt ?? ctx.at;
+  ctx.writes.jobs.push({ kind: job, payload, key: null, run_at: runAt, max_attempts: null });
 };
 
 const scheduleTimer: EffectHandler = (params, ctx) => {

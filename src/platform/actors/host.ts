@@ -134,12 +134,13 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     sql: Sql,
     names: string | readonly string[],
     ref: ActorRef,
+    lock = false,
   ): Promise<LoadedActor | null> {
     const list = entriesOf(names);
     const first = list[0] as KindEntry;
     const rows = await sql.prepared<Record<string, unknown>>(
-      `actor_load_${first.def.table}`,
-      first.statements.load,
+      `actor_${lock ? 'lock' : 'load'}_${first.def.table}`,
+      lock ? first.statements.lockedLoad : first.statements.load,
       [ref.id, ref.orgId],
     );
     const raw = rows[0];
@@ -178,11 +179,12 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,
     also: Pick<SendOptions, 'extraRows' | 'completesJob'> = {},
+    jobsQueuedAt?: string,
   ): Promise<Transitioned> {
     const { def, statements } = kind;
     const projection = def.project(next);
     const to = stateName(next.value);
-    const writes = new TransitionWrites(row.lastSeq);
+    const writes = new TransitionWrites(row.lastSeq, jobsQueuedAt);
     const effects = toEffects(actions);
     const ctx: EffectContext = { tx, def, row, after: next, projection, event, at, actingAs: by, writes };
     for (const effect of effects) {
@@ -337,12 +339,16 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         at,
         created,
         args.audit,
+        {},
+        args.jobsQueuedAt,
       );
     },
 
     async send(tx, names, ref, event, options) {
       checkDepth(tx);
-      const loaded = (tx.attempt === 1 ? options.loaded : undefined) ?? (await load(reader(tx), names, ref));
+      const lock = options.lock === true && !tx.single;
+      const given = tx.attempt === 1 && !lock ? options.loaded : undefined;
+      const loaded = given ?? (await load(reader(tx), names, ref, lock));
       if (!loaded) return { outcome: 'not_found' };
       if (!loaded.snapshot.can(event)) return { outcome: 'refused', actor: loaded };
       const kind = entry(loaded.def.name);

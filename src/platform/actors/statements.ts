@@ -66,6 +66,8 @@ export interface StatementVariants {
 /** The statements of one kind. */
 export interface KindStatements {
   load: string;
+  /** The load that also locks the row until the transaction ends (`SendOptions.lock`). */
+  lockedLoad: string;
   insert: StatementVariants;
   update: StatementVariants;
 }
@@ -239,7 +241,7 @@ export function buildStatements(def: ActorKindDef): KindStatements {
 )${sideWrites(def, ref, present)}`,
   );
 
-  return { load, insert, update };
+  return { load, lockedLoad: `${load} for update`, insert, update };
 }
 
 /** The arrays of `rows` that hold rows. */

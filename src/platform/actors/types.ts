@@ -70,6 +70,12 @@ export interface CreateArgs {
   columns: Record<string, unknown>;
   actingAs: Attribution;
   audit?: TransitionAudit;
+  /**
+   * Where the jobs this creation enqueues stand in the queue: claimed as if enqueued at this time
+   * (ISO) instead of now. A mission run's child runs pass the mission run's creation, so work of
+   * earlier missions goes before later missions' (see missions/children.ts); undefined: now.
+   */
+  jobsQueuedAt?: string;
 }
 
 /** Options of `send`. */
@@ -81,6 +87,13 @@ export interface SendOptions {
    * version, and a conflict reruns the transaction, whose later attempts load afresh.
    */
   loaded?: LoadedActor | undefined;
+  /**
+   * Lock the actor's row when loading it (a real transaction only; `loaded` is then not used): for a
+   * transition that other transactions are likely to make at the same moment (siblings reporting to
+   * one parent), which then wait for each other instead of all but one failing the version check at
+   * their write and rerunning the whole transaction.
+   */
+  lock?: boolean;
   /** Rows for the kind's `extraWrites`, by name: written with the transition, only if it applies. */
   extraRows?: Record<string, Record<string, unknown>[]>;
   /** The job this transition reports on: completed (deleted) with it, if `workerId` still holds it. */

@@ -57,7 +57,11 @@ export class TransitionWrites {
   readonly audit: AuditRow[] = [];
   readonly followUps: Array<(tx: ActorTx) => Promise<void>> = [];
 
-  constructor(private lastSeq: number) {}
+  /** @param jobsQueuedAt the `run_at` of the jobs this transition enqueues (see `CreateArgs`), or undefined: now. */
+  constructor(
+    private lastSeq: number,
+    readonly jobsQueuedAt?: string,
+  ) {}
 
   /** The next run-event sequence number. */
   nextSeq(): number {

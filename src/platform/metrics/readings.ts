@@ -17,6 +17,8 @@ interface JobsRow {
 }
 
 // Ready: due and not leased. Running: leased. Scheduled: due later (a retry's backoff, a deferral).
+// A ready job has waited since it was enqueued or became due, whichever is later (`run_at` may be
+// earlier than the enqueueing: a mission's child runs queue at the mission's creation).
 const JOBS = `
   select kind,
          count(*) filter (where dead_at is null and run_at <= now()
@@ -25,7 +27,7 @@ const JOBS = `
                             and (locked_until is null or locked_until <= now()))::int as scheduled,
          count(*) filter (where dead_at is null and locked_until > now())::int as running,
          count(*) filter (where dead_at is not null)::int as dead,
-         extract(epoch from now() - min(run_at) filter (
+         extract(epoch from now() - min(greatest(run_at, created_at)) filter (
            where dead_at is null and run_at <= now()
              and (locked_until is null or locked_until <= now())))::float8 as oldest_ready_s
     from jobs

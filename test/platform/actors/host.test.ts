@@ -229,49 +229,57 @@ describe('atomicity: a failure at any point leaves nothing half-written', () => 
   });
 });
 
+/**
+ * Two transitions of one run at once: A writes SUCCEEDED and holds its row lock until B (APPROVE,
+ * with `lock` or not) is blocked on it. Answers both outcomes, B's attempts and the run.
+ */
+async function contend(lock: boolean) {
+  const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+  const ref = { orgId: org, id: actor.row.id };
+  const host = t.app.actors;
+  const firstWrote = deferred();
+  const releaseFirst = deferred();
+  const first = host.transact(async (tx) => {
+    const result = await host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
+    firstWrote.resolve();
+    await releaseFirst.promise;
+    return result.outcome;
+  });
+  await firstWrote.promise;
+  let attempts = 0;
+  const second = host.transact(async (tx) => {
+    attempts++;
+    return (await host.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM, lock })).outcome;
+  });
+  await withTimeout(
+    (async () => {
+      for (;;) {
+        const row = await t.app.db.sql.one<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        if (row.n > 0) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })(),
+    'the second transaction to wait on the row lock',
+  );
+  releaseFirst.resolve();
+  return { first: await first, second: await second, attempts, id: actor.row.id };
+}
+
 describe('optimistic locking', () => {
   it('retries a transaction whose actor moved between load and write', async () => {
-    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
-    const ref = { orgId: org, id: actor.row.id };
-    const host = t.app.actors;
-    const firstWrote = deferred();
-    const releaseFirst = deferred();
-    // A: writes its transition and holds the row lock until B is blocked on it.
-    const first = host.transact(async (tx) => {
-      const result = await host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
-      firstWrote.resolve();
-      await releaseFirst.promise;
-      return result.outcome;
-    });
-    await firstWrote.promise;
-    // B: loads the old version, then waits on A's lock; after A commits its version check fails.
-    let attempts = 0;
-    const second = host.transact(async (tx) => {
-      attempts++;
-      return (await host.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM })).outcome;
-    });
-    await withTimeout(
-      (async () => {
-        for (;;) {
-          const row = await t.app.db.sql.one<{ n: number }>(
-            `select count(*)::int as n from pg_stat_activity
-              where datname = current_database() and wait_event_type = 'Lock'`,
-          );
-          if (row.n > 0) return;
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      })(),
-      'the second transaction to wait on the row lock',
-    );
-    releaseFirst.resolve();
-    expect(await first).toBe('applied');
-    expect(await second).toBe('applied');
+    // B loads the old version, then waits on A's lock; after A commits its version check fails.
+    const { first, second, attempts, id } = await contend(false);
+    expect(first).toBe('applied');
+    expect(second).toBe('applied');
     expect(attempts).toBe(2);
-    const row = await runRow(actor.row.id);
+    const row = await runRow(id);
     expect(row).toMatchObject({ status: 'approved', version: 3 });
     const events = await t.app.db.sql.query<{ event: string }>(
       'select event from run_events where run_id = $1 order by seq',
-      [actor.row.id],
+      [id],
     );
     expect(events.map((e) => e.event)).toEqual([
       'started',
@@ -280,6 +288,34 @@ describe('optimistic locking', () => {
       'paused_for_review',
       'approved',
     ]);
+  });
+
+  it('with lock, waits for the row instead: one attempt, both applied in order', async () => {
+    // B's locked load waits on A's row lock, then reads the version A committed.
+    const { first, second, attempts, id } = await contend(true);
+    expect(first).toBe('applied');
+    expect(second).toBe('applied');
+    expect(attempts).toBe(1);
+    expect(await runRow(id)).toMatchObject({ status: 'approved', version: 3 });
+  });
+
+  it("enqueues a creation's jobs at jobsQueuedAt when given (their place in the queue), else now", async () => {
+    const queuedAt = '2020-01-02T03:04:05.000Z';
+    const early = await createSkillRun(t.app, org, { jobsQueuedAt: queuedAt });
+    const now = await createSkillRun(t.app, org);
+    const runAt = async (id: number) =>
+      (
+        await t.app.db.sql.one<{ run_at: Date }>(
+          `select run_at from jobs where payload ->> 'actorId' = $1::text`,
+          [String(id)],
+        )
+      ).run_at.toISOString();
+    expect(await runAt(early.actor.row.id)).toBe(queuedAt);
+    const created = await t.app.db.sql.one<{ created_at: Date }>(
+      'select created_at from runs where id = $1',
+      [now.actor.row.id],
+    );
+    expect(await runAt(now.actor.row.id)).toBe(created.created_at.toISOString());
   });
 
   it('gives up after its attempts with an OptimisticConflictError, writing nothing', async () => {
