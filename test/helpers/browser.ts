@@ -4,9 +4,10 @@
  * under `CI`, where a missing browser fails the suite:
  *
  * ```ts
- * const browser = probeBrowser();
- * describe.skipIf(browser.skip)('…', () => {
- *   beforeAll(async () => { b = await launchBrowser(browser); });
+ * describeInBrowser('…', (suite) => {
+ *   beforeAll(async () => { t = await suite.start(env); });
+ *   it('…', async () => { const page = await suite.signIn(who, path); });
+ * });
  * ```
  *
  * `checkAccessibility` runs axe-core in the page; `screenshot` keeps a picture of each page under
@@ -16,8 +17,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe } from 'vitest';
 import type { Role } from '../../src/platform/auth/principal.js';
-import type { TestApp } from './app.js';
+import { startTestApp, type TestApp } from './app.js';
 
 export const CHROMIUM_PATH = process.env.R3_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -51,7 +53,7 @@ export interface TestBrowser {
 }
 
 /** Launches Chromium headless (throws when it is missing: under CI that fails the suite). */
-export async function launchBrowser(probe: BrowserProbe): Promise<TestBrowser> {
+async function launchBrowser(probe: BrowserProbe): Promise<TestBrowser> {
   if (!probe.available) {
     throw new Error(`Chromium is required (CI is set) but not installed at ${CHROMIUM_PATH}`);
   }
@@ -135,7 +137,7 @@ export function watchPageErrors(page: Page): string[] {
  * fresh context (1280×800 unless `viewport` says otherwise), waits for the queue it lands on, then
  * opens `path` when given.
  */
-export async function signIn(
+async function signIn(
   t: TestApp,
   b: TestBrowser,
   who: { org: string; userId: string; role: Role },
@@ -160,4 +162,57 @@ export async function expectNoSidewaysScroll(page: Page, name: string): Promise<
     `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 6).map((e) => e.tagName + '.' + e.className).join(', ')`,
   );
   throw new Error(`${name} scrolls sideways by ${overflow} px: ${wide}`);
+}
+
+/** A browser test file's Chromium and r3 app (see `browserSuite`). */
+export interface BrowserSuite {
+  /** The browser, launched before the file's own `beforeAll`. */
+  readonly b: TestBrowser;
+  /** Starts the file's app (once, in its `beforeAll`); it is closed after the file's tests. */
+  start(env?: Record<string, string>): Promise<TestApp>;
+  /** `signIn` on the suite's app and browser. */
+  signIn(
+    who: { org: string; userId: string; role: Role },
+    path?: string,
+    viewport?: { width: number; height: number },
+  ): Promise<Page>;
+}
+
+/**
+ * The setup every browser test file shares: a `describe` skipped where Chromium is missing (see
+ * `probeBrowser`), with Chromium launched before the file's hooks and the app the file starts with
+ * `suite.start`, both closed after its tests.
+ */
+export function describeInBrowser(name: string, body: (suite: BrowserSuite) => void): void {
+  const probe = probeBrowser();
+  describe.skipIf(probe.skip)(name, () => body(browserSuite(probe)));
+}
+
+function browserSuite(probe: BrowserProbe): BrowserSuite {
+  let browser: TestBrowser | undefined;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser(probe);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  const started = (): TestApp => {
+    if (!app) throw new Error('browserSuite: start() the app in the file’s beforeAll first');
+    return app;
+  };
+  return {
+    get b() {
+      if (!browser) throw new Error('browserSuite: the browser is launched in beforeAll');
+      return browser;
+    },
+    async start(env) {
+      app = await startTestApp(env);
+      return app;
+    },
+    signIn(who, path, viewport) {
+      return signIn(started(), this.b, who, path, viewport);
+    },
+  };
 }

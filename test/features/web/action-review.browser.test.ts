@@ -6,35 +6,23 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  signIn,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ALL_SCOPES, type TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
 import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the action review screen in the browser', () => {
+describeInBrowser('the action review screen in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let hub: FakeHubspot;
   let mcp: Client;
   let owner: string;
   let dealId: string;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
     hub = await startFakeHubspot();
     dealId = hub.add('deals', { dealname: 'Acme', dealstage: 'qualified' }).id;
-    t = await startTestApp({ R3_CONNECTORS_ALLOW_PRIVATE: 'true', R3_CONNECTOR_RETRY_BASE: '5ms' });
+    t = await suite.start({ R3_CONNECTORS_ALLOW_PRIVATE: 'true', R3_CONNECTOR_RETRY_BASE: '5ms' });
     owner = (await t.token({ org: 'acme', user: 'acme-owner', role: 'owner', scopes: ALL_SCOPES })).token;
     await t.token({ org: 'other', user: 'other-owner', role: 'owner', scopes: ALL_SCOPES });
     const send = async (method: string, path: string, body: unknown) => {
@@ -53,8 +41,6 @@ describe.skipIf(probe.skip)('the action review screen in the browser', () => {
   });
   afterAll(async () => {
     await mcp?.close();
-    await b?.close();
-    await t?.close();
     await hub?.close();
   });
 
@@ -70,7 +56,7 @@ describe.skipIf(probe.skip)('the action review screen in the browser', () => {
   };
   const patches = () => hub.requests.filter((r) => r.method === 'PATCH');
   const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm', org = 'acme'): Promise<Page> =>
-    signIn(t, b, { org, userId, role });
+    suite.signIn({ org, userId, role });
 
   it('shows the action and approves it from the queue: executed once, the result shown live', async () => {
     const { id, reviewUrl } = await propose('closedwon');

@@ -4,40 +4,26 @@
  * attempts, a replay, a rotated secret, re-enabling a disabled webhook.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  signIn,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { webhookedOrg } from '../../helpers/webhooks.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the admin pages in the browser', () => {
+describeInBrowser('the admin pages in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
     receiver = await startReceiver();
-    t = await startTestApp({ R3_WEBHOOK_ALLOW_PRIVATE: 'true', R3_WEBHOOK_MAX_ATTEMPTS: '1' });
+    t = await suite.start({ R3_WEBHOOK_ALLOW_PRIVATE: 'true', R3_WEBHOOK_MAX_ATTEMPTS: '1' });
   });
   afterAll(async () => {
-    await b?.close();
-    await t?.close();
     await receiver?.close();
   });
 
   const signedIn = (org: string, userId: string, role: 'owner' | 'pm', path: string): Promise<Page> =>
-    signIn(t, b, { org, userId, role }, path);
+    suite.signIn({ org, userId, role }, path);
 
   it('creates a token, shows it once, and revokes it after confirming', async () => {
     const page = await signedIn('acme', 'owner-otto', 'owner', '/admin/tokens');

@@ -3,38 +3,22 @@
  * highlighted, stepping through the run's transitions with the slider and the log, following it live.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  signIn,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the inspector in the browser', () => {
+describeInBrowser('the inspector in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let org: ReviewOrg;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
-    t = await startTestApp();
+    t = await suite.start();
     org = await setupReviewOrg(t, 'acme');
-  });
-  afterAll(async () => {
-    await b?.close();
-    await t?.close();
   });
 
   const signedIn = (path: string): Promise<Page> =>
-    signIn(t, b, { org: 'acme', userId: 'insp-ines', role: 'pm' }, path);
+    suite.signIn({ org: 'acme', userId: 'insp-ines', role: 'pm' }, path);
   /** A `gate-first` workflow run, once it waits at its gate (the server's workers move it there). */
   async function pausedWorkflowRun(token: string): Promise<number> {
     const res = await t.request('POST', '/api/v1/workflows/gate-first/runs', { token, body: { input: {} } });

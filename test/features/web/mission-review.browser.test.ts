@@ -8,38 +8,22 @@
  * not-found page.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { orgIdOf } from '../../helpers/api.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  signIn,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { ALL_SCOPES, type TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the mission review screen in the browser', () => {
+describeInBrowser('the mission review screen in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let owner: string;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
-    t = await startTestApp();
+    t = await suite.start();
     owner = (await t.token({ org: 'acme', user: 'acme-owner', role: 'owner', scopes: ALL_SCOPES })).token;
     await t.token({ org: 'other', user: 'other-owner', role: 'owner', scopes: ALL_SCOPES });
     await createTeam(t, owner, ['lead', 'writer']);
     await createMission(t, owner, 'launch', ['lead', 'writer'], { review: 'both' });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await t?.close();
   });
 
   const start = async (body: Record<string, unknown>): Promise<{ id: number; reviewUrl: string }> => {
@@ -51,7 +35,7 @@ describe.skipIf(probe.skip)('the mission review screen in the browser', () => {
     return { id, reviewUrl: run.reviewUrl };
   };
   const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm', org = 'acme'): Promise<Page> =>
-    signIn(t, b, { org, userId, role });
+    suite.signIn({ org, userId, role });
 
   it('approves the plan, follows the tasks live to the result review, approves it: completed', async () => {
     const { id, reviewUrl } = await start({ missionSlug: 'launch', input: { product: 'Rocket' } });

@@ -2,15 +2,13 @@
  * Every page at 360 px wide: nothing scrolls sideways (wide content scrolls in its own region), and
  * axe-core finds no serious violation; a screenshot of each is kept.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
 import {
   checkAccessibility,
+  describeInBrowser,
   expectNoSidewaysScroll,
-  launchBrowser,
-  probeBrowser,
   screenshot,
-  type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
 import { createTeam, waitForMissionRun } from '../../helpers/missions.js';
@@ -18,21 +16,15 @@ import { pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
 import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { register } from '../../helpers/webhooks.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the pages at 360 px wide', () => {
+describeInBrowser('the pages at 360 px wide', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
     receiver = await startReceiver();
-    t = await startTestApp({ R3_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    t = await suite.start({ R3_WEBHOOK_ALLOW_PRIVATE: 'true' });
   });
   afterAll(async () => {
-    await b?.close();
-    await t?.close();
     await receiver?.close();
   });
 
@@ -45,7 +37,7 @@ describe.skipIf(probe.skip)('the pages at 360 px wide', () => {
       secret: 'whsec_test_0123456789abcdef',
     });
     const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'narrow-nora', role: 'owner' });
-    const page = await (await b.context({ width: 360, height: 740 })).newPage();
+    const page = await (await suite.b.context({ width: 360, height: 740 })).newPage();
     const errors = watchPageErrors(page);
     await page.goto(link.url);
     await page.waitForURL(`${t.url}/review`);

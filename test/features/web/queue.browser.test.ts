@@ -5,38 +5,22 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  signIn,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the review queue in the browser', () => {
+describeInBrowser('the review queue in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let org: ReviewOrg;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
-    t = await startTestApp();
+    t = await suite.start();
     org = await setupReviewOrg(t, 'acme');
-  });
-  afterAll(async () => {
-    await b?.close();
-    await t?.close();
   });
 
   const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> =>
-    signIn(t, b, { org: 'acme', userId, role });
+    suite.signIn({ org: 'acme', userId, role });
 
   const rows = (page: Page) => page.locator('ol.queue > li');
   const run = async (id: number) =>

@@ -4,31 +4,19 @@
  * hostile draft (script, event handlers, `javascript:` links, 6 MB) rendered inert and cut.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  signIn,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { createSkill } from '../../helpers/resources.js';
 import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('the review screen in the browser', () => {
+describeInBrowser('the review screen in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let org: ReviewOrg;
   let other: ReviewOrg;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
-    t = await startTestApp();
+    t = await suite.start();
     org = await setupReviewOrg(t, 'acme');
     other = await setupReviewOrg(t, 'other');
     await createSkill(t, org.owner.token, { slug: 'parrot', requiresApproval: true }, '{{input.text}}');
@@ -39,13 +27,9 @@ describe.skipIf(probe.skip)('the review screen in the browser', () => {
       '{{input.text}}'.repeat(10),
     );
   });
-  afterAll(async () => {
-    await b?.close();
-    await t?.close();
-  });
 
   const signedIn = (userId: string, role: 'pm' | 'specialist' = 'pm'): Promise<Page> =>
-    signIn(t, b, { org: 'acme', userId, role });
+    suite.signIn({ org: 'acme', userId, role });
   const run = async (id: number) =>
     (await t.request('GET', `/api/v1/runs/${id}`, { token: org.owner.token })).body;
   const trigger = async (slug: string, text: string) => {

@@ -3,35 +3,20 @@
  * an expired session sent back to sign-in, sign-out; no CSP violation and no serious axe-core finding
  * on the pages; usable at 360 px wide.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  checkAccessibility,
-  launchBrowser,
-  probeBrowser,
-  screenshot,
-  type TestBrowser,
-  watchPageErrors,
-} from '../../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 
-const probe = probeBrowser();
-
-describe.skipIf(probe.skip)('sign-in in the browser', () => {
+describeInBrowser('sign-in in the browser', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await b?.close();
-    await t?.close();
+    t = await suite.start();
   });
 
   it('a sign-in link opens the queue signed in; the same link again is refused', async () => {
     const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'lina', role: 'pm' });
-    const context = await b.context();
+    const context = await suite.b.context();
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await page.goto(link.url);
@@ -42,7 +27,7 @@ describe.skipIf(probe.skip)('sign-in in the browser', () => {
     expect(await checkAccessibility(page)).toEqual([]);
     expect(errors).toEqual([]);
 
-    const other = await (await b.context()).newPage();
+    const other = await (await suite.b.context()).newPage();
     await other.goto(link.url);
     await other.getByRole('alert').waitFor();
     expect(await other.getByRole('alert').textContent()).toContain('used already');
@@ -55,7 +40,7 @@ describe.skipIf(probe.skip)('sign-in in the browser', () => {
 
   it('a pasted token signs in and goes back to the page asked for; sign-out ends the session', async () => {
     const created = await t.token({ user: 'tom', role: 'owner' });
-    const context = await b.context();
+    const context = await suite.b.context();
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await page.goto(`${t.url}/admin/tokens`);
@@ -83,7 +68,7 @@ describe.skipIf(probe.skip)('sign-in in the browser', () => {
 
   it('an expired session sends the browser to sign-in, keeping the page to return to', async () => {
     const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'idle-ida', role: 'pm' });
-    const context = await b.context();
+    const context = await suite.b.context();
     const page = await context.newPage();
     await page.goto(link.url);
     await page.waitForURL(`${t.url}/review`);
@@ -95,7 +80,7 @@ describe.skipIf(probe.skip)('sign-in in the browser', () => {
 
   it('fits a 360 px wide screen without sideways scrolling', async () => {
     const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'narrow-nick', role: 'pm' });
-    const context = await b.context({ width: 360, height: 740 });
+    const context = await suite.b.context({ width: 360, height: 740 });
     const page = await context.newPage();
     await page.goto(link.url);
     await page.waitForURL(`${t.url}/review`);

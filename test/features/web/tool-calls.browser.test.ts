@@ -5,19 +5,16 @@
  * screen at 1280 and 360 px.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { access } from '../../../src/platform/auth/guard.js';
 import { defineAgentTool } from '../../../src/platform/tools/registry.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestApp } from '../../helpers/app.js';
 import {
   checkAccessibility,
+  describeInBrowser,
   expectNoSidewaysScroll,
-  launchBrowser,
-  probeBrowser,
   screenshot,
-  signIn,
-  type TestBrowser,
   watchPageErrors,
 } from '../../helpers/browser.js';
 import {
@@ -30,8 +27,6 @@ import {
 import { createSkill } from '../../helpers/resources.js';
 import { type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 import { deferred } from '../../helpers/wait.js';
-
-const probe = probeBrowser();
 
 /** The scripted model of the current test. */
 let script: (body: ChatBody) => AssistantTurn | undefined = () => undefined;
@@ -61,24 +56,20 @@ const answered = (body: ChatBody) => body.messages.some((m) => m.role === 'tool'
 
 const SCRIPT = 'const xs = [1, 2, 3];\nxs.map((x) => x * 14).reduce((a, b) => a + b)';
 
-describe.skipIf(probe.skip)('tool calls on the review screen', () => {
+describeInBrowser('tool calls on the review screen', (suite) => {
   let t: TestApp;
-  let b: TestBrowser;
   let fake: FakeOpenAI;
   let org: ReviewOrg;
 
   beforeAll(async () => {
-    b = await launchBrowser(probe);
     fake = await startFakeOpenAI({ apiKey: 'sk-test', assistant: (body) => script(body) });
-    t = await startTestApp(openaiEnv(fake));
+    t = await suite.start(openaiEnv(fake));
     t.app.agentTools.add(hold);
     org = await setupReviewOrg(t, 'acme');
     await createSkill(t, org.owner.token, { slug: 'calc', tools: ['run_code'] }, 'Compute {{input.text}}');
     await createSkill(t, org.owner.token, { slug: 'holding', tools: ['hold'] }, 'Hold {{input.text}}');
   });
   afterAll(async () => {
-    await b?.close();
-    await t?.close();
     await fake?.close();
   });
   beforeEach(() => {
@@ -88,7 +79,7 @@ describe.skipIf(probe.skip)('tool calls on the review screen', () => {
   });
 
   const signedIn = (path: string, viewport?: { width: number; height: number }): Promise<Page> =>
-    signIn(t, b, { org: 'acme', userId: 'tool-tess', role: 'pm' }, path, viewport);
+    suite.signIn({ org: 'acme', userId: 'tool-tess', role: 'pm' }, path, viewport);
   const trigger = async (slug: string) => {
     const res = await t.request('POST', `/api/v1/skills/${slug}/runs`, {
       token: org.owner.token,
