@@ -4,8 +4,11 @@
  *
  * - `page`: instances of some (source, object type) pairs whose metadata matches a filter, one page in
  *   a stable order with a keyset cursor, the exact total over the filter, and facet counts — the total
- *   and every facet in one grouping-sets scan. Equality filters go through the GIN index on
- *   (org, type, metadata) as one `metadata @>` containment.
+ *   and every facet in one grouping-sets scan. It reads `object_records` (migration 0025), the narrow
+ *   projection of the active synced instances the triggers on `object_instances` keep exact, never the
+ *   wide instance rows. Equality filters go through its GIN index on (org, type, source, metadata) as
+ *   one `metadata @>` containment; the facets' values are taken out of the metadata once per matching
+ *   row, below the grouping, so the grouping sorts and hashes short texts, not whole documents.
  * - `find`: one instance by external id; `lookup`: instances by id / external id / type;
  *   `changes`: what was created or updated since a time (briefings).
  *
@@ -125,8 +128,6 @@ export class RecordQueries {
     const p = (value: unknown) => `$${values.push(value)}`;
     const where = [
       'org_id = $1',
-      `status = 'active'`,
-      'external_id is not null',
       `(${scopes.map((s) => `(type_slug = ${p(s.type)} and source_slug = ${p(s.source)})`).join(' or ')})`,
     ];
     const contained: Record<string, string> = {};
@@ -161,20 +162,21 @@ export class RecordQueries {
           : `(${cls}, ${num}, ${txt}, id) > (${c}, ${n}, ${t}, ${id})`;
       }
     } else if (cursor) after = `id > ${pp(cursor.id)}`;
-    const pageSql = `select id, external_id, metadata, ${key} from object_instances
+    const pageSql = `select id, external_id, metadata, ${key} from object_records
                       where ${scope} and ${after} order by ${order} limit ${pp(q.limit + 1)}`;
 
-    // The total and each facet in one scan: grouping set () is the total, (metadata ->> f) a facet.
+    // The total and each facet in one scan: grouping set () is the total, (f<i>) facet i — each facet's
+    // value read out of the metadata once per row, in the scan.
     const groupValues = [...values];
-    const facetParams = facetNames.map((f) => `(metadata ->> $${groupValues.push(f)})`);
-    const sets = ['()', ...facetParams.map((e) => `(${e})`)].join(', ');
+    const facetColumns = facetNames.map((f, i) => `metadata ->> $${groupValues.push(f)} as f${i}`);
+    const facetKeys = facetNames.map((_, i) => `f${i}`);
     const groupSql =
-      facetParams.length === 0
-        ? `select -1 as facet, null::text as value, count(*)::int as n from object_instances where ${scope}`
-        : `select case ${facetParams.map((e, i) => `when grouping(${e}) = 0 then ${i}`).join(' ')} else -1 end as facet,
-                  coalesce(${facetParams.join(', ')}) as value, count(*)::int as n
-             from object_instances where ${scope}
-            group by grouping sets (${sets})`;
+      facetNames.length === 0
+        ? `select -1 as facet, null::text as value, count(*)::int as n from object_records where ${scope}`
+        : `select case ${facetKeys.map((k, i) => `when grouping(${k}) = 0 then ${i}`).join(' ')} else -1 end as facet,
+                  coalesce(${facetKeys.join(', ')}) as value, count(*)::int as n
+             from (select ${facetColumns.join(', ')} from object_records where ${scope}) matching
+            group by grouping sets (${['()', ...facetKeys.map((k) => `(${k})`)].join(', ')})`;
 
     const [pageRows, groups] = await Promise.all([
       this.sql.query<{

@@ -194,6 +194,48 @@ describe('get_crm_deals', () => {
     );
   });
 
+  it('follows every write to the instances: an archive, a metadata change, a delete, a re-sync', async () => {
+    const won = deals.filter((d) => d.properties.dealstage === 'closedwon');
+    const query = { filter: { dealstage: 'closedwon' }, facets: ['pipeline'], limit: 100 };
+    const [first, second, third] = (await ok(mcp, 'get_crm_deals', query)).items as Array<{
+      id: number;
+      externalId: string;
+      properties: Record<string, unknown>;
+    }>;
+    const patch = (id: number, body: Record<string, unknown>) =>
+      t.request('PATCH', `/api/v1/objects/${id}`, { token: c.writer, body });
+    expect((await patch(first?.id as number, { status: 'archived' })).status).toBe(200);
+    expect(
+      (await patch(second?.id as number, { metadata: { ...second?.properties, dealstage: 'closedlost' } }))
+        .status,
+    ).toBe(200);
+    await t.app.db.sql.query('delete from object_instances where org_id = $1 and id = $2', [
+      orgId,
+      third?.id,
+    ]);
+    const gone = new Set([first?.externalId, second?.externalId, third?.externalId]);
+    const left = won.filter((d) => !gone.has(d.id));
+    const after = await ok(mcp, 'get_crm_deals', query);
+    expect(after.total).toBe(left.length);
+    expect(after.facets).toEqual({ pipeline: count(left) });
+    expect(after.items.map((i: { externalId: string }) => i.externalId)).toEqual(left.map((d) => d.id));
+
+    // A full sync writes the upstream's records again: the changed one back, the deleted one anew.
+    expect((await patch(first?.id as number, { status: 'active' })).status).toBe(200);
+    const sync = await t.request('POST', '/api/v1/sources/hubspot/sync', {
+      token: c.writer,
+      body: { full: true },
+    });
+    const settled = await t.app.syncs.whenSettled(orgId, 'hubspot', sync.body.syncId, 30_000);
+    expect(settled).toMatchObject({ status: 'completed', created: 1, updated: 1 });
+    const restored = await ok(mcp, 'get_crm_deals', query);
+    expect(restored.total).toBe(won.length);
+    expect(restored.facets).toEqual({ pipeline: count(won) });
+    expect(new Set(restored.items.map((i: { externalId: string }) => i.externalId))).toEqual(
+      new Set(won.map((d) => d.id)),
+    );
+  });
+
   it('contacts and companies read their own object types', async () => {
     const contacts = await ok(mcp, 'get_crm_contacts', { agent_slug: 'sales', limit: 100 });
     expect(contacts.total).toBe(12);

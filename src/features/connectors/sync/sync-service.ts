@@ -32,7 +32,7 @@ import type { SourceConfig, SourceLookup } from '../source-config.js';
 export const SOURCE_SYNC_JOB = 'source-sync';
 /** Records a sync writes in one transaction at most (whole pages: a batch may pass it by one page). */
 const WRITE_BATCH = 500;
-/** Instances a sync writes before it refreshes the table's planner statistics. */
+/** Instances a sync writes before it refreshes the records' planner statistics. */
 const ANALYZE_AFTER = 5_000;
 /** Attempts of a sync's job (transient upstream failures) before the sync fails. */
 const MAX_ATTEMPTS = 8;
@@ -348,14 +348,14 @@ export class SyncService {
       await connections.recordSynced(tx, sync.org_id, sync.source_slug, sync.created_at);
       await ctx.complete(tx);
     });
-    // A sync that wrote many instances changes what the planner should know of them (the domain
-    // tools' filtered pages and facets pick their index by it): refresh the statistics now rather
-    // than when autovacuum gets to it.
+    // A sync that wrote many instances changes what the planner should know of the domain tools'
+    // projection of them (object_records, migration 0025: their filtered pages and facets pick their
+    // index by it): refresh its statistics now rather than when autovacuum gets to it.
     const wrote = await db.maybeOne<{ n: number }>(
       'select created + updated as n from source_syncs where org_id = $1 and id = $2',
       [sync.org_id, sync.id],
     );
-    if ((wrote?.n ?? 0) >= ANALYZE_AFTER) await db.query('analyze object_instances');
+    if ((wrote?.n ?? 0) >= ANALYZE_AFTER) await db.query('analyze object_records');
     this.settled.emit(String(sync.id));
   }
 
