@@ -209,7 +209,7 @@ const VARIABLES = {
   ),
   R3_DB_POOL_SIZE: variable(
     z.coerce.number().int().min(1).max(200),
-    'connections of the SQL pool per process',
+    "connections of the database pool per process (MikroORM's, shared by plain SQL and the ORM)",
     {
       default: '10',
     },

@@ -1,19 +1,22 @@
 /**
- * Opening r3's database: resolve the URL (DATABASE_URL, else the embedded cluster), start MikroORM
- * (entities, migrations) and the plain-SQL pool. `migrate()` applies pending migrations.
+ * Opening r3's database: resolve the URL (DATABASE_URL, else the embedded cluster) and start
+ * MikroORM (entities, migrations), whose pool is the process's only one. `migrate()` applies pending
+ * migrations.
  *
- * Terminology: *orm* is MikroORM (fork its `em` per request or job); *sql* is the plain pool of
- * src/platform/db/sql.ts for hot paths and row locking.
+ * Terminology: *orm* is MikroORM (fork its `em` per request or job); *sql* is plain SQL
+ * (src/platform/db/sql.ts) on connections borrowed from MikroORM's pool, for hot paths and row
+ * locking.
  */
 
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './embedded.js';
+import { type EmbeddedDatabase, ensureDatabase, startEmbeddedPostgres } from './embedded.js';
 import { allEntities } from './entities/index.js';
-import { createDb, type Db } from './sql.js';
+import { type ConnectionSource, type Db, sqlOver } from './sql.js';
 
 /** The advisory lock key under which one process at a time migrates a database ("r3migr" in ASCII). */
 const MIGRATION_LOCK = 0x7233_6d69_6772;
@@ -47,7 +50,45 @@ export async function openConfiguredDatabase(
   return openDatabase(url, { poolSize: config.dbPoolSize, log, embedded, migrations });
 }
 
-/** Opens the ORM and pool on `url`. */
+/**
+ * The connections of MikroORM's pool (knex's, of pg clients): statements through `sql` borrow them
+ * as the ORM's own queries do.
+ */
+function connectionsOf(orm: MikroORM): ConnectionSource {
+  const client = orm.em.getConnection().getKnex().client as {
+    acquireConnection(): Promise<pg.Client>;
+    releaseConnection(connection: pg.Client): Promise<void>;
+  };
+  return {
+    acquire: () => client.acquireConnection(),
+    release: (connection) => void client.releaseConnection(connection),
+  };
+}
+
+/**
+ * Creates the database `url` names when the server has none by that name (PostgreSQL's 3D000), as
+ * MikroORM does on start — it cannot here, since each connection takes the whole URL — through the
+ * server's `postgres` database.
+ */
+async function createMissingDatabase(sql: Db, url: string): Promise<void> {
+  try {
+    await sql.query('select 1');
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error;
+    const maintenance = new URL(url);
+    const name = decodeURIComponent(maintenance.pathname.slice(1));
+    maintenance.pathname = '/postgres';
+    await ensureDatabase(maintenance.toString(), name);
+  }
+}
+
+/**
+ * Opens the ORM, and with it the pool, on `url`: `poolSize` connections at most, each opened with
+ * its settings for the whole session — the application name, and generic plans for named
+ * statements (why: src/platform/db/sql.ts). A connection that fails or ends is dropped by the pool
+ * (knex marks it, and the pool checks before lending it) and replaced when next needed; one idle
+ * for 30 s is closed.
+ */
 export async function openDatabase(
   url: string,
   options: {
@@ -69,13 +110,37 @@ export async function openDatabase(
       allOrNothing: true,
       snapshot: false,
     },
-    pool: { min: 0, max: 4 },
+    pool: { min: 0, max: options.poolSize, idleTimeoutMillis: 30_000 },
+    driverOptions: {
+      connection: {
+        // All of the URL (TLS and other parameters too), not only the parts MikroORM reads.
+        connectionString: url,
+        application_name: options.applicationName ?? 'r3',
+        options: '-c plan_cache_mode=force_generic_plan',
+      },
+      // knex's own messages (a dropped connection) into the log, not onto stdout.
+      log: {
+        debug: (message: unknown) => options.log.debug({ knex: message }, 'database pool'),
+        warn: (message: unknown) => options.log.warn({ knex: message }, 'database pool'),
+        error: (message: unknown) => options.log.error({ knex: message }, 'database pool'),
+        deprecate: (message: unknown) => options.log.debug({ knex: message }, 'database pool'),
+      },
+    },
+    // Connections open on first use; createMissingDatabase stands for MikroORM's own check.
+    connect: false,
+    ensureDatabase: false,
     discovery: { warnWhenNoEntities: false },
     debug: false,
     allowGlobalContext: false,
     logger: (message) => options.log.debug({ orm: message }, 'mikro-orm'),
   });
-  const sql = createDb(url, { max: options.poolSize, applicationName: options.applicationName ?? 'r3' });
+  const sql = sqlOver(connectionsOf(orm));
+  try {
+    await createMissingDatabase(sql, url);
+  } catch (error) {
+    await orm.close(true).catch(() => undefined);
+    throw error;
+  }
   return {
     orm,
     sql,
@@ -84,26 +149,20 @@ export async function openDatabase(
       // Processes starting together on one database take turns: MikroORM creates its migrations
       // table and applies what is pending without a lock of its own, so a second process would fail
       // on the table the first one just created (or apply a migration twice). The lock is held by a
-      // session of the pool and freed with it, also when this process dies.
-      const client = await sql.pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      // session of the pool (the migrator runs on another) and freed with it, also when this process
+      // dies; a session whose unlock failed is closed, not pooled, which frees the lock.
+      return sql.session(async (session) => {
+        await session.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
         try {
           const applied = await orm.getMigrator().up();
           return applied.map((m) => m.name);
         } finally {
-          await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch((error: Error) => {
-            broken = error;
-          });
+          await session.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
         }
-      } finally {
-        // A session whose unlock failed is closed, not pooled: closing it frees the lock.
-        client.release(broken ?? false);
-      }
+      });
     },
     async close() {
-      await Promise.allSettled([orm.close(true), sql.close()]);
+      await orm.close(true).catch(() => undefined);
       await options.embedded?.stop();
     },
   };

@@ -507,7 +507,8 @@ function dataDirOutOfReach(dataDir: string, blocked: string, runAs: RunAs): stri
   );
 }
 
-async function ensureDatabase(maintenanceUrl: string, database: string): Promise<void> {
+/** Creates `database` on the server of `maintenanceUrl` (a database that exists) unless it is there. */
+export async function ensureDatabase(maintenanceUrl: string, database: string): Promise<void> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: maintenanceUrl });
   await client.connect();

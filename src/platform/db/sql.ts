@@ -1,9 +1,12 @@
 /**
- * Plain SQL on a pg pool, for the paths where an ORM unit of work would be waste: authentication,
- * rate limiting, actor transitions, job claims (`for update skip locked`), the outbox, search.
- * MikroORM's EntityManager serves the CRUD-shaped code; both use the same database.
+ * Plain SQL on connections of MikroORM's pool, for the paths where an ORM unit of work would be
+ * waste: authentication, rate limiting, actor transitions, job claims (`for update skip locked`), the
+ * outbox, search. The process has one pool (src/platform/db/database.ts opens it); MikroORM's
+ * EntityManager and migrator run on the same connections.
  *
- * `int8` columns arrive as JS numbers (ids stay far below 2^53).
+ * Results are parsed with pg's own type parsers (`timestamptz` as a Date), not MikroORM's (which
+ * leave dates as strings for its hydrator): each statement names them. `int8` columns arrive as JS
+ * numbers (ids stay far below 2^53), for MikroORM too.
  */
 import pg from 'pg';
 
@@ -28,77 +31,104 @@ export interface Db extends Sql {
     fn: (sql: Sql) => Promise<T>,
     options?: { isolation?: 'read committed' | 'repeatable read' | 'serializable' },
   ): Promise<T>;
-  readonly pool: pg.Pool;
-  close(): Promise<void>;
+  /**
+   * Runs `fn` on one session of the pool outside a transaction (session-level advisory locks). When
+   * `fn` throws, the session is closed rather than pooled: closing it frees what it held.
+   */
+  session<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
 }
 
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+/** Where the connections come from: a pool that lends pg clients (MikroORM's, database.ts). */
+export interface ConnectionSource {
+  acquire(): Promise<pg.Client>;
+  /** Gives a client back; the pool drops one that has ended. */
+  release(client: pg.Client): void;
+}
 
-function runner(target: Queryable): Sql {
-  const query = async <T>(text: string, values?: readonly unknown[]): Promise<T[]> => {
-    const result = await target.query(text, values as unknown[] | undefined);
-    return result.rows as T[];
-  };
+/** pg's parsers (with the int8 one above), whatever the client's own are. */
+const types = pg.types;
+
+function statement(text: string, values: readonly unknown[] | undefined, name?: string): pg.QueryConfig {
+  return { name, text, values: values as unknown[] | undefined, types };
+}
+
+async function rowsOf<T>(client: pg.Client, config: pg.QueryConfig): Promise<T[]> {
+  return (await client.query(config)).rows as T[];
+}
+
+function exactlyOne<T>(rows: T[]): T {
+  if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
+  return rows[0] as T;
+}
+
+/** Statements on one connection (a transaction's or a session's). */
+function runner(client: pg.Client): Sql {
   return {
-    query,
-    async one<T>(text: string, values?: readonly unknown[]) {
-      const rows = await query<T>(text, values);
-      if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
-      return rows[0] as T;
-    },
-    async maybeOne<T>(text: string, values?: readonly unknown[]) {
-      const rows = await query<T>(text, values);
-      return (rows[0] as T | undefined) ?? null;
-    },
-    async prepared<T>(name: string, text: string, values?: readonly unknown[]) {
-      const result = await target.query({ name, text, values: values as unknown[] | undefined });
-      return result.rows as T[];
-    },
+    query: (text, values) => rowsOf(client, statement(text, values)),
+    one: async (text, values) => exactlyOne(await rowsOf(client, statement(text, values))),
+    maybeOne: async <T>(text: string, values?: readonly unknown[]) =>
+      (await rowsOf<T>(client, statement(text, values)))[0] ?? null,
+    prepared: (name, text, values) => rowsOf(client, statement(text, values, name)),
   };
 }
 
 /**
- * Opens a pool on `url`.
+ * The statement runner over `source`: each statement outside a transaction borrows a connection
+ * for itself, as pg's `Pool.query` did.
  *
- * Its sessions plan named prepared statements generically, always (`plan_cache_mode`). Each of them
- * is a hot path written for one plan — most take their keys as arrays (`unnest`), one statement per
- * batch of requests — and left to itself PostgreSQL would see that a custom plan for a batch of 1
- * to 20 keys is estimated cheaper than the generic plan for an array of unknown length, and plan
- * every execution anew: binding then cost as much as executing (0.16 ms a batch for authentication,
- * 0.07 ms for the webhook candidates, whose execution took 0.005 ms). A statement that needs its
- * values planned as constants is sent unnamed (search candidates), and is planned per execution.
+ * The sessions must plan named prepared statements generically, always (`plan_cache_mode`, set when
+ * database.ts opens each connection). Each of them is a hot path written for one plan — most take
+ * their keys as arrays (`unnest`), one statement per batch of requests — and left to itself
+ * PostgreSQL would see that a custom plan for a batch of 1 to 20 keys is estimated cheaper than the
+ * generic plan for an array of unknown length, and plan every execution anew: binding then cost as
+ * much as executing (0.16 ms a batch for authentication, 0.07 ms for the webhook candidates, whose
+ * execution took 0.005 ms). A statement that needs its values planned as constants is sent unnamed
+ * (search candidates), and is planned per execution.
  */
-export function createDb(url: string, options: { max: number; applicationName?: string }): Db {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.max,
-    application_name: options.applicationName ?? 'r3',
-    idleTimeoutMillis: 30_000,
-    options: '-c plan_cache_mode=force_generic_plan',
-  });
-  // An idle client's error (server restart) must not crash the process; the pool drops it.
-  pool.on('error', () => undefined);
-  const base = runner(pool);
+export function sqlOver(source: ConnectionSource): Db {
+  async function borrow<T>(config: pg.QueryConfig): Promise<T[]> {
+    const client = await source.acquire();
+    try {
+      return await rowsOf<T>(client, config);
+    } finally {
+      source.release(client);
+    }
+  }
+  async function onOne<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = await source.acquire();
+    try {
+      return await fn(client);
+    } finally {
+      source.release(client);
+    }
+  }
   return {
-    ...base,
-    pool,
-    async tx(fn, options) {
-      const client = await pool.connect();
-      try {
-        await client.query(options?.isolation ? `begin isolation level ${options.isolation}` : 'begin');
-        const result = await fn(runner(client));
-        await client.query('commit');
-        return result;
-      } catch (error) {
-        await client.query('rollback').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
-    async close() {
-      await pool.end();
-    },
+    query: (text, values) => borrow(statement(text, values)),
+    one: async (text, values) => exactlyOne(await borrow(statement(text, values))),
+    maybeOne: async <T>(text: string, values?: readonly unknown[]) =>
+      (await borrow<T>(statement(text, values)))[0] ?? null,
+    prepared: (name, text, values) => borrow(statement(text, values, name)),
+    tx: (fn, options) =>
+      onOne(async (client) => {
+        try {
+          await client.query(options?.isolation ? `begin isolation level ${options.isolation}` : 'begin');
+          const result = await fn(runner(client));
+          await client.query('commit');
+          return result;
+        } catch (error) {
+          await client.query('rollback').catch(() => undefined);
+          throw error;
+        }
+      }),
+    session: (fn) =>
+      onOne(async (client) => {
+        try {
+          return await fn(runner(client));
+        } catch (error) {
+          await client.end().catch(() => undefined);
+          throw error;
+        }
+      }),
   };
 }
 

@@ -3,7 +3,9 @@
  * which claimed jobs is dead — and gives its jobs back to the queue at once.
  *
  * Each process with workers holds a session-level advisory lock on a connection of its own for its
- * whole life, and names the lock in a `workers` row. PostgreSQL frees such a lock the moment the
+ * whole life, and names the lock in a `workers` row. That connection is the one the process opens
+ * beside its pool (src/platform/db/database.ts): lent from the pool for the process's life it would
+ * take one of the pool's connections for good, and this module must see the session end. PostgreSQL frees such a lock the moment the
  * session ends, whatever ended it (`kill -9`, a lost host, a closed socket). A sweep tries each other
  * row's lock with `pg_try_advisory_xact_lock`: taking it proves its holder gone, so the row is deleted
  * and the jobs locked by that worker are made ready again, in the same statement. Every process sweeps

@@ -6,20 +6,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdAllocator } from '../../../src/platform/actors/ids.js';
-import { createDb, type Db } from '../../../src/platform/db/sql.js';
+import { type Database, openDatabase } from '../../../src/platform/db/database.js';
+import type { Db } from '../../../src/platform/db/sql.js';
+import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { countingSql } from '../../helpers/sql.js';
 
 let database: TestDatabase;
+let opened: Database;
 let db: Db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, { max: 2 });
+  opened = await openDatabase(database.url, { poolSize: 2, log: createLogger('silent'), migrations: [] });
+  db = opened.sql;
   await db.query('create sequence ids_test_seq');
 });
 afterAll(async () => {
-  await db.close();
+  await opened.close();
   await database.drop();
 });
 
@@ -55,7 +59,7 @@ describe('the id allocator', () => {
         return ids.next('ids_test_seq', sql);
       }),
     );
-    while (db.pool.totalCount < 2 || gates.filter(Boolean).length < 2) {
+    while (gates.filter(Boolean).length < 2) {
       await new Promise((r) => setTimeout(r, 5));
     }
     // …when a caller without a transaction starts a refill on the pool: it waits for a connection.

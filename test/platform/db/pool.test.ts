@@ -1,43 +1,100 @@
 /**
- * The pool's sessions (src/platform/db/sql.ts): named prepared statements are planned generically, always, so
- * a batched statement is not planned anew for every batch size it meets.
+ * The process's one pool (src/platform/db/database.ts, src/platform/db/sql.ts): MikroORM's, shared
+ * by plain SQL and the ORM, at most `poolSize` sessions; named prepared statements are planned
+ * generically, always, so a batched statement is not planned anew for every batch size it meets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../../src/platform/db/sql.js';
+import { type Database, openDatabase } from '../../../src/platform/db/database.js';
+import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let database: TestDatabase;
-let db: Db;
+let db: Database;
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, { max: 2 });
+  db = await openDatabase(database.url, { poolSize: 2, log: createLogger('silent'), migrations: [] });
 });
 afterAll(async () => {
-  await db?.pool.end();
+  await db?.close();
   await database?.drop();
 });
 
+const ormRows = <T>(text: string) => db.orm.em.getConnection().execute<T[]>(text);
+
 describe('the pool', () => {
-  it('plans prepared statements generically', async () => {
-    const [row] = await db.query<{ mode: string }>(`select current_setting('plan_cache_mode') as mode`);
+  it('plans prepared statements generically, for plain SQL and the ORM alike', async () => {
+    const [row] = await db.sql.query<{ mode: string }>(`select current_setting('plan_cache_mode') as mode`);
     expect(row?.mode).toBe('force_generic_plan');
+    const [orm] = await ormRows<{ mode: string; app: string }>(
+      `select current_setting('plan_cache_mode') as mode, current_setting('application_name') as app`,
+    );
+    expect(orm).toEqual({ mode: 'force_generic_plan', app: 'r3' });
   });
 
   it('keeps one generic plan for a batched statement whatever the batch size', async () => {
     const text = 'select x.v from unnest($1::int[]) with ordinality as x(v, ord) order by x.ord';
-    const client = await db.pool.connect();
-    try {
+    await db.sql.tx(async (sql) => {
       for (const size of [1, 2, 50, 1, 3, 1, 1, 200]) {
         const values = Array.from({ length: size }, (_, i) => i);
-        const { rows } = await client.query({ name: 'pool_test_batch', text, values: [values] });
-        expect(rows.map((r: { v: number }) => r.v)).toEqual(values);
+        const rows = await sql.prepared<{ v: number }>('pool_test_batch', text, [values]);
+        expect(rows.map((r) => r.v)).toEqual(values);
       }
-      const { rows } = await client.query<{ generic_plans: number; custom_plans: number }>(
+      const rows = await sql.query(
         `select generic_plans, custom_plans from pg_prepared_statements where name = 'pool_test_batch'`,
       );
       expect(rows[0]).toEqual({ generic_plans: 8, custom_plans: 0 });
+    });
+  });
+
+  it('is one pool: the ORM and plain SQL take turns on the same sessions, never more than poolSize', async () => {
+    const pid = 'select pg_backend_pid() as pid';
+    const [fromSql] = await db.sql.query<{ pid: number }>(pid);
+    const [fromOrm] = await ormRows<{ pid: number }>(pid);
+    expect(fromOrm?.pid).toBe(fromSql?.pid);
+    const busy = `select pg_backend_pid() as pid, pg_sleep(0.01)`;
+    const pids = await Promise.all([
+      ...Array.from({ length: 6 }, () => db.sql.one<{ pid: number }>(busy)),
+      ...Array.from({ length: 6 }, async () => (await ormRows<{ pid: number }>(busy))[0] as { pid: number }),
+    ]);
+    expect(new Set(pids.map((r) => r.pid)).size).toBeLessThanOrEqual(2);
+  });
+
+  it('parses plain SQL results with pg’s parsers (timestamptz as a Date, int8 as a number)', async () => {
+    const row = await db.sql.one<{ at: unknown; n: unknown }>(`select now() as at, 2::int8 as n`);
+    expect(row.at).toBeInstanceOf(Date);
+    expect(row.n).toBe(2);
+  });
+
+  it('closes a session whose work failed instead of lending it again', async () => {
+    let failed = 0;
+    await expect(
+      db.sql.session(async (sql) => {
+        failed = (await sql.one<{ pid: number }>('select pg_backend_pid() as pid')).pid;
+        throw new Error('failed mid-session');
+      }),
+    ).rejects.toThrow('failed mid-session');
+    const pids = await Promise.all(
+      [0, 1].map(() => db.sql.one<{ pid: number }>('select pg_backend_pid() as pid')),
+    );
+    expect(pids.map((r) => r.pid)).not.toContain(failed);
+  });
+});
+
+describe('opening', () => {
+  it('creates the database the URL names when the server has none by that name', async () => {
+    const gone = await createTestDatabase();
+    await gone.drop();
+    const reopened = await openDatabase(gone.url, {
+      poolSize: 1,
+      log: createLogger('silent'),
+      migrations: [],
+    });
+    try {
+      const row = await reopened.sql.one<{ name: string }>('select current_database() as name');
+      expect(row.name).toBe(gone.name);
     } finally {
-      client.release();
+      await reopened.close();
+      await gone.drop();
     }
   });
 });
