@@ -260,7 +260,7 @@ const VARIABLES = {
   ),
   R3_RUN_DEADLINE: variable(
     duration('R3_RUN_DEADLINE'),
-    "longest a skill run's tool loop may take from the run's creation (a call still executing is answered `TOOL_TIMEOUT`; a model turn past it fails the run with `DEADLINE_EXCEEDED`)",
+    "longest a skill run's tool loop may take from the run's creation (a workflow skill step's, from the step's start) (a call still executing is answered `TOOL_TIMEOUT`; a model turn past it fails the run with `DEADLINE_EXCEEDED`)",
     durationDefault(600_000),
   ),
   R3_ARTIFACT_MAX_BYTES: variable(
