@@ -17,6 +17,7 @@
  *   connector makes a retried execution after a crash find the first one's effect instead of
  *   repeating it.
  */
+import type { JsonObject } from '../../../machines/index.js';
 import type { ConnectorAction } from './actions.js';
 
 /** Kinds of source that have a connector. */
@@ -91,7 +92,7 @@ export interface ExecuteRequest {
 }
 
 /** What an executed action recorded (shown on the proposal). */
-export type ActionResult = Record<string, unknown>;
+export type ActionResult = JsonObject;
 
 /** A connector of one source, built from its connection settings and credentials. */
 export interface Connector {

@@ -28,7 +28,7 @@ export {
   parseAction,
 } from './actions.js';
 export type { ConnectionStore, ConnectionView } from './connections.js';
-export type { ConnectorKind, SourceRecord } from './connector.js';
+export type { ActionResult, ConnectorKind, SourceRecord } from './connector.js';
 export { ConnectorError, type ConnectorErrorCode } from './errors.js';
 export type { LiveRecord, LiveRecords } from './live-records.js';
 export { bareId, type MailMessage, threadMessages } from './mail/threads.js';

@@ -9,8 +9,11 @@ import { randomUUID } from 'node:crypto';
 import {
   type CancelChildrenParams,
   type CloseReviewParams,
+  type JsonObject,
   type MissionRunContext,
+  type MissionRunEvent,
   missionRunContextSchema,
+  missionRunEventSchema,
   missionRunMachine,
   projectMissionRun,
   type RecordMissionEventParams,
@@ -21,12 +24,7 @@ import {
 } from '../../../machines/index.js';
 import { SYSTEM } from '../../platform/actors/acting-as.js';
 import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
-import type {
-  ActorKindDef,
-  EffectContext,
-  EffectHandler,
-  MachineSnapshotLike,
-} from '../../platform/actors/kind.js';
+import type { ActorKindDef, ColumnMap, EffectContext, EffectHandler } from '../../platform/actors/kind.js';
 import { missionEventSubject } from '../../platform/bus/subjects.js';
 import type { Logger } from '../../platform/log.js';
 import type { ReviewItems } from '../reviews/index.js';
@@ -51,28 +49,23 @@ export interface MissionEventPayload {
   at: string;
 }
 
-const PROJECTED = ['status', 'plan', 'error', 'review', 'completed_at'] as const;
-const CREATED = [
-  'mission_slug',
-  'goal',
-  'input',
-  'definition',
-  'created_by',
-  'api_token_id',
-  'workspace_sha',
-  'trace_id',
-] as const;
-const LOADED = [
-  'created_at',
-  'mission_slug',
-  'goal',
-  'input',
-  'definition',
-  'created_by',
-  'api_token_id',
-  'trace_id',
-] as const;
-const JSON_COLUMNS = new Set(['plan', 'error', 'review', 'input', 'definition']);
+/** The columns of `mission_runs` the kind owns. */
+const COLUMNS = {
+  created_at: 'read',
+  mission_slug: 'load',
+  goal: 'load',
+  input: 'load',
+  definition: 'load',
+  created_by: 'load',
+  api_token_id: 'load',
+  workspace_sha: 'create',
+  trace_id: 'load',
+  status: 'project',
+  plan: 'project',
+  error: 'project',
+  review: 'project',
+  completed_at: 'project',
+} as const satisfies ColumnMap;
 
 function contextOf(ctx: EffectContext): MissionRunContext {
   return ctx.after.context as MissionRunContext;
@@ -118,16 +111,10 @@ const recordMissionEvent: EffectHandler = (params, ctx) => {
 };
 
 /** Sends `event` to the mission run of `ctx` (a follow-up's transaction). */
-function sendToSelf(host: ActorHost, tx: ActorTx, ctx: EffectContext, event: Record<string, unknown>) {
-  return host.send(
-    tx,
-    MISSION_RUN_KIND,
-    { orgId: ctx.row.orgId, id: ctx.row.id },
-    { type: String(event.type), ...event },
-    {
-      actingAs: SYSTEM,
-    },
-  );
+function sendToSelf(host: ActorHost, tx: ActorTx, ctx: EffectContext, event: MissionRunEvent) {
+  return host.send(tx, MISSION_RUN_KIND, { orgId: ctx.row.orgId, id: ctx.row.id }, event, {
+    actingAs: SYSTEM,
+  });
 }
 
 function childEffects(
@@ -158,7 +145,7 @@ function childEffects(
       const mission = missionRowOf(ctx);
       const context = contextOf(ctx);
       ctx.writes.followUp(async (tx) => {
-        let event: Record<string, unknown>;
+        let event: MissionRunEvent;
         try {
           const runId = await startTask(tx, deps, mission, context, task, ctx.actingAs);
           event = { type: 'TASK_STARTED', task, runId, at: ctx.at };
@@ -243,15 +230,21 @@ function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview',
 }
 
 /** The `mission-run` kind. */
-export function missionRunKind(deps: { host: ActorHost; items: ReviewItems; log: Logger }): ActorKindDef {
+export function missionRunKind(deps: {
+  host: ActorHost;
+  items: ReviewItems;
+  log: Logger;
+}): ActorKindDef<typeof missionRunMachine, typeof COLUMNS> {
   return {
     name: MISSION_RUN_KIND,
     machine: missionRunMachine,
+    eventSchema: missionRunEventSchema,
     table: 'mission_runs',
     sequence: 'mission_runs_id_seq',
     contextSchema: missionRunContextSchema,
-    project: (snapshot: MachineSnapshotLike) => {
-      const p = projectMissionRun(snapshot as never);
+    columns: COLUMNS,
+    project: (snapshot) => {
+      const p = projectMissionRun(snapshot);
       return {
         status: p.status,
         plan: p.plan,
@@ -260,10 +253,6 @@ export function missionRunKind(deps: { host: ActorHost; items: ReviewItems; log:
         completed_at: p.completedAt,
       };
     },
-    projectedColumns: PROJECTED,
-    createColumns: CREATED,
-    loadColumns: LOADED,
-    jsonColumns: JSON_COLUMNS,
     runEvents: true,
     eventsTable: 'mission_run_events',
     effects: {
@@ -286,11 +275,11 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
     const missionRunId = Number(ctx.row.columns.mission_run_id);
     const taskId = String(ctx.row.columns.mission_task_id);
     const status = ctx.projection.status as string;
-    const output = (ctx.projection.output as Record<string, unknown> | null) ?? null;
+    const output = (ctx.projection.output as JsonObject | null) ?? null;
     const error = (ctx.projection.error as { code: string; message: string } | null) ?? null;
     const at = ctx.at;
     const attempt = plannerAttemptOf(taskId);
-    let message: Record<string, unknown> | null = null;
+    let message: MissionRunEvent | null = null;
     const failure = (code: string, text: string) => ({ code, message: text });
     const childFailed =
       event === 'failed'
@@ -326,14 +315,11 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
         'update artifacts set mission_run_id = $1 where org_id = $2 and run_id = $3 and mission_run_id is null',
         [missionRunId, orgId, ctx.row.id],
       );
-      await host.send(
-        tx,
-        MISSION_RUN_KIND,
-        { orgId, id: missionRunId },
-        { type: String(sent.type), ...sent },
-        // Siblings finishing together wait for each other on the row, not retry their whole transaction.
-        { actingAs: ctx.actingAs, lock: true },
-      );
+      // Siblings finishing together wait for each other on the row, not retry their whole transaction.
+      await host.send(tx, MISSION_RUN_KIND, { orgId, id: missionRunId }, sent, {
+        actingAs: ctx.actingAs,
+        lock: true,
+      });
     });
   };
 }

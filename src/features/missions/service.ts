@@ -4,6 +4,12 @@
  * review, cancel one. Every state change is a transition of the run's `mission-run` actor (409 when
  * its state refuses it); another org's run is 404.
  */
+import type {
+  MissionRunEvent,
+  RunApproveEvent,
+  RunCancelEvent,
+  RunRejectEvent,
+} from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
@@ -164,7 +170,7 @@ export class MissionService {
     id: number,
     args: { reason?: string | undefined; requestId?: string | null } = {},
   ) {
-    const event = { type: 'CANCEL', by: principal.actor, at: this.now() };
+    const event: RunCancelEvent = { type: 'CANCEL', by: principal.actor, at: this.now() };
     const result = await this.send(principal, id, event, actingAs(principal), {
       action: 'mission_run.cancel',
       details: { reason: args.reason ?? null },
@@ -191,14 +197,13 @@ export class MissionService {
     id: number,
     decision: MissionDecision,
   ): Promise<SubjectOutcome<MissionRunView>> {
-    const approve = decision.action === 'approve';
-    const event = {
-      type: approve ? 'APPROVE' : 'REJECT',
-      by: principal.actor,
-      onBehalfOf: decision.reviewedBy ?? null,
-      ...(approve ? { note: decision.note ?? null } : { reason: decision.note ?? null }),
-      at: this.now(),
-    };
+    const by = principal.actor;
+    const onBehalfOf = decision.reviewedBy ?? null;
+    const at = this.now();
+    const event: RunApproveEvent | RunRejectEvent =
+      decision.action === 'approve'
+        ? { type: 'APPROVE', by, onBehalfOf, note: decision.note ?? null, at }
+        : { type: 'REJECT', by, onBehalfOf, reason: decision.note ?? null, at };
     const result = await this.send(principal, id, event, actingAs(principal), {
       action: decision.audit?.action ?? `mission_run.${decision.action}`,
       details: {
@@ -209,6 +214,7 @@ export class MissionService {
       requestId: decision.requestId ?? null,
     });
     if (result.outcome === 'not_found') throw notFound('mission run', id);
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
     return { decided: await this.get(principal, id) };
   }
@@ -282,7 +288,7 @@ export class MissionService {
   private send(
     principal: Principal,
     id: number,
-    event: { type: string; [key: string]: unknown },
+    event: MissionRunEvent,
     by: ActingAs,
     audit: { action: string; details?: Record<string, unknown>; requestId: string | null },
   ): Promise<SendResult> {
@@ -297,6 +303,7 @@ export class MissionService {
 
   private expectApplied(result: SendResult, id: number, verb: string, accepted: string): void {
     if (result.outcome === 'not_found') throw notFound('mission run', id);
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') throw this.refusal(id, verb, accepted, actorStatus(result.actor));
   }
 

@@ -16,15 +16,17 @@
  * last attempt's, fails the proposal. A job found anywhere but `executing` is stale and does nothing.
  */
 import { z } from 'zod';
-import type { ProposalContext } from '../../../machines/index.js';
+import type { ProposalContext, ProposalEvent } from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import { type ActorHost, type LoadedActor, stateName } from '../../platform/actors/host.js';
 import type { Db } from '../../platform/db/sql.js';
+import { validationFailed } from '../../platform/errors.js';
 import type { Job, JobContext, JobHandler, JobKindOptions } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import type { Clock } from '../../platform/util/clock.js';
 import {
   type ActionName,
+  type ActionResult,
   type ConnectionStore,
   ConnectorError,
   parseAction,
@@ -57,7 +59,7 @@ export interface ExecuteActionDeps {
 }
 
 type Outcome =
-  | { ok: true; result: Record<string, unknown> }
+  | { ok: true; result: ActionResult }
   | { ok: false; error: { code: string; message: string }; retryable: boolean; cause: unknown };
 
 /** The `execute_action` handler and its kind options. */
@@ -144,7 +146,7 @@ export function createExecuteActionJob(deps: ExecuteActionDeps): {
     const context = start.actor.snapshot.context as ProposalContext;
     const outcome = await execute(orgId, actorId, n, context, ctx.signal);
     const retry = !outcome.ok && outcome.retryable && ctx.job.attempts < maxAttempts;
-    const event = outcome.ok
+    const event: ProposalEvent = outcome.ok
       ? { type: 'EXECUTION_SUCCEEDED', attempt: n, result: outcome.result, at: iso() }
       : { type: 'EXECUTION_FAILED', attempt: n, error: outcome.error, retry, at: iso() };
     const reported = await host.transact(
@@ -156,6 +158,8 @@ export function createExecuteActionJob(deps: ExecuteActionDeps): {
         }),
       { single: true },
     );
+    // A report the machine's schema refuses is r3's own fault: the job's retries and onDead (failed).
+    if (reported.outcome === 'invalid') throw validationFailed(reported.issues);
     if (reported.outcome !== 'applied') {
       log.warn({ proposalId: actorId, attempt: n }, 'a proposal refused its attempt report');
       return;

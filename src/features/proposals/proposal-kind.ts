@@ -12,9 +12,10 @@ import {
   type ProposalEventName,
   projectProposal,
   proposalContextSchema,
+  proposalEventSchema,
   proposalMachine,
 } from '../../../machines/index.js';
-import type { ActorKindDef, EffectHandler, MachineSnapshotLike } from '../../platform/actors/kind.js';
+import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { proposalEventSubject } from '../../platform/bus/subjects.js';
 import type { ReviewItems } from '../reviews/index.js';
 
@@ -51,8 +52,27 @@ export function proposalTitle(action: string, rationale: string, id: number): st
   return short ? `${action}: ${short} (proposal ${id})` : `${action} (proposal ${id})`;
 }
 
+/** The columns of `proposals` the kind owns. */
+const COLUMNS = {
+  action: 'create',
+  source_slug: 'create',
+  agent_slug: 'create',
+  params: 'create',
+  rationale: 'load',
+  run_id: 'create',
+  call_key: 'create',
+  created_by: 'create',
+  api_token_id: 'create',
+  status: 'project',
+  review: 'project',
+  result: 'project',
+  error: 'project',
+  attempts: 'project',
+  completed_at: 'project',
+} as const satisfies ColumnMap;
+
 /** The `proposal` kind, whose review items open and close through `items`. */
-export function proposalKind(items: ReviewItems): ActorKindDef {
+export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMachine, typeof COLUMNS> {
   const emitProposalEvent: EffectHandler = (params, ctx) => {
     const { event } = params as EmitProposalEventParams;
     const context = ctx.after.context as ProposalContext;
@@ -108,11 +128,13 @@ export function proposalKind(items: ReviewItems): ActorKindDef {
   return {
     name: PROPOSAL_KIND,
     machine: proposalMachine,
+    eventSchema: proposalEventSchema,
     table: 'proposals',
     sequence: 'proposals_id_seq',
     contextSchema: proposalContextSchema,
-    project(snapshot: MachineSnapshotLike) {
-      const p = projectProposal(snapshot as never);
+    columns: COLUMNS,
+    project(snapshot) {
+      const p = projectProposal(snapshot);
       return {
         status: p.status,
         review: p.review,
@@ -122,20 +144,6 @@ export function proposalKind(items: ReviewItems): ActorKindDef {
         completed_at: p.completedAt,
       };
     },
-    projectedColumns: ['status', 'review', 'result', 'error', 'attempts', 'completed_at'],
-    createColumns: [
-      'action',
-      'source_slug',
-      'agent_slug',
-      'params',
-      'rationale',
-      'run_id',
-      'call_key',
-      'created_by',
-      'api_token_id',
-    ],
-    loadColumns: ['rationale'],
-    jsonColumns: new Set(['review', 'result', 'error', 'params']),
     runEvents: false,
     effects: { emitProposalEvent, openReview, closeReview },
   };

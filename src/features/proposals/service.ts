@@ -5,12 +5,18 @@
  * actor, attributed to the caller in the transition log and an audit row; executing an approved one
  * is the `execute_action` job's (execute-job.ts).
  */
+import type { ProposalEvent } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
-import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
+import {
+  type ActorHost,
+  actorStatus,
+  type SendResult,
+  type TransitionAudit,
+} from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { conflict, notFound } from '../../platform/errors.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import type { ConnectorAction } from '../connectors/index.js';
 import type { SubjectDecision, SubjectOutcome } from '../reviews/index.js';
@@ -222,7 +228,7 @@ export class ProposalService {
     decision: SubjectDecision,
   ): Promise<SubjectOutcome<ProposalView>> {
     const at = this.now();
-    const event =
+    const event: ProposalEvent =
       decision.action === 'approve'
         ? { type: 'APPROVE', by: principal.actor, onBehalfOf: decision.reviewedBy, note: decision.reason, at }
         : {
@@ -240,6 +246,7 @@ export class ProposalService {
       requestId: decision.requestId,
     });
     if (result.outcome === 'not_found') throw notFound('proposal', id);
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
     return { decided: await this.get(principal, id) };
   }
@@ -250,7 +257,12 @@ export class ProposalService {
     id: number,
     args: { reason?: string | null | undefined; requestId?: string | null },
   ): Promise<ProposalView> {
-    const event = { type: 'CANCEL', by: principal.actor, reason: args.reason ?? null, at: this.now() };
+    const event: ProposalEvent = {
+      type: 'CANCEL',
+      by: principal.actor,
+      reason: args.reason ?? null,
+      at: this.now(),
+    };
     const result = await this.send(principal, id, event, {
       action: 'proposal.cancel',
       targetKind: 'proposal',
@@ -265,8 +277,8 @@ export class ProposalService {
   private send(
     principal: Principal,
     id: number,
-    event: { type: string; [key: string]: unknown },
-    audit: NonNullable<Parameters<ActorHost['send']>[4]['audit']>,
+    event: ProposalEvent,
+    audit: TransitionAudit,
   ): Promise<SendResult> {
     const { host } = this.deps;
     return host.transact((tx) =>
@@ -279,6 +291,7 @@ export class ProposalService {
 
   private expectApplied(result: SendResult, id: number, verb: string): void {
     if (result.outcome === 'not_found') throw notFound('proposal', id);
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') {
       const status = actorStatus(result.actor);
       throw conflict(`Proposal ${id} is ${status}; ${verb} is accepted only while it is pending.`, {

@@ -5,6 +5,7 @@
  * item is open.
  */
 
+import type { ReviewItemEvent } from '../../../machines/index.js';
 import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Logger } from '../../platform/log.js';
@@ -69,7 +70,7 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
         log.warn({ kind: subject.kind, id: subject.id }, 'a subject closed a review item it does not have');
         return;
       }
-      const event = decision
+      const event: ReviewItemEvent = decision
         ? { type: 'DECIDE', action: decision.action, by: decision.by, reason: decision.reason, at }
         : { type: 'CANCEL', at };
       const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: subject.orgId, id: item.id }, event, {

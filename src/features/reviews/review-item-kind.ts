@@ -11,9 +11,10 @@ import {
   type ReviewEventName,
   type ReviewItemContext,
   reviewItemContextSchema,
+  reviewItemEventSchema,
   reviewItemMachine,
 } from '../../../machines/index.js';
-import type { ActorKindDef, EffectHandler } from '../../platform/actors/kind.js';
+import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
 import type { ReviewKind } from './subjects.js';
 
@@ -69,13 +70,29 @@ const emitReviewEvent: EffectHandler = (params, ctx) => {
   });
 };
 
+/** The columns of `review_items` the kind owns. */
+const COLUMNS = {
+  kind: 'load',
+  run_id: 'load',
+  title: 'create',
+  status: 'project',
+  open: 'project',
+  assigned_to: 'project',
+  snoozed_until: 'project',
+  note: 'project',
+  decision: 'project',
+  closed_at: 'project',
+} as const satisfies ColumnMap;
+
 /** The `review-item` kind. */
-export const reviewItemKind: ActorKindDef<typeof reviewItemMachine> = {
+export const reviewItemKind: ActorKindDef<typeof reviewItemMachine, typeof COLUMNS> = {
   name: REVIEW_ITEM_KIND,
   machine: reviewItemMachine,
+  eventSchema: reviewItemEventSchema,
   table: 'review_items',
   sequence: 'review_items_id_seq',
   contextSchema: reviewItemContextSchema,
+  columns: COLUMNS,
   project(snapshot) {
     const p = projectReviewItem(snapshot);
     return {
@@ -88,10 +105,6 @@ export const reviewItemKind: ActorKindDef<typeof reviewItemMachine> = {
       closed_at: p.closedAt,
     };
   },
-  projectedColumns: ['status', 'open', 'assigned_to', 'snoozed_until', 'note', 'decision', 'closed_at'],
-  createColumns: ['kind', 'run_id', 'title'],
-  loadColumns: ['kind', 'run_id'],
-  jsonColumns: new Set(['decision']),
   runEvents: false,
   effects: { emitReviewEvent },
 };

@@ -19,6 +19,7 @@
  * of the item itself. Every change is attributed to the caller (`token:<id>` or `mcp`) in the
  * transition log and an audit row; the approve capability is checked by the route, before any of this.
  */
+import type { ReviewAssignEvent, ReviewSnoozeEvent } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
@@ -251,7 +252,7 @@ export class ReviewService {
       ]);
     }
     const target = await this.target(principal, args);
-    const event = {
+    const event: ReviewAssignEvent = {
       type: 'ASSIGN',
       assignedTo: args.assignedTo,
       note: args.note ?? null,
@@ -286,7 +287,7 @@ export class ReviewService {
     }
     const target = await this.target(principal, args);
     const untilIso = new Date(until).toISOString();
-    const event = {
+    const event: ReviewSnoozeEvent = {
       type: 'SNOOZE',
       until: untilIso,
       by: principal.actor,
@@ -324,7 +325,7 @@ export class ReviewService {
     principal: Principal,
     ref: ReviewRef,
     target: Target,
-    event: { type: string; [key: string]: unknown },
+    event: ReviewAssignEvent | ReviewSnoozeEvent,
     audit: TransitionAudit,
   ): Promise<void> {
     const { host } = this.deps;
@@ -338,6 +339,7 @@ export class ReviewService {
       { single: true },
     );
     if (result.outcome === 'applied') return;
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     const status = result.outcome === 'refused' ? actorStatus(result.actor) : 'gone';
     throw gone(ref, status);
   }

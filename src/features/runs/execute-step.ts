@@ -20,6 +20,12 @@
  */
 
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type {
+  GateReachedEvent,
+  JsonObject,
+  StepFailedEvent,
+  StepSucceededEvent,
+} from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
 import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
@@ -40,6 +46,7 @@ import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate, renderValue } from '../../platform/util/template.js';
 import { skillMaxToolCalls, skillTools } from '../workspace/index.js';
 import { type RunCancellations, RunCancelledError } from './cancellations.js';
+import { RUN_KINDS, WORKFLOW_RUN_KIND } from './run-kinds.js';
 import type { SchemaCache } from './schema-cache.js';
 import type { RunManifest, SkillSnapshot } from './targets.js';
 import { type CallRow, recordedCallsSql, runToolLoop } from './tool-loop.js';
@@ -53,10 +60,15 @@ export interface ExecuteStepPayload extends ActorJobPayload {
   attempt: number;
 }
 
+type StepError = StepFailedEvent['error'];
+
+/** A step's outcome as `step_executions` records it and the run is told it. */
+type Recorded = ({ output: JsonObject } | { error: StepError }) & { meta?: Record<string, unknown> };
+
 /** A step's outcome as recorded and reported. */
 type Outcome =
-  | { ok: true; output: Record<string, unknown>; meta: Record<string, unknown> }
-  | { ok: false; error: { code: string; message: string }; meta: Record<string, unknown> }
+  | { ok: true; output: JsonObject; meta: Record<string, unknown> }
+  | { ok: false; error: StepError; meta: Record<string, unknown> }
   /** The run refused the tool loop's transitions (cancelled): nothing to report. */
   | { ok: false; stopped: true; meta: Record<string, unknown> };
 
@@ -83,8 +95,8 @@ interface RunRow {
   tool_calls: CallRow[] | null;
   /** A workflow step's start (its `step_started` event); null for a skill run. */
   step_started_at: Date | null;
-  se_output: Record<string, unknown> | null;
-  se_error: { code: string; message: string } | null;
+  se_output: JsonObject | null;
+  se_error: StepError | null;
   se_finished: Date | null;
 }
 
@@ -137,7 +149,8 @@ function isGate(manifest: RunManifest, step: string): boolean {
   );
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An object (not an array): a value parsed from JSON, so a JSON object (the host checks an output in full). */
+function isPlainObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -153,7 +166,6 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     signal: AbortSignal,
   ): Promise<Outcome> {
     const { step, attempt } = payload;
-    const actorKind = payload.actorKind;
     const started = performance.now();
     const manifest = run.manifest;
     let skill: SkillSnapshot | undefined;
@@ -245,7 +257,6 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
           run: {
             id: run.id,
             orgId: run.org_id,
-            actorKind: actorKind,
             createdBy: run.created_by,
             apiTokenId: run.api_token_id,
             agentSlug: run.agent_slug,
@@ -314,11 +325,12 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     return { ok: true, output, meta };
   }
 
-  function eventOf(payload: ExecuteStepPayload, outcome: { output?: unknown; error?: unknown }) {
+  function eventOf(payload: ExecuteStepPayload, outcome: Recorded): StepFailedEvent | StepSucceededEvent {
     const at = iso();
-    return outcome.error
-      ? { type: 'STEP_FAILED', step: payload.step, attempt: payload.attempt, error: outcome.error, at }
-      : { type: 'STEP_SUCCEEDED', step: payload.step, attempt: payload.attempt, output: outcome.output, at };
+    const { step, attempt } = payload;
+    return 'error' in outcome
+      ? { type: 'STEP_FAILED', step, attempt, error: outcome.error, at }
+      : { type: 'STEP_SUCCEEDED', step, attempt, output: outcome.output, at };
   }
 
   /**
@@ -327,7 +339,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
    */
   async function report(
     payload: ExecuteStepPayload,
-    recorded: { output?: unknown; error?: unknown; meta?: Record<string, unknown> },
+    recorded: Recorded,
     startedAt: string | null,
     loaded: LoadedActor | null,
     job: { id: number; workerId: string } | null,
@@ -341,8 +353,8 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
             step: payload.step,
             attempt: payload.attempt,
             org_id: payload.orgId,
-            output: recorded.error ? null : recorded.output,
-            error: recorded.error ?? null,
+            output: 'error' in recorded ? null : recorded.output,
+            error: 'error' in recorded ? recorded.error : null,
             meta: recorded.meta ?? {},
             started_at: startedAt,
             finished_at: event.at,
@@ -351,7 +363,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
       : [];
     const result = await host.transact(
       (tx) =>
-        host.send(tx, payload.actorKind, { orgId: payload.orgId, id: payload.actorId }, event, {
+        host.send(tx, RUN_KINDS, { orgId: payload.orgId, id: payload.actorId }, event, {
           actingAs: WORKER,
           loaded: loaded ?? undefined,
           extraRows: { step_executions: execution },
@@ -359,6 +371,12 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
         }),
       { single: true },
     );
+    if (result.outcome === 'invalid' && event.type === 'STEP_SUCCEEDED') {
+      // An output the run's event schema refuses (not plain JSON) fails the step instead.
+      const message = result.issues.map((i) => `${i.field} ${i.message}`).join('; ');
+      const error = { code: 'OUTPUT_INVALID', message: `the output is not a JSON object: ${message}` };
+      return report(payload, { error, meta: recorded.meta ?? {} }, startedAt, loaded, job, runLog);
+    }
     if (result.outcome !== 'applied') {
       runLog.debug({ outcome: result.outcome }, 'step outcome not taken: duplicate or stale');
     }
@@ -375,10 +393,10 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     job: { id: number; workerId: string },
     runLog: Logger,
   ): Promise<boolean> {
-    const event = { type: 'GATE_REACHED', step: payload.step, at: iso() };
+    const event: GateReachedEvent = { type: 'GATE_REACHED', step: payload.step, at: iso() };
     const result = await host.transact(
       (tx) =>
-        host.send(tx, payload.actorKind, { orgId: payload.orgId, id: payload.actorId }, event, {
+        host.send(tx, WORKFLOW_RUN_KIND, { orgId: payload.orgId, id: payload.actorId }, event, {
           actingAs: WORKER,
           loaded: loaded ?? undefined,
           completesJob: job,
@@ -407,11 +425,11 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     const run = rows[0];
     if (!run) return;
     const runLog = ctx.log.child({ runId: run.id, traceId: run.trace_id, step: payload.step });
-    const loaded = host.resolveRow(payload.actorKind, run as unknown as Record<string, unknown>);
+    const loaded = host.resolveRow(RUN_KINDS, run as unknown as Record<string, unknown>);
     const job = { id: ctx.job.id, workerId: ctx.workerId };
     if (run.se_finished) {
       // Recorded by an earlier execution (and so already taken by the run): re-send it, never re-run.
-      const recorded = run.se_error ? { error: run.se_error } : { output: run.se_output ?? {} };
+      const recorded: Recorded = run.se_error ? { error: run.se_error } : { output: run.se_output ?? {} };
       if (await report(payload, recorded, null, loaded, job, runLog)) ctx.markCompleted();
       return;
     }
@@ -447,7 +465,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
         runLog.info({ error: outcome.error }, 'step failed');
         span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error.code });
       }
-      const recorded = outcome.ok
+      const recorded: Recorded = outcome.ok
         ? { output: outcome.output, meta: outcome.meta }
         : { error: outcome.error, meta: outcome.meta };
       if (await report(payload, recorded, startedAt, loaded, job, runLog)) ctx.markCompleted();
@@ -459,7 +477,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     options: {
       async onDead(job, error) {
         const payload = job.payload as ExecuteStepPayload;
-        const recorded = {
+        const recorded: Recorded = {
           error: { code: 'EXECUTION_FAILED', message: `the step could not be executed: ${error}` },
           meta: { job: job.id, attempts: job.attempts },
         };

@@ -13,12 +13,20 @@ import {
   type RunApproveEvent,
   type RunRejectEvent,
   skillRunContextSchema,
+  skillRunEventSchema,
   skillRunMachine,
   type ToolCompletedEvent,
   workflowRunContextSchema,
+  workflowRunEventSchema,
   workflowRunMachine,
 } from '../../../machines/index.js';
-import type { ActorKindDef, EffectContext, EffectHandler } from '../../platform/actors/kind.js';
+import type {
+  ActorKindDef,
+  ColumnMap,
+  EffectContext,
+  EffectHandler,
+  Projected,
+} from '../../platform/actors/kind.js';
 import { runEventSubject } from '../../platform/bus/subjects.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { ReviewDecision, ReviewItems } from '../reviews/index.js';
@@ -45,37 +53,33 @@ export interface RunEventPayload {
   at: string;
 }
 
-const PROJECTED = [
-  'status',
-  'paused_at',
-  'review_state',
-  'output',
-  'error',
-  'review',
-  'step_results',
-  'completed_at',
-] as const;
+/** The columns of `runs` the run kinds own (the same for both). */
+const COLUMNS = {
+  kind: 'load',
+  slug: 'load',
+  name: 'load',
+  agent_slug: 'create',
+  created_by: 'create',
+  api_token_id: 'create',
+  workspace_sha: 'load',
+  trace_id: 'create',
+  input: 'create',
+  manifest: 'create',
+  mission_run_id: 'load',
+  mission_task_id: 'load',
+  status: 'project',
+  paused_at: 'project',
+  review_state: 'project',
+  output: 'project',
+  error: 'project',
+  review: 'project',
+  step_results: 'project',
+  completed_at: 'project',
+} as const satisfies ColumnMap;
 
-const CREATED = [
-  'kind',
-  'slug',
-  'name',
-  'agent_slug',
-  'created_by',
-  'api_token_id',
-  'workspace_sha',
-  'trace_id',
-  'input',
-  'manifest',
-  'mission_run_id',
-  'mission_task_id',
-] as const;
-
-const LOADED = ['kind', 'slug', 'name', 'workspace_sha', 'mission_run_id', 'mission_task_id'] as const;
-
-const JSON_COLUMNS = new Set(['output', 'error', 'review', 'step_results', 'input', 'manifest']);
-
-function columns(p: ReturnType<typeof projectSkillRun> | ReturnType<typeof projectWorkflowRun>) {
+function columns(
+  p: ReturnType<typeof projectSkillRun> | ReturnType<typeof projectWorkflowRun>,
+): Projected<typeof COLUMNS> {
   return {
     status: p.status,
     paused_at: p.pausedAt,
@@ -256,10 +260,7 @@ export function runKinds(
   const shared = {
     table: 'runs',
     sequence: 'runs_id_seq',
-    projectedColumns: PROJECTED,
-    createColumns: CREATED,
-    loadColumns: LOADED,
-    jsonColumns: JSON_COLUMNS,
+    columns: COLUMNS,
     runEvents: true,
     effects,
     extraWrites: { step_executions: stepExecutionWrite, tool_calls: toolCallWrite },
@@ -274,16 +275,18 @@ export function runKinds(
       name: SKILL_RUN_KIND,
       machine: skillRunMachine,
       discriminator: { column: 'kind', value: 'skill' },
+      eventSchema: skillRunEventSchema,
       contextSchema: skillRunContextSchema,
       project: (snapshot) => columns(projectSkillRun(snapshot)),
-    } satisfies ActorKindDef<typeof skillRunMachine>,
+    } satisfies ActorKindDef<typeof skillRunMachine, typeof COLUMNS>,
     {
       ...shared,
       name: WORKFLOW_RUN_KIND,
       machine: workflowRunMachine,
       discriminator: { column: 'kind', value: 'workflow' },
+      eventSchema: workflowRunEventSchema,
       contextSchema: workflowRunContextSchema,
       project: (snapshot) => columns(projectWorkflowRun(snapshot)),
-    } satisfies ActorKindDef<typeof workflowRunMachine>,
+    } satisfies ActorKindDef<typeof workflowRunMachine, typeof COLUMNS>,
   ];
 }

@@ -7,8 +7,20 @@
  * Terminology: a *trigger* creates a run (202); a *decision* is approve or reject; *replayed* means an
  * idempotent trigger answered from its key's record.
  */
+import type {
+  RunApproveEvent,
+  RunCancelEvent,
+  RunRejectEvent,
+  SkillRunInput,
+  WorkflowRunInput,
+} from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
-import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
+import {
+  type ActorHost,
+  actorStatus,
+  type SendResult,
+  type TransitionAudit,
+} from '../../platform/actors/host.js';
 import type { ActorTx } from '../../platform/actors/tx.js';
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
@@ -255,13 +267,13 @@ export class RunService {
     verb: 'approve' | 'reject',
     args: DecisionArgs = {},
   ): Promise<{ decided: RunView } | { refused: { status: string } }> {
-    const event = {
-      type: verb === 'approve' ? 'APPROVE' : 'REJECT',
-      by: principal.actor,
-      onBehalfOf: args.reviewedBy ?? null,
-      ...(verb === 'approve' ? { note: args.note ?? null } : { reason: args.reason ?? null }),
-      at: this.now(),
-    };
+    const by = principal.actor;
+    const onBehalfOf = args.reviewedBy ?? null;
+    const at = this.now();
+    const event: RunApproveEvent | RunRejectEvent =
+      verb === 'approve'
+        ? { type: 'APPROVE', by, onBehalfOf, note: args.note ?? null, at }
+        : { type: 'REJECT', by, onBehalfOf, reason: args.reason ?? null, at };
     const result = await this.send(principal, id, event, actingAs(principal), {
       action: args.audit?.action ?? `run.${verb}`,
       targetKind: 'run',
@@ -275,6 +287,7 @@ export class RunService {
       requestId: args.requestId ?? null,
     });
     if (result.outcome === 'not_found') throw notFound('run', id);
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') {
       return { refused: { status: actorStatus(result.actor) } };
     }
@@ -297,7 +310,7 @@ export class RunService {
 
   /** Cancels a running, paused or pending run: a hard stop. 409 from any other status. */
   async cancel(principal: Principal, id: number, requestId: string | null = null): Promise<RunView> {
-    const event = { type: 'CANCEL', by: principal.actor, at: this.now() };
+    const event: RunCancelEvent = { type: 'CANCEL', by: principal.actor, at: this.now() };
     const result = await this.send(
       principal,
       id,
@@ -380,9 +393,9 @@ export class RunService {
   private send(
     principal: Principal,
     id: number,
-    event: { type: string },
+    event: RunApproveEvent | RunRejectEvent | RunCancelEvent,
     by: Attribution,
-    audit: Parameters<ActorHost['send']>[4]['audit'],
+    audit: TransitionAudit | undefined,
     single = false,
   ): Promise<SendResult> {
     const { host } = this.deps;
@@ -398,6 +411,7 @@ export class RunService {
 
   private expectApplied(result: SendResult, id: number, verb: string, accepted: string): void {
     if (result.outcome === 'not_found') throw notFound('run', id);
+    if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') {
       const status = actorStatus(result.actor);
       throw conflict(`Run ${id} is ${status}; ${verb} is accepted only when it is ${accepted}.`, {
@@ -478,7 +492,7 @@ export class RunService {
     slug: string,
     target: RunTarget,
     at: string,
-  ): unknown {
+  ): SkillRunInput | WorkflowRunInput {
     const manifest = target.manifest;
     if (kind === 'skill' && manifest.kind === 'skill') {
       return { runId, slug, requiresApproval: manifest.skill.manifest.requiresApproval, at };

@@ -23,6 +23,7 @@
  * tool's schema VALIDATION_FAILED, each answered to the model as a tool error.
  */
 import { SpanKind } from '@opentelemetry/api';
+import type { ToolCompletedEvent, ToolsRequestedEvent } from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -44,6 +45,7 @@ import {
 } from '../../platform/tools/registry.js';
 import type { Tracing } from '../../platform/tracing/tracing.js';
 import type { Clock } from '../../platform/util/clock.js';
+import { SKILL_RUN_KIND } from './run-kinds.js';
 
 /** The error a tool call answers the model with. */
 export interface ToolCallError {
@@ -80,7 +82,6 @@ export interface ToolLoopDeps {
 export interface ToolLoopRun {
   id: number;
   orgId: number;
-  actorKind: string;
   createdBy: string;
   apiTokenId: string | null;
   agentSlug: string | null;
@@ -216,12 +217,12 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
 
   /** Sends a loop event with its tool_calls rows; false when the run refused it (it is over). */
   async function transition(
-    event: { type: string; [field: string]: unknown },
+    event: ToolsRequestedEvent | ToolCompletedEvent,
     callRows: Record<string, unknown>[],
   ) {
     const result = await deps.host.transact(
       (tx) =>
-        deps.host.send(tx, run.actorKind, { orgId: run.orgId, id: run.id }, event, {
+        deps.host.send(tx, SKILL_RUN_KIND, { orgId: run.orgId, id: run.id }, event, {
           actingAs: WORKER,
           loaded: loaded ?? undefined,
           extraRows: { tool_calls: callRows },
@@ -342,7 +343,7 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
       chain = chain.then(async () => {
         remaining -= 1;
         const at = iso();
-        const event = {
+        const event: ToolCompletedEvent = {
           type: 'TOOL_COMPLETED',
           step,
           attempt,
@@ -465,7 +466,7 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
       status: 'running' as const,
       started_at: at,
     }));
-    const requested = {
+    const requested: ToolsRequestedEvent = {
       type: 'TOOLS_REQUESTED',
       step,
       attempt,

@@ -16,7 +16,7 @@
  */
 import { SpanStatusCode } from '@opentelemetry/api';
 import { z } from 'zod';
-import type { WebhookDeliveryContext } from '../../../machines/index.js';
+import type { WebhookDeliveryContext, WebhookDeliveryEvent } from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import { type ActorHost, type LoadedActor, stateName } from '../../platform/actors/host.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -193,15 +193,17 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
     ctx: Pick<JobContext, 'job' | 'workerId' | 'markCompleted'> | null,
   ): Promise<boolean> {
     const at = iso();
-    const event = result.ok
-      ? { type: 'ATTEMPT_SUCCEEDED', attempt: n, status: result.status, at }
-      : {
-          type: 'ATTEMPT_FAILED',
-          attempt: n,
-          status: result.status ?? null,
-          error: result.error ?? null,
-          at,
-        };
+    // `ok` is a 2xx answer, so it has a status.
+    const event: WebhookDeliveryEvent =
+      result.ok && result.status !== null
+        ? { type: 'ATTEMPT_SUCCEEDED', attempt: n, status: result.status, at }
+        : {
+            type: 'ATTEMPT_FAILED',
+            attempt: n,
+            status: result.status ?? null,
+            error: result.error ?? null,
+            at,
+          };
     const attemptRow: AttemptRow = {
       delivery_pk: row.id,
       attempt: n,

@@ -12,12 +12,14 @@ import {
   projectWebhookDelivery,
   projectWebhookEndpoint,
   webhookDeliveryContextSchema,
+  webhookDeliveryEventSchema,
   webhookDeliveryMachine,
   webhookEndpointContextSchema,
+  webhookEndpointEventSchema,
   webhookEndpointMachine,
 } from '../../../machines/index.js';
 import type { ActorHost } from '../../platform/actors/host.js';
-import type { ActorKindDef, EffectHandler } from '../../platform/actors/kind.js';
+import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import type { Sql } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/log.js';
 import { createBatchLoader } from '../../platform/util/batch-loader.js';
@@ -51,8 +53,44 @@ const attemptWrite = (rows: string): string => `
     join a on a.id = x.delivery_pk
   on conflict (delivery_pk, attempt) do nothing`;
 
+/** The columns of `webhooks` the endpoint kind owns. */
+const ENDPOINT_COLUMNS = {
+  url: 'create',
+  events: 'create',
+  filter: 'create',
+  secret_sealed: 'create',
+  old_secret_sealed: 'create',
+  old_secret_expires_at: 'create',
+  created_by: 'create',
+  api_token_id: 'create',
+  status: 'project',
+  active: 'project',
+  consecutive_failures: 'project',
+  disabled_at: 'project',
+  disabled_reason: 'project',
+} as const satisfies ColumnMap;
+
+/** The columns of `webhook_deliveries` the delivery kind owns. */
+const DELIVERY_COLUMNS = {
+  webhook_id: 'load',
+  delivery_id: 'load',
+  event_id: 'create',
+  event_type: 'create',
+  replay_of: 'create',
+  body: 'create',
+  status: 'project',
+  api_status: 'project',
+  attempts: 'project',
+  last_attempt_at: 'project',
+  next_attempt_at: 'project',
+  response_status: 'project',
+  last_error: 'project',
+} as const satisfies ColumnMap;
+
 /** The `webhook-endpoint` kind. */
-export function webhookEndpointKind(log: Logger): ActorKindDef<typeof webhookEndpointMachine> {
+export function webhookEndpointKind(
+  log: Logger,
+): ActorKindDef<typeof webhookEndpointMachine, typeof ENDPOINT_COLUMNS> {
   const notify: EffectHandler = (params, ctx) => {
     const p = params as NotifyParams;
     if (p.signal !== 'endpoint_disabled') return;
@@ -68,9 +106,11 @@ export function webhookEndpointKind(log: Logger): ActorKindDef<typeof webhookEnd
   return {
     name: WEBHOOK_ENDPOINT_KIND,
     machine: webhookEndpointMachine,
+    eventSchema: webhookEndpointEventSchema,
     table: 'webhooks',
     sequence: 'webhooks_id_seq',
     contextSchema: webhookEndpointContextSchema,
+    columns: ENDPOINT_COLUMNS,
     project(snapshot) {
       const p = projectWebhookEndpoint(snapshot);
       return {
@@ -81,19 +121,6 @@ export function webhookEndpointKind(log: Logger): ActorKindDef<typeof webhookEnd
         disabled_reason: p.disabledReason,
       };
     },
-    projectedColumns: ['status', 'active', 'consecutive_failures', 'disabled_at', 'disabled_reason'],
-    createColumns: [
-      'url',
-      'events',
-      'filter',
-      'secret_sealed',
-      'old_secret_sealed',
-      'old_secret_expires_at',
-      'created_by',
-      'api_token_id',
-    ],
-    loadColumns: [],
-    jsonColumns: new Set(['filter']),
     runEvents: false,
     effects: { notify },
   };
@@ -103,7 +130,10 @@ export function webhookEndpointKind(log: Logger): ActorKindDef<typeof webhookEnd
  * The `webhook-delivery` kind; its outcomes go to the endpoint through `host`. `db` answers the
  * endpoint's failure count (reads of one event-loop turn share a round trip: `createBatchLoader`).
  */
-export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef<typeof webhookDeliveryMachine> {
+export function webhookDeliveryKind(
+  host: ActorHost,
+  db: Sql,
+): ActorKindDef<typeof webhookDeliveryMachine, typeof DELIVERY_COLUMNS> {
   const failures = createBatchLoader<string, number | undefined>({
     batch: async (keys) => {
       const refs = keys.map((key) => key.split(':').map(Number) as [number, number]);
@@ -137,7 +167,7 @@ export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef<type
       if ((count ?? 0) === 0) return;
     }
     const event = {
-      type: succeeded ? 'DELIVERY_SUCCEEDED' : 'DELIVERY_FAILED',
+      type: succeeded ? ('DELIVERY_SUCCEEDED' as const) : ('DELIVERY_FAILED' as const),
       deliveryId: p.deliveryId,
       at: ctx.at,
     };
@@ -150,9 +180,11 @@ export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef<type
   return {
     name: WEBHOOK_DELIVERY_KIND,
     machine: webhookDeliveryMachine,
+    eventSchema: webhookDeliveryEventSchema,
     table: 'webhook_deliveries',
     sequence: 'webhook_deliveries_id_seq',
     contextSchema: webhookDeliveryContextSchema,
+    columns: DELIVERY_COLUMNS,
     project(snapshot) {
       const p = projectWebhookDelivery(snapshot);
       return {
@@ -165,18 +197,6 @@ export function webhookDeliveryKind(host: ActorHost, db: Sql): ActorKindDef<type
         last_error: p.lastError,
       };
     },
-    projectedColumns: [
-      'status',
-      'api_status',
-      'attempts',
-      'last_attempt_at',
-      'next_attempt_at',
-      'response_status',
-      'last_error',
-    ],
-    createColumns: ['webhook_id', 'delivery_id', 'event_id', 'event_type', 'replay_of', 'body'],
-    loadColumns: ['webhook_id', 'delivery_id'],
-    jsonColumns: new Set(),
     runEvents: false,
     effects: { notify },
     extraWrites: { attempts: attemptWrite },

@@ -20,10 +20,10 @@
  * timer scheduler) are woken; nothing runs after a rollback.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AnyStateMachine } from 'xstate';
-import { toEffects } from '../../../machines/index.js';
+import { type MachineKind, machines, toEffects } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
+import { zodIssues } from '../http/validate.js';
 import { createStatementBatcher, type StatementBatcher } from './batcher.js';
 import { builtinEffects } from './builtin-effects.js';
 import { createIdAllocator } from './ids.js';
@@ -31,10 +31,12 @@ import type {
   ActorKindDef,
   ActorRef,
   ActorRow,
+  ColumnLayout,
   EffectContext,
   EffectHandler,
   MachineSnapshotLike,
 } from './kind.js';
+import { columnLayout } from './kind.js';
 import { resolveSnapshot, transitionRows } from './rows.js';
 import { buildStatements, type KindStatements, statementParams } from './statements.js';
 import { createStepper, type MachineStepper } from './stepper.js';
@@ -45,6 +47,7 @@ import {
   type LoadedActor,
   OptimisticConflictError,
   type SendOptions,
+  type SendResult,
   type TransitionAudit,
   type Transitioned,
 } from './types.js';
@@ -63,6 +66,8 @@ export {
 
 interface KindEntry {
   def: ActorKindDef;
+  /** The kind's columns by use. */
+  columns: ColumnLayout;
   statements: KindStatements;
   /** Where single-statement transitions of this kind go (see batcher.ts). */
   batchers: Record<'insert' | 'update', StatementBatcher>;
@@ -96,13 +101,13 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   const kinds = new Map<string, KindEntry>();
   const listeners: Array<(what: Wake) => void> = [];
 
-  function entry(name: string): KindEntry {
+  function entry(name: MachineKind | string): KindEntry {
     const found = kinds.get(name);
     if (!found) throw new Error(`unknown actor kind ${JSON.stringify(name)}`);
     return found;
   }
 
-  function entriesOf(names: string | readonly string[]): KindEntry[] {
+  function entriesOf(names: MachineKind | readonly MachineKind[]): KindEntry[] {
     const list = (typeof names === 'string' ? [names] : names).map(entry);
     const table = list[0]?.def.table;
     if (!table || list.some((e) => e.def.table !== table)) {
@@ -132,7 +137,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
 
   async function load(
     sql: Sql,
-    names: string | readonly string[],
+    names: MachineKind | readonly MachineKind[],
     ref: ActorRef,
     lock = false,
   ): Promise<LoadedActor | null> {
@@ -154,7 +159,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (!picked) return null;
     const { def } = picked;
     const columns: Record<string, unknown> = {};
-    for (const column of def.loadColumns) columns[column] = raw[column];
+    for (const column of picked.columns.loaded) columns[column] = raw[column];
     const row: ActorRow = {
       id: raw.id as number,
       orgId: raw.org_id as number,
@@ -201,7 +206,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         request_id: audit.requestId ?? null,
       });
     }
-    const persisted = (def.machine as AnyStateMachine).getPersistedSnapshot(next as never);
+    const persisted = def.machine.getPersistedSnapshot(next);
     const rows = transitionRows(def, row, {
       also,
       insert,
@@ -252,6 +257,50 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     return tx.single.pool;
   }
 
+  /**
+   * `send`: load (or take `loaded`) → check the event against the kind's event schema → `can()` →
+   * transition. `event` is unknown here: `send`'s type or `sendStored`'s caller vouches for nothing.
+   */
+  async function deliver(
+    tx: ActorTx,
+    names: MachineKind | readonly MachineKind[],
+    ref: ActorRef,
+    event: unknown,
+    options: SendOptions,
+  ): Promise<SendResult> {
+    checkDepth(tx);
+    const lock = options.lock === true && !tx.single;
+    const given = tx.attempt === 1 && !lock ? options.loaded : undefined;
+    const loaded = given ?? (await load(reader(tx), names, ref, lock));
+    if (!loaded) return { outcome: 'not_found' };
+    const kind = entry(loaded.def.name);
+    const parsed = kind.def.eventSchema.safeParse(event);
+    if (!parsed.success) {
+      const issues = zodIssues(parsed.error, 'event');
+      log.warn({ kind: kind.def.name, actorId: ref.id, issues }, 'event refused by its schema');
+      return { outcome: 'invalid', issues };
+    }
+    const valid: { type: string; [key: string]: unknown } = parsed.data;
+    if (!loaded.snapshot.can(valid)) return { outcome: 'refused', actor: loaded };
+    const [next, actions] = kind.stepper.next(loaded.snapshot, valid);
+    const at = new Date(clock.now()).toISOString();
+    const done = await apply(
+      tx,
+      kind,
+      loaded.row,
+      stateName(loaded.snapshot.value),
+      next,
+      actions,
+      valid,
+      options.actingAs,
+      at,
+      null,
+      options.audit,
+      options,
+    );
+    return { outcome: 'applied', ...done };
+  }
+
   function checkDepth(tx: ActorTx): void {
     if (tx.depth > maxDepth) {
       throw new Error(`actor transitions cascaded deeper than ${maxDepth}; a follow-up loop?`);
@@ -261,14 +310,18 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   return {
     register(def) {
       if (kinds.has(def.name)) throw new Error(`actor kind ${def.name} registered twice`);
+      if (machines[def.name] !== def.machine) {
+        throw new Error(`actor kind ${def.name} is not registered with its machine (machines/index.ts)`);
+      }
+      const columns = columnLayout(def);
       for (const other of kinds.values()) {
         if (other.def.table !== def.table) continue;
-        const same = other.def.loadColumns.join() === def.loadColumns.join();
+        const same = other.columns.loaded.join() === columns.loaded.join();
         if (!same || !other.def.discriminator || !def.discriminator) {
           throw new Error(`actor kinds ${other.def.name} and ${def.name} share ${def.table} incompatibly`);
         }
       }
-      const statements = buildStatements(def);
+      const statements = buildStatements(def, columns);
       // Creations go one statement at a time (bigger batches, no contention between them: see
       // batcher.ts); updates keep three in flight unless the kind says otherwise, which the webhook
       // delivery drain needs (each delivery's attempts wait on its updates while others are in flight).
@@ -280,9 +333,10 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         });
       kinds.set(def.name, {
         def,
+        columns,
         statements,
         batchers: { insert: batcher('insert'), update: batcher('update') },
-        stepper: createStepper(def.machine as AnyStateMachine),
+        stepper: createStepper(def.machine),
       });
     },
 
@@ -322,7 +376,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       const input = args.input(id, at);
       const [snapshot, actions] = kind.stepper.initial(input);
       const columns: Record<string, unknown> = {};
-      for (const column of def.loadColumns) columns[column] = args.columns[column];
+      for (const column of kind.columns.loaded) columns[column] = args.columns[column];
       if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
       const created = { ...args.columns };
       if (def.discriminator) created[def.discriminator.column] = def.discriminator.value;
@@ -332,9 +386,9 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         kind,
         row,
         null,
-        snapshot as MachineSnapshotLike,
+        snapshot,
         actions,
-        { type: 'xstate.init', input: input as never },
+        { type: 'xstate.init', input },
         args.actingAs,
         at,
         created,
@@ -344,32 +398,9 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       );
     },
 
-    async send(tx, names, ref, event, options) {
-      checkDepth(tx);
-      const lock = options.lock === true && !tx.single;
-      const given = tx.attempt === 1 && !lock ? options.loaded : undefined;
-      const loaded = given ?? (await load(reader(tx), names, ref, lock));
-      if (!loaded) return { outcome: 'not_found' };
-      if (!loaded.snapshot.can(event)) return { outcome: 'refused', actor: loaded };
-      const kind = entry(loaded.def.name);
-      const [next, actions] = kind.stepper.next(loaded.snapshot, event);
-      const at = new Date(clock.now()).toISOString();
-      const done = await apply(
-        tx,
-        kind,
-        loaded.row,
-        stateName(loaded.snapshot.value),
-        next as MachineSnapshotLike,
-        actions,
-        event,
-        options.actingAs,
-        at,
-        null,
-        options.audit,
-        options,
-      );
-      return { outcome: 'applied', ...done };
-    },
+    send: deliver,
+
+    sendStored: (tx, name, ref, event, options) => deliver(tx, entry(name).def.name, ref, event, options),
 
     load,
 

@@ -2,14 +2,14 @@
  * What the actor host needs to know about one kind of persisted actor: its machine, its table, how a
  * snapshot projects onto queryable columns, and how its effects are performed.
  */
-import type { AnyStateMachine, SnapshotFrom } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, EventFrom, InputFrom, SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
-import type { Effect } from '../../../machines/index.js';
+import type { Effect, MachineKind, machines } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import type { ActorTx } from './tx.js';
 import type { TransitionWrites } from './writes.js';
 
-/** An actor's row as the host loads it: identity, snapshot, version and the kind's `loadColumns`. */
+/** An actor's row as the host loads it: identity, snapshot, version and the kind's `load` columns. */
 export interface ActorRow {
   id: number;
   orgId: number;
@@ -18,7 +18,7 @@ export interface ActorRow {
   lastSeq: number;
   /** The persisted snapshot, as stored. */
   snapshot: unknown;
-  /** The kind's `loadColumns`, by column name. */
+  /** The kind's `load` columns, by column name. */
   columns: Record<string, unknown>;
 }
 
@@ -44,21 +44,69 @@ export interface EffectContext {
 /** Performs one effect; add rows to `ctx.writes`, or queue follow-up work with `ctx.writes.followUp()`. */
 export type EffectHandler = (params: unknown, ctx: EffectContext) => void | Promise<void>;
 
-/** The part of an xstate snapshot the host uses. */
-export interface MachineSnapshotLike {
-  value: unknown;
-  context: unknown;
-  can(event: { type: string }): boolean;
+/** A machine snapshot as the host holds it (any kind's). */
+export type MachineSnapshotLike = AnyMachineSnapshot;
+
+/** The kinds' registry: each kind name's machine (machines/index.ts), which `send` and `create` are typed by. */
+export type KindMachines = typeof machines;
+
+/** An event of kind `K`'s machine. */
+export type EventOf<K extends MachineKind> = EventFrom<KindMachines[K]>;
+
+/** The input kind `K`'s machine is created with. */
+export type InputOf<K extends MachineKind> = InputFrom<KindMachines[K]>;
+
+/**
+ * An event every kind of `K` understands: for a send to several kinds sharing a table (a run, skill
+ * or workflow), only what both machines take (the intersection of their event unions).
+ */
+export type SharedEventOf<K extends MachineKind> = {
+  [k in K]: (event: EventOf<k>) => void;
+}[K] extends (event: infer E) => void
+  ? E
+  : never;
+
+/**
+ * What the host does with one of a kind's own columns: `project` — written from `project` after
+ * every transition; `create` — supplied by the creator, fixed for the actor's life; `load` — as
+ * `create`, and read with the snapshot for effect handlers (`ActorRow.columns`); `read` — read with
+ * the snapshot only (a column the table fills itself, such as `created_at`).
+ */
+export type ColumnUse = 'project' | 'create' | 'load' | 'read';
+
+/** A kind's own columns (beyond `id`, `org_id`, `snapshot`, `version`…), declared once, in a fixed order. */
+export type ColumnMap = Readonly<Record<string, ColumnUse>>;
+
+/** The columns `project` fills: the `project` entries of a column map. */
+export type Projected<C extends ColumnMap> = string extends keyof C
+  ? Record<string, unknown>
+  : { [K in keyof C as C[K] extends 'project' ? K : never]: unknown };
+
+/** A column map's columns by use, in the map's order (`load` columns are both created and loaded). */
+export interface ColumnLayout {
+  projected: readonly string[];
+  created: readonly string[];
+  loaded: readonly string[];
+}
+
+/** The columns of `def` by use. */
+export function columnLayout(def: Pick<ActorKindDef, 'columns'>): ColumnLayout {
+  const entries = Object.entries(def.columns);
+  const named = (...uses: ColumnUse[]) => entries.filter(([, use]) => uses.includes(use)).map(([c]) => c);
+  return { projected: named('project'), created: named('create', 'load'), loaded: named('load', 'read') };
 }
 
 /**
- * One kind of persisted actor, typed by its machine: `project` gets the machine's own snapshot type,
- * so a kind's projection needs no cast (the host holds them all as `ActorKindDef`).
+ * One kind of persisted actor, typed by its machine: `project` gets the machine's own snapshot type
+ * and returns exactly the columns the map declares `project`, so a kind's projection needs no cast
+ * (the host holds them all as `ActorKindDef`).
  */
-export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine> {
-  /** The kind's name (the machine's id): `actor_kind` in the transition log and the timers table. */
-  readonly name: string;
+export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C extends ColumnMap = ColumnMap> {
+  /** The kind's name (the machine's id, its key in machines/index.ts): `actor_kind` in the transition log and the timers table. */
+  readonly name: MachineKind;
   readonly machine: M;
+  /** Every event the machine understands: an event is checked against it before it reaches the machine. */
+  readonly eventSchema: z.ZodType<EventFrom<M>>;
   /** Table of the actor rows: `id`, `org_id`, `snapshot`, `version`, `created_at`, `updated_at` (+ `last_seq`). */
   readonly table: string;
   /** Sequence the ids come from (allocated before the row is written: the machine's input names the id). */
@@ -67,16 +115,10 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine> {
   readonly discriminator?: { column: string; value: string };
   /** Validates a loaded snapshot's context (zod at the database edge). */
   readonly contextSchema: z.ZodType;
-  /** Snapshot → projected columns (snake_case). Called after every transition. */
-  project(snapshot: Pick<SnapshotFrom<M>, 'value' | 'context'>): Record<string, unknown>;
-  /** The keys `project` returns, in a fixed order. */
-  readonly projectedColumns: readonly string[];
-  /** Columns the creator supplies (fixed for the actor's life), in a fixed order. */
-  readonly createColumns: readonly string[];
-  /** Columns read with the snapshot, for effect handlers. */
-  readonly loadColumns: readonly string[];
-  /** Columns (projected or created) stored as json/jsonb: values are JSON-encoded. */
-  readonly jsonColumns: ReadonlySet<string>;
+  /** The kind's own columns and what fills each. */
+  readonly columns: C;
+  /** Snapshot → the projected columns (snake_case). Called after every transition. */
+  project(snapshot: Pick<SnapshotFrom<M>, 'value' | 'context'>): Projected<C>;
   /** Whether rows keep a run-event log (`last_seq` column, `run_events` rows). */
   readonly runEvents: boolean;
   /** The event log's table when it is not `run_events` (same columns; `run_id` names the actor). */

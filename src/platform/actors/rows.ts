@@ -2,7 +2,7 @@
  * From a transition to the rows of its statement, and from a stored snapshot back to a machine
  * snapshot.
  */
-import type { AnyStateMachine } from 'xstate';
+import type { StateValue } from 'xstate';
 import type { Attribution } from '../auth/attribution.js';
 import type { ActorKindDef, ActorRow, MachineSnapshotLike } from './kind.js';
 import type { TransitionRows } from './statements.js';
@@ -18,10 +18,11 @@ export function resolveSnapshot(def: ActorKindDef, stored: unknown): MachineSnap
       `${def.name}: stored snapshot does not match the machine's context: ${parsed.error.message}`,
     );
   }
-  return (def.machine as AnyStateMachine).resolveState({
-    value: persisted.value as never,
-    context: parsed.data as never,
-  }) as MachineSnapshotLike;
+  const value = persisted.value;
+  if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) {
+    throw new Error(`${def.name}: stored snapshot has no state value`);
+  }
+  return def.machine.resolveState({ value: value as StateValue, context: parsed.data });
 }
 
 /** Everything one transition writes, as the rows of its statement. */

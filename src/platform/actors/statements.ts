@@ -20,7 +20,7 @@
  * statement.)
  */
 import { encodeOutboxLines } from '../outbox/lines.js';
-import type { ActorKindDef } from './kind.js';
+import { type ActorKindDef, type ColumnLayout, columnLayout } from './kind.js';
 import type { OutboxRow } from './writes.js';
 
 /** The rows of one transition (or a batch of them), each side row naming its actor. */
@@ -210,11 +210,14 @@ function numbering(): { ref: (param: Param) => string; params: Param[] } {
 }
 
 /** Builds the load, insert and update statements of `def`. */
-export function buildStatements(def: ActorKindDef): KindStatements {
+export function buildStatements(
+  def: ActorKindDef,
+  columns: ColumnLayout = columnLayout(def),
+): KindStatements {
   const table = ident(def.table);
-  const projected = def.projectedColumns.map(ident);
-  def.createColumns.forEach(ident);
-  const loaded = def.loadColumns.map(ident);
+  const projected = columns.projected.map(ident);
+  columns.created.forEach(ident);
+  const loaded = columns.loaded.map(ident);
   const seqColumn = def.runEvents ? 'last_seq' : '0 as last_seq';
   const load = `select id, org_id, version, ${seqColumn}, snapshot${loaded.map((c) => `, ${c}`).join('')}
   from ${table} where id = $1 and org_id = $2`;

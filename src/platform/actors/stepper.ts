@@ -6,12 +6,21 @@
  * machine serves every step, collecting that step's actions. The result is the same snapshot and
  * the same actions as xstate's functions give (the machine table tests check both, row by row).
  */
-import { type AnyActorScope, type AnyStateMachine, createActor } from 'xstate';
+import {
+  type AnyActorScope,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createActor,
+  type EventObject,
+} from 'xstate';
 
 /** A machine's initial and next steps: `[snapshot, actions]`, like xstate's pure functions. */
 export interface MachineStepper {
-  initial(input: unknown): [unknown, Array<{ type: string; params?: unknown }>];
-  next(snapshot: unknown, event: unknown): [unknown, Array<{ type: string; params?: unknown }>];
+  initial(input: unknown): [AnyMachineSnapshot, Array<{ type: string; params?: unknown }>];
+  next(
+    snapshot: AnyMachineSnapshot,
+    event: EventObject,
+  ): [AnyMachineSnapshot, Array<{ type: string; params?: unknown }>];
 }
 
 export function createStepper(machine: AnyStateMachine): MachineStepper {
@@ -40,12 +49,12 @@ export function createStepper(machine: AnyStateMachine): MachineStepper {
   return {
     initial(input) {
       collected = [];
-      const snapshot = machine.getInitialSnapshot(scope, input as never);
+      const snapshot = machine.getInitialSnapshot(scope, input);
       return [snapshot, take()];
     },
     next(snapshot, event) {
       collected = [];
-      const after = machine.transition(snapshot as never, event as never, scope);
+      const after = machine.transition(snapshot, event, scope);
       return [after, take()];
     },
   };

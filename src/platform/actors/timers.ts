@@ -73,9 +73,15 @@ export function createTimerScheduler(options: TimerSchedulerOptions): TimerSched
         if (!row) return false;
         claimed = row;
         const event = { ...row.event, at };
-        const result = await host.send(tx, row.actor_kind, { orgId: row.org_id, id: row.actor_id }, event, {
-          actingAs: TIMER,
-        });
+        const result = await host.sendStored(
+          tx,
+          row.actor_kind,
+          { orgId: row.org_id, id: row.actor_id },
+          event,
+          {
+            actingAs: TIMER,
+          },
+        );
         if (result.outcome !== 'applied') {
           log.debug(
             { timer: row.timer_id, actor: row.actor_id, outcome: result.outcome },

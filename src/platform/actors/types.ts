@@ -2,20 +2,22 @@
  * The actor host's API: what callers (run service, step executor, timers, review queue, webhooks)
  * pass to and get from `ActorHost` (host.ts).
  */
-import type { Effect } from '../../../machines/index.js';
+import type { Effect, MachineKind } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import type { Db, Sql } from '../db/sql.js';
+import type { FieldIssue } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../util/clock.js';
 import type { IdAllocator } from './ids.js';
-import type { ActorKindDef, ActorRef, ActorRow, MachineSnapshotLike } from './kind.js';
+import type {
+  ActorKindDef,
+  ActorRef,
+  ActorRow,
+  InputOf,
+  MachineSnapshotLike,
+  SharedEventOf,
+} from './kind.js';
 import type { ActorTx, Wake } from './tx.js';
-
-/** An event for an actor: a `type` and the machine's fields for it (plain JSON). */
-export interface ActorEvent {
-  type: string;
-  [field: string]: unknown;
-}
 
 /** The version of an actor moved between load and write; `transact` retries on it. */
 export class OptimisticConflictError extends Error {
@@ -45,11 +47,15 @@ export interface Transitioned {
   projection: Record<string, unknown>;
 }
 
-/** The outcome of `send`. */
+/**
+ * The outcome of `send`. `invalid`: the event does not match the machine's event schema (`issues`
+ * name its fields, `event.<path>`); it never reached the machine, and nothing was loaded or written.
+ */
 export type SendResult =
   | ({ outcome: 'applied' } & Transitioned)
   | { outcome: 'refused'; actor: LoadedActor }
-  | { outcome: 'not_found' };
+  | { outcome: 'not_found' }
+  | { outcome: 'invalid'; issues: FieldIssue[] };
 
 /** An audit row written with the transition (org, actor, token and time come from it). */
 export interface TransitionAudit {
@@ -61,12 +67,12 @@ export interface TransitionAudit {
   requestId?: string | null;
 }
 
-/** Arguments of `create`. */
-export interface CreateArgs {
+/** Arguments of `create` for kind `K`. */
+export interface CreateArgs<K extends MachineKind = MachineKind> {
   orgId: number;
   /** The machine's input, given the new actor's id and the creation time (ISO). */
-  input(id: number, at: string): unknown;
-  /** The kind's `createColumns`. */
+  input(id: number, at: string): InputOf<K>;
+  /** The kind's `create` and `load` columns. */
   columns: Record<string, unknown>;
   actingAs: Attribution;
   audit?: TransitionAudit;
@@ -119,10 +125,13 @@ export interface ActorHostOptions {
 
 /** The actor host. */
 export interface ActorHost {
-  /** Adds a kind. Kinds sharing a table must share `loadColumns` and have discriminators. */
+  /**
+   * Adds a kind; its machine must be its name's in machines/index.ts. Kinds sharing a table must
+   * share their `load` columns and have discriminators.
+   */
   register(def: ActorKindDef): void;
   /** A registered kind; throws for an unknown name. */
-  kind(name: string): ActorKindDef;
+  kind(name: MachineKind): ActorKindDef;
   /**
    * Runs `fn` in one database transaction, retrying the whole of it on an optimistic conflict or a
    * serialization failure; after commit, wakes the loops that have new work. The one entry point.
@@ -131,25 +140,39 @@ export interface ActorHost {
    */
   transact<T>(fn: (tx: ActorTx) => Promise<T>, options?: TransactOptions): Promise<T>;
   /** Creates an actor of `kind`: id, initial transition, row and effects in one statement. */
-  create(tx: ActorTx, kind: string, args: CreateArgs): Promise<Transitioned>;
+  create<K extends MachineKind>(tx: ActorTx, kind: K, args: CreateArgs<K>): Promise<Transitioned>;
   /**
    * Sends `event` to the actor `ref`. `kinds` names one kind, or several sharing a table (the row's
-   * discriminator picks the one). Not found covers another org's id.
+   * discriminator picks the one; the event must then be one every kind of them takes). The event is
+   * checked against the kind's event schema first: a mismatch is answered `invalid` and never
+   * reaches the machine. Not found covers another org's id.
    */
-  send(
+  send<K extends MachineKind>(
     tx: ActorTx,
-    kinds: string | readonly string[],
+    kinds: K | readonly K[],
     ref: ActorRef,
-    event: ActorEvent,
+    event: SharedEventOf<K>,
+    options: SendOptions,
+  ): Promise<SendResult>;
+  /**
+   * `send` for an event read from storage (a timer row): the kind is a name and the event plain
+   * JSON, both checked at run time (an unknown kind throws; an event the kind does not take is
+   * `invalid`).
+   */
+  sendStored(
+    tx: ActorTx,
+    kind: string,
+    ref: ActorRef,
+    event: unknown,
     options: SendOptions,
   ): Promise<SendResult>;
   /** Loads an actor (without locking it). */
-  load(sql: Sql, kinds: string | readonly string[], ref: ActorRef): Promise<LoadedActor | null>;
+  load(sql: Sql, kinds: MachineKind | readonly MachineKind[], ref: ActorRef): Promise<LoadedActor | null>;
   /**
    * The actor in `raw`, a row the caller read itself with the columns a load reads (`id`, `org_id`,
    * `version`, `last_seq`, `snapshot` and the kind's `loadColumns`); null when it is none of `kinds`.
    */
-  resolveRow(kinds: string | readonly string[], raw: Record<string, unknown>): LoadedActor | null;
+  resolveRow(kinds: MachineKind | readonly MachineKind[], raw: Record<string, unknown>): LoadedActor | null;
   /** Calls `listener` after each commit that gave `what` new work. */
   onWake(listener: (what: Wake) => void): void;
 }

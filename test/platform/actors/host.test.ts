@@ -5,10 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type GateReachedEvent,
+  type RunApproveEvent,
+  type RunCancelEvent,
+  type StepSucceededEvent,
+  workflowRunMachine,
+} from '../../../machines/index.js';
 import { RUN_KINDS, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.js';
 import { SYSTEM, WORKER } from '../../../src/platform/actors/acting-as.js';
 import { createStatementBatcher } from '../../../src/platform/actors/batcher.js';
-import { OptimisticConflictError } from '../../../src/platform/actors/host.js';
+import { createActorHost, OptimisticConflictError } from '../../../src/platform/actors/host.js';
 import { buildStatements, type TransitionRows } from '../../../src/platform/actors/statements.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkillRun, orgIdOf, rowCounts } from '../../helpers/runs.js';
@@ -28,14 +35,20 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const at = () => new Date(t.clock.now()).toISOString();
-const succeeded = (step = 'summarize') => ({
+const succeeded = (step = 'summarize'): StepSucceededEvent => ({
   type: 'STEP_SUCCEEDED',
   step,
   attempt: 1,
   output: { text: 'draft' },
   at: at(),
 });
-const approve = () => ({ type: 'APPROVE', by: 'token:abc', onBehalfOf: null, note: 'ok', at: at() });
+const approve = (): RunApproveEvent => ({
+  type: 'APPROVE',
+  by: 'token:abc',
+  onBehalfOf: null,
+  note: 'ok',
+  at: at(),
+});
 
 async function runRow(id: number) {
   return t.app.db.sql.one<{ status: string; version: number; last_seq: number; snapshot: unknown }>(
@@ -129,6 +142,68 @@ describe('a transition', () => {
     expect(result.outcome).toBe('refused');
     expect(await rowCounts(t.app)).toEqual(before);
     expect((await runRow(actor.row.id)).version).toBe(1);
+  });
+
+  it("answers an event its machine's schema refuses as invalid, before the machine and writing nothing", async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const before = await rowCounts(t.app);
+    // Well typed, but no principal and no ISO time: the schema refuses what the type lets through.
+    const bad: RunApproveEvent = { type: 'APPROVE', by: '', at: 'yesterday' };
+    const result = await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, ref, bad, { actingAs: SYSTEM }),
+    );
+    expect(result).toMatchObject({
+      outcome: 'invalid',
+      issues: expect.arrayContaining([
+        expect.objectContaining({ field: 'event.by' }),
+        expect.objectContaining({ field: 'event.at' }),
+      ]),
+    });
+    expect(await rowCounts(t.app)).toEqual(before);
+    expect((await runRow(actor.row.id)).status).toBe('pending');
+    // The same run takes the well-formed event.
+    const ok = await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM }),
+    );
+    expect(ok.outcome).toBe('applied');
+  });
+
+  it("types each kind's events: another kind's event does not compile, and is invalid at run time", async () => {
+    const { actor } = await createSkillRun(t.app, org);
+    const ref = { orgId: org, id: actor.row.id };
+    const gate: GateReachedEvent = { type: 'GATE_REACHED', step: 'summarize', at: at() };
+    const result = await t.app.actors.transact((tx) =>
+      // @ts-expect-error GATE_REACHED is a workflow run's alone: not an event every run kind takes
+      t.app.actors.send(tx, RUN_KINDS, ref, gate, { actingAs: SYSTEM }),
+    );
+    expect(result).toMatchObject({
+      outcome: 'invalid',
+      issues: [expect.objectContaining({ field: 'event.type' })],
+    });
+    const stored = await t.app.actors.transact((tx) =>
+      t.app.actors.sendStored(
+        tx,
+        'skill-run',
+        ref,
+        { type: 'WAKE', until: at(), at: at() },
+        { actingAs: SYSTEM },
+      ),
+    );
+    expect(stored.outcome).toBe('invalid');
+    await expect(
+      t.app.actors.transact((tx) =>
+        t.app.actors.sendStored(tx, 'no-such-kind', ref, approve(), { actingAs: SYSTEM }),
+      ),
+    ).rejects.toThrow(/unknown actor kind/);
+  });
+
+  it('registers a kind only with its own machine', () => {
+    const def = t.app.actors.kind(SKILL_RUN_KIND);
+    const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log: t.app.log });
+    expect(() => host.register({ ...def, machine: workflowRunMachine })).toThrow(
+      /not registered with its machine/,
+    );
   });
 
   it("does not find another org's actor", async () => {
@@ -392,10 +467,17 @@ describe('single transactions (one transition, one statement)', () => {
   it('let exactly one of many concurrent decisions on one run win', async () => {
     const { actor } = await createSkillRun(t.app, org);
     const ref = { orgId: org, id: actor.row.id };
-    const events = [succeeded(), { type: 'CANCEL', by: 'token:abc', at: at() }];
+    const events: Array<StepSucceededEvent | RunCancelEvent> = [
+      succeeded(),
+      { type: 'CANCEL', by: 'token:abc', at: at() },
+    ];
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        single((tx) => t.app.actors.send(tx, RUN_KINDS, ref, events[i % 2] as never, { actingAs: SYSTEM })),
+        single((tx) =>
+          t.app.actors.send(tx, RUN_KINDS, ref, events[i % 2] as StepSucceededEvent | RunCancelEvent, {
+            actingAs: SYSTEM,
+          }),
+        ),
       ),
     );
     expect(results.filter((r) => r.outcome === 'applied')).toHaveLength(1);

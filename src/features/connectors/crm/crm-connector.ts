@@ -8,6 +8,7 @@
  * `<modified property> >= since`.
  */
 import { z } from 'zod';
+import type { JsonObject } from '../../../../machines/index.js';
 import type { ConnectorAction } from '../actions.js';
 import type {
   ActionResult,
@@ -245,7 +246,7 @@ export function createCrmConnector(
       return {
         dealId: action.params.dealId,
         updatedAt: typeof updated?.updatedAt === 'string' ? updated.updatedAt : null,
-        properties: (updated?.properties as Record<string, unknown> | undefined) ?? properties,
+        properties: (updated?.properties as JsonObject | undefined) ?? properties,
       };
     }
     if (action.action === 'crm.create_note') {
