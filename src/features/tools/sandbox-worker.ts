@@ -12,8 +12,19 @@ export const SANDBOX_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const core = require(workerData.corePath);
-const variant = require(workerData.variantPath);
-const loaded = core.newQuickJSWASMModuleFromVariant(variant.default ?? variant);
+const baseVariant = require(workerData.variantPath);
+let moduleArrived = () => undefined;
+// The host's compiled module: in the start-up data, or in a first message once compiled (null: the
+// host could not compile it, and the variant loads its own).
+const wasmModule = workerData.moduleFollows
+  ? new Promise((resolve) => {
+      moduleArrived = resolve;
+    })
+  : Promise.resolve(workerData.wasmModule);
+const loaded = wasmModule.then((module) => {
+  const variant = baseVariant.default ?? baseVariant;
+  return core.newQuickJSWASMModuleFromVariant(module ? core.newVariant(variant, { wasmModule: module }) : variant);
+});
 
 function describe(ctx, handle) {
   try {
@@ -165,16 +176,23 @@ async function run(job) {
   }
 }
 
+let jobArrived = false;
 parentPort.on('message', (job) => {
+  if ('wasmModule' in job) {
+    moduleArrived(job.wasmModule);
+    return;
+  }
+  jobArrived = true;
   run(job).then(
     (answer) => parentPort.postMessage({ id: job.id, ...answer, recycle: disposeFailed }),
     (error) => parentPort.postMessage({ id: job.id, kind: 'crash', message: String(error && error.stack || error) }),
   );
 });
-// One small script once the module is loaded: V8 compiles the glue and the WebAssembly code paths a
-// script takes now rather than during the first real call.
+// One small script once the module is loaded, unless a real one is already waiting (it does the same):
+// V8 compiles the glue and the WebAssembly code paths a script takes now rather than during the first
+// real call.
 const PRIME = { code: 'JSON.stringify([1, "a", { b: null }].map((x) => x))', inputJson: '{}', memoryBytes: 8 << 20, stackBytes: 256 << 10, timeoutMs: 1000, outputBytes: 1 << 16 };
 loaded
-  .then(() => run(PRIME))
+  .then(() => (jobArrived ? undefined : run(PRIME)))
   .then(() => parentPort.postMessage({ ready: true }), (error) => parentPort.postMessage({ ready: false, message: String(error) }));
 `;

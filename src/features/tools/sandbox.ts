@@ -2,15 +2,51 @@
  * run_code's sandbox on the host side: a small pool of worker threads, each with the QuickJS
  * WebAssembly module loaded (sandbox-worker.ts), so a script never blocks the event loop that serves
  * HTTP, and a fresh QuickJS runtime per script makes the cold start of a call a runtime, not a module.
+ * The module is compiled once per process and handed to each new worker, which only instantiates it.
  *
  * Limits (docs/mcp.md#built-in-tools): memory (QuickJS's allocator limit), time (QuickJS's interrupt handler
  * at the deadline, and a watchdog that terminates the worker if a single native operation overruns it by a
  * second), output (`console.*` plus the result's JSON). A worker that hit a limit or failed is
  * replaced, so nothing a script did survives into the next one.
  */
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { SANDBOX_WORKER_SOURCE } from './sandbox-worker.js';
+
+const require = createRequire(import.meta.url);
+const PATHS = {
+  corePath: require.resolve('quickjs-emscripten-core'),
+  variantPath: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
+};
+
+/** A compiled WebAssembly module, opaque here (the project's TypeScript libs do not declare WebAssembly's values). */
+type WasmModule = object;
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+};
+
+/**
+ * The QuickJS WebAssembly module, compiled once per process and handed to every worker, which then
+ * only instantiates it: a new worker does not read and compile 0.5 MB of WebAssembly again. Null if it
+ * could not be compiled here (each worker then loads it itself).
+ */
+let compiled: Promise<WasmModule | null> | null = null;
+/** The module once compiled (a worker started after that gets it with its start-up data). */
+let compiledModule: WasmModule | null = null;
+
+function quickjsModule(): Promise<WasmModule | null> {
+  compiled ??= readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))
+    .then((bytes) => wasm.compile(bytes))
+    .then(
+      (module) => {
+        compiledModule = module;
+        return module;
+      },
+      () => null,
+    );
+  return compiled;
+}
 
 export interface SandboxLimits {
   memoryBytes: number;
@@ -56,18 +92,11 @@ export class Sandbox {
   private closed = false;
   /** How many workers `warm` asked for: a retired one is replaced at once up to this many. */
   private keepWarm = 0;
-  private readonly paths: { corePath: string; variantPath: string };
 
   constructor(
     readonly limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
     private readonly size = 2,
-  ) {
-    const require = createRequire(import.meta.url);
-    this.paths = {
-      corePath: require.resolve('quickjs-emscripten-core'),
-      variantPath: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
-    };
-  }
+  ) {}
 
   /** Starts `count` workers and loads the module in each (what a first call would otherwise wait for). */
   async warm(count = this.size): Promise<void> {
@@ -142,9 +171,12 @@ export class Sandbox {
   }
 
   private spawn(): Slot {
+    // The compiled module goes with the start-up data when there is one already, else in a message
+    // once compiled (the worker starts meanwhile).
+    const module = compiledModule;
     const worker = new Worker(SANDBOX_WORKER_SOURCE, {
       eval: true,
-      workerData: this.paths,
+      workerData: { ...PATHS, wasmModule: module, moduleFollows: module === null },
       // The worker's own heap (the WebAssembly memory is outside it and bounded by QuickJS's limit).
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
       stdout: true,
@@ -184,6 +216,7 @@ export class Sandbox {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`sandbox worker exited (${code})`)));
+    if (module === null) void quickjsModule().then((wasmModule) => worker.postMessage({ wasmModule }));
     return slot;
   }
 
