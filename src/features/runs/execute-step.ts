@@ -210,14 +210,16 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     let provider: ModelProvider;
     let result: CompletionResult;
     const model = skill.manifest.model;
-    // Where the step's time went (ms): bench:tools reads r3's own share as stepMs - modelMs - toolMs.
-    const timing = { stepMs: 0, modelMs: 0, toolMs: 0 };
+    // Where the step's time went (ms): bench:tools reads r3's own share as stepMs - modelMs - toolMs,
+    // and recordMs as the part of it spent waiting for the tool loop's records to commit.
+    const timing = { stepMs: 0, modelMs: 0, toolMs: 0, recordMs: 0 };
     const round = (ms: number) => Math.round(ms * 100) / 100;
     const stamp = () => {
       meta.timing = {
         stepMs: round(performance.now() - started),
         modelMs: round(timing.modelMs),
         toolMs: round(timing.toolMs),
+        recordMs: round(timing.recordMs),
       };
     };
     try {
@@ -276,6 +278,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
         });
         meta.toolCalls = loop.toolCalls;
         timing.toolMs = loop.toolMs;
+        timing.recordMs = loop.recordMs;
         if (loop.kind === 'stopped') return { ok: false, stopped: true, meta };
         if (loop.kind === 'failed') {
           meta.durationMs = Math.round(performance.now() - started);

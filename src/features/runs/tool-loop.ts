@@ -7,7 +7,11 @@
  *
  * Durability: a turn's calls are recorded `running` (rows of `tool_calls`) by the same statement as
  * the run's TOOLS_REQUESTED transition, before any executes; each outcome by the statement of its
- * TOOL_COMPLETED (which records the run event `tool_completed`). A job that runs again after a crash
+ * TOOL_COMPLETED (which records the run event `tool_completed`). The last outcomes of a turn commit
+ * while the next model request is already out (one commit per call on the critical path, not two),
+ * but nothing of its answer is acted on before they are committed, and a run that refuses them
+ * aborts it: a crash before that commit leaves the call `running`, as one during its execution
+ * does, and whatever the model answered is lost with the process. A job that runs again after a crash
  * rebuilds the conversation from those rows: a recorded result is reused, never recomputed; a call
  * left `running` is executed again only if its tool is idempotent (the registry's `safe` or `keyed`;
  * a keyed tool gets the same idempotency key, run id + call id, so its effect is not repeated).
@@ -68,6 +72,8 @@ export type ToolLoopOutcome = (
   toolCalls: number;
   /** Time inside the tools executed by this execution (ms; concurrent calls add up). */
   toolMs: number;
+  /** Time the loop waited for its records to commit, beside neither the model nor a tool (ms). */
+  recordMs: number;
 };
 
 export interface ToolLoopDeps {
@@ -213,6 +219,16 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
   const usedIds = new Set(args.recorded.map((r) => r.call_id));
   let count = rows.length;
   let toolMs = 0;
+  let recordMs = 0;
+  /** Awaits `commit`, counting the wait in `recordMs`. */
+  const committed = async <T>(commit: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await commit;
+    } finally {
+      recordMs += performance.now() - started;
+    }
+  };
   let loaded = args.loaded;
 
   /** Sends a loop event with its tool_calls rows; false when the run refused it (it is over). */
@@ -329,13 +345,14 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
   /**
    * Executes `pending` calls of a turn concurrently and records each outcome as it finishes (one
    * TOOL_COMPLETED at a time, the last with `remaining: 0`). A call in `fixed` is not executed: it is
-   * recorded with that outcome. False when the run stopped taking them.
+   * recorded with that outcome. Resolves once every outcome is known (in `outcomes`), with `recorded`:
+   * the records still committing, which resolves false when the run stopped taking them.
    */
   async function executeCalls(
     pending: Array<Omit<CallRow, 'result' | 'error'>>,
     outcomes: Map<string, ToolOutcome>,
     fixed: ReadonlyMap<string, ToolOutcome> = new Map(),
-  ): Promise<boolean> {
+  ): Promise<{ recorded: Promise<boolean> }> {
     let remaining = pending.length;
     let taken = true;
     let chain: Promise<void> = Promise.resolve();
@@ -374,11 +391,11 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
       pending.map(async (row) => {
         const outcome = fixed.get(row.call_id) ?? (await evaluate(row.tool, row.raw_arguments, row.call_id));
         outcomes.set(row.call_id, outcome);
-        await record(row, outcome);
+        // Not awaited: a failed record fails `chain`, which `recorded` reports.
+        void record(row, outcome).catch(() => undefined);
       }),
     );
-    await chain;
-    return taken;
+    return { recorded: chain.then(() => taken) };
   }
 
   // The conversation so far, rebuilt from the record; calls left running by a crash are settled first.
@@ -408,8 +425,11 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
         );
       }
     }
-    if (interrupted.length > 0 && !(await executeCalls(interrupted, outcomes, fixed))) {
-      return { kind: 'stopped', toolCalls: count, toolMs };
+    if (
+      interrupted.length > 0 &&
+      !(await committed((await executeCalls(interrupted, outcomes, fixed)).recorded))
+    ) {
+      return { kind: 'stopped', toolCalls: count, toolMs, recordMs };
     }
     turns.push({
       role: 'assistant',
@@ -425,18 +445,61 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
     }
   }
 
+  // The last turn's outcomes while they commit: the next model request goes out meanwhile (see ask).
+  let recording: Promise<boolean> | null = null;
+
+  /**
+   * Asks the model for the next turn. The request goes out at once, even while the last turn's
+   * outcomes are still being committed (`recording`: that commit is off the critical path, beside the
+   * model's answer), but the answer is acted on only once they are committed; if the run refused them
+   * (it was cancelled) the request is aborted and the loop stops (null).
+   */
+  async function ask(): Promise<CompletionResult | null> {
+    const previous = recording;
+    recording = null;
+    if (!previous) return args.complete({ ...args.request, tools, turns });
+    const controller = new AbortController();
+    void previous.then(
+      (taken) => {
+        if (!taken) controller.abort(new DOMException('the run is over', 'AbortError'));
+      },
+      (error: unknown) => controller.abort(error),
+    );
+    let answeredAt = Number.POSITIVE_INFINITY;
+    const answered = args
+      .complete({ ...args.request, tools, turns, signal: AbortSignal.any([signal, controller.signal]) })
+      .then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      )
+      .finally(() => {
+        answeredAt = performance.now();
+      });
+    const taken = await previous;
+    // Only a commit that outlasts the model's answer is waited for.
+    recordMs += Math.max(0, performance.now() - answeredAt);
+    if (!taken) return null;
+    const outcome = await answered;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
   for (let turn = lastTurn + 1; ; turn++) {
     if (deps.clock.now() >= run.deadline) {
+      if (recording && !(await committed(recording)))
+        return { kind: 'stopped', toolCalls: count, toolMs, recordMs };
       return {
         kind: 'failed',
         error: { code: 'DEADLINE_EXCEEDED', message: 'the run reached its deadline (R3_RUN_DEADLINE)' },
         toolCalls: count,
         toolMs,
+        recordMs,
       };
     }
-    const answer = await args.complete({ ...args.request, tools, turns });
+    const answer = await ask();
+    if (!answer) return { kind: 'stopped', toolCalls: count, toolMs, recordMs };
     const asked = answer.toolCalls ?? [];
-    if (asked.length === 0) return { kind: 'answer', result: answer, toolCalls: count, toolMs };
+    if (asked.length === 0) return { kind: 'answer', result: answer, toolCalls: count, toolMs, recordMs };
     if (count + asked.length > args.maxToolCalls) {
       return {
         kind: 'failed',
@@ -446,6 +509,7 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
         },
         toolCalls: count,
         toolMs,
+        recordMs,
       };
     }
     const at = iso();
@@ -475,16 +539,18 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
       at,
     };
     if (
-      !(await transition(
-        requested,
-        pending.map((row) => callRow(row, null, null)),
+      !(await committed(
+        transition(
+          requested,
+          pending.map((row) => callRow(row, null, null)),
+        ),
       ))
     ) {
-      return { kind: 'stopped', toolCalls: count, toolMs };
+      return { kind: 'stopped', toolCalls: count, toolMs, recordMs };
     }
     count += calls.length;
     const outcomes = new Map<string, ToolOutcome>();
-    if (!(await executeCalls(pending, outcomes))) return { kind: 'stopped', toolCalls: count, toolMs };
+    recording = (await executeCalls(pending, outcomes)).recorded;
     turns.push({ role: 'assistant', content: pending[0]?.assistant_content ?? null, toolCalls: calls });
     for (const call of calls) {
       turns.push({

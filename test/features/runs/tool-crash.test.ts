@@ -42,6 +42,9 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
   /** Whether the model may finish the workflow's second step. */
   let answerWorkflow = false;
 
+  /** Whether the model may answer the `pipelined` run's second turn. */
+  let answerPipelined = false;
+
   const script = (body: ChatBody): AssistantTurn => {
     const answers = toolAnswers(body);
     const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
@@ -58,6 +61,18 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
       }
       if (prompt === 'Roll wf-again' && !answerWorkflow) return { hang: true };
       return { content: `${prompt}: ${answer}` };
+    }
+    if (body.messages.some((m) => m.role === 'user' && m.content?.includes('pipelined'))) {
+      // A call that answers a random number after 0.3 s: a second execution answers another.
+      if (!('spin' in answers)) {
+        const code = 'const end = Date.now() + 300; while (Date.now() < end) {} Math.random()';
+        return {
+          toolCalls: [
+            { id: 'spin', name: 'run_code', arguments: JSON.stringify({ language: 'javascript', code }) },
+          ],
+        };
+      }
+      return answerPipelined ? { content: `spin ${answers.spin}` } : { hang: true };
     }
     if (body.messages.some((m) => m.role === 'user' && m.content?.includes('slow'))) {
       // A call that takes 1.5 s: the test kills its process while it executes.
@@ -153,6 +168,23 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
     return read();
   }
 
+  /** Starts a run of `dice` on `node` with input `n`; its id once its first call is recorded `running`. */
+  async function startRecorded(node: ServeProcess, n: string): Promise<number> {
+    const created = await request(node.url, 'POST', '/api/v1/skills/dice/runs', {
+      token,
+      body: { input: { n } },
+    });
+    expect(created.status, created.text).toBe(202);
+    const runId = created.body.runId as number;
+    await waitFor(
+      async () =>
+        (await sql(`select 1 from tool_calls where run_id = ${runId} and status = 'running'`)).length === 1,
+      'the call to be recorded running',
+      20_000,
+    );
+    return runId;
+  }
+
   it('resumes from the record: the finished call is not executed again', async () => {
     const first = nodes[0] as ServeProcess;
     const created = await request(first.url, 'POST', '/api/v1/skills/dice/runs', {
@@ -162,8 +194,15 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
     expect(created.status, created.text).toBe(202);
     const runId = created.body.runId as number;
 
-    // The second model request carries the first call's answer: the call is done and recorded.
+    // The second model request carries the first call's answer: the call is done, and once its
+    // outcome is committed (the request goes out meanwhile), recorded.
     await waitFor(() => fake.requests.length >= 2, 'the model to be asked for the second turn', 20_000);
+    await waitFor(
+      async () =>
+        (await sql(`select 1 from tool_calls where run_id = ${runId} and status = 'ok'`)).length === 1,
+      'the first call to be recorded',
+      20_000,
+    );
     const before = await sql(
       `select call_id, status, result::text as result, completed_at from tool_calls where run_id = ${runId}`,
     );
@@ -196,20 +235,55 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
     expect(run.output.text).toBe(`first ${sentBefore}, second {"result":4,"stdout":"","error":null}`);
   });
 
+  it('executes again a call whose outcome was not committed when its process died, though the model was already asked', async () => {
+    const node = nodes.at(-1) as ServeProcess;
+    const asked = (n: number) =>
+      fake.requests.filter((r) =>
+        (r.body as ChatBody).messages.some((m) => m.role === 'user' && m.content?.includes('pipelined')),
+      ).length >= n;
+    const runId = await startRecorded(node, 'pipelined');
+    // The run's row held by another transaction: the call's outcome cannot commit.
+    const pg = await import('pg');
+    const locker = new pg.default.Client({ connectionString: database.url });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query(`select 1 from runs where id = ${runId} for update`);
+    const lockerPid = (await locker.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+    // The model is asked for the next turn with the outcome while it is still being committed.
+    await waitFor(() => asked(2), 'the model to be asked for the second turn', 20_000);
+    const sent = fake.requests
+      .map((r) => r.body as ChatBody)
+      .filter((b) => b.messages.some((m) => m.role === 'user' && m.content?.includes('pipelined')))
+      .map((b) => toolAnswers(b).spin)
+      .find((answer) => answer !== undefined) as string;
+    expect(JSON.parse(sent)).toMatchObject({ result: expect.any(Number), error: null });
+    const running = await sql(`select status from tool_calls where run_id = ${runId}`);
+    expect(running).toEqual([{ status: 'running' }]);
+
+    const run = await killAndResume(node, runId, () => {
+      answerPipelined = true;
+      // The dead process's statement never commits: its backend is ended before the row is let go.
+      void (async () => {
+        await sql(
+          `select pg_terminate_backend(pid) from pg_stat_activity where ${lockerPid} = any(pg_blocking_pids(pid))`,
+        );
+        await locker.query('rollback');
+        await locker.end();
+      })();
+    });
+    // Executed again (run_code is idempotent): one record, another number than the one first sent.
+    const after = await sql(
+      `select call_id, status, result::text as result from tool_calls where run_id = ${runId}`,
+    );
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ call_id: 'spin', status: 'ok' });
+    expect(JSON.parse(after[0]?.result as string)).not.toEqual(JSON.parse(sent));
+    expect(run.output.text).toBe(`spin ${JSON.stringify(JSON.parse(after[0]?.result as string))}`);
+  });
+
   it('executes again a call of an idempotent tool that was in flight when its process died', async () => {
     const node = nodes.at(-1) as ServeProcess;
-    const created = await request(node.url, 'POST', '/api/v1/skills/dice/runs', {
-      token,
-      body: { input: { n: 'slow' } },
-    });
-    expect(created.status, created.text).toBe(202);
-    const runId = created.body.runId as number;
-    await waitFor(
-      async () =>
-        (await sql(`select 1 from tool_calls where run_id = ${runId} and status = 'running'`)).length === 1,
-      'the call to be recorded running',
-      20_000,
-    );
+    const runId = await startRecorded(node, 'slow');
     const [recorded] = await sql(`select started_at from tool_calls where run_id = ${runId}`);
     const run = await killAndResume(node, runId);
     expect(run.output.text).toBe('busy {"result":"done","stdout":"","error":null}');
@@ -249,6 +323,12 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
         `select call_id, step, turn, status, result::text as result, completed_at from tool_calls
           where run_id = ${runId} order by turn`,
       );
+    // The request goes out while the call's outcome commits: wait for the record too.
+    await waitFor(
+      async () => (await calls()).filter((r) => r.status === 'ok').length === 2,
+      "both steps' calls to be recorded",
+      20_000,
+    );
     const before = await calls();
     expect(before.map((r) => [r.step, r.turn, r.status])).toEqual([
       ['roll', 1, 'ok'],

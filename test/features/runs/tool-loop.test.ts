@@ -5,6 +5,7 @@
  * budget, cancel between calls, `toolCalls` on GET /runs/:id, SSE `tool_completed`, the manifest
  * fields validated at write, and the echo provider calling no tools.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
@@ -20,7 +21,7 @@ import {
 } from '../../helpers/fake-openai-server.js';
 import { createAgent, createSkill, createWorkflow } from '../../helpers/resources.js';
 import { openSse } from '../../helpers/sse.js';
-import { deferred } from '../../helpers/wait.js';
+import { deferred, waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
 let fake: FakeOpenAI;
@@ -293,15 +294,75 @@ describe('the tool loop of a skill run', () => {
     expect(executions).toHaveLength(4);
   });
 
-  it('stops between calls when the run is cancelled: the executing call is recorded, no model turn follows', async () => {
+  it('stops between calls when the run is cancelled: the executing call is recorded, no model answer is acted on', async () => {
     const from = fake.requests.length;
-    script = () => ({ toolCalls: [call('slow', 'probe', { key: 'slow' })] });
+    script = (body) =>
+      Object.keys(toolAnswers(body)).length === 0
+        ? { toolCalls: [call('slow', 'probe', { key: 'slow' })] }
+        : { toolCalls: [call('after', 'probe', { key: 'after' })] };
     const run = await cancelDuringProbe(await start('probing'));
     expect(run.status).toBe('cancelled');
     expect(run.toolCalls).toEqual([
       expect.objectContaining({ id: 'slow', status: 'ok', result: { key: 'slow', n: 1 } }),
     ]);
-    expect(chats(from)).toHaveLength(1);
+    // The next turn may have been asked while the outcome was being committed (the loop asks
+    // meanwhile, and aborts the request once the run refuses the outcome): its answer is not acted on.
+    expect(executions.map((e) => e.key)).toEqual(['slow']);
+    expect(chats(from).length).toBeLessThanOrEqual(2);
+  });
+
+  it('asks the model for the next turn while the last outcome commits, and acts on the answer only once it is committed', async () => {
+    const from = fake.requests.length;
+    const release = deferred();
+    const began = deferred();
+    gate = release.promise;
+    probeStarted = () => began.resolve();
+    script = (body) => {
+      const answers = toolAnswers(body);
+      if (!('p1' in answers)) return { toolCalls: [call('p1', 'probe', { key: 'one' })] };
+      if (!('p2' in answers)) return { toolCalls: [call('p2', 'probe', { key: 'two' })] };
+      return { content: 'done' };
+    };
+    const id = await start('probing');
+    const draining = t.app.jobs.drain();
+    await began.promise;
+    gate = null;
+    // The run's row held by another transaction: p1's outcome cannot commit until it is let go.
+    const locker = new pg.Client({ connectionString: t.database.url });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('select 1 from runs where id = $1 for update', [id]);
+      release.resolve();
+      await waitFor(() => chats(from).length >= 2, 'the model to be asked for the second turn');
+      expect(toolAnswers(chats(from)[1] as ChatBody)).toEqual({ p1: { key: 'one', n: 1 } });
+      const { rows } = await locker.query('select call_id, status from tool_calls where run_id = $1', [id]);
+      expect(rows).toEqual([{ call_id: 'p1', status: 'running' }]);
+      await locker.query('rollback');
+    } finally {
+      await locker.end();
+    }
+    await draining;
+    const run = await getRun(id);
+    expect(run).toMatchObject({ status: 'completed', output: { text: 'done' } });
+    expect(run.toolCalls.map((c: { id: string; status: string }) => [c.id, c.status])).toEqual([
+      ['p1', 'ok'],
+      ['p2', 'ok'],
+    ]);
+    expect(executions.map((e) => e.key)).toEqual(['one', 'two']);
+    // The second turn's calls were recorded after the first turn's outcome, each call once.
+    const rows = await t.app.db.sql.query<{ event_type: string }>(
+      `select event_type from actor_transitions where actor_kind = 'skill-run' and actor_id = $1 order by id`,
+      [id],
+    );
+    expect(rows.map((r) => r.event_type)).toEqual([
+      'xstate.init',
+      'TOOLS_REQUESTED',
+      'TOOL_COMPLETED',
+      'TOOLS_REQUESTED',
+      'TOOL_COMPLETED',
+      'STEP_SUCCEEDED',
+    ]);
   });
 
   it('streams tool_completed for each call before the run completes', async () => {
@@ -447,7 +508,9 @@ describe('the tool loop of a workflow skill step', () => {
     const run = await cancelDuringProbe(id);
     expect(run.status).toBe('cancelled');
     expect(run.toolCalls.at(-1)).toMatchObject({ tool: 'probe', status: 'ok' });
-    expect(chats(from)).toHaveLength(1);
+    // At most the request that went out while the outcome was being committed, and nothing after it.
+    expect(chats(from).length).toBeLessThanOrEqual(2);
+    expect(run.stepResults.probe).toBeUndefined();
   });
 });
 
