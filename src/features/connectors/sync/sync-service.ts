@@ -296,6 +296,8 @@ export class SyncService {
     // written, so the upstream's latency overlaps r3's work. The position committed with a batch is
     // the page after its last; a retried job re-reads at most one batch.
     let ahead: Promise<SyncPage> | null = null;
+    let created = 0;
+    let analyzeAt = ANALYZE_AFTER;
     while (index < kinds.length) {
       if (ctx.signal.aborted) throw new Error('the worker stopped; the sync resumes on the next attempt');
       const record = kinds[index] as string;
@@ -336,6 +338,14 @@ export class SyncService {
         return written.created.length > 0;
       });
       if (wroteEvents) this.deps.onOutbox?.();
+      created += prepared.fresh.length;
+      if (created >= analyzeAt) {
+        // The instances table grows under this sync faster than autovacuum looks at it (a minute
+        // apart): a planner still costing it as the few rows it last saw picks the wrong index for
+        // the next batch's statements. Statistics refreshed as it doubles cost a few analyzes.
+        await db.query('analyze object_instances');
+        analyzeAt = created * 2;
+      }
       index = next.index;
       cursor = next.cursor;
     }
@@ -348,14 +358,15 @@ export class SyncService {
       await connections.recordSynced(tx, sync.org_id, sync.source_slug, sync.created_at);
       await ctx.complete(tx);
     });
-    // A sync that wrote many instances changes what the planner should know of the domain tools'
-    // projection of them (object_records, migration 0025: their filtered pages and facets pick their
-    // index by it): refresh its statistics now rather than when autovacuum gets to it.
+    // A sync that wrote many instances changes what the planner should know of them and of the
+    // domain tools' projection of them (object_records, migration 0025: their filtered pages and
+    // facets pick their index by it): refresh both tables' statistics now rather than when
+    // autovacuum gets to it.
     const wrote = await db.maybeOne<{ n: number }>(
       'select created + updated as n from source_syncs where org_id = $1 and id = $2',
       [sync.org_id, sync.id],
     );
-    if ((wrote?.n ?? 0) >= ANALYZE_AFTER) await db.query('analyze object_records');
+    if ((wrote?.n ?? 0) >= ANALYZE_AFTER) await db.query('analyze object_instances, object_records');
     this.settled.emit(String(sync.id));
   }
 
