@@ -391,7 +391,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A proposal (decisions §11): action, params, rationale, status, result, error, review and its review item. */
+        /** A proposal: action, params, rationale, status, result, error, review and its review item. */
         get: operations["getProposalsById"];
         put?: never;
         post?: never;

@@ -209,9 +209,10 @@ describe('run_code', () => {
   it('stops a 1 GB string and unbounded allocation with TOOL_FAILED (memory)', async () => {
     for (const code of [
       '"x".repeat(1024 * 1024 * 1024 - 1)',
-      // Objects of a 64K-element array each: the 64 MiB limit is reached in about 64 steps, long before
-      // the 5 s one even on a loaded machine (small objects one by one could hit the time limit first).
-      'const a = []; for (;;) a.push({ n: a.length, items: new Array(65536).fill(a.length) })',
+      // Buffers of doubling size kept alive: the 64 MiB limit is reached in seven steps. (Many equal
+      // steps up to the limit take QuickJS seconds on their last allocations, past the 5 s limit on
+      // a slow machine: the time limit still stops such a script, but reported as TOOL_TIMEOUT.)
+      'const a = []; for (let n = 1 << 20; ; n *= 2) a.push(new ArrayBuffer(n))',
     ]) {
       const error = await fails(mcp, 'run_code', { language: 'javascript', code }, 'TOOL_FAILED');
       expect(error.details).toEqual({ limit: 'memory', limitBytes: 64 * 1024 * 1024 });

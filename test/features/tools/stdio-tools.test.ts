@@ -59,7 +59,10 @@ it('runs code and stores artifacts over stdio, attributed mcp', async () => {
   await fails(
     mcp,
     'run_code',
-    { language: 'javascript', code: 'const a = []; for (;;) a.push(new Array(65536).fill(a.length))' },
+    {
+      language: 'javascript',
+      code: 'const a = []; for (let n = 1 << 20; ; n *= 2) a.push(new ArrayBuffer(n))',
+    },
     'TOOL_FAILED',
   );
   const made = await ok(mcp, 'create_artifact', {
