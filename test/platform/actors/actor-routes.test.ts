@@ -19,6 +19,9 @@ afterAll(async () => {
 describe('actor transitions', () => {
   it("answers a run's log, numbered from 1, oldest first", async () => {
     const id = await pendingSkillRun(t, acme.owner.token);
+    // The step first (the run then waits for its review), so the approval is the log's last entry: a
+    // run approved while still pending records STEP_SUCCEEDED → approved after it instead.
+    await t.app.jobs.drain();
     await t.request('POST', `/api/v1/runs/${id}/approve`, { token: acme.owner.token, body: {} });
     const res = await t.request('GET', `/api/v1/actors/skill-run/${id}/transitions`, {
       token: acme.owner.token,
