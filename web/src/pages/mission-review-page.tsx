@@ -62,7 +62,7 @@ interface MissionRun {
   completedAt: string | null;
 }
 
-/** The events of a mission run's stream (decisions §12). */
+/** The events of a mission run's stream (docs/api.md#missions). */
 const EVENTS = [
   'planned',
   'task_started',

@@ -1,5 +1,5 @@
 /**
- * A run's tool calls (decisions §10), in the order the model asked for them: per call the tool, its
+ * A run's tool calls (docs/api.md#runs), in the order the model asked for them: per call the tool, its
  * status, when and how long, its arguments and its result or error. An object is shown field by field
  * (text as text, so a script or a page reads as written, not as an escaped JSON string); anything long
  * starts folded.

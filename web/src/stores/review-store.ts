@@ -1,7 +1,7 @@
 /** The run on the review screen: the run, its history, and what the screen is doing. */
 import { createStore } from '@xstate/store';
 
-/** One tool call of a run's tool loop, as `toolCalls` of the run carries it (decisions §10). */
+/** One tool call of a run's tool loop, as `toolCalls` of the run carries it (docs/api.md#runs). */
 export interface ToolCall {
   id: string;
   tool: string;
