@@ -221,7 +221,7 @@ export function missionTools(
                   .filter((skill) => !current.has('skill', skill.manifest.slug))
                   .map((skill) => ({
                     kind: 'skill' as const,
-                    manifest: skill.manifest as never,
+                    manifest: skill.manifest,
                     promptMd: skill.promptMd,
                   })),
                 { kind: 'workflow' as const, manifest: workflow },

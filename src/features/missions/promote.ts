@@ -9,7 +9,7 @@
  * An approve step stands where the mission had a review: first (plan review), last (result review).
  */
 import type { MissionTask } from '../../../machines/index.js';
-import type { WorkflowManifest } from '../workspace/index.js';
+import { type SkillManifest, skillManifestSchema, type WorkflowManifest } from '../workspace/index.js';
 import type { MissionRunView } from './view.js';
 
 /** The tasks in an order where each comes after those it depends on (plan order otherwise). */
@@ -43,11 +43,10 @@ export function promotedResources(
   name: string,
 ): {
   workflow: WorkflowManifest;
-  skills: Array<{ manifest: { slug: string; name: string; description: string }; promptMd: string }>;
+  skills: Array<{ manifest: SkillManifest; promptMd: string }>;
 } {
   const tasks = dependencyOrder((run.plan?.tasks ?? []) as MissionTask[]);
-  const skills: Array<{ manifest: { slug: string; name: string; description: string }; promptMd: string }> =
-    [];
+  const skills: Array<{ manifest: SkillManifest; promptMd: string }> = [];
   const steps: WorkflowManifest['steps'] = [];
   if (run.review === 'plan' || run.review === 'both') {
     steps.push({ name: 'review-plan', type: 'approve', title: 'Review the plan' });
@@ -58,11 +57,11 @@ export function promotedResources(
     if (!skill) {
       skill = taskSkillSlug(slug, task.id);
       skills.push({
-        manifest: {
+        manifest: skillManifestSchema.parse({
           slug: skill,
           name: task.title.slice(0, 200),
           description: `Task "${task.id}" of mission run ${run.id}${run.mission ? ` (mission ${run.mission})` : ''}`,
-        },
+        }),
         promptMd: [
           `Goal: ${literal(run.goal)}`,
           '',

@@ -72,10 +72,10 @@ export function createRunEventHub(bus: Bus, log: Logger): RunEventHub {
       const key = `${orgId}:${runId}`;
       let entry = entries.get(key);
       if (!entry) {
-        const created: Entry = { listeners: new Set(), subscription: Promise.resolve(null as never) };
-        created.subscription = bus.subscribe(runEventsPattern(String(orgId), runId), (msg) =>
-          deliver(created, msg),
-        );
+        const created: Entry = {
+          listeners: new Set(),
+          subscription: bus.subscribe(runEventsPattern(String(orgId), runId), (msg) => deliver(created, msg)),
+        };
         // A failed subscribe must not leave an entry later callers would wait on.
         created.subscription.catch(() => {
           if (entries.get(key) === created) entries.delete(key);
