@@ -1,6 +1,6 @@
 /**
  * `npm run bench:proposals`: proposals end to end against `r3 serve` and a HubSpot-shaped server on
- * real sockets (decisions §11). BENCH_PROPOSALS (500) `crm.update_deal` proposals are made over MCP
+ * real sockets (docs/api.md "Proposals"). BENCH_PROPOSALS (500) `crm.update_deal` proposals are made over MCP
  * (`propose_action`, the SDK client, 8 in flight), then approved through `POST /reviews/decide`
  * (8 in flight) while the workers execute them. Prints the latency percentiles of a propose call
  * and of a decide call, the time from approval to the recorded execution (the proposal's own

@@ -1,5 +1,5 @@
 /**
- * bench:webtools — what the web built-ins cost on top of the network (decisions §10): `fetch_url` of a
+ * bench:webtools — what the web built-ins cost on top of the network (docs/mcp.md "Built-in tools"): `fetch_url` of a
  * ~60 KB article (SSRF check, pinned connection, Readability + turndown) one at a time and 8 at a
  * time, the reading alone (linkedom → Readability → turndown, no socket), a never-ending body cut at
  * the 2 MiB cap, and `crawl_site` of a 50-page site. In-process against a local site on real sockets

@@ -1,5 +1,5 @@
 /**
- * mission-run, row by row (decisions §12): planning → [awaiting_review for the plan] → executing →
+ * mission-run, row by row (docs/api.md "Missions"): planning → [awaiting_review for the plan] → executing →
  * [awaiting_review for the result] → completed; failed; cancelled. Every accepted transition with its
  * exact effects, every refused one, the plan rules, and the projection.
  */

@@ -1,5 +1,5 @@
 /**
- * The proposal machine against decisions §11's table (`pending` → `executing` → `executed` |
+ * The proposal machine against the table of docs/api.md "Proposals" (`pending` → `executing` → `executed` |
  * `failed`; `pending` → `rejected` | `cancelled`), row by row, with every refused transition.
  */
 import { describe, expect, it } from 'vitest';

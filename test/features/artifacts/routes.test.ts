@@ -1,5 +1,5 @@
 /**
- * `/api/v1/artifacts*` (decisions §10): metadata and bytes of the org's artifacts, by run; another
+ * `/api/v1/artifacts*` (docs/api.md "Artifacts"): metadata and bytes of the org's artifacts, by run; another
  * org's artifact is 404; `read:all` needed; bad query values are 400; the bytes are served so a
  * browser never runs them (nosniff, CSP sandbox, attachment unless a raster image); the size cap.
  */

@@ -1,6 +1,6 @@
 /**
  * The domain tools over what r3 holds and over the agent's own runs, over MCP with the official SDK
- * client (decisions §11): `search_knowledge` and `lookup_objects` see only the agent's sources,
+ * client (docs/mcp.md "Domain tools"): `search_knowledge` and `lookup_objects` see only the agent's sources,
  * `briefings` counts what changed since a time, `run_operation` starts a wired skill as the agent,
  * `learnings` lists what reviewers said (newest first, by topic), `run_history` the agent's runs.
  * Agents without the source or operation → FORBIDDEN; other orgs see nothing; bad args → VALIDATION_FAILED.

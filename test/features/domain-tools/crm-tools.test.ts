@@ -1,5 +1,5 @@
 /**
- * The CRM domain tools over MCP with the official SDK client (decisions §11), over records synced
+ * The CRM domain tools over MCP with the official SDK client (docs/mcp.md "Domain tools"), over records synced
  * from a HubSpot-shaped server: exact totals and facets over the filter (checked against the records
  * themselves), cursor pagination that visits every record once, numeric sorts, and the agent checks
  * made at every call — unknown, inactive, denying, or not listing a crm source → FORBIDDEN; another
@@ -81,7 +81,7 @@ beforeAll(async () => {
   ]) {
     expect((await t.request('POST', '/api/v1/agents', { token: c.writer, body: agent })).status).toBe(201);
   }
-  // The agent manifest's `tools: {allow?, deny}` (decisions §10), as the applied manifest holds it.
+  // The agent manifest's `tools: {allow?, deny}` (docs/api.md "Authored resources (the workspace)"), as the applied manifest holds it.
   await t.app.db.sql.query(
     `update agents set manifest = manifest::jsonb || '{"tools": {"deny": ["get_crm_deals"]}}' where org_id = $1 and slug = 'guarded'`,
     [orgId],

@@ -1,5 +1,5 @@
 /**
- * Mission definitions (decisions §12) through HTTP and MCP: `/api/v1/missions` list, detail, create,
+ * Mission definitions (docs/api.md "Missions") through HTTP and MCP: `/api/v1/missions` list, detail, create,
  * patch with their 400/403/404/409; `workspace_write_mission`, `workspace_list` and `workspace_get`
  * over the MCP SDK client; the workspace file `missions/<slug>.yaml`.
  */

@@ -1,8 +1,8 @@
 /**
  * `mission.failed` end to end: a mission run whose planner answers an invalid plan twice fails
  * PLAN_INVALID, and a real local receiver gets the webhook — the delivery body of the spec
- * (`{event, deliveryId, createdAt, data}`) with decisions §12's `data: {missionRunId, mission,
- * status}`, signed as decisions §7 says (checked here with a verifier written from the spec, sharing
+ * (`{event, deliveryId, createdAt, data}`) with docs/api.md "Missions"' `data: {missionRunId, mission,
+ * status}`, signed as docs/api.md "Delivery" says (checked here with a verifier written from the spec, sharing
  * no code with src/).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -102,7 +102,7 @@ describe('mission.failed', () => {
     expect(new Date(failed.json.createdAt).toISOString()).toBe(failed.json.createdAt);
     expect(failed.json.data).toEqual({ missionRunId: id, mission: 'broken', status: 'failed' });
 
-    // The signature of decisions §7, over the raw body as it arrived; a changed body does not verify.
+    // The signature of docs/api.md "Delivery", over the raw body as it arrived; a changed body does not verify.
     const header = failed.headers['x-service-signature'] as string | undefined;
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifiedBySpec(failed.raw, header)).toBe(true);

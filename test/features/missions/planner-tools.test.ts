@@ -2,8 +2,8 @@
  * The planner as a tool-using run on the fake OpenAI-compatible server: it is offered the tools its
  * agent allows by name (less the denied ones), its calls are recorded on its run and what they make
  * belongs to the mission run, and its budget is the mission's `limits.maxToolCalls` — asking for more
- * fails the planner run TOOL_BUDGET_EXCEEDED (decisions §10), which fails the mission run
- * PLANNER_FAILED (decisions §12) before any task starts.
+ * fails the planner run TOOL_BUDGET_EXCEEDED (docs/api.md "Runs"), which fails the mission run
+ * PLANNER_FAILED (docs/api.md "Missions") before any task starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callers, callers } from '../../helpers/api.js';

@@ -1,10 +1,10 @@
 /**
- * Proposals end to end through real sockets (decisions §11): `propose_action` over MCP (the SDK
+ * Proposals end to end through real sockets (docs/api.md "Proposals"): `propose_action` over MCP (the SDK
  * client) creates a pending proposal that waits in `GET /reviews` as kind `action`; assign and
  * snooze route it; `/reviews/decide` approve executes the connector write exactly once against a
  * HubSpot-shaped server, reject and cancel never execute; an upstream that is down fails it (the
  * proposal shows the error), one that comes back executes it once; webhooks and the SSE stream
- * carry its events; tenancy, scopes and bad input answer as decisions §4 says.
+ * carry its events; tenancy, scopes and bad input answer as docs/api.md "Conventions" says.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

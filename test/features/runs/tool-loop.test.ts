@@ -1,5 +1,5 @@
 /**
- * The tool loop of skill runs (decisions §10) against the protocol-faithful fake OpenAI server, over
+ * The tool loop of skill runs (docs/api.md "Runs") against the protocol-faithful fake OpenAI server, over
  * real sockets and the real database: scripted tool calls, several in one turn executing concurrently,
  * refused calls (unknown, forbidden, bad arguments) answered as tool errors and never executed, the
  * budget, cancel between calls, `toolCalls` on GET /runs/:id, SSE `tool_completed`, the manifest

@@ -1,5 +1,5 @@
 /**
- * The built-in tools over MCP with the official SDK client (decisions §10): `create_artifact` stores an
+ * The built-in tools over MCP with the official SDK client (docs/mcp.md "Built-in tools"): `create_artifact` stores an
  * artifact under the caller's principal (attributed `token:<id>`, readable through REST, capped) and
  * `run_code` runs JavaScript in the QuickJS sandbox, where the escapes people try — globalThis,
  * process, require, import(), an endless loop, a 1 GB string, endless output — find nothing of the

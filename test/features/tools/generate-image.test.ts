@@ -1,5 +1,5 @@
 /**
- * `generate_image` (decisions §10) over MCP with the official SDK client, against the fake
+ * `generate_image` (docs/mcp.md "Built-in tools") over MCP with the official SDK client, against the fake
  * OpenAI-compatible server's images endpoint on a real socket: the request the official `openai` SDK
  * makes (model R3_IMAGE_MODEL, b64_json, the provider's key), the image stored as an artifact
  * attributed to the caller and served by REST, keyed calls answered once, upstream failures

@@ -1,5 +1,5 @@
 /**
- * `web_search` (decisions §10) over MCP with the official SDK client, against a SearXNG-shaped JSON
+ * `web_search` (docs/mcp.md "Built-in tools") over MCP with the official SDK client, against a SearXNG-shaped JSON
  * API and a Brave-shaped Search API on real sockets (R3_WEB_SEARCH=searxng:<url>, brave:<url>), and
  * unconfigured (TOOL_UNAVAILABLE); upstream failures are TOOL_FAILED, bad arguments VALIDATION_FAILED.
  */

@@ -1,5 +1,5 @@
 /**
- * `fetch_url` and `crawl_site` (decisions §10) over MCP with the official SDK client, against local
+ * `fetch_url` and `crawl_site` (docs/mcp.md "Built-in tools") over MCP with the official SDK client, against local
  * web sites on real sockets: HTML read as Markdown, text and JSON as they came, redirects followed
  * (at most 5), every hop through the SSRF guard (a redirect to 127.0.0.1 is refused unless
  * R3_TOOLS_ALLOW_PRIVATE), a body that never ends cut at the cap, robots.txt honoured, bad arguments

@@ -1,5 +1,5 @@
 /**
- * `object.created` workflow triggers (decisions §11): each new instance of the trigger's type starts
+ * `object.created` workflow triggers (docs/api.md "Workflow triggers"): each new instance of the trigger's type starts
  * one run with input `{object: {id, slug, title, metadata}}` — instances ingested through the API and
  * instances a connector's sync creates (the HubSpot-shaped fake) alike. The run's job is written in
  * the transaction that creates the instance (nothing is lost if the process dies after the commit),

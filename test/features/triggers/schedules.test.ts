@@ -1,5 +1,5 @@
 /**
- * `schedule` workflow triggers (decisions §11) on the manual clock: a workflow starts on its cron from
+ * `schedule` workflow triggers (docs/api.md "Workflow triggers") on the manual clock: a workflow starts on its cron from
  * its durable schedule (a job row), one run per due time; due times missed while nothing ran start one
  * run, for the last of them; the schedule follows the applied workspace (cron changed, trigger changed,
  * workflow deleted); a run that cannot start is recorded, not retried forever.

@@ -1,5 +1,5 @@
 /**
- * Browser sessions over HTTP (decisions §13): sign-in by one-time link (`r3 login-link`) or pasted
+ * Browser sessions over HTTP (docs/api.md "Browser sessions (the web UI)"): sign-in by one-time link (`r3 login-link`) or pasted
  * token, the cookie accepted by API routes (SSE included), CSRF refusals, idle expiry, sign-out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -21,7 +21,7 @@ const runData = {
 };
 
 describe('event types', () => {
-  it('are the spec eight and the three proposal events of decisions §11', () => {
+  it('are the spec eight and the three proposal events of docs/api.md "Events and filters"', () => {
     expect(WEBHOOK_EVENT_TYPES).toEqual([
       'run.started',
       'run.step_completed',

@@ -1,5 +1,5 @@
 /**
- * The agent-tool registry (decisions §10): one definition feeds the permission check (skill list ∩
+ * The agent-tool registry (docs/mcp.md "Built-in tools"): one definition feeds the permission check (skill list ∩
  * agent allow/deny), the model's tool list, the MCP tools, and execution with checked arguments and
  * results.
  */

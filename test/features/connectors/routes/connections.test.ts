@@ -1,7 +1,7 @@
 /**
  * A source's connection through HTTP, against a HubSpot-shaped server: credentials stored sealed and
  * never shown, connection checks, syncs into object instances (upserted by external id, never
- * duplicated, malformed records skipped and counted), and the faults of decisions §11 — wrong
+ * duplicated, malformed records skipped and counted), and the faults of docs/api.md "Sources and connectors" — wrong
  * credentials, 429s, an upstream that is down and comes back — plus scheduled syncs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
