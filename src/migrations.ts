@@ -13,6 +13,7 @@ import { Migration0020Missions } from './features/missions/migrations/0020-missi
 import { Migration0015ExternalIds } from './features/objects/migrations/0015-external-ids.js';
 import { Migration0024RecordPages } from './features/objects/migrations/0024-record-pages.js';
 import { Migration0025RecordProjection } from './features/objects/migrations/0025-record-projection.js';
+import { Migration0026RecordTerms } from './features/objects/migrations/0026-record-terms.js';
 import { Migration0019Proposals } from './features/proposals/migrations/0019-proposals.js';
 import { Migration0004Reviews } from './features/reviews/migrations/0004-reviews.js';
 import { Migration0009RunEventsCascade } from './features/runs/migrations/0009-run-events-cascade.js';
@@ -57,4 +58,5 @@ export const migrations: MigrationObject[] = [
   { name: '0023-schedule-due-index', class: Migration0023ScheduleDueIndex },
   { name: '0024-record-pages', class: Migration0024RecordPages },
   { name: '0025-record-projection', class: Migration0025RecordProjection },
+  { name: '0026-record-terms', class: Migration0026RecordTerms },
 ];

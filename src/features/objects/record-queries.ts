@@ -6,9 +6,12 @@
  *   a stable order with a keyset cursor, the exact total over the filter, and facet counts — the total
  *   and every facet in one grouping-sets scan. It reads `object_records` (migration 0025), the narrow
  *   projection of the active synced instances the triggers on `object_instances` keep exact, never the
- *   wide instance rows. Equality filters go through its GIN index on (org, type, source, metadata) as
- *   one `metadata @>` containment; the facets' values are taken out of the metadata once per matching
- *   row, below the grouping, so the grouping sorts and hashes short texts, not whole documents.
+ *   wide instance rows. Equality and list filters find their candidates through its `terms` (migration
+ *   0026: a GIN index of hashes of (org, type, source, property, value), so a posting list holds one
+ *   scope's matches and only those rows are read), then test the metadata itself (one `metadata @>`
+ *   containment for the equalities, `->>` text for lists and missing values), which alone decides;
+ *   the facets' values are taken out of the metadata once per matching row, below the grouping, so
+ *   the grouping sorts and hashes short texts, not whole documents.
  * - `find`: one instance by external id; `lookup`: instances by id / external id / type;
  *   `changes`: what was created or updated since a time (briefings).
  *
@@ -126,19 +129,35 @@ export class RecordQueries {
     }
     const values: unknown[] = [orgId];
     const p = (value: unknown) => `$${values.push(value)}`;
-    const where = [
-      'org_id = $1',
-      `(${scopes.map((s) => `(type_slug = ${p(s.type)} and source_slug = ${p(s.source)})`).join(' or ')})`,
-    ];
+    // The metadata tests that decide, and the terms (migration 0026) that find the candidates: an
+    // equality's term must be among the record's, a list's terms must meet them.
+    const tests: string[] = [];
     const contained: Record<string, string> = {};
+    const lists: Array<[string, string[]]> = [];
     for (const [property, value] of Object.entries(q.filter)) {
-      if (value === null) where.push(`metadata ->> ${p(property)} is null`);
+      if (value === null) tests.push(`metadata ->> ${p(property)} is null`);
       else if (Array.isArray(value)) {
-        where.push(`metadata ->> ${p(property)} = any(${p(value.map(String))}::text[])`);
+        const texts = value.map(String);
+        lists.push([property, texts]);
+        tests.push(`metadata ->> ${p(property)} = any(${p(texts)}::text[])`);
       } else contained[property] = String(value);
     }
-    if (Object.keys(contained).length > 0) where.push(`metadata @> ${p(JSON.stringify(contained))}::jsonb`);
-    const scope = where.join(' and ');
+    if (Object.keys(contained).length > 0) tests.push(`metadata @> ${p(JSON.stringify(contained))}::jsonb`);
+    const inScope = scopes.map((s) => {
+      const [type, source] = [p(s.type), p(s.source)];
+      const term = (property: string, value: string) =>
+        `r3_record_term($1, ${type}, ${source}, ${p(property)}, ${p(value)})`;
+      const terms = Object.entries(contained).map(([property, value]) => term(property, value));
+      return [
+        `type_slug = ${type} and source_slug = ${source}`,
+        ...(terms.length > 0 ? [`terms @> array[${terms.join(', ')}]`] : []),
+        ...lists.map(
+          ([property, texts]) =>
+            `terms && r3_record_terms($1, ${type}, ${source}, ${p(property)}, ${p(texts)}::text[])`,
+        ),
+      ].join(' and ');
+    });
+    const scope = ['org_id = $1', `(${inScope.map((s) => `(${s})`).join(' or ')})`, ...tests].join(' and ');
 
     // The page: one more than asked, to know whether another follows.
     const pageValues = [...values];

@@ -96,6 +96,16 @@ afterAll(async () => {
   await hub?.close();
 });
 
+/** This org's records whose terms are not those of their metadata (migration 0026). */
+const staleTerms = async () =>
+  t.app.db.sql.query<{ id: number }>(
+    `select id from object_records r
+      where org_id = $1
+        and terms <> array(select r3_record_term(r.org_id, r.type_slug, r.source_slug, e.key, e.value)
+                             from jsonb_each_text(r.metadata) e where e.value is not null)`,
+    [orgId],
+  );
+
 const count = (rows: Deal[]) => {
   const out: Record<string, number> = {};
   for (const r of rows) {
@@ -219,6 +229,14 @@ describe('get_crm_deals', () => {
     expect(after.total).toBe(left.length);
     expect(after.facets).toEqual({ pipeline: count(left) });
     expect(after.items.map((i: { externalId: string }) => i.externalId)).toEqual(left.map((d) => d.id));
+    // The changed deal is found by its new value, as an equality and in a list: the terms that find a
+    // filter's candidates (migration 0026) followed its metadata, and every record's are its own.
+    for (const dealstage of ['closedlost', ['closedlost', 'nostage']]) {
+      const lost = await ok(mcp, 'get_crm_deals', { filter: { dealstage }, limit: 100 });
+      expect(lost.items.map((i: { externalId: string }) => i.externalId)).toContain(second?.externalId);
+      expect(lost.total).toBe(deals.filter((d) => d.properties.dealstage === 'closedlost').length + 1);
+    }
+    expect(await staleTerms()).toEqual([]);
 
     // A full sync writes the upstream's records again: the changed one back, the deleted one anew.
     expect((await patch(first?.id as number, { status: 'active' })).status).toBe(200);
@@ -234,6 +252,7 @@ describe('get_crm_deals', () => {
     expect(new Set(restored.items.map((i: { externalId: string }) => i.externalId))).toEqual(
       new Set(won.map((d) => d.id)),
     );
+    expect(await staleTerms()).toEqual([]);
   });
 
   it('contacts and companies read their own object types', async () => {
@@ -302,6 +321,56 @@ describe('get_crm_deals', () => {
       'VALIDATION_FAILED',
     );
     expect(error.details.issues[0].field).toBe('arguments.cursor');
+  });
+
+  it('counts only its own org: another org that syncs the same deals gets its own totals and facets', async () => {
+    for (const body of [
+      { slug: 'deal', name: 'deal' },
+      {
+        slug: 'hubspot',
+        name: 'HubSpot',
+        kind: 'crm',
+        connection: { baseUrl: hub.url },
+        sync: { objectTypes: { deal: 'deal' } },
+      },
+    ]) {
+      const path = 'kind' in body ? '/api/v1/sources' : '/api/v1/objects/types';
+      expect((await t.request('POST', path, { token: c.stranger, body })).status).toBe(201);
+    }
+    await t.request('PUT', '/api/v1/sources/hubspot/credentials', {
+      token: c.stranger,
+      body: { accessToken: hub.token },
+    });
+    const otherOrg = await orgIdOf(t, 'crm-tools-other');
+    const sync = await t.request('POST', '/api/v1/sources/hubspot/sync', { token: c.stranger, body: {} });
+    const settled = await t.app.syncs.whenSettled(otherOrg, 'hubspot', sync.body.syncId, 30_000);
+    expect(settled).toMatchObject({ status: 'completed', created: DEALS });
+
+    const won = deals.filter((d) => d.properties.dealstage === 'closedwon');
+    const query = {
+      filter: { dealstage: 'closedwon', pipeline: ['default', 'smb'] },
+      facets: ['pipeline'],
+      limit: 100,
+    };
+    const expected = won.filter((d) => d.properties.pipeline !== 'enterprise');
+    const [ours, theirs] = [
+      await ok(mcp, 'get_crm_deals', query),
+      await ok(stranger, 'get_crm_deals', query),
+    ];
+    for (const body of [ours, theirs]) {
+      expect(body.total).toBe(expected.length);
+      expect(body.facets).toEqual({ pipeline: count(expected) });
+    }
+    const ids = new Set(ours.items.map((i: { id: number }) => i.id));
+    expect(theirs.items.some((i: { id: number }) => ids.has(i.id))).toBe(false);
+    // The same values in two orgs hash to different terms: one org's filter never reads the other's rows.
+    const shared = await t.app.db.sql.query(
+      `select a.id from object_records a join object_records b
+          on b.org_id = $2 and b.external_id = a.external_id and b.type_slug = a.type_slug
+       where a.org_id = $1 and a.terms && b.terms`,
+      [orgId, otherOrg],
+    );
+    expect(shared).toEqual([]);
   });
 
   it('needs read:all over MCP', async () => {
