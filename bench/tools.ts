@@ -16,10 +16,12 @@
  *    committed while the next model request is already out), rebuilding the conversation. Printed per
  *    tool call for `tools`, and per step for `plain` beside it; `commit` is the part of it spent
  *    waiting for those commits (meta.timing.recordMs). Goal: p99 < 5 ms per call.
- * 3. run_code cold start: a new sandbox (worker thread started, the process's compiled QuickJS
- *    WebAssembly module instantiated in it) until its first script answers, and the first call on a
- *    warmed worker, as r3 warms one at start; and the process's first new sandbox, which compiles
- *    the module as well. Goal: < 50 ms.
+ * 3. run_code cold start, on new sandbox pools: the first call on a pool whose spare worker is ready
+ *    (as r3's is: it warms the spare at start and starts another when one is taken), each call of a
+ *    burst of BENCH_BURST (default 8) at once beyond that one spare (short scripts, and scripts that
+ *    keep a worker busy for about 10 ms), and a call on a pool nobody warmed (a worker thread
+ *    started for it, the process's compiled QuickJS WebAssembly module instantiated in it);
+ *    and the process's first such call, which compiles the module as well. Goal: < 50 ms.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +39,7 @@ import {
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const COLD_STARTS = Number(process.env.BENCH_COLD_STARTS ?? 30);
+const BURST = Number(process.env.BENCH_BURST ?? 8);
 
 interface ChatMessage {
   role: string;
@@ -168,33 +171,63 @@ async function overheads(databaseUrl: string, slug: string): Promise<{ own: numb
   }
 }
 
-/** A new sandbox (worker started, QuickJS module instantiated) until its first script answers, in ms. */
-async function freshSandbox(): Promise<number> {
-  const sandbox = new Sandbox(undefined, 1);
+/** Scripts of a burst: a short one, and one that keeps a worker busy for some milliseconds. */
+const BURST_SCRIPTS = {
+  short: '6*7',
+  busy: 'let s = 0; for (let i = 0; i < 100000; i++) s += i; s',
+} as const;
+
+/** One script on `sandbox`, in ms from the call to the answer. */
+async function timed(sandbox: Sandbox, code: string): Promise<number> {
   const t0 = performance.now();
-  const outcome = await sandbox.run('1+1', 'null');
+  const outcome = await sandbox.run(code, 'null');
   const ms = performance.now() - t0;
-  if (outcome.kind !== 'ok') throw new Error(`run_code failed: ${JSON.stringify(outcome)}`);
-  await sandbox.close();
+  if (outcome.kind !== 'ok' || outcome.error) throw new Error(`run_code failed: ${JSON.stringify(outcome)}`);
   return ms;
 }
 
-async function coldStarts(): Promise<{ first: number; fresh: number[]; warmed: number[] }> {
+interface ColdStarts {
+  /** The process's first call on a pool nobody warmed: it also compiles the module. */
+  first: number;
+  /** A call on a new pool whose spare is ready (as r3's is once started): its first script. */
+  spare: number[];
+  /** A call on a new pool nobody warmed: a worker started for it, the module instantiated, the call. */
+  unwarmed: number[];
+  /** Each call of BURST at once on a new pool whose one spare is ready, by script. */
+  burst: Record<keyof typeof BURST_SCRIPTS, number[]>;
+}
+
+async function coldStarts(): Promise<ColdStarts> {
+  const unwarmedCall = async () => {
+    const sandbox = new Sandbox();
+    try {
+      return await timed(sandbox, '1+1');
+    } finally {
+      await sandbox.close();
+    }
+  };
   // The process's first sandbox also compiles the QuickJS module, which later ones only instantiate
-  // (r3 compiles it once, when it warms its first worker at start).
-  const first = await freshSandbox();
-  const fresh: number[] = [];
-  const warmed: number[] = [];
+  // (r3 compiles it once, when it warms its spare at start).
+  const first = await unwarmedCall();
+  const result: ColdStarts = { first, spare: [], unwarmed: [], burst: { short: [], busy: [] } };
   for (let i = 0; i < COLD_STARTS; i++) {
-    fresh.push(await freshSandbox());
-    const warm = new Sandbox(undefined, 1);
-    await warm.warm(1);
-    const t1 = performance.now();
-    await warm.run('6*7', 'null');
-    warmed.push(performance.now() - t1);
-    await warm.close();
+    result.unwarmed.push(await unwarmedCall());
+    const warmed = new Sandbox();
+    await warmed.warm();
+    result.spare.push(await timed(warmed, '6*7'));
+    await warmed.close();
   }
-  return { first, fresh, warmed };
+  for (const [name, code] of Object.entries(BURST_SCRIPTS) as Array<[keyof typeof BURST_SCRIPTS, string]>) {
+    for (let i = 0; i < Math.ceil(COLD_STARTS / 3); i++) {
+      const sandbox = new Sandbox();
+      await sandbox.warm();
+      result.burst[name].push(
+        ...(await Promise.all(Array.from({ length: BURST }, () => timed(sandbox, code)))),
+      );
+      await sandbox.close();
+    }
+  }
+  return result;
 }
 
 const fmt = (ms: number) => ms.toFixed(2).padStart(8);
@@ -286,31 +319,27 @@ async function main(): Promise<void> {
   }
 
   const cold = await coldStarts();
-  console.log(`\nrun_code cold start (${COLD_STARTS} times)`);
+  console.log(`\nrun_code cold start (${COLD_STARTS} new pools each; bursts of ${BURST} calls at once)`);
   console.log(
-    'case'.padEnd(52),
+    'case'.padEnd(60),
     'p50 ms'.padStart(8),
     'p90 ms'.padStart(8),
     'p99 ms'.padStart(8),
     'max ms'.padStart(8),
   );
-  const f = percentiles(cold.fresh);
-  const w = percentiles(cold.warmed);
+  const rows: Array<[string, number[]]> = [
+    ['spare ready (as r3 at start): the first call', cold.spare],
+    [`burst of ${BURST} beyond the one spare, short scripts: each call`, cold.burst.short],
+    [`burst of ${BURST} beyond the one spare, ~10 ms scripts: each call`, cold.burst.busy],
+    ['no spare (pool not warmed): new worker + module + the call', cold.unwarmed],
+  ];
+  for (const [label, samples] of rows) {
+    const p = percentiles(samples);
+    console.log(label.padEnd(60), fmt(p.p50), fmt(p.p90), fmt(p.p99), fmt(p.max));
+  }
   console.log(
-    'new sandbox: worker + module instance + first script'.padEnd(52),
-    fmt(f.p50),
-    fmt(f.p90),
-    fmt(f.p99),
-    fmt(f.max),
+    `the process's first call on a pool not warmed (compiles the module too): ${cold.first.toFixed(2)} ms`,
   );
-  console.log(
-    'warmed worker (as at start): first script'.padEnd(52),
-    fmt(w.p50),
-    fmt(w.p90),
-    fmt(w.p99),
-    fmt(w.max),
-  );
-  console.log(`the process's first new sandbox (compiles the module too): ${cold.first.toFixed(2)} ms`);
 }
 
 await main();

@@ -40,9 +40,10 @@ export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>
       name: 'run_code sandbox',
       roles: ['serve', 'worker'],
       start() {
-        // One worker loads the WebAssembly module in the background, so a first call does not wait for it.
+        // The spare worker loads the WebAssembly module in the background, so a first call does not
+        // wait for it (nor, later, for a replacement: see Sandbox).
         void sandbox
-          .warm(1)
+          .warm()
           .catch((error) => platform.log.warn({ err: error }, 'run_code sandbox did not start'));
       },
       stop: () => sandbox.close(),

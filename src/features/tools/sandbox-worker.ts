@@ -59,6 +59,12 @@ async function run(job) {
   let outputBytes = 0;
   const handles = [];
   try {
+    // The intrinsic JSON.stringify, taken before the script runs: the result is answered as valid
+    // JSON text even if the script replaced JSON or JSON.stringify.
+    const json = ctx.getProp(ctx.global, 'JSON');
+    handles.push(json);
+    const stringify = ctx.getProp(json, 'stringify');
+    handles.push(stringify);
     const consoleHandle = ctx.newObject();
     handles.push(consoleHandle);
     for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
@@ -67,11 +73,7 @@ async function run(job) {
           .map((arg) => {
             const type = ctx.typeof(arg);
             if (type === 'string') return ctx.getString(arg);
-            const json = ctx.getProp(ctx.global, 'JSON');
-            const stringify = ctx.getProp(json, 'stringify');
             const out = ctx.callFunction(stringify, json, arg);
-            stringify.dispose();
-            json.dispose();
             if (out.error) {
               out.error.dispose();
               return String(ctx.dump(arg));
@@ -145,11 +147,7 @@ async function run(job) {
     }
     let resultJson = 'null';
     if (valueHandle) {
-      const json = ctx.getProp(ctx.global, 'JSON');
-      const stringify = ctx.getProp(json, 'stringify');
       const out = ctx.callFunction(stringify, json, valueHandle);
-      stringify.dispose();
-      json.dispose();
       valueHandle.dispose();
       if (out.error) {
         const message = describe(ctx, out.error);
@@ -176,23 +174,21 @@ async function run(job) {
   }
 }
 
-let jobArrived = false;
 parentPort.on('message', (job) => {
   if ('wasmModule' in job) {
     moduleArrived(job.wasmModule);
     return;
   }
-  jobArrived = true;
   run(job).then(
     (answer) => parentPort.postMessage({ id: job.id, ...answer, recycle: disposeFailed }),
     (error) => parentPort.postMessage({ id: job.id, kind: 'crash', message: String(error && error.stack || error) }),
   );
 });
-// One small script once the module is loaded, unless a real one is already waiting (it does the same):
-// V8 compiles the glue and the WebAssembly code paths a script takes now rather than during the first
-// real call.
+// A spare runs one small script once the module is loaded, before it says it is ready (the host sends
+// scripts only to ready workers): V8 compiles the glue and the WebAssembly code paths a script takes
+// now rather than during the first real call. A worker started for a waiting script skips it.
 const PRIME = { code: 'JSON.stringify([1, "a", { b: null }].map((x) => x))', inputJson: '{}', memoryBytes: 8 << 20, stackBytes: 256 << 10, timeoutMs: 1000, outputBytes: 1 << 16 };
 loaded
-  .then(() => (jobArrived ? undefined : run(PRIME)))
+  .then(() => (workerData.prime ? run(PRIME) : undefined))
   .then(() => parentPort.postMessage({ ready: true }), (error) => parentPort.postMessage({ ready: false, message: String(error) }));
 `;

@@ -1,8 +1,9 @@
 /**
  * run_code's sandbox on the host side: a small pool of worker threads, each with the QuickJS
  * WebAssembly module loaded (sandbox-worker.ts), so a script never blocks the event loop that serves
- * HTTP, and a fresh QuickJS runtime per script makes the cold start of a call a runtime, not a module.
- * The module is compiled once per process and handed to each new worker, which only instantiates it.
+ * HTTP, and a fresh QuickJS runtime per script makes the cold start of a call a runtime, not a module
+ * (nor a worker: a spare is kept ready, see `Sandbox`). The module is compiled once per process and
+ * handed to each new worker, which only instantiates it.
  *
  * Limits (docs/mcp.md#built-in-tools): memory (QuickJS's allocator limit), time (QuickJS's interrupt handler
  * at the deadline, and a watchdog that terminates the worker if a single native operation overruns it by a
@@ -77,6 +78,9 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** booting: loading the module and running the primer; idle: ready for a script; busy: running one. */
+  state: 'booting' | 'idle' | 'busy';
+  /** Resolves once the worker is ready or failed to start. */
   ready: Promise<void>;
   job: Job | null;
   watchdog: NodeJS.Timeout | null;
@@ -84,30 +88,47 @@ interface Slot {
 
 const WATCHDOG_GRACE_MS = 1_000;
 
-/** A pool of `size` sandbox workers. */
+/**
+ * A pool of at most `size` sandbox workers that keeps `spares` of them idle and ready (module loaded,
+ * primed) once warmed or first used: a call is served by a ready worker, and taking the last spare
+ * starts another in the background, so the next call does not wait for a worker to start (Node's
+ * worker bootstrap alone is 55–100 ms). A script waits only for a *ready* worker: a burst beyond the
+ * spares queues for whichever comes first, a worker finishing its script or a new one becoming ready.
+ * Workers are reused, a fresh QuickJS runtime per script; one that hit a limit or crashed is replaced.
+ * A worker keeps the process alive only while it runs a script or one is waiting for it.
+ */
 export class Sandbox {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
-  /** How many workers `warm` asked for: a retired one is replaced at once up to this many. */
-  private keepWarm = 0;
+  /** Set by `warm` or the first call: from then on `spares` idle workers are kept ready. */
+  private keepSpares = false;
 
   constructor(
     readonly limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
     private readonly size = 2,
+    private readonly spares = 1,
   ) {}
 
-  /** Starts `count` workers and loads the module in each (what a first call would otherwise wait for). */
-  async warm(count = this.size): Promise<void> {
-    this.keepWarm = Math.min(count, this.size);
-    while (this.slots.length < Math.min(count, this.size)) this.slots.push(this.spawn());
+  /** How many workers are starting, idle and running a script. */
+  get workers(): { booting: number; idle: number; busy: number } {
+    const count = (state: Slot['state']) => this.slots.filter((slot) => slot.state === state).length;
+    return { booting: count('booting'), idle: count('idle'), busy: count('busy') };
+  }
+
+  /** Starts the spare workers (what a first call would otherwise wait for); resolves once they are ready. */
+  async warm(): Promise<void> {
+    if (this.closed) return;
+    this.keepSpares = true;
+    this.replenish();
     await Promise.all(this.slots.map((slot) => slot.ready));
   }
 
   /** Runs `code` with `input` bound to a frozen copy of `inputJson`. Never rejects. */
   run(code: string, inputJson: string): Promise<SandboxOutcome> {
     if (this.closed) return Promise.resolve({ kind: 'crash', message: 'the sandbox is closed' });
+    this.keepSpares = true;
     return new Promise((resolve) => {
       this.queue.push({ id: this.nextId++, code, inputJson, resolve });
       this.pump();
@@ -120,20 +141,38 @@ export class Sandbox {
     await Promise.all(this.slots.splice(0).map((slot) => this.retire(slot, 'the sandbox is closed')));
   }
 
+  /** Hands queued scripts to idle workers, then starts the workers the queue and the spares need. */
   private pump(): void {
-    while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => s.job === null);
-      if (!slot && this.slots.length < this.size) {
-        slot = this.spawn();
-        this.slots.push(slot);
-      }
-      if (!slot) return;
-      const job = this.queue.shift() as Job;
-      this.start(slot, job);
+    for (const slot of this.slots) {
+      const job = slot.state === 'idle' ? this.queue.shift() : undefined;
+      if (job) this.start(slot, job);
+    }
+    this.replenish();
+    // Only running scripts and the workers that waiting ones will get keep the process alive.
+    for (const slot of this.slots) {
+      if (slot.state === 'busy' || (slot.state === 'booting' && this.queue.length > 0)) slot.worker.ref();
+      else slot.worker.unref();
     }
   }
 
+  /**
+   * Starts workers, up to `size`: one for each waiting script no starting worker will take, and,
+   * with nothing waiting, a spare when fewer than `spares` are idle — one at a time, so a spare's start
+   * does not slow another's (the next one starts when it is ready).
+   */
+  private replenish(): void {
+    if (this.closed) return;
+    const { booting, idle } = this.workers;
+    // A worker started for a waiting script skips the primer (the script does the same).
+    for (let missing = this.queue.length - booting; missing > 0 && this.slots.length < this.size; missing--) {
+      this.slots.push(this.spawn(false));
+    }
+    const spareWanted = this.keepSpares && this.queue.length === 0 && booting === 0 && idle < this.spares;
+    if (spareWanted && this.slots.length < this.size) this.slots.push(this.spawn(true));
+  }
+
   private start(slot: Slot, job: Job): void {
+    slot.state = 'busy';
     slot.job = job;
     slot.watchdog = setTimeout(() => {
       // One native operation ran past the deadline without reaching an interrupt check.
@@ -155,28 +194,30 @@ export class Sandbox {
     const job = slot.job;
     if (!job) return;
     slot.job = null;
+    slot.state = 'idle';
     if (slot.watchdog) clearTimeout(slot.watchdog);
     slot.watchdog = null;
     job.resolve(outcome);
     if (recycle || outcome.kind !== 'ok') {
-      const index = this.slots.indexOf(slot);
-      if (index >= 0) this.slots.splice(index, 1);
+      // Nothing a script did survives it: the worker goes, and pump starts a replacement.
+      this.remove(slot);
       void this.retire(slot, null);
-      // The replacement loads its module now, not when the next script arrives.
-      if (!this.closed && this.queue.length === 0 && this.slots.length < this.keepWarm) {
-        this.slots.push(this.spawn());
-      }
     }
     this.pump();
   }
 
-  private spawn(): Slot {
+  private remove(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+  }
+
+  private spawn(prime: boolean): Slot {
     // The compiled module goes with the start-up data when there is one already, else in a message
     // once compiled (the worker starts meanwhile).
     const module = compiledModule;
     const worker = new Worker(SANDBOX_WORKER_SOURCE, {
       eval: true,
-      workerData: { ...PATHS, wasmModule: module, moduleFollows: module === null },
+      workerData: { ...PATHS, wasmModule: module, moduleFollows: module === null, prime },
       // The worker's own heap (the WebAssembly memory is outside it and bounded by QuickJS's limit).
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
       stdout: true,
@@ -186,34 +227,44 @@ export class Sandbox {
     let markReady: () => void = () => undefined;
     const slot: Slot = {
       worker,
+      state: 'booting',
       job: null,
       watchdog: null,
       ready: new Promise<void>((resolve) => {
         markReady = resolve;
       }),
     };
-    worker.on('message', (message: { ready?: boolean; id?: number; recycle?: boolean } & SandboxOutcome) => {
-      if (message.ready !== undefined) {
-        markReady();
-        return;
-      }
-      if (slot.job && message.id === slot.job.id) {
-        const { id: _id, recycle, ...outcome } = message;
-        this.finish(slot, outcome as SandboxOutcome, recycle === true);
-      }
-    });
     const fail = (error: unknown) => {
       markReady();
-      const index = this.slots.indexOf(slot);
-      if (index >= 0) this.slots.splice(index, 1);
-      if (slot.job) {
-        const job = slot.job;
-        slot.job = null;
-        if (slot.watchdog) clearTimeout(slot.watchdog);
-        job.resolve({ kind: 'crash', message: String(error) });
-      }
+      if (!this.slots.includes(slot)) return;
+      this.remove(slot);
+      const booting = slot.state === 'booting';
+      // The script it ran fails; a worker that could not start fails the first script waiting (the
+      // others get another worker) and stops the spares until a call asks again, so a module that
+      // cannot load is not restarted in a loop.
+      const job = slot.job ?? (booting ? this.queue.shift() : undefined);
+      slot.job = null;
+      if (booting) this.keepSpares = false;
+      void this.retire(slot, null);
+      job?.resolve({ kind: 'crash', message: String(error) });
       this.pump();
     };
+    worker.on(
+      'message',
+      (message: { ready?: boolean; message?: string; id?: number; recycle?: boolean } & SandboxOutcome) => {
+        if (message.ready !== undefined) {
+          if (!message.ready) return fail(new Error(`sandbox worker did not start: ${message.message}`));
+          markReady();
+          if (slot.state === 'booting') slot.state = 'idle';
+          this.pump();
+          return;
+        }
+        if (slot.job && message.id === slot.job.id) {
+          const { id: _id, recycle, ...outcome } = message;
+          this.finish(slot, outcome as SandboxOutcome, recycle === true);
+        }
+      },
+    );
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`sandbox worker exited (${code})`)));
     if (module === null) void quickjsModule().then((wasmModule) => worker.postMessage({ wasmModule }));
@@ -226,6 +277,7 @@ export class Sandbox {
     slot.job = null;
     slot.worker.removeAllListeners('exit');
     slot.worker.removeAllListeners('error');
+    slot.worker.removeAllListeners('message');
     slot.worker.on('error', () => undefined);
     await slot.worker.terminate();
   }
