@@ -18,7 +18,7 @@
  * Metadata values are compared as text (connector properties are strings: HubSpot sends numbers as
  * strings). A sort orders numbers numerically, then other text, then missing values.
  */
-import type { Sql } from '../../platform/db/sql.js';
+import type { Db } from '../../platform/db/sql.js';
 import { validationFailed } from '../../platform/errors.js';
 
 /** Instances of one object type synced from one source. */
@@ -116,7 +116,21 @@ function decodeCursor(text: string, sort: string): Cursor {
 
 /** The queries over synced instances (one per process). */
 export class RecordQueries {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
+
+  /**
+   * A statement planned with its values as constants. The pool's sessions plan every statement
+   * generically (`plan_cache_mode`, database.ts), unnamed ones too, and a generic plan cannot know how
+   * many records a filter's terms post: it guessed 250 of 50,000 for `dealstage = closedwon` (8,333),
+   * sorted them all for a page in id order instead of walking the id order (11 ms against 0.1 ms). So
+   * the page and the total and facets each run in a transaction that plans them for their values.
+   */
+  private planned<T>(text: string, values: readonly unknown[]): Promise<T[]> {
+    return this.sql.tx(async (tx) => {
+      await tx.query('set local plan_cache_mode = force_custom_plan');
+      return tx.query<T>(text, values);
+    });
+  }
 
   /** One page of the instances of `scopes` (see the top of this file); empty scopes → nothing. */
   async page(orgId: number, scopes: readonly RecordScope[], q: RecordPageQuery): Promise<RecordPage> {
@@ -198,7 +212,7 @@ export class RecordQueries {
             group by grouping sets (${['()', ...facetKeys.map((k) => `(${k})`)].join(', ')})`;
 
     const [pageRows, groups] = await Promise.all([
-      this.sql.query<{
+      this.planned<{
         id: number;
         external_id: string;
         metadata: Record<string, unknown>;
@@ -206,7 +220,7 @@ export class RecordQueries {
         num: string | null;
         txt: string | null;
       }>(pageSql, pageValues),
-      this.sql.query<{ facet: number; value: string | null; n: number }>(groupSql, groupValues),
+      this.planned<{ facet: number; value: string | null; n: number }>(groupSql, groupValues),
     ]);
     const more = pageRows.length > q.limit;
     const rows = pageRows.slice(0, q.limit);
