@@ -240,14 +240,18 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (writes.jobs.length > 0) tx.wake('jobs');
     if (writes.outbox.length > 0) tx.wake('outbox');
     if (rows.timersSet.length > 0) tx.wake('timers');
-    for (const followUp of writes.followUps) await followUp(deeper(tx));
     const after: ActorRow = {
       ...row,
       version: row.version + 1,
       lastSeq: writes.seq,
       snapshot: persisted,
     };
-    return { actor: { def, row: after, snapshot: next }, from, to, effects, projection };
+    const actor: LoadedActor = { def, row: after, snapshot: next };
+    // Before the follow-ups: one that transitions this actor again (a mission run told that the task
+    // it started did) starts from here. A created row is left out (its `read` columns are unset).
+    if (!insert && !tx.single) tx.updated.set(`${def.table}:${row.id}`, actor);
+    for (const followUp of writes.followUps) await followUp(deeper(tx));
+    return { actor, from, to, effects, projection };
   }
 
   /** Where a transaction's reads go (a single transaction reads from the pool). */
@@ -270,7 +274,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   ): Promise<SendResult> {
     checkDepth(tx);
     const lock = options.lock === true && !tx.single;
-    const given = tx.attempt === 1 && !lock ? options.loaded : undefined;
+    const given = ownWrite(tx, names, ref) ?? (tx.attempt === 1 && !lock ? options.loaded : undefined);
     const loaded = given ?? (await load(reader(tx), names, ref, lock));
     if (!loaded) return { outcome: 'not_found' };
     const kind = entry(loaded.def.name);
@@ -299,6 +303,19 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       options,
     );
     return { outcome: 'applied', ...done };
+  }
+
+  /** The actor as `tx` last updated it (its row locked by `tx`), if it is one of `names` in `ref`'s org. */
+  function ownWrite(
+    tx: ActorTx,
+    names: MachineKind | readonly MachineKind[],
+    ref: ActorRef,
+  ): LoadedActor | undefined {
+    if (tx.updated.size === 0) return undefined;
+    const list = entriesOf(names);
+    const own = tx.updated.get(`${list[0]?.def.table}:${ref.id}`);
+    if (!own || own.row.orgId !== ref.orgId || !list.some((e) => e.def === own.def)) return undefined;
+    return own;
   }
 
   function checkDepth(tx: ActorTx): void {

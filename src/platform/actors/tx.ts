@@ -10,6 +10,7 @@
  * the function again in a real transaction.
  */
 import type { Sql } from '../db/sql.js';
+import type { LoadedActor } from './types.js';
 
 /** A background loop that a commit may have given work. */
 export type Wake = 'jobs' | 'outbox' | 'timers';
@@ -28,6 +29,11 @@ export interface ActorTx {
   wake(what: Wake): void;
   /** Runs `fn` after commit (not after a rollback). Exceptions are logged, never thrown. */
   afterCommit(fn: () => void): void;
+  /**
+   * The actors this transaction updated, as it left them (by `<table>:<id>`): their rows are locked
+   * until it ends, so a later transition of one in it starts from here instead of loading it again.
+   */
+  readonly updated: Map<string, LoadedActor>;
 }
 
 /** Raised inside a single transaction that turns out to need a real one; nothing was written yet. */
@@ -42,6 +48,7 @@ export class NeedsTransaction extends Error {
 export class TxState {
   readonly wakes = new Set<Wake>();
   readonly callbacks: Array<() => void> = [];
+  readonly updated = new Map<string, LoadedActor>();
 }
 
 /** An `ActorTx` over `sql` at `depth`, recording into `state`. */
@@ -53,6 +60,7 @@ export function actorTx(sql: Sql, state: TxState, attempt = 1): ActorTx {
     single: null,
     wake: (what) => state.wakes.add(what),
     afterCommit: (fn) => state.callbacks.push(fn),
+    updated: state.updated,
   };
 }
 

@@ -418,6 +418,37 @@ describe('optimistic locking', () => {
   });
 });
 
+describe('a transaction that transitions an actor it already updated', () => {
+  it('starts from its own write instead of loading the row again', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const outcomes = await t.app.actors.transact(async (tx) => {
+      const first = await t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
+      // A load from here on would find a snapshot it cannot resolve; the row is this transaction's.
+      await tx.sql.query(`update runs set snapshot = '{}' where id = $1`, [ref.id]);
+      const second = await t.app.actors.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM });
+      return [first.outcome, second.outcome];
+    });
+    expect(outcomes).toEqual(['applied', 'applied']);
+    const row = await runRow(ref.id);
+    expect(row).toMatchObject({ status: 'approved', version: 3 });
+    expect(row.snapshot).toMatchObject({ value: 'approved' });
+  });
+
+  it("does not take another org's actor for it", async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const other = await orgIdOf(t.app, 'other');
+    const outcomes = await t.app.actors.transact(async (tx) => {
+      await t.app.actors.send(tx, RUN_KINDS, { orgId: org, id: actor.row.id }, succeeded(), {
+        actingAs: WORKER,
+      });
+      const theirs = { orgId: other, id: actor.row.id };
+      return (await t.app.actors.send(tx, RUN_KINDS, theirs, approve(), { actingAs: SYSTEM })).outcome;
+    });
+    expect(outcomes).toBe('not_found');
+  });
+});
+
 describe('single transactions (one transition, one statement)', () => {
   const single = <T>(fn: Parameters<typeof t.app.actors.transact<T>>[0]) =>
     t.app.actors.transact(fn, { single: true });
