@@ -155,31 +155,62 @@ interface AppliedRow<M> {
  * Reads go through the transaction's own connection: a follow-up runs while its transaction holds a
  * pooled connection, and reads from the pool would wait for connections that busy transactions hold.
  */
-async function readAgents(
-  tx: ActorTx,
-  orgId: number,
-  slugs: readonly string[],
-): Promise<Map<string, AppliedRow<AgentManifest>>> {
-  const rows = await tx.sql.query<{ manifest: AgentManifest; sha: string }>(
-    `select a.manifest, left(h.applied_sha, 12) as sha from agents a join workspace_heads h on h.org_id = a.org_id
-      where a.org_id = $1 and a.slug = any($2::text[])`,
-    [orgId, [...slugs]],
-  );
-  return new Map(rows.map((r) => [r.manifest.slug, { manifest: r.manifest, workspaceSha: r.sha }]));
+
+/** The applied agents and skills a transition's child runs start from, read once for all of them. */
+export interface AppliedResources {
+  agents: Map<string, AppliedRow<AgentManifest>>;
+  skills: Map<string, AppliedRow<SkillManifest> & { promptMd: string }>;
 }
 
-async function readSkill(
+/** Reads agents `agentSlugs` and skills `skillSlugs` of `orgId` as applied, in one statement. */
+async function readApplied(
   tx: ActorTx,
   orgId: number,
-  slug: string,
-): Promise<(AppliedRow<SkillManifest> & { promptMd: string }) | null> {
-  const row = await tx.sql.maybeOne<{ manifest: SkillManifest; prompt_md: string; sha: string }>(
-    `select s.manifest, s.prompt_md, left(h.applied_sha, 12) as sha from skills s
-       join workspace_heads h on h.org_id = s.org_id
-      where s.org_id = $1 and s.slug = $2`,
-    [orgId, slug],
+  agentSlugs: readonly string[],
+  skillSlugs: readonly string[],
+): Promise<AppliedResources> {
+  const rows = await tx.sql.query<{
+    kind: 'agent' | 'skill';
+    manifest: AgentManifest | SkillManifest;
+    prompt_md: string | null;
+    sha: string;
+  }>(
+    `select 'agent' as kind, a.manifest, null as prompt_md, left(h.applied_sha, 12) as sha
+       from agents a join workspace_heads h on h.org_id = a.org_id
+      where a.org_id = $1 and a.slug = any($2::text[])
+     union all
+     select 'skill', s.manifest, s.prompt_md, left(h.applied_sha, 12)
+       from skills s join workspace_heads h on h.org_id = s.org_id
+      where s.org_id = $1 and s.slug = any($3::text[])`,
+    [orgId, [...new Set(agentSlugs)], [...new Set(skillSlugs)]],
   );
-  return row ? { manifest: row.manifest, promptMd: row.prompt_md, workspaceSha: row.sha } : null;
+  const applied: AppliedResources = { agents: new Map(), skills: new Map() };
+  for (const row of rows) {
+    if (row.kind === 'agent') {
+      const manifest = row.manifest as AgentManifest;
+      applied.agents.set(manifest.slug, { manifest, workspaceSha: row.sha });
+    } else {
+      const manifest = row.manifest as SkillManifest;
+      applied.skills.set(manifest.slug, { manifest, promptMd: row.prompt_md ?? '', workspaceSha: row.sha });
+    }
+  }
+  return applied;
+}
+
+/** Reads what starting `taskIds` of the plan needs: their agents and the skills they name. */
+export function readForTasks(
+  tx: ActorTx,
+  orgId: number,
+  context: MissionRunContext,
+  taskIds: readonly string[],
+): Promise<AppliedResources> {
+  const tasks = (context.plan?.tasks ?? []).filter((t) => taskIds.includes(t.id));
+  return readApplied(
+    tx,
+    orgId,
+    tasks.map((t) => t.agent),
+    tasks.flatMap((t) => (t.skill ? [t.skill] : [])),
+  );
 }
 
 /** An error a task or planner cannot start with. */
@@ -192,8 +223,8 @@ export class StartRefused extends Error {
   }
 }
 
-async function activeAgent(tx: ActorTx, orgId: number, slug: string) {
-  const agent = (await readAgents(tx, orgId, [slug])).get(slug);
+function activeAgent(applied: AppliedResources, slug: string) {
+  const agent = applied.agents.get(slug);
   if (!agent) throw new StartRefused('AGENT_UNKNOWN', `agent "${slug}" no longer exists`);
   if (!agent.manifest.active) {
     throw new StartRefused(
@@ -264,14 +295,11 @@ export async function startPlanner(
   by: Attribution,
 ): Promise<number> {
   const { definition } = mission;
-  const planner = await activeAgent(tx, mission.orgId, definition.planner);
-  const agents = await readAgents(
-    tx,
-    mission.orgId,
-    definition.team.map((m) => m.agent),
-  );
+  const team = definition.team.map((m) => m.agent);
+  const applied = await readApplied(tx, mission.orgId, [definition.planner, ...team], []);
+  const planner = activeAgent(applied, definition.planner);
   const members = definition.team.map((member) => {
-    const agent = agents.get(member.agent);
+    const agent = applied.agents.get(member.agent);
     return {
       agent: member.agent,
       role: member.role,
@@ -295,7 +323,7 @@ export async function startPlanner(
   );
 }
 
-/** Starts task `taskId`'s child run. */
+/** Starts task `taskId`'s child run from `applied` (`readForTasks`, in the same transaction). */
 export async function startTask(
   tx: ActorTx,
   deps: ChildDeps,
@@ -303,11 +331,12 @@ export async function startTask(
   context: MissionRunContext,
   taskId: string,
   by: Attribution,
+  applied: AppliedResources,
 ): Promise<number> {
   const tasks = context.plan?.tasks ?? [];
   const task = tasks.find((t) => t.id === taskId);
   if (!task) throw new Error(`mission run ${mission.id} has no task ${taskId}`);
-  const agent = await activeAgent(tx, mission.orgId, task.agent);
+  const agent = activeAgent(applied, task.agent);
   const dependencies = tasks.filter((t) => task.dependsOn.includes(t.id));
   const input = {
     goal: mission.goal,
@@ -319,7 +348,7 @@ export async function startTask(
   let skill: SkillSnapshot;
   let workspaceSha = agent.workspaceSha;
   if (task.skill) {
-    const found = await readSkill(tx, mission.orgId, task.skill);
+    const found = applied.skills.get(task.skill);
     if (found?.manifest.status !== 'active') {
       throw new StartRefused('SKILL_UNAVAILABLE', `skill "${task.skill}" does not exist or is not active`);
     }

@@ -25,11 +25,19 @@ import {
 import { SYSTEM } from '../../platform/actors/acting-as.js';
 import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
 import type { ActorKindDef, ColumnMap, EffectContext, EffectHandler } from '../../platform/actors/kind.js';
+import type { TransitionWrites } from '../../platform/actors/writes.js';
 import { missionEventSubject } from '../../platform/bus/subjects.js';
 import type { Logger } from '../../platform/log.js';
 import type { ReviewItems } from '../reviews/index.js';
 import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
-import { type ChildDeps, missionRowOf, StartRefused, startPlanner, startTask } from './children.js';
+import {
+  type ChildDeps,
+  missionRowOf,
+  readForTasks,
+  StartRefused,
+  startPlanner,
+  startTask,
+} from './children.js';
 import { plannerAttemptOf } from './definition.js';
 
 /** The actor kind name. */
@@ -122,6 +130,8 @@ function childEffects(
   log: Logger,
 ): Record<'startPlanner' | 'startTask' | 'cancelChildren', EffectHandler> {
   const { host } = deps;
+  // The tasks each transition starts (see startTask), by the transition's writes.
+  const starting = new WeakMap<TransitionWrites, string[]>();
   return {
     startPlanner(params, ctx) {
       const { attempt, errors } = params as StartPlannerParams;
@@ -142,28 +152,40 @@ function childEffects(
     },
     startTask(params, ctx) {
       const { task } = params as StartTaskParams;
+      // The tasks one transition starts share one follow-up: their agents and skills are read in one
+      // statement, then each task starts in plan order (its child run, then TASK_STARTED or TASK_FAILED).
+      const batch = starting.get(ctx.writes);
+      if (batch) {
+        batch.push(task);
+        return;
+      }
+      const tasks = [task];
+      starting.set(ctx.writes, tasks);
       const mission = missionRowOf(ctx);
       const context = contextOf(ctx);
       ctx.writes.followUp(async (tx) => {
-        let event: MissionRunEvent;
-        try {
-          const runId = await startTask(tx, deps, mission, context, task, ctx.actingAs);
-          event = { type: 'TASK_STARTED', task, runId, at: ctx.at };
-        } catch (error) {
-          if (!(error instanceof StartRefused)) throw error;
-          event = {
-            type: 'TASK_FAILED',
-            task,
-            error: { code: error.code, message: error.message },
-            at: ctx.at,
-          };
-        }
-        const sent = await sendToSelf(host, tx, ctx, event);
-        if (sent.outcome !== 'applied') {
-          log.warn(
-            { missionRunId: ctx.row.id, task, outcome: sent.outcome },
-            'mission run refused its task start',
-          );
+        const applied = await readForTasks(tx, mission.orgId, context, tasks);
+        for (const id of tasks) {
+          let event: MissionRunEvent;
+          try {
+            const runId = await startTask(tx, deps, mission, context, id, ctx.actingAs, applied);
+            event = { type: 'TASK_STARTED', task: id, runId, at: ctx.at };
+          } catch (error) {
+            if (!(error instanceof StartRefused)) throw error;
+            event = {
+              type: 'TASK_FAILED',
+              task: id,
+              error: { code: error.code, message: error.message },
+              at: ctx.at,
+            };
+          }
+          const sent = await sendToSelf(host, tx, ctx, event);
+          if (sent.outcome !== 'applied') {
+            log.warn(
+              { missionRunId: ctx.row.id, task: id, outcome: sent.outcome },
+              'mission run refused its task start',
+            );
+          }
         }
       });
     },
@@ -310,11 +332,16 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
     }
     if (!message) return;
     const sent = message;
+    // A run's artifacts are made by its tool calls only (create_artifact, generate_image): one that
+    // made no call (its context counts them) has none to hand over.
+    const calls = (ctx.after.context as { toolCalls?: number }).toolCalls;
     ctx.writes.followUp(async (tx) => {
-      await tx.sql.query(
-        'update artifacts set mission_run_id = $1 where org_id = $2 and run_id = $3 and mission_run_id is null',
-        [missionRunId, orgId, ctx.row.id],
-      );
+      if (calls !== 0) {
+        await tx.sql.query(
+          'update artifacts set mission_run_id = $1 where org_id = $2 and run_id = $3 and mission_run_id is null',
+          [missionRunId, orgId, ctx.row.id],
+        );
+      }
       // Siblings finishing together wait for each other on the row, not retry their whole transaction.
       await host.send(tx, MISSION_RUN_KIND, { orgId, id: missionRunId }, sent, {
         actingAs: ctx.actingAs,
