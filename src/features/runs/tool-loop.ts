@@ -242,6 +242,8 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
           actingAs: WORKER,
           loaded: loaded ?? undefined,
           extraRows: { tool_calls: callRows },
+          // The loop waits on it: a call executes after its record, the next turn after the outcome.
+          urgent: true,
         }),
       { single: true },
     );

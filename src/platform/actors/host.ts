@@ -69,8 +69,8 @@ interface KindEntry {
   /** The kind's columns by use. */
   columns: ColumnLayout;
   statements: KindStatements;
-  /** Where single-statement transitions of this kind go (see batcher.ts). */
-  batchers: Record<'insert' | 'update', StatementBatcher>;
+  /** Where single-statement transitions of this kind go (see batcher.ts); `urgent`: urgent updates. */
+  batchers: Record<'insert' | 'update' | 'urgent', StatementBatcher>;
   /** The machine's pure steps (stepper.ts). */
   stepper: MachineStepper;
 }
@@ -183,7 +183,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     at: string,
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,
-    also: Pick<SendOptions, 'extraRows' | 'completesJob'> = {},
+    also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'urgent'> = {},
     jobsQueuedAt?: string,
   ): Promise<Transitioned> {
     const { def, statements } = kind;
@@ -226,7 +226,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       // Follow-ups mean more statements: that needs a real transaction (nothing is written yet).
       if (writes.followUps.length > 0) throw new NeedsTransaction();
       tx.single.wrote = true;
-      written = await kind.batchers[mode].submit(rows, row.id);
+      const lane = mode === 'update' && also.urgent ? 'urgent' : mode;
+      written = await kind.batchers[lane].submit(rows, row.id);
     } else {
       const statement = statements[mode].for(rows);
       const ids = await tx.sql.prepared<{ id: number }>(
@@ -342,17 +343,20 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       // Creations go one statement at a time (bigger batches, no contention between them: see
       // batcher.ts); updates keep three in flight unless the kind says otherwise, which the webhook
       // delivery drain needs (each delivery's attempts wait on its updates while others are in flight).
-      const batcher = (mode: 'insert' | 'update') =>
-        createStatementBatcher({
-          sql: db,
-          statements: statements[mode],
-          maxInFlight: mode === 'insert' ? 1 : (def.updatesInFlight ?? 3),
-        });
+      // Urgent updates have a lane of three of their own: a kind that batches its updates one
+      // statement at a time for throughput does not make a transition that work waits on queue
+      // behind those batches.
+      const batcher = (mode: 'insert' | 'update', maxInFlight: number) =>
+        createStatementBatcher({ sql: db, statements: statements[mode], maxInFlight });
       kinds.set(def.name, {
         def,
         columns,
         statements,
-        batchers: { insert: batcher('insert'), update: batcher('update') },
+        batchers: {
+          insert: batcher('insert', 1),
+          update: batcher('update', def.updatesInFlight ?? 3),
+          urgent: batcher('update', 3),
+        },
         stepper: createStepper(def.machine),
       });
     },

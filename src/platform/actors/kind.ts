@@ -133,7 +133,8 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
   readonly extraWrites?: Readonly<Record<string, (rows: string) => string>>;
   /**
    * Update statements of this kind in flight at once (default 3; see batcher.ts). Fewer means
-   * bigger batches; more lets transitions that wait on each other's updates overlap.
+   * bigger batches; more lets transitions that wait on each other's updates overlap. Urgent updates
+   * (`SendOptions.urgent`) have a lane of their own with three.
    */
   readonly updatesInFlight?: number;
 }

@@ -104,6 +104,12 @@ export interface SendOptions {
   extraRows?: Record<string, Record<string, unknown>[]>;
   /** The job this transition reports on: completed (deleted) with it, if `workerId` still holds it. */
   completesJob?: { id: number; workerId: string };
+  /**
+   * Work waits on this transition's commit (a tool call executes only once its TOOLS_REQUESTED is
+   * committed): an update in a single transaction goes through the kind's urgent lane, three
+   * statements in flight, instead of queueing behind the kind's batches (`updatesInFlight`).
+   */
+  urgent?: boolean;
 }
 
 /** Options of `transact`. */

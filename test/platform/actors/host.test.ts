@@ -304,6 +304,23 @@ describe('atomicity: a failure at any point leaves nothing half-written', () => 
   });
 });
 
+/** Resolves once a session of the test database waits on a lock (`label` names it on a timeout). */
+async function lockWait(label: string): Promise<void> {
+  await withTimeout(
+    (async () => {
+      for (;;) {
+        const row = await t.app.db.sql.one<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        if (row.n > 0) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })(),
+    label,
+  );
+}
+
 /**
  * Two transitions of one run at once: A writes SUCCEEDED and holds its row lock until B (APPROVE,
  * with `lock` or not) is blocked on it. Answers both outcomes, B's attempts and the run.
@@ -326,19 +343,7 @@ async function contend(lock: boolean) {
     attempts++;
     return (await host.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM, lock })).outcome;
   });
-  await withTimeout(
-    (async () => {
-      for (;;) {
-        const row = await t.app.db.sql.one<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock'`,
-        );
-        if (row.n > 0) return;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })(),
-    'the second transaction to wait on the row lock',
-  );
+  await lockWait('the second transaction to wait on the row lock');
   releaseFirst.resolve();
   return { first: await first, second: await second, attempts, id: actor.row.id };
 }
@@ -518,6 +523,42 @@ describe('single transactions (one transition, one statement)', () => {
       [ref.id],
     );
     expect(terminal).toHaveLength(1);
+  });
+
+  it('send an urgent update past the update statement of its kind in flight', async () => {
+    const ref = async () => ({ orgId: org, id: (await createSkillRun(t.app, org)).actor.row.id });
+    const [held, queued, urgent] = [await ref(), await ref(), await ref()];
+    const send = (run: typeof held, options: { urgent?: boolean } = {}) =>
+      single((tx) => t.app.actors.send(tx, RUN_KINDS, run, succeeded(), { actingAs: WORKER, ...options }));
+    // Another session holds run `held`'s row: its update statement waits in flight, and the run kinds
+    // keep one update statement in flight at a time.
+    const locked = deferred();
+    const release = deferred();
+    const holder = t.app.db.sql.tx(async (sql) => {
+      await sql.query('select 1 from runs where id = $1 for update', [held.id]);
+      locked.resolve();
+      await release.promise;
+    });
+    await locked.promise;
+    const first = send(held);
+    try {
+      await lockWait('the held run’s update to wait on the row lock');
+      let queuedDone = false;
+      const second = send(queued).then((result) => {
+        queuedDone = true;
+        return result;
+      });
+      // The urgent one commits while the others wait: behind the held row, and behind its statement.
+      const sent = await withTimeout(send(urgent, { urgent: true }), 'the urgent update');
+      expect(sent.outcome).toBe('applied');
+      expect(queuedDone).toBe(false);
+      release.resolve();
+      expect((await first).outcome).toBe('applied');
+      expect((await second).outcome).toBe('applied');
+    } finally {
+      release.resolve();
+      await holder;
+    }
   });
 
   it('publish no message of an actor that a batched update missed', async () => {
