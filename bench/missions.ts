@@ -8,6 +8,8 @@
  * member in a chain, not a diamond. Each mission waits for its result review, which this benchmark
  * approves through `POST /reviews/decide` as soon as it shows in the queue.
  *
+ * BENCH_WORKERS sets the r3's worker slots (R3_WORKER_CONCURRENCY; default 32, r3's own default).
+ *
  * Reported: missions/s from the first start to the last completion (goal ≥ 20/s) and to the last
  * result review; the scheduling delay — from a task's last dependency finishing (its run's
  * `completed_at`) to the task starting (its run's first step execution's `started_at`: claimed by a
@@ -20,6 +22,9 @@ import pg from 'pg';
 import { api, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
 
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 200);
+// Worker slots of the r3 under test (R3_WORKER_CONCURRENCY): the default, 32, unless BENCH_WORKERS says
+// otherwise (docs/performance.md, Missions: the delay against the slots).
+const WORKERS = process.env.BENCH_WORKERS ?? '32';
 
 const diamond = JSON.stringify({
   tasks: [
@@ -65,6 +70,7 @@ const server = await spawnR3(bench.url, {
   OPENAI_BASE_URL: modelUrl,
   OPENAI_API_KEY: 'bench',
   R3_MODEL: 'planner',
+  R3_WORKER_CONCURRENCY: WORKERS,
 });
 const base = server.url;
 const db = new pg.Client({ connectionString: bench.url });
@@ -176,7 +182,7 @@ try {
   const p = percentiles(delays.rows.map((r) => Number(r.started)));
   const c = percentiles(delays.rows.map((r) => Number(r.created)));
   console.log(
-    `\n${MISSIONS} missions of 5 tasks in a diamond (t1 → t2, t3, t4 → t5), maxParallel 3, echo tasks`,
+    `\n${MISSIONS} missions of 5 tasks in a diamond (t1 → t2, t3, t4 → t5), maxParallel 3, echo tasks, ${WORKERS} worker slots`,
   );
   console.log(`  started (202) in ${startedAll.toFixed(2)} s`);
   console.log(`  outcome: ${outcome.rows.map((r) => `${r.n} ${r.status}`).join(', ')}`);
