@@ -242,7 +242,7 @@ export class SearchService {
 
   /**
    * Full-text hits, exact-title hits and the prefilter's ids, with what fusion needs, in one statement.
-   * Not a named prepared statement on purpose: planned with the actual tsqueries as constants.
+   * Planned with the actual tsqueries as constants (`force_custom_plan` in its transaction).
    */
   private candidates(
     orgId: number,
@@ -272,7 +272,11 @@ export class SearchService {
       // The GIN index must drive the full-text branch: a plan that walks rows in another order until it
       // has found enough matches is fast on average but very slow when matches cluster (one type, one
       // period), which real data does. Bitmap scans keep every branch bounded.
-      await sql.query('set local enable_seqscan = off; set local enable_indexscan = off');
+      // Planned for this query's values: the pool's sessions plan every statement generically, unnamed
+      // ones too (database.ts), and a generic plan cannot know how selective the tsqueries are.
+      await sql.query(
+        'set local enable_seqscan = off; set local enable_indexscan = off; set local plan_cache_mode = force_custom_plan',
+      );
       return sql.query<CandidateRow>(
         `with fts as materialized (${fts}),
        exact as materialized (
