@@ -151,24 +151,24 @@ interface AppliedRow<M> {
   workspaceSha: string;
 }
 
-/*
- * Reads go through the transaction's own connection: a follow-up runs while its transaction holds a
- * pooled connection, and reads from the pool would wait for connections that busy transactions hold.
- */
-
 /** The applied agents and skills a transition's child runs start from, read once for all of them. */
-export interface AppliedResources {
+export interface StartResources {
   agents: Map<string, AppliedRow<AgentManifest>>;
   skills: Map<string, AppliedRow<SkillManifest> & { promptMd: string }>;
 }
 
-/** Reads agents `agentSlugs` and skills `skillSlugs` of `orgId` as applied, in one statement. */
+/**
+ * Reads agents `agentSlugs` and skills `skillSlugs` of `orgId` as applied, in one statement. Reads go
+ * through the transaction's own connection (not the workspace's `AppliedResources`, which reads from
+ * the pool): a follow-up runs while its transaction holds a pooled connection, and reads from the pool
+ * would wait for connections that busy transactions hold.
+ */
 async function readApplied(
   tx: ActorTx,
   orgId: number,
   agentSlugs: readonly string[],
   skillSlugs: readonly string[],
-): Promise<AppliedResources> {
+): Promise<StartResources> {
   const rows = await tx.sql.query<{
     kind: 'agent' | 'skill';
     manifest: AgentManifest | SkillManifest;
@@ -184,7 +184,7 @@ async function readApplied(
       where s.org_id = $1 and s.slug = any($3::text[])`,
     [orgId, [...new Set(agentSlugs)], [...new Set(skillSlugs)]],
   );
-  const applied: AppliedResources = { agents: new Map(), skills: new Map() };
+  const applied: StartResources = { agents: new Map(), skills: new Map() };
   for (const row of rows) {
     if (row.kind === 'agent') {
       const manifest = row.manifest as AgentManifest;
@@ -203,7 +203,7 @@ export function readForTasks(
   orgId: number,
   context: MissionRunContext,
   taskIds: readonly string[],
-): Promise<AppliedResources> {
+): Promise<StartResources> {
   const tasks = (context.plan?.tasks ?? []).filter((t) => taskIds.includes(t.id));
   return readApplied(
     tx,
@@ -223,7 +223,7 @@ export class StartRefused extends Error {
   }
 }
 
-function activeAgent(applied: AppliedResources, slug: string) {
+function activeAgent(applied: StartResources, slug: string) {
   const agent = applied.agents.get(slug);
   if (!agent) throw new StartRefused('AGENT_UNKNOWN', `agent "${slug}" no longer exists`);
   if (!agent.manifest.active) {
@@ -331,7 +331,7 @@ export async function startTask(
   context: MissionRunContext,
   taskId: string,
   by: Attribution,
-  applied: AppliedResources,
+  applied: StartResources,
 ): Promise<number> {
   const tasks = context.plan?.tasks ?? [];
   const task = tasks.find((t) => t.id === taskId);
