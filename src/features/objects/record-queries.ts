@@ -18,7 +18,7 @@
  * Metadata values are compared as text (connector properties are strings: HubSpot sends numbers as
  * strings). A sort orders numbers numerically, then other text, then missing values.
  */
-import type { Db } from '../../platform/db/sql.js';
+import { type Db, plannedForValues } from '../../platform/db/sql.js';
 import { validationFailed } from '../../platform/errors.js';
 
 /** Instances of one object type synced from one source. */
@@ -118,24 +118,6 @@ function decodeCursor(text: string, sort: string): Cursor {
 export class RecordQueries {
   constructor(private readonly sql: Db) {}
 
-  /**
-   * A statement planned with its values as constants. The pool's sessions plan every statement
-   * generically (`plan_cache_mode`, database.ts), unnamed ones too, and a generic plan cannot know how
-   * many records a filter's terms post: it guessed 250 of 50,000 for `dealstage = closedwon` (8,333),
-   * and sorted them all for a page in id order instead of walking the id order (11 ms against 0.1
-   * ms). The page runs in a transaction that plans it for its values. The total and facets read
-   * every match whatever the plan, and a generic plan reads a filter's matches through the terms'
-   * index (a scan of every record of the scopes only when a filter has no terms, as any plan would):
-   * that statement is sent alone, three round trips fewer on the call's longer path (bench:sync p50
-   * 22.5 → 21.2 ms, load average 2–3.8).
-   */
-  private planned<T>(text: string, values: readonly unknown[]): Promise<T[]> {
-    return this.sql.tx(async (tx) => {
-      await tx.query('set local plan_cache_mode = force_custom_plan');
-      return tx.query<T>(text, values);
-    });
-  }
-
   /** One page of the instances of `scopes` (see the top of this file); empty scopes → nothing. */
   async page(orgId: number, scopes: readonly RecordScope[], q: RecordPageQuery): Promise<RecordPage> {
     const empty: RecordPage = { items: [], total: 0, facets: {}, nextCursor: null };
@@ -215,15 +197,22 @@ export class RecordQueries {
              from (select ${facetColumns.join(', ')} from object_records where ${scope}) matching
             group by grouping sets (${['()', ...facetKeys.map((k) => `(${k})`)].join(', ')})`;
 
+    // The page is planned for its values: a generic plan cannot know how many records a filter's terms
+    // post: it guessed 250 of 50,000 for `dealstage = closedwon` (8,333), and sorted them all for a page
+    // in id order instead of walking the id order (11 ms against 0.1 ms). The total and facets read
+    // every match whatever the plan, and a generic plan reads a filter's matches through the terms'
+    // index (a scan of every record of the scopes only when a filter has no terms, as any plan would):
+    // that statement is sent alone, three round trips fewer on the call's longer path (bench:sync p50
+    // 22.5 → 21.2 ms, load average 2–3.8).
     const [pageRows, groups] = await Promise.all([
-      this.planned<{
+      plannedForValues<{
         id: number;
         external_id: string;
         metadata: Record<string, unknown>;
         cls: number | null;
         num: string | null;
         txt: string | null;
-      }>(pageSql, pageValues),
+      }>(this.sql, pageSql, pageValues),
       this.sql.query<{ facet: number; value: string | null; n: number }>(groupSql, groupValues),
     ]);
     const more = pageRows.length > q.limit;

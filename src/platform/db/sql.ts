@@ -134,6 +134,26 @@ export function sqlOver(source: ConnectionSource): Db {
 }
 
 /** True for PostgreSQL's unique-violation error (optionally on one constraint). */
+/**
+ * Runs one statement planned for its values, as constants: in a transaction that sets
+ * `plan_cache_mode = force_custom_plan` locally (the pool's sessions plan every statement generically,
+ * unnamed ones too: see `sqlOver`), with `settings` (more `name = value` planner settings) set with it.
+ */
+export function plannedForValues<T = Row>(
+  db: Db,
+  text: string,
+  values: readonly unknown[],
+  settings: readonly string[] = [],
+): Promise<T[]> {
+  return db.tx(async (sql) => {
+    const local = [...settings, 'plan_cache_mode = force_custom_plan'].map(
+      (setting) => `set local ${setting}`,
+    );
+    await sql.query(local.join('; '));
+    return sql.query<T>(text, values);
+  });
+}
+
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const e = error as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);

@@ -14,6 +14,7 @@
  * 4. the best `limit` get a `ts_headline` snippet (matches wrapped in `**`) and their API link.
  */
 import type { Database } from '../../../platform/db/database.js';
+import { plannedForValues } from '../../../platform/db/sql.js';
 import type { Clock } from '../../../platform/util/clock.js';
 import type { SourceRetrieval } from '../../workspace/index.js';
 import {
@@ -268,17 +269,13 @@ export class SearchService {
       branches.length === 0
         ? 'select null::bigint as id, null::real as rank where false'
         : `select id, rank from (${branches.join(' union all ')}) m order by rank desc, id desc limit ${FTS_CANDIDATES}`;
-    return this.deps.db.sql.tx(async (sql) => {
-      // The GIN index must drive the full-text branch: a plan that walks rows in another order until it
-      // has found enough matches is fast on average but very slow when matches cluster (one type, one
-      // period), which real data does. Bitmap scans keep every branch bounded.
-      // Planned for this query's values: the pool's sessions plan every statement generically, unnamed
-      // ones too (database.ts), and a generic plan cannot know how selective the tsqueries are.
-      await sql.query(
-        'set local enable_seqscan = off; set local enable_indexscan = off; set local plan_cache_mode = force_custom_plan',
-      );
-      return sql.query<CandidateRow>(
-        `with fts as materialized (${fts}),
+    // The GIN index must drive the full-text branch: a plan that walks rows in another order until it
+    // has found enough matches is fast on average but very slow when matches cluster (one type, one
+    // period), which real data does. Bitmap scans keep every branch bounded. Planned for this query's
+    // values: a generic plan cannot know how selective the tsqueries are.
+    return plannedForValues<CandidateRow>(
+      this.deps.db.sql,
+      `with fts as materialized (${fts}),
        exact as materialized (
          select id from object_instances where ${scope()} and lower(title) = $5 order by id desc limit ${EXACT_CANDIDATES}
        ),
@@ -290,9 +287,9 @@ export class SearchService {
          left join fts on fts.id = o.id
          left join exact on exact.id = o.id
         where ${scope('o.')}`,
-        params,
-      );
-    });
+      params,
+      ['enable_seqscan = off', 'enable_indexscan = off'],
+    );
   }
 
   /** Titles, types and snippets of the results, in score order. */
