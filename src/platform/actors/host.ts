@@ -22,6 +22,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type MachineKind, machines, toEffects } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
+import { createGrowthStatistics } from '../db/growth.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
 import { zodIssues } from '../http/validate.js';
 import { createStatementBatcher, type StatementBatcher } from './batcher.js';
@@ -100,6 +101,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   const maxDepth = options.maxDepth ?? 4;
   const kinds = new Map<string, KindEntry>();
   const listeners: Array<(what: Wake) => void> = [];
+  // The actors' tables and the jobs queue fill fast from empty; their plans follow (growth.ts).
+  const growth = createGrowthStatistics({ db, log });
 
   function entry(name: MachineKind | string): KindEntry {
     const found = kinds.get(name);
@@ -238,6 +241,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       written = ids.some((r) => r.id === row.id);
     }
     if (!written) throw new OptimisticConflictError(def.name, row.id);
+    if (insert) growth.grew(def.table, 1);
+    if (writes.jobs.length > 0) growth.grew('jobs', writes.jobs.length);
     if (writes.jobs.length > 0) tx.wake('jobs');
     if (writes.outbox.length > 0) tx.wake('outbox');
     if (rows.timersSet.length > 0) tx.wake('timers');

@@ -46,9 +46,17 @@ export type RowArray = Exclude<keyof TransitionRows, 'extra'> | `extra:${string}
 
 /**
  * A statement parameter: an array as JSON; `outbox:lines`, the outbox array as one batch row's text;
- * `actors:count`, how many actor rows the statement writes.
+ * `actors:count`, how many actor rows the statement writes; as PostgreSQL arrays (see `ids`):
+ * `actors:ids`, the actors' ids, `jobsDone:ids`, the completed jobs', `timersDelete:actors`, the
+ * actors whose timers are deleted.
  */
-export type Param = RowArray | 'outbox:lines' | 'actors:count';
+export type Param =
+  | RowArray
+  | 'outbox:lines'
+  | 'actors:count'
+  | 'actors:ids'
+  | 'jobsDone:ids'
+  | 'timersDelete:actors';
 
 /** A statement and the arrays it takes, in `$n` order; `name` is unique per kind, mode and variant. */
 export interface Statement {
@@ -168,7 +176,9 @@ function sideWrites(
     'td',
     `  delete from timers t
    using json_to_recordset(${arg('timersDelete')}::json) as x(actor_kind text, actor_id bigint, timer_id text), a
-   where a.id = x.actor_id and t.actor_kind = x.actor_kind and t.actor_id = x.actor_id and t.timer_id = x.timer_id`,
+   where t.actor_kind = '${def.name.replaceAll("'", "''")}'
+     and t.actor_id = any(${present('timersDelete') ? ref('timersDelete:actors') : ''}::bigint[])
+     and a.id = x.actor_id and t.actor_kind = x.actor_kind and t.actor_id = x.actor_id and t.timer_id = x.timer_id`,
   );
   add(
     'audit',
@@ -186,7 +196,8 @@ function sideWrites(
     'jd',
     `  delete from jobs j
    using json_to_recordset(${arg('jobsDone')}::json) as x(actor_id bigint, job_id bigint, locked_by text), a
-   where a.id = x.actor_id and j.id = x.job_id and j.locked_by = x.locked_by`,
+   where j.id = any(${present('jobsDone') ? ref('jobsDone:ids') : ''}::bigint[])
+     and a.id = x.actor_id and j.id = x.job_id and j.locked_by = x.locked_by`,
   );
   for (const [name, cte] of Object.entries(def.extraWrites ?? {})) {
     const array: RowArray = `extra:${name}`;
@@ -234,12 +245,14 @@ export function buildStatements(
   const sets = ['snapshot = x.snapshot', 'version = r.version + 1', 'updated_at = x.updated_at'];
   if (def.runEvents) sets.push('last_seq = x.last_seq');
   for (const column of projected) sets.push(`${column} = x.${column}`);
+  // The rows are found by their ids as an array besides the join (see `ids`).
   const update = variants(
     `actor_update_${def.name}`,
     (ref, present) => `with a as (
   update ${table} r set ${sets.join(', ')}
     from json_populate_recordset(null::${table}, ${ref('actors')}::json) x
-   where r.id = x.id and r.org_id = x.org_id and r.version = x.version
+   where r.id = any(${ref('actors:ids')}::bigint[])
+     and r.id = x.id and r.org_id = x.org_id and r.version = x.version
   returning r.id
 )${sideWrites(def, ref, present)}`,
   );
@@ -280,6 +293,18 @@ function variants(
   };
 }
 
+/**
+ * The `field` of `rows` as the text of a PostgreSQL bigint array. A statement finds the rows it updates
+ * or deletes by such an array besides its join: each is planned generically, once per connection, and
+ * a join alone was planned for its table as it was then — in a new database (a fresh install, every
+ * benchmark) a hash join over a sequential scan of the whole table, kept while the table grew (101
+ * buffers for one run's transition at 334 runs, a buffer for every three runs more; the jobs queue's
+ * dead rows read by each completion). `= any(array)` is an index probe at any size.
+ */
+function ids(rows: readonly Record<string, unknown>[], field: string): string {
+  return `{${rows.map((row) => Number(row[field])).join(',')}}`;
+}
+
 /** The text of each parameter `statement` takes, in order. */
 export function statementParams(statement: Statement, rows: TransitionRows): string[] {
   return statement.params.map((param) => {
@@ -287,6 +312,9 @@ export function statementParams(statement: Statement, rows: TransitionRows): str
       return encodeOutboxLines(rows.outbox);
     }
     if (param === 'actors:count') return String(rows.actors.length);
+    if (param === 'actors:ids') return ids(rows.actors, 'id');
+    if (param === 'jobsDone:ids') return ids(rows.jobsDone, 'job_id');
+    if (param === 'timersDelete:actors') return ids(rows.timersDelete, 'actor_id');
     return JSON.stringify(
       param.startsWith('extra:') ? (rows.extra[param.slice(6)] ?? []) : rows[param as keyof TransitionRows],
     );

@@ -16,7 +16,11 @@ import { RUN_KINDS, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.
 import { SYSTEM, WORKER } from '../../../src/platform/actors/acting-as.js';
 import { createStatementBatcher } from '../../../src/platform/actors/batcher.js';
 import { createActorHost, OptimisticConflictError } from '../../../src/platform/actors/host.js';
-import { buildStatements, type TransitionRows } from '../../../src/platform/actors/statements.js';
+import {
+  buildStatements,
+  statementParams,
+  type TransitionRows,
+} from '../../../src/platform/actors/statements.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkillRun, orgIdOf, rowCounts } from '../../helpers/runs.js';
 import { deferred, withTimeout } from '../../helpers/wait.js';
@@ -631,5 +635,64 @@ describe('single transactions (one transition, one statement)', () => {
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
     expect(String((results[7] as PromiseRejectedResult).reason)).toContain('runs_org_id_fkey');
     expect((await rowCounts(t.app)).runs).toBe(before.runs + 19);
+  });
+});
+
+describe('plans over tables that grow from empty', () => {
+  it("find an update's rows by index once its table has grown, not by a scan planned while it was empty", async () => {
+    // A run's transition statement, planned as the pool's sessions plan it (generically) on a
+    // session that prepared it now.
+    const { actor } = await createSkillRun(t.app, org);
+    const rows = {
+      actors: [{ id: actor.row.id, org_id: org, version: actor.row.version }],
+      transitions: [],
+      events: [],
+      outbox: [],
+      jobs: [],
+      timersSet: [],
+      timersDelete: [],
+      audit: [],
+      jobsDone: [{ actor_id: actor.row.id, job_id: 1, locked_by: 'nobody' }],
+      extra: {},
+    } satisfies TransitionRows;
+    const statement = buildStatements(t.app.actors.kind(SKILL_RUN_KIND)).update.for(rows);
+    const plan = () =>
+      t.app.db.sql.session(async (sql) => {
+        await sql.query('set plan_cache_mode = force_generic_plan');
+        await sql.query(`prepare r3_test_plan as ${statement.text}`);
+        try {
+          const lines = await sql.query<{ 'QUERY PLAN': string }>(
+            `explain execute r3_test_plan(${statementParams(statement, rows)
+              .map((p) => `'${p.replaceAll("'", "''")}'`)
+              .join(', ')})`,
+          );
+          return lines.map((l) => l['QUERY PLAN']).join('\n');
+        } finally {
+          await sql.query('deallocate r3_test_plan');
+        }
+      });
+    // The host analyzes the runs table as the runs it created double (growth.ts).
+    const analyzed = () =>
+      t.app.db.sql.one<{ at: string | null }>(
+        `select coalesce(last_analyze, last_autoanalyze)::text as at from pg_stat_user_tables where relname = 'runs'`,
+      );
+    const before = (await analyzed()).at;
+    for (let i = 0; i < 6; i++) {
+      await Promise.all(
+        Array.from({ length: 50 }, () =>
+          t.app.actors.transact((tx) => createSkillRun(t.app, org, { tx }), { single: true }),
+        ),
+      );
+    }
+    await withTimeout(
+      (async () => {
+        while ((await analyzed()).at === before) await new Promise((r) => setTimeout(r, 20));
+      })(),
+      'the runs table analyzed',
+    );
+    const text = await plan();
+    expect(text).not.toMatch(/Seq Scan on runs/);
+    expect(text).toMatch(/Index[^\n]* on runs_pkey|Index Scan using runs_pkey/);
+    expect(text).toMatch(/jobs_pkey/);
   });
 });
