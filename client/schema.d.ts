@@ -1860,7 +1860,18 @@ export interface operations {
                                 }[];
                             } | null;
                             pollUrl: string;
-                            review: unknown;
+                            review: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                /** @enum {string} */
+                                decision: "approved" | "rejected";
+                                note: string | null;
+                                onBehalfOf: string | null;
+                                reason: string | null;
+                                /** @description The stage decided; null for decisions recorded before it was. */
+                                stage: ("plan" | "result") | null;
+                            } | null;
                             reviewStage: ("plan" | "result") | null;
                             reviewUrl: string;
                             /** @enum {string} */
@@ -1984,7 +1995,18 @@ export interface operations {
                             }[];
                         } | null;
                         pollUrl: string;
-                        review: unknown;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                            /** @description The stage decided; null for decisions recorded before it was. */
+                            stage: ("plan" | "result") | null;
+                        } | null;
                         reviewStage: ("plan" | "result") | null;
                         reviewUrl: string;
                         /** @enum {string} */
@@ -2059,7 +2081,18 @@ export interface operations {
                             }[];
                         } | null;
                         pollUrl: string;
-                        review: unknown;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                            /** @description The stage decided; null for decisions recorded before it was. */
+                            stage: ("plan" | "result") | null;
+                        } | null;
                         reviewStage: ("plan" | "result") | null;
                         reviewUrl: string;
                         /** @enum {string} */

@@ -41,6 +41,7 @@ export const MACHINE_KINDS = Object.keys(machines) as MachineKind[];
 export {
   MISSION_REVIEW_MODES,
   MISSION_TASK_STATUSES,
+  type MissionReview,
   type MissionRunContext,
   type MissionTask,
   missionRunContextSchema,

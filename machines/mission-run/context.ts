@@ -5,6 +5,20 @@ import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from
 /** Where a mission run is reviewed. */
 export const MISSION_REVIEW_MODES = ['plan', 'result', 'both'] as const;
 
+/** What a mission run's review decides: its plan (before any task starts) or its result. */
+const MISSION_REVIEW_STAGES = ['plan', 'result'] as const;
+
+/**
+ * A review decision on a mission run (the mission run object's `review`): a run's decision and the
+ * stage it decided. Decisions persisted before the stage was recorded have none: they load as null.
+ */
+const missionReviewSchema = runReviewSchema.extend({
+  stage: z.enum(MISSION_REVIEW_STAGES).nullable().default(null),
+});
+
+/** A review decision on a mission run, with the stage it decided. */
+export type MissionReview = z.infer<typeof missionReviewSchema>;
+
 /** A task's statuses: waiting for its dependencies (or a slot), executing, and how it ended. */
 export const MISSION_TASK_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 
@@ -41,10 +55,10 @@ export const missionRunContextSchema = z.strictObject({
   /** The accepted plan with each task's state; null while planning. */
   plan: z.strictObject({ tasks: z.array(missionTaskSchema) }).nullable(),
   /** What the run waits for in `awaiting_review`: the plan or the result; null otherwise. */
-  reviewStage: z.enum(['plan', 'result']).nullable(),
+  reviewStage: z.enum(MISSION_REVIEW_STAGES).nullable(),
   error: runErrorSchema.extend({ task: z.string().optional() }).nullable(),
-  /** The last review decision. */
-  decision: runReviewSchema.nullable(),
+  /** The last review decision, with the stage it decided. */
+  decision: missionReviewSchema.nullable(),
   completedAt: isoTimestampSchema.nullable(),
 });
 

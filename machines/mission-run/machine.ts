@@ -11,7 +11,7 @@
  *   A task's output is its child run's; a failed task fails the run (`TASK_FAILED`, naming it).
  * - review stage: what `awaiting_review` waits for: the plan (review `plan` or `both`, before any task
  *   starts) or the result (review `result` or `both`, after the last task completed). Approve resumes
- *   (plan → executing, result → completed); reject cancels.
+ *   (plan → executing, result → completed); reject cancels. The decision keeps the stage it decided.
  * - transient states: `planned` (where an accepted plan goes) and `advancing` (after a task completed:
  *   the result review, completed, or start what became ready). A persisted snapshot is never in one.
  * - cancel: accepted in every non-final state; the run's child runs still going are cancelled with it
@@ -158,9 +158,9 @@ export const missionRunMachine = setup({
     ),
     awaitPlanReview: assign({ reviewStage: 'plan' as const }),
     awaitResultReview: assign({ reviewStage: 'result' as const }),
-    storeDecision: assign(({ event }) => {
+    storeDecision: assign(({ context, event }) => {
       assertEvent(event, ['APPROVE', 'REJECT']);
-      return { decision: reviewFrom(event), reviewStage: null };
+      return { decision: { ...reviewFrom(event), stage: context.reviewStage }, reviewStage: null };
     }),
     clearStage: assign({ reviewStage: null }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),

@@ -1,5 +1,4 @@
 import type { SnapshotFrom } from 'xstate';
-import type { RunReview } from '../shared/run.js';
 import { statusOf } from '../shared/status.js';
 import type { MissionRunContext } from './context.js';
 import type { MissionRunMachine } from './machine.js';
@@ -22,7 +21,7 @@ export interface MissionRunProjection {
   status: MissionRunStatus;
   plan: MissionRunContext['plan'];
   error: MissionRunContext['error'];
-  review: RunReview | null;
+  review: MissionRunContext['decision'];
   reviewStage: MissionRunContext['reviewStage'];
   completedAt: string | null;
 }

@@ -4,15 +4,18 @@
  * exact effects, every refused one, the plan rules, and the projection.
  */
 import { describe, expect, it } from 'vitest';
+import { missionRunContextSchema } from '../../machines/mission-run/context.js';
 import type { MissionRunEvent, MissionRunInput } from '../../machines/mission-run/events.js';
 import { missionRunEventSchema, missionRunInputSchema } from '../../machines/mission-run/events.js';
 import { missionRunMachine, projectMissionRun } from '../../machines/mission-run/machine.js';
 import { checkPlan } from '../../machines/mission-run/plan.js';
+import { resolveSnapshot } from '../../src/platform/actors/rows.js';
 import {
   type InitialRow,
   type RefusedRow,
   reach,
   roundTrip,
+  type Snapshot,
   send,
   specTable,
   type TransitionRow,
@@ -83,6 +86,15 @@ const plannerFailed: MissionRunEvent = {
   at: T1,
 };
 const approve: MissionRunEvent = { type: 'APPROVE', by: 'token:abc', note: 'go', at: T2 };
+/** The decision `approve` records, less its stage. */
+const approved = {
+  decision: 'approved',
+  by: 'token:abc',
+  onBehalfOf: null,
+  note: 'go',
+  reason: null,
+  at: T2,
+};
 const reject: MissionRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'no', at: T2 };
 const cancel: MissionRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
 
@@ -214,7 +226,7 @@ const transitionRows: TransitionRow<M>[] = [
     actions: [record('approved'), closeReview('decided'), start('a')],
     context: {
       reviewStage: null,
-      decision: { decision: 'approved', by: 'token:abc', onBehalfOf: null, note: 'go', reason: null, at: T2 },
+      decision: { ...approved, stage: 'plan' },
     },
   },
   {
@@ -224,7 +236,7 @@ const transitionRows: TransitionRow<M>[] = [
     event: reject,
     to: 'cancelled',
     actions: [closeReview('decided'), record('cancelled'), cancelChildren('cancelled')],
-    context: { decision: expect.objectContaining({ decision: 'rejected', reason: 'no' }) },
+    context: { decision: expect.objectContaining({ decision: 'rejected', reason: 'no', stage: 'plan' }) },
   },
   {
     name: 'awaiting_review: cancel → cancelled, the item closes as cancelled',
@@ -242,7 +254,11 @@ const transitionRows: TransitionRow<M>[] = [
     event: approve,
     to: 'completed',
     actions: [record('approved'), closeReview('decided'), record('completed')],
-    context: { completedAt: T2, reviewStage: null },
+    context: {
+      completedAt: T2,
+      reviewStage: null,
+      decision: expect.objectContaining({ decision: 'approved', note: 'go', stage: 'result' }),
+    },
   },
   {
     name: 'awaiting_review (result): reject → cancelled',
@@ -251,6 +267,10 @@ const transitionRows: TransitionRow<M>[] = [
     event: reject,
     to: 'cancelled',
     actions: [closeReview('decided'), record('cancelled'), cancelChildren('cancelled')],
+    context: {
+      reviewStage: null,
+      decision: expect.objectContaining({ decision: 'rejected', stage: 'result' }),
+    },
   },
   {
     name: 'executing: a task’s child run is created → task_started, its runId kept',
@@ -315,6 +335,18 @@ const transitionRows: TransitionRow<M>[] = [
     to: 'awaiting_review',
     actions: [record('task_completed', 'd'), record('awaiting_review'), openReview],
     context: { reviewStage: 'result' },
+  },
+  {
+    name: 'executing: the last task completes (review both) → awaiting_review for the result, the plan’s decision kept',
+    input: both,
+    from: [proposed(diamond), approve, ...allDone.slice(1, -1)],
+    event: succeeded('d'),
+    to: 'awaiting_review',
+    actions: [record('task_completed', 'd'), record('awaiting_review'), openReview],
+    context: {
+      reviewStage: 'result',
+      decision: expect.objectContaining({ decision: 'approved', stage: 'plan' }),
+    },
   },
   {
     name: 'executing: the last task completes (review plan only) → completed',
@@ -520,9 +552,29 @@ describe('mission-run machine', () => {
     const done = reach(missionRunMachine, onlyResult, [...allDone, approve]);
     expect(projectMissionRun(done)).toMatchObject({
       status: 'completed',
-      review: { decision: 'approved', by: 'token:abc' },
+      review: { decision: 'approved', by: 'token:abc', stage: 'result' },
       completedAt: T2,
     });
+  });
+
+  it('loads a snapshot persisted before decisions recorded their stage: the stage is null until the next decision', () => {
+    // A review-both run whose plan was approved before `decision.stage` existed, still executing.
+    const executing = reach(missionRunMachine, both, [proposed(diamond), approve, ...allDone.slice(1, -1)]);
+    const old = JSON.parse(JSON.stringify(missionRunMachine.getPersistedSnapshot(executing)));
+    delete old.context.decision.stage;
+    expect(old.context.decision).toEqual(approved);
+    const loaded = resolveSnapshot(
+      { name: 'mission-run', machine: missionRunMachine, contextSchema: missionRunContextSchema } as never,
+      old,
+    ) as Snapshot<M>;
+    expect(loaded.context.decision).toEqual({ ...old.context.decision, stage: null });
+    expect(projectMissionRun(loaded).review).toMatchObject({ decision: 'approved', stage: null });
+    const [waiting] = send(missionRunMachine, loaded, succeeded('d'));
+    expect(waiting.value).toBe('awaiting_review');
+    expect(waiting.context).toMatchObject({ reviewStage: 'result', decision: { stage: null } });
+    const [done] = send(missionRunMachine, waiting, reject);
+    expect(done.value).toBe('cancelled');
+    expect(done.context.decision).toMatchObject({ decision: 'rejected', stage: 'result' });
   });
 });
 

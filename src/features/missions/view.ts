@@ -1,10 +1,11 @@
 /**
  * The mission run object (docs/api.md#missions): `{id, mission, status, goal, input, plan, artifacts, review,
  * reviewUrl, error, createdAt, completedAt}` plus `reviewStage` (what an `awaiting_review` run waits
- * for: `plan` or `result`), `team`, `createdBy` and `pollUrl`. Built from the row's columns, the org
- * in every query.
+ * for: `plan` or `result`), `review.stage` (the stage the last decision decided), `team`, `createdBy`
+ * and `pollUrl`. Built from the row's columns, the org in every query.
  */
 import { z } from 'zod';
+import type { MissionReview } from '../../../machines/index.js';
 import type { Db } from '../../platform/db/sql.js';
 import type { ArtifactView } from '../artifacts/index.js';
 import type { MissionDefinition } from './definition.js';
@@ -18,7 +19,7 @@ export interface MissionRunView {
   input: Record<string, unknown>;
   plan: { tasks: unknown[] } | null;
   artifacts: ArtifactView[];
-  review: unknown;
+  review: MissionReview | null;
   reviewStage: 'plan' | 'result' | null;
   reviewUrl: string;
   error: unknown;
@@ -55,7 +56,20 @@ export const missionRunViewSchema = z
       })
       .nullable(),
     artifacts: z.array(z.record(z.string(), z.unknown())),
-    review: z.unknown(),
+    review: z
+      .object({
+        decision: z.enum(['approved', 'rejected']),
+        by: z.string(),
+        onBehalfOf: z.string().nullable(),
+        note: z.string().nullable(),
+        reason: z.string().nullable(),
+        at: z.iso.datetime(),
+        stage: z
+          .enum(['plan', 'result'])
+          .nullable()
+          .meta({ description: 'The stage decided; null for decisions recorded before it was.' }),
+      })
+      .nullable(),
     reviewStage: z.enum(['plan', 'result']).nullable(),
     reviewUrl: z.string(),
     error: z.unknown(),
@@ -80,7 +94,8 @@ interface Row {
   input: Record<string, unknown>;
   definition: MissionDefinition;
   plan: { tasks: unknown[] } | null;
-  review: unknown;
+  /** The projected decision; one stored before the stage was recorded has no `stage`. */
+  review: (Omit<MissionReview, 'stage'> & { stage?: MissionReview['stage'] }) | null;
   error: unknown;
   snapshot: { context?: { reviewStage?: 'plan' | 'result' | null } };
   created_by: string;
@@ -100,7 +115,7 @@ function view(row: Row, baseUrl: string): MissionRunView {
     input: row.input,
     plan: row.plan,
     artifacts: [],
-    review: row.review,
+    review: row.review && { ...row.review, stage: row.review.stage ?? null },
     reviewStage: row.snapshot.context?.reviewStage ?? null,
     reviewUrl: `${baseUrl}/review/missions/${row.id}`,
     error: row.error,

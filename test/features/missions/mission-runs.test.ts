@@ -1,8 +1,9 @@
 /**
  * Mission runs end to end with the echo provider (no configuration): POST /mission-runs from a
  * mission and ad hoc, the planner's one task per member in order, tasks as child skill runs of their
- * agents (GET /runs?missionRunId=), dependants given finished outputs, the result review, the event
- * stream, cancel, and every endpoint's 400/403/404/409.
+ * agents (GET /runs?missionRunId=), dependants given finished outputs, the result review, the stage
+ * each decision records (`review.stage`, null for one stored before it was), the event stream, cancel,
+ * and every endpoint's 400/403/404/409.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callers, callers, fields } from '../../helpers/api.js';
@@ -19,8 +20,27 @@ beforeAll(async () => {
   await createMission(t, c.writer, 'launch', ['lead', 'writer', 'critic'], {
     inputSchema: { type: 'object', properties: { product: { type: 'string' } }, required: ['product'] },
   });
+  await createMission(t, c.writer, 'reviewed-twice', ['lead', 'writer'], { review: 'both' });
 });
 afterAll(() => t.close());
+
+/** Starts a `reviewed-twice` run, approves its plan and waits for its result review. */
+async function awaitingResultAfterPlanApproval(product: string): Promise<number> {
+  const started = await t.request('POST', '/api/v1/mission-runs', {
+    token: c.invoker,
+    body: { missionSlug: 'reviewed-twice', input: { product } },
+  });
+  const id = started.body.missionRunId as number;
+  const plan = await waitForMissionRun(t, c.reader, id, ['awaiting_review', 'failed']);
+  expect(plan).toMatchObject({ status: 'awaiting_review', reviewStage: 'plan', review: null });
+  const approved = await t.request('POST', '/api/v1/reviews/decide', {
+    token: c.writer,
+    body: { kind: 'mission', id, action: 'approve', reason: 'good plan' },
+  });
+  expect(approved.status).toBe(200);
+  await waitForMissionRun(t, c.reader, id, ['awaiting_review', 'failed']);
+  return id;
+}
 
 describe('a mission with the echo provider', () => {
   it('plans one task per member in order, runs them as child runs, waits for the result review, completes', async () => {
@@ -91,7 +111,7 @@ describe('a mission with the echo provider', () => {
     expect(done.body).toMatchObject({
       status: 'completed',
       reviewStage: null,
-      review: { decision: 'approved', note: 'ship it' },
+      review: { decision: 'approved', note: 'ship it', stage: 'result' },
       completedAt: expect.any(String),
     });
 
@@ -117,6 +137,62 @@ describe('a mission with the echo provider', () => {
       headers: { Authorization: `Bearer ${c.reader}`, 'Last-Event-ID': '10' },
     });
     expect(again.status).toBe(204);
+  });
+
+  it('review both: while the result awaits review, `review` is the plan’s decision (stage plan); then the result’s', async () => {
+    const id = await awaitingResultAfterPlanApproval('Twice');
+    const waiting = await t.request('GET', `/api/v1/mission-runs/${id}`, { token: c.reader });
+    expect(waiting.status).toBe(200);
+    expect(waiting.body).toMatchObject({
+      status: 'awaiting_review',
+      reviewStage: 'result',
+      review: { decision: 'approved', note: 'good plan', reason: null, stage: 'plan' },
+    });
+    const rejected = await t.request('POST', '/api/v1/reviews/decide', {
+      token: c.writer,
+      body: { kind: 'mission', id, action: 'reject', reason: 'not yet' },
+    });
+    expect(rejected.status).toBe(200);
+    const done = await t.request('GET', `/api/v1/mission-runs/${id}`, { token: c.reader });
+    expect(done.body).toMatchObject({
+      status: 'cancelled',
+      reviewStage: null,
+      review: { decision: 'rejected', reason: 'not yet', stage: 'result' },
+    });
+  });
+
+  it('a decision stored before the stage was recorded reads stage null, and the run goes on from its old snapshot', async () => {
+    const id = await awaitingResultAfterPlanApproval('Old');
+    // The row as r3 wrote it before decisions kept their stage: neither the column nor the snapshot has one.
+    await t.app.db.sql.query(
+      `update mission_runs
+          set review = (review::jsonb - 'stage')::json,
+              snapshot = jsonb_set(snapshot::jsonb, '{context,decision}',
+                                   (snapshot::jsonb #> '{context,decision}') - 'stage')::json
+        where id = $1`,
+      [id],
+    );
+    const old = await t.request('GET', `/api/v1/mission-runs/${id}`, { token: c.reader });
+    expect(old.status).toBe(200);
+    expect(old.body.review).toEqual({
+      decision: 'approved',
+      by: expect.any(String),
+      onBehalfOf: null,
+      note: 'good plan',
+      reason: null,
+      at: expect.any(String),
+      stage: null,
+    });
+    const approved = await t.request('POST', '/api/v1/reviews/decide', {
+      token: c.writer,
+      body: { kind: 'mission', id, action: 'approve' },
+    });
+    expect(approved.status).toBe(200);
+    const done = await t.request('GET', `/api/v1/mission-runs/${id}`, { token: c.reader });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      review: { decision: 'approved', stage: 'result' },
+    });
   });
 
   it('starts ad hoc from a team and a goal', async () => {
