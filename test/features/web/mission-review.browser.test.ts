@@ -2,16 +2,22 @@
  * The review screen of a mission run in a real browser (/review/missions/:id, the run's `reviewUrl`),
  * with the echo provider: goal, status and the plan's tasks (agent, skill, dependencies, the child
  * run's inspector link, an output excerpt) and artifacts shown; approving the plan from it is
- * followed live (the tasks run, the result review arrives) and approving the result completes the
- * run; reject with a reason cancels it; a failed task and a cancel made elsewhere show live (the
- * error with its code and task); without the approve capability no buttons; another org's run is a
- * not-found page.
+ * followed live (the tasks run, the result review arrives, the plan's decision headed "Plan review",
+ * at 1280 and at 360 px) and approving the result completes the run ("Result review"); reject with a
+ * reason cancels it; a failed task and a cancel made elsewhere show live (the error with its code and
+ * task); without the approve capability no buttons; another org's run is a not-found page.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { orgIdOf } from '../../helpers/api.js';
 import { ALL_SCOPES, type TestApp } from '../../helpers/app.js';
-import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
+import {
+  checkAccessibility,
+  describeInBrowser,
+  expectNoSidewaysScroll,
+  screenshot,
+  watchPageErrors,
+} from '../../helpers/browser.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
 
 describeInBrowser('the mission review screen in the browser', (suite) => {
@@ -78,13 +84,25 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     expect(await (await page.request.get(`${t.url}/api/v1/artifacts/${artifact.id}/content`)).text()).toBe(
       '# Rocket\n',
     );
+    // The plan's decision, while the result awaits one, is headed as the plan's.
+    const decision = page.locator('section[aria-labelledby="review-title"]');
+    expect(await decision.locator('h2#review-title').textContent()).toBe('Plan review');
+    expect(await page.getByRole('region', { name: 'Plan review' }).textContent()).toContain('approved by');
+    expect(await page.getByRole('heading', { name: 'Result review' }).count()).toBe(0);
     await screenshot(page, 'review-mission-result');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await screenshot(page, 'review-mission-result-360px');
+    await expectNoSidewaysScroll(page, 'mission result review');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByLabel('Note (optional)').fill('ship it');
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.locator('main > dl.facts .status-completed').waitFor();
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await page.getByText('note: ship it').waitFor();
+    expect(await decision.locator('h2#review-title').textContent()).toBe('Result review');
+    await screenshot(page, 'review-mission-completed');
     const done = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
     expect(done).toMatchObject({ status: 'completed', review: { decision: 'approved', note: 'ship it' } });
     expect(errors).toEqual([]);
@@ -100,6 +118,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
     await page.locator('main > dl.facts .status-cancelled').waitFor();
     await page.getByText('reason: not yet').waitFor();
+    await page.getByRole('heading', { name: 'Result review' }).waitFor();
     const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
     expect(run).toMatchObject({ status: 'cancelled', review: { decision: 'rejected', reason: 'not yet' } });
   });

@@ -1,9 +1,10 @@
 /**
  * The review screen of a mission run (/review/missions/:id, the run's `reviewUrl`): the mission (slug
  * or ad hoc), goal, status, the plan's tasks (agent, skill, dependencies, status, the child run, an
- * excerpt of its output), artifacts, error, the review; and — with the approve capability, while it
- * awaits review (of its plan or its result) — approve or reject. Live while it moves (its stream), so
- * tasks starting and finishing, and the outcome of a decision, show without a reload.
+ * excerpt of its output), artifacts, error, the last decision (headed by the stage it decided: "Plan
+ * review" or "Result review"); and — with the approve capability, while it awaits review (of its plan
+ * or its result) — approve or reject. Live while it moves (its stream), so tasks starting and
+ * finishing, and the outcome of a decision, show without a reload.
  */
 import { when } from '../format.js';
 import { DecideForms } from '../review/decide-forms.js';
@@ -53,6 +54,8 @@ interface MissionRun {
     note: string | null;
     reason: string | null;
     at: string;
+    /** The stage decided; null for decisions recorded before r3 kept it. */
+    stage: 'plan' | 'result' | null;
   } | null;
   reviewStage: 'plan' | 'result' | null;
   error: { code: string; message: string; task?: string } | null;
@@ -73,6 +76,9 @@ const EVENTS = [
   'failed',
   'cancelled',
 ];
+
+/** The heading of the last decision, by the stage it decided. */
+const DECISION_HEADINGS = { plan: 'Plan review', result: 'Result review' } as const;
 
 /** How much of a task's output the screen shows. */
 const EXCERPT = 600;
@@ -240,7 +246,7 @@ export function MissionReviewPage({ id }: { id: number }) {
       </section>
       {m.review && (
         <section aria-labelledby="review-title">
-          <h2 id="review-title">Review</h2>
+          <h2 id="review-title">{m.review.stage ? DECISION_HEADINGS[m.review.stage] : 'Review'}</h2>
           <p>
             <strong>{m.review.decision}</strong> by {m.review.by}
             {m.review.onBehalfOf && <> for {m.review.onBehalfOf}</>} on {when(m.review.at)}
