@@ -8,8 +8,8 @@
  *   projection of the active synced instances the triggers on `object_instances` keep exact, never the
  *   wide instance rows. Equality and list filters find their candidates through its `terms` (migration
  *   0026: a GIN index of hashes of (org, type, source, property, value), so a posting list holds one
- *   scope's matches and only those rows are read), then test the metadata itself (one `metadata @>`
- *   containment for the equalities, `->>` text for lists and missing values), which alone decides;
+ *   scope's matches and only those rows are read), then test the metadata itself (each property's
+ *   `->>` text: equal, among a list's, or missing), which alone decides;
  *   the facets' values are taken out of the metadata once per matching row, below the grouping, so
  *   the grouping sorts and hashes short texts, not whole documents.
  * - `find`: one instance by external id; `lookup`: instances by id / external id / type;
@@ -130,9 +130,12 @@ export class RecordQueries {
     const values: unknown[] = [orgId];
     const p = (value: unknown) => `$${values.push(value)}`;
     // The metadata tests that decide, and the terms (migration 0026) that find the candidates: an
-    // equality's term must be among the record's, a list's terms must meet them.
+    // equality's term must be among the record's, a list's terms must meet them. Every test compares
+    // the property's text (`->>`), as the terms hash it: cheaper per row than a containment test (the
+    // total and facets statement alone, bench:sync's data: min 5.61 → 5.28 ms), and the same for an
+    // equality as for a list of one.
     const tests: string[] = [];
-    const contained: Record<string, string> = {};
+    const equal: Array<[string, string]> = [];
     const lists: Array<[string, string[]]> = [];
     for (const [property, value] of Object.entries(q.filter)) {
       if (value === null) tests.push(`metadata ->> ${p(property)} is null`);
@@ -140,14 +143,15 @@ export class RecordQueries {
         const texts = value.map(String);
         lists.push([property, texts]);
         tests.push(`metadata ->> ${p(property)} = any(${p(texts)}::text[])`);
-      } else contained[property] = String(value);
+      } else {
+        const [name, text] = [p(property), p(String(value))];
+        equal.push([name, text]);
+        tests.push(`metadata ->> ${name} = ${text}`);
+      }
     }
-    if (Object.keys(contained).length > 0) tests.push(`metadata @> ${p(JSON.stringify(contained))}::jsonb`);
     const inScope = scopes.map((s) => {
       const [type, source] = [p(s.type), p(s.source)];
-      const term = (property: string, value: string) =>
-        `r3_record_term($1, ${type}, ${source}, ${p(property)}, ${p(value)})`;
-      const terms = Object.entries(contained).map(([property, value]) => term(property, value));
+      const terms = equal.map(([name, text]) => `r3_record_term($1, ${type}, ${source}, ${name}, ${text})`);
       return [
         `type_slug = ${type} and source_slug = ${source}`,
         ...(terms.length > 0 ? [`terms @> array[${terms.join(', ')}]`] : []),

@@ -204,6 +204,31 @@ describe('get_crm_deals', () => {
     );
   });
 
+  it('compares a property as its text, as an equality and in a list alike: a JSON number too', async () => {
+    const amount37 = deals.filter((d) => d.properties.amount === '37').map((d) => d.id);
+    const [target] = amount37;
+    const setAmount = (value: string) =>
+      t.app.db.sql.query(
+        `update object_instances set metadata = jsonb_set(metadata, '{amount}', $3::jsonb)
+          where org_id = $1 and external_id = $2 and type_slug = 'deal'`,
+        [orgId, target, value],
+      );
+    await setAmount('37');
+    try {
+      for (const amount of [37, '37', [37], ['-1', '37']]) {
+        const body = await ok(mcp, 'get_crm_deals', { filter: { amount }, facets: ['amount'] });
+        expect(
+          body.items.map((i: any) => i.externalId),
+          JSON.stringify(amount),
+        ).toEqual(amount37);
+        expect(body.total).toBe(amount37.length);
+        expect(body.facets).toEqual({ amount: { '37': amount37.length } });
+      }
+    } finally {
+      await setAmount('"37"');
+    }
+  });
+
   it('follows every write to the instances: an archive, a metadata change, a delete, a re-sync', async () => {
     const won = deals.filter((d) => d.properties.dealstage === 'closedwon');
     const query = { filter: { dealstage: 'closedwon' }, facets: ['pipeline'], limit: 100 };
