@@ -47,10 +47,15 @@ export class ActingAgents {
 
   /** Resolves the call's agent for `tool` and the sources it may use; FORBIDDEN on a failed check. */
   async resolve(call: ToolCall, tool: string): Promise<Acting> {
-    const sources = await this.orgSources(call.orgId);
-    if (call.agentSlug === null) return { orgId: call.orgId, agent: null, sources };
+    if (call.agentSlug === null) {
+      return { orgId: call.orgId, agent: null, sources: await this.orgSources(call.orgId) };
+    }
     const slug = call.agentSlug;
-    const applied = await this.deps.applied.getAgent(call.orgId, slug);
+    // Two reads on two connections at once: the call waits for one round trip, not two.
+    const [sources, applied] = await Promise.all([
+      this.orgSources(call.orgId),
+      this.deps.applied.getAgent(call.orgId, slug),
+    ]);
     const refuse = (message: string, reason: string) => forbidden(message, { agentSlug: slug, tool, reason });
     if (!applied) throw refuse(`No agent "${slug}" in this organization.`, 'unknown_agent');
     const agent = applied.manifest;
