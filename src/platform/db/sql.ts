@@ -26,10 +26,16 @@ export interface Sql {
 }
 
 export interface Db extends Sql {
-  /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
+  /**
+   * Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. `settings`
+   * (`name = value`) are set locally, sent with the `begin` (one round trip).
+   */
   tx<T>(
     fn: (sql: Sql) => Promise<T>,
-    options?: { isolation?: 'read committed' | 'repeatable read' | 'serializable' },
+    options?: {
+      isolation?: 'read committed' | 'repeatable read' | 'serializable';
+      settings?: readonly string[];
+    },
   ): Promise<T>;
   /**
    * Runs `fn` on one session of the pool outside a transaction (session-level advisory locks). When
@@ -112,7 +118,9 @@ export function sqlOver(source: ConnectionSource): Db {
     tx: (fn, options) =>
       onOne(async (client) => {
         try {
-          await client.query(options?.isolation ? `begin isolation level ${options.isolation}` : 'begin');
+          const begin = options?.isolation ? `begin isolation level ${options.isolation}` : 'begin';
+          const local = (options?.settings ?? []).map((setting) => `; set local ${setting}`);
+          await client.query(begin + local.join(''));
           const result = await fn(runner(client));
           await client.query('commit');
           return result;
@@ -133,11 +141,11 @@ export function sqlOver(source: ConnectionSource): Db {
   };
 }
 
-/** True for PostgreSQL's unique-violation error (optionally on one constraint). */
 /**
  * Runs one statement planned for its values, as constants: in a transaction that sets
  * `plan_cache_mode = force_custom_plan` locally (the pool's sessions plan every statement generically,
- * unnamed ones too: see `sqlOver`), with `settings` (more `name = value` planner settings) set with it.
+ * unnamed ones too: see `sqlOver`), with `settings` (more `name = value` planner settings) set with it,
+ * all sent with the `begin`: three round trips (begin and settings, the statement, commit).
  */
 export function plannedForValues<T = Row>(
   db: Db,
@@ -145,15 +153,12 @@ export function plannedForValues<T = Row>(
   values: readonly unknown[],
   settings: readonly string[] = [],
 ): Promise<T[]> {
-  return db.tx(async (sql) => {
-    const local = [...settings, 'plan_cache_mode = force_custom_plan'].map(
-      (setting) => `set local ${setting}`,
-    );
-    await sql.query(local.join('; '));
-    return sql.query<T>(text, values);
+  return db.tx((sql) => sql.query<T>(text, values), {
+    settings: [...settings, 'plan_cache_mode = force_custom_plan'],
   });
 }
 
+/** True for PostgreSQL's unique-violation error (optionally on one constraint). */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const e = error as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../../src/platform/db/database.js';
+import { plannedForValues } from '../../../src/platform/db/sql.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
@@ -57,6 +58,31 @@ describe('the pool', () => {
       ...Array.from({ length: 6 }, async () => (await ormRows<{ pid: number }>(busy))[0] as { pid: number }),
     ]);
     expect(new Set(pids.map((r) => r.pid)).size).toBeLessThanOrEqual(2);
+  });
+
+  it('plans a statement for its values in a transaction whose settings are local to it', async () => {
+    const settings = `select current_setting('plan_cache_mode') as mode, current_setting('work_mem') as mem,
+                              current_setting('transaction_isolation') as isolation, $1::int as n`;
+    const [row] = await plannedForValues(db.sql, settings, [7], ["work_mem = '1234kB'"]);
+    expect(row).toEqual({ mode: 'force_custom_plan', mem: '1234kB', isolation: 'read committed', n: 7 });
+    const [serializable] = await db.sql.tx((sql) => sql.query(settings, [8]), {
+      isolation: 'serializable',
+      settings: ["work_mem = '2345kB'"],
+    });
+    expect(serializable).toEqual({
+      mode: 'force_generic_plan',
+      mem: '2345kB',
+      isolation: 'serializable',
+      n: 8,
+    });
+    // Both sessions of the pool are back to their own settings.
+    const after = await Promise.all(
+      [0, 1].map(() => db.sql.one<{ mode: string; mem: string }>(settings, [9])),
+    );
+    for (const session of after) {
+      expect(session.mode).toBe('force_generic_plan');
+      expect(['1234kB', '2345kB']).not.toContain(session.mem);
+    }
   });
 
   it('parses plain SQL results with pg’s parsers (timestamptz as a Date, int8 as a number)', async () => {
