@@ -198,6 +198,19 @@ describe('get_crm_deals', () => {
     );
     expect(both.total).toBe(expected.length);
     expect(both.facets).toEqual({ dealstage: { closedlost: expected.length } });
+    // Three properties: a statement shape the sessions do not keep (record-queries.ts), same answers.
+    const three = await ok(mcp, 'get_crm_deals', {
+      filter: { dealstage: 'closedlost', pipeline: ['smb', 'default'], amount: null },
+      facets: ['pipeline'],
+    });
+    const expectedThree = deals.filter(
+      (d) =>
+        d.properties.dealstage === 'closedlost' &&
+        ['smb', 'default'].includes(d.properties.pipeline as string) &&
+        d.properties.amount === null,
+    );
+    expect(three.total).toBe(expectedThree.length);
+    expect(three.facets).toEqual({ pipeline: count(expectedThree) });
     const numeric = await ok(mcp, 'get_crm_deals', { filter: { amount: 37 } });
     expect(numeric.items.map((i: any) => i.externalId)).toEqual(
       deals.filter((d) => d.properties.amount === '37').map((d) => d.id),
