@@ -4,8 +4,11 @@
  * docs/api.md#authored-resources-the-workspace) and list each source the call reads or syncs in
  * `sourceSlugs` — FORBIDDEN otherwise. A call for no agent reads every source of the caller's organization.
  *
- * Read at every call, never cached across calls: an agent deactivated or a source removed from it
- * takes effect on the next call.
+ * Read at every call: an agent deactivated or a source removed from it takes effect on the next
+ * call. A call that knows the org's applied version its request saw (MCP over HTTP: read with the
+ * request's authentication) reads the agent and the sources at that version, from memory when this
+ * process read them at it (src/features/workspace/applied.ts): a change applies a new version, which
+ * the next request's authentication sees.
  */
 
 import { access } from '../../platform/auth/guard.js';
@@ -47,14 +50,15 @@ export class ActingAgents {
 
   /** Resolves the call's agent for `tool` and the sources it may use; FORBIDDEN on a failed check. */
   async resolve(call: ToolCall, tool: string): Promise<Acting> {
+    const at = call.appliedSha;
     if (call.agentSlug === null) {
-      return { orgId: call.orgId, agent: null, sources: await this.orgSources(call.orgId) };
+      return { orgId: call.orgId, agent: null, sources: await this.orgSources(call.orgId, at) };
     }
     const slug = call.agentSlug;
-    // Two reads on two connections at once: the call waits for one round trip, not two.
+    // Two reads on two connections at once (when read at all): the call waits for one round trip, not two.
     const [sources, applied] = await Promise.all([
-      this.orgSources(call.orgId),
-      this.deps.applied.getAgent(call.orgId, slug),
+      this.orgSources(call.orgId, at),
+      this.deps.applied.getAgent(call.orgId, slug, at),
     ]);
     const refuse = (message: string, reason: string) => forbidden(message, { agentSlug: slug, tool, reason });
     if (!applied) throw refuse(`No agent "${slug}" in this organization.`, 'unknown_agent');
@@ -112,8 +116,8 @@ export class ActingAgents {
     return source;
   }
 
-  private async orgSources(orgId: number): Promise<SourceConfig[]> {
-    return (await this.deps.applied.sources(orgId)).map((m) => ({
+  private async orgSources(orgId: number, at: string | null | undefined): Promise<SourceConfig[]> {
+    return (await this.deps.applied.sources(orgId, at)).map((m) => ({
       slug: m.slug,
       kind: m.kind,
       connection: m.connection,

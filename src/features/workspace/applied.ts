@@ -70,6 +70,8 @@ export class AppliedResources {
   private readonly loaders = new Map<ResourceTable, BatchLoader<ResourceKey, Row | null>>();
   /** Rows by table, org, applied version and slug (see the file comment). */
   private readonly remembered = new Map<string, Row>();
+  /** Each org's list of sources by applied version (`sources`), likewise. */
+  private readonly rememberedSources = new Map<string, SourceManifest[]>();
 
   /** `sql` is the pool: reads of concurrent callers are batched across it. */
   constructor(private readonly sql: Sql) {}
@@ -116,14 +118,25 @@ export class AppliedResources {
     return row ? applied<SourceManifest>(row) : null;
   }
 
-  /** The org's applied sources, by slug (the domain tools' scope of a call). */
-  async sources(orgId: number): Promise<SourceManifest[]> {
-    const rows = await this.sql.prepared<{ manifest: SourceManifest }>(
+  /**
+   * The org's applied sources, by slug (the domain tools' scope of a call). `at`: as for one
+   * resource — the list a read saw at that version is remembered, and answered from memory.
+   */
+  async sources(orgId: number, at?: string | null): Promise<SourceManifest[]> {
+    const key = at ? `${orgId}\n${at}` : null;
+    const known = key === null ? undefined : this.rememberedSources.get(key);
+    if (known) return known;
+    const rows = await this.sql.prepared<{ manifest: SourceManifest; applied_sha: string | null }>(
       'applied_sources_of_org',
-      'select manifest from sources where org_id = $1 order by slug',
+      `select manifest, (select applied_sha from workspace_heads h where h.org_id = $1) as applied_sha
+         from sources where org_id = $1 order by slug`,
       [orgId],
     );
-    return rows.map((r) => r.manifest);
+    const sources = rows.map((r) => r.manifest);
+    // An org without sources reads no version: nothing to remember (the read finds nothing anyway).
+    if (key !== null && rows[0]?.applied_sha === at)
+      setBounded(this.rememberedSources, key, sources, REMEMBERED);
+    return sources;
   }
 
   /** Every org's applied sources that sync on a schedule (`sync.everyMinutes`): the sync scheduler's sweep. */

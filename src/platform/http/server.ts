@@ -133,13 +133,14 @@ export function defineRoute<
  * name of a read the authenticator registered, and its key from the raw path parameters — or, with
  * `fromBody`, from the body too, which is then awaited before authentication starts (a body that
  * fails to arrive gives no key; its error comes in the usual order). Null: take none; the handler
- * then validates and reads as usual. Only an optimization: the handler must give the same answer
- * when `ctx.fused` is undefined.
+ * then validates and reads as usual. `key` may also name another registered read with its key, for a
+ * route whose requests read different things first (MCP: a run, or the applied version). Only an
+ * optimization: the handler must give the same answer when `ctx.fused` is undefined.
  */
 export interface FusedRoute {
   read: string;
   fromBody?: boolean;
-  key(params: Readonly<Record<string, string>>, body: Buffer): number | null;
+  key(params: Readonly<Record<string, string>>, body: Buffer): number | FusedRequest | null;
 }
 
 export interface HttpServerDeps {
@@ -302,14 +303,14 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       if (route?.access.kind !== 'public') {
         try {
           const asked = lookup.kind === 'match' ? lookup.match.route.fused : undefined;
-          let key: number | null = null;
+          let key: number | FusedRequest | null = null;
           if (asked && lookup.kind === 'match') {
             const body = asked.fromBody && request.body ? await request.body.catch(() => null) : NO_BODY;
             key = body ? asked.key(lookup.match.params, body) : null;
           }
           ({ principal, rate, fused } = await deps.authenticate(
             headers.authorization,
-            asked && key !== null ? { read: asked.read, key } : null,
+            asked && key !== null ? (typeof key === 'number' ? { read: asked.read, key } : key) : null,
             { method, headers },
           ));
         } catch (error) {

@@ -22,6 +22,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { FusedAnswer } from '../auth/authenticate.js';
 import { access } from '../auth/guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
@@ -187,8 +188,10 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
       path: MCP_PATH,
       access: access.authenticated,
       rawBody: true,
-      // A tools/call of a tool that reads a run first (runtime_get_run): read with authentication.
-      fused: { read: 'run', fromBody: true, key: (_params, body) => tools.fusedRunOf(parseJson(body)) },
+      // A tools/call of a tool that reads a run first (runtime_get_run), or the applied resources (the
+      // domain tools: the agent and the org's sources): the run, or the org's applied version, read
+      // with authentication.
+      fused: { read: 'run', fromBody: true, key: (_params, body) => tools.fusedReadOf(parseJson(body)) },
       summary: 'MCP (streamable HTTP, stateless, JSON responses): tools/list and tools/call for the token.',
       responses: {
         200: { description: 'The JSON-RPC answer (or a batch of them).', schema: jsonRpcAnswer },
@@ -211,7 +214,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
           transport: 'http',
           requestId: ctx.requestId,
           signal: () => ctx.signal,
-          ...(ctx.fused ? { fusedRun: ctx.fused } : {}),
+          ...fusedOf(ctx.fused, parsedBody, tools),
           ...(chargeCall ? { charge: chargePerCall(ctx.principal, chargeCall) } : {}),
         };
         const direct = parsedBody === undefined ? null : directRequest(ctx, parsedBody);
@@ -344,6 +347,16 @@ function isSingleRequest(body: unknown): boolean {
   return (
     typeof body === 'object' && body !== null && !Array.isArray(body) && 'id' in body && 'method' in body
   );
+}
+
+/** The session's part of the read taken with authentication: which one it is, the body says again. */
+function fusedOf(
+  fused: FusedAnswer | undefined,
+  body: unknown,
+  tools: Toolset,
+): Pick<McpSession, 'fusedRun' | 'appliedSha'> {
+  if (!fused) return {};
+  return tools.fusedReadOf(body)?.read === 'applied' ? { appliedSha: fused.value } : { fusedRun: fused };
 }
 
 function parseJson(bytes: Buffer): unknown {

@@ -56,6 +56,8 @@ export interface McpSession {
   signal?: () => AbortSignal;
   /** Over HTTP, the run read with the request's authentication (`ToolContext.fusedRun`). */
   fusedRun?: FusedAnswer;
+  /** Over HTTP, the applied version read with the request's authentication (`ToolContext.appliedSha`). */
+  appliedSha?: string | null;
   /** Over HTTP, pays for one call (`ToolContext.charge`). */
   charge?: () => Promise<RateDecision | null>;
 }
@@ -91,6 +93,7 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
       transport: session.transport,
       requestId: session.requestId ?? randomUUID(),
       ...(session.fusedRun ? { fusedRun: session.fusedRun } : {}),
+      ...(session.appliedSha !== undefined ? { appliedSha: session.appliedSha } : {}),
       ...(session.charge ? { charge: session.charge } : {}),
       // Lazy: signals cost more than most calls, and only waiting tools read them.
       get signal() {

@@ -29,6 +29,11 @@ export interface ToolContext {
    */
   fusedRun?: FusedAnswer;
   /**
+   * Over HTTP, for a tool that `readsApplied`: the org's applied version (full sha; null before the
+   * first apply), read in the statement that authenticated the request. Absent when none was read.
+   */
+  appliedSha?: string | null;
+  /**
    * Over HTTP, pays for this call from the caller's rate-limit bucket: the request's first call was
    * paid when it was authenticated, each further call of a batch takes one more unit. Answers the
    * refusal when the bucket is empty (the call is then not made), else null.
@@ -64,6 +69,12 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
    * statement that authenticates the request, and handed to `run` as `ctx.fusedRun`.
    */
   fusedRun?(args: Record<string, unknown>): number | null;
+  /**
+   * The call reads applied resources (an agent-scoped tool: the agent and the org's sources): over
+   * HTTP the org's applied version is read in the statement that authenticates the request, handed
+   * to `run` as `ctx.appliedSha` (a resource read at that version may be answered from memory).
+   */
+  readsApplied?: boolean;
   run(args: z.output<S>, ctx: ToolContext): Promise<Record<string, unknown> | JsonText>;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode } from '@opentelemetry/api';
+import type { FusedRequest } from '../auth/authenticate.js';
 import { authorize } from '../auth/guard.js';
 import { ApiError, forbidden, rateLimited, validationFailed } from '../errors.js';
 import { inputIssues } from '../http/input-guard.js';
@@ -35,8 +36,12 @@ export interface Toolset {
   list(transport: McpTransportKind): Tool[];
   /** Runs `name` with `args` for `ctx`'s caller; never throws. */
   call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult>;
-  /** The run a `tools/call` body (parsed JSON) reads first, by its tool's `fusedRun`; else null. */
-  fusedRunOf(body: unknown): number | null;
+  /**
+   * What a `tools/call` body (parsed JSON) reads first, to read with the request's authentication:
+   * the run its tool's `fusedRun` names (`run`), else the org's applied version when its tool
+   * `readsApplied` (`applied`); null for anything else.
+   */
+  fusedReadOf(body: unknown): FusedRequest | null;
   /** Every tool definition (docs and tests). */
   readonly tools: readonly ToolDef[];
 }
@@ -58,17 +63,21 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
 
   return {
     tools,
-    fusedRunOf(body) {
+    fusedReadOf(body) {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
       const { method, params } = body as {
         method?: unknown;
         params?: { name?: unknown; arguments?: unknown };
       };
       if (method !== 'tools/call' || typeof params?.name !== 'string') return null;
+      const tool = byName.get(params.name);
       const args = params.arguments;
-      const fusedRun = byName.get(params.name)?.fusedRun;
-      if (!fusedRun || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
-      return fusedRun(args as Record<string, unknown>);
+      if (tool?.fusedRun) {
+        if (typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+        const run = tool.fusedRun(args as Record<string, unknown>);
+        return run === null ? null : { read: 'run', key: run };
+      }
+      return tool?.readsApplied ? { read: 'applied', key: 0 } : null;
     },
     list(transport) {
       return transport === 'stdio' || options.httpAuthoring ? everything : withoutAuthoring;

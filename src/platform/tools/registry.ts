@@ -48,6 +48,12 @@ export interface ToolCall {
   idempotencyKey: string | null;
   requestId: string | null;
   signal: AbortSignal | undefined;
+  /**
+   * The org's applied version (full sha; null before the first apply) as the call's request saw it,
+   * read with its authentication (MCP over HTTP): the applied resources the call reads at that
+   * version may come from memory (src/features/workspace/applied.ts). Absent: read them.
+   */
+  appliedSha?: string | null;
 }
 
 /** An agent tool. `execute` answers the result (checked against `result`) or throws an `ApiError`. */
@@ -184,6 +190,7 @@ export function mcpToolOf(tool: AgentToolDef): ToolDef {
     input,
     access: tool.access,
     ...(tool.hints ? { hints: tool.hints } : {}),
+    ...(tool.agentScoped ? { readsApplied: true } : {}),
     async run(parsed, ctx) {
       let args = parsed as Record<string, unknown>;
       let agentSlug: string | null = null;
@@ -204,6 +211,7 @@ export function mcpToolOf(tool: AgentToolDef): ToolDef {
         idempotencyKey: null,
         requestId: ctx.requestId,
         signal: ctx.signal,
+        ...(ctx.appliedSha !== undefined ? { appliedSha: ctx.appliedSha } : {}),
       });
       return checkedResult(tool, result) as Record<string, unknown>;
     },

@@ -6,7 +6,7 @@
  * org sees nothing of this one; bad arguments → VALIDATION_FAILED naming the argument.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Callers, callers, orgIdOf } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
@@ -328,6 +328,44 @@ describe('get_crm_deals', () => {
     await fails(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 }, 'FORBIDDEN');
     await t.request('PATCH', '/api/v1/agents/sales', { token: c.writer, body: { active: true } });
     await ok(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 });
+  });
+
+  it('reads the agent and the sources at the version the request saw: once per version, anew after a change', async () => {
+    // The statements behind the agent and the org's sources (src/features/workspace/applied.ts).
+    const prepared = vi.spyOn(t.app.db.sql, 'prepared');
+    const reads = () => {
+      const names = prepared.mock.calls.map(([name]) => name);
+      return {
+        agents: names.filter((n) => n === 'applied_agents').length,
+        sources: names.filter((n) => n === 'applied_sources_of_org').length,
+      };
+    };
+    try {
+      const call = () => ok(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 });
+      await call();
+      const first = reads();
+      await call();
+      await call();
+      expect(reads()).toEqual(first);
+
+      // Another source: a new version, whose list of sources is read once.
+      const inbox = { slug: 'inbox-2', name: 'Inbox 2', kind: 'mail', connection: { host: '127.0.0.1' } };
+      expect((await t.request('POST', '/api/v1/sources', { token: c.writer, body: inbox })).status).toBe(201);
+      await call();
+      await call();
+      expect(reads()).toEqual({ agents: first.agents + 1, sources: first.sources + 1 });
+
+      // The agent no longer lists the crm source: the next call is refused, and allowed again after.
+      const patch = (sourceSlugs: string[]) =>
+        t.request('PATCH', '/api/v1/agents/sales', { token: c.writer, body: { sourceSlugs } });
+      expect((await patch(['inbox-2'])).status).toBe(200);
+      const refused = await fails(mcp, 'get_crm_deals', { agent_slug: 'sales', limit: 1 }, 'FORBIDDEN');
+      expect(refused.details).toMatchObject({ reason: 'source_not_listed' });
+      expect((await patch(['hubspot'])).status).toBe(200);
+      expect((await call()).total).toBe(deals.length);
+    } finally {
+      prepared.mockRestore();
+    }
   });
 
   it('shows another org nothing of this one: no records, and its agents do not exist there', async () => {
