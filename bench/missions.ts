@@ -145,19 +145,19 @@ try {
   // Scheduling delay: from the latest completion among a task's dependencies' runs to the task
   // starting — its run's first step execution starting (claimed by a worker, about to call the
   // model) — and, for where the time goes, to its run being created.
-  const delays = await db.query<{ created: number; started: number }>(
+  const delays = await db.query<{ task: string; created: number; started: number }>(
     `with tasks as (
        select m.id as mission, t.value ->> 'id' as task, t.value -> 'dependsOn' as deps
          from mission_runs m, json_array_elements(m.plan -> 'tasks') t
         where m.id = any($1::bigint[])),
      ready as (
-       select r.id, r.created_at, max(d.completed_at) as ready_at
+       select r.id, r.mission_task_id as task, r.created_at, max(d.completed_at) as ready_at
          from tasks
          join runs r on r.mission_run_id = tasks.mission and r.mission_task_id = tasks.task
          join json_array_elements_text(tasks.deps) dep(id) on true
          join runs d on d.mission_run_id = tasks.mission and d.mission_task_id = dep.id
-        group by r.id, r.created_at)
-     select extract(epoch from (ready.created_at - ready.ready_at)) * 1000 as created,
+        group by r.id, r.mission_task_id, r.created_at)
+     select ready.task, extract(epoch from (ready.created_at - ready.ready_at)) * 1000 as created,
             extract(epoch from ((select min(s.started_at) from step_executions s where s.run_id = ready.id)
                                 - ready.ready_at)) * 1000 as started
        from ready`,
@@ -200,6 +200,18 @@ try {
   console.log(
     `    of which to the task's run created: p50 ${ms(c.p50)}, p90 ${ms(c.p90)}, p99 ${ms(c.p99)}, max ${ms(c.max)}`,
   );
+  // The same by task: t2–t4 wait on t1's report (one task's), t5 on the last of theirs.
+  for (const [label, tasks] of [
+    ['t2–t4 (after t1)', ['t2', 't3', 't4']],
+    ['t5 (after t2, t3, t4)', ['t5']],
+  ] as const) {
+    const rows = delays.rows.filter((r) => (tasks as readonly string[]).includes(r.task));
+    const s = percentiles(rows.map((r) => Number(r.started)));
+    const k = percentiles(rows.map((r) => Number(r.created)));
+    console.log(
+      `    ${label}: p50 ${ms(s.p50)}, p99 ${ms(s.p99)}; to the run created p50 ${ms(k.p50)}, p99 ${ms(k.p99)}`,
+    );
+  }
   const f = percentiles(firsts.rows.map((r) => Number(r.ms)));
   console.log(
     `  mission started → its first task started (planning included): p50 ${ms(f.p50)}, p90 ${ms(f.p90)}, p99 ${ms(f.p99)}, max ${ms(f.max)}`,
