@@ -32,6 +32,7 @@ import { Migration0010AuthEpoch } from './platform/db/migrations/0010-auth-epoch
 import { Migration0011OutboxOneIndex } from './platform/db/migrations/0011-outbox-one-index.js';
 import { Migration0012OutboxBatches } from './platform/db/migrations/0012-outbox-batches.js';
 import { Migration0016Workers } from './platform/db/migrations/0016-workers.js';
+import { Migration0027JobPriority } from './platform/db/migrations/0027-job-priority.js';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
@@ -59,4 +60,5 @@ export const migrations: MigrationObject[] = [
   { name: '0024-record-pages', class: Migration0024RecordPages },
   { name: '0025-record-projection', class: Migration0025RecordProjection },
   { name: '0026-record-terms', class: Migration0026RecordTerms },
+  { name: '0027-job-priority', class: Migration0027JobPriority },
 ];

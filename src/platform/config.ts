@@ -209,7 +209,7 @@ const VARIABLES = {
   ),
   R3_DB_POOL_SIZE: variable(
     z.coerce.number().int().min(1).max(200),
-    "connections of the database pool per process (MikroORM's, shared by plain SQL and the ORM)",
+    "connections of the database pool per process (MikroORM's, shared by plain SQL and the ORM; the job workers' statements hold at most half of them)",
     {
       default: '10',
     },

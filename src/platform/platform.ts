@@ -197,6 +197,7 @@ function createHost(
   const outbox = createOutboxRelay({ db: db.sql, bus, log, metrics });
   actors.onWake((what) => {
     if (what === 'jobs') jobs.notifyEnqueued();
+    else if (what === 'urgentJobs') jobs.notifyEnqueued({ urgent: true });
     else if (what === 'outbox') outbox.wake();
     else timers.wake();
   });

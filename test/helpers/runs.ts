@@ -46,6 +46,7 @@ export async function createSkillRun(
     manifest?: Partial<SkillManifest>;
     tx?: ActorTx;
     jobsQueuedAt?: string;
+    jobsPriority?: number;
   } = {},
 ): Promise<Transitioned> {
   const slug = options.slug ?? 'summarize';
@@ -75,6 +76,7 @@ export async function createSkillRun(
       },
       actingAs: SYSTEM,
       ...(options.jobsQueuedAt ? { jobsQueuedAt: options.jobsQueuedAt } : {}),
+      ...(options.jobsPriority ? { jobsPriority: options.jobsPriority } : {}),
     });
   return options.tx ? create(options.tx) : app.actors.transact(create);
 }

@@ -30,6 +30,8 @@ interface ChildSpec {
   name: string;
   input: Record<string, unknown>;
   workspaceSha: string;
+  /** A task after others (its dependencies just finished, its mission waits on it): its job goes first. */
+  handOver: boolean;
 }
 
 /**
@@ -270,6 +272,10 @@ async function createChild(
     // served mission by mission, so a task whose dependencies finished starts without waiting behind
     // the work of every mission started after its own.
     jobsQueuedAt: mission.createdAt,
+    // A task whose dependencies just finished goes before new work (planners, first tasks): its
+    // mission is under way and waits on it. The queue claims it first and its statements go first for
+    // a connection (platform/db/lanes.ts).
+    ...(spec.handOver ? { jobsPriority: 1 } : {}),
   });
   return created.actor.row.id;
 }
@@ -318,6 +324,7 @@ export async function startPlanner(
       name: `${definition.name}: plan${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
       input: { prompt: plannerPrompt(mission, members, errors) },
       workspaceSha: planner.workspaceSha,
+      handOver: false,
     },
     by,
   );
@@ -374,6 +381,7 @@ export async function startTask(
       name: `${mission.definition.name}: ${task.title}`,
       input,
       workspaceSha,
+      handOver: task.dependsOn.length > 0,
     },
     by,
   );

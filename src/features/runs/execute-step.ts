@@ -29,6 +29,7 @@ import type {
 import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
 import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
+import { inLane } from '../../platform/db/lanes.js';
 import type { Db } from '../../platform/db/sql.js';
 import type { JobContext, JobHandler, JobKindOptions } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
@@ -364,16 +365,23 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
           },
         ]
       : [];
-    const result = await host.transact(
-      (tx) =>
-        host.send(tx, RUN_KINDS, { orgId: payload.orgId, id: payload.actorId }, event, {
-          actingAs: WORKER,
-          loaded: loaded ?? undefined,
-          extraRows: { step_executions: execution },
-          ...(job ? { completesJob: job } : {}),
-        }),
-      { single: true },
-    );
+    // A mission's child run hands over to its mission run in this transaction (the next tasks start
+    // in it): it goes first for a connection (platform/db/lanes.ts), and straight to a real
+    // transaction (its follow-ups need one; tried as a single statement first, the transition would
+    // be computed twice).
+    const missionChild = loaded?.row.columns.mission_run_id != null;
+    const transact = () =>
+      host.transact(
+        (tx) =>
+          host.send(tx, RUN_KINDS, { orgId: payload.orgId, id: payload.actorId }, event, {
+            actingAs: WORKER,
+            loaded: loaded ?? undefined,
+            extraRows: { step_executions: execution },
+            ...(job ? { completesJob: job } : {}),
+          }),
+        { single: !missionChild },
+      );
+    const result = await (missionChild ? inLane('urgent', transact) : transact());
     if (result.outcome === 'invalid' && event.type === 'STEP_SUCCEEDED') {
       // An output the run's event schema refuses (not plain JSON) fails the step instead.
       const message = result.issues.map((i) => `${i.field} ${i.message}`).join('; ');

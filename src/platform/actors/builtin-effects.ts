@@ -23,7 +23,14 @@ const enqueueJob: EffectHandler = (params, ctx) => {
   };
   // No dedupe key: the job is written by the transition's one statement, which is written once.
   const runAt = ctx.writes.jobsQueuedAt ?? ctx.at;
-  ctx.writes.jobs.push({ kind: job, payload, key: null, run_at: runAt, max_attempts: null });
+  ctx.writes.jobs.push({
+    kind: job,
+    payload,
+    key: null,
+    run_at: runAt,
+    max_attempts: null,
+    ...(ctx.writes.jobsPriority ? { priority: ctx.writes.jobsPriority } : {}),
+  });
 };
 
 const scheduleTimer: EffectHandler = (params, ctx) => {

@@ -187,12 +187,12 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,
     also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'urgent'> = {},
-    jobsQueuedAt?: string,
+    jobs: { queuedAt?: string | undefined; priority?: number | undefined } = {},
   ): Promise<Transitioned> {
     const { def, statements } = kind;
     const projection = def.project(next);
     const to = stateName(next.value);
-    const writes = new TransitionWrites(row.lastSeq, jobsQueuedAt);
+    const writes = new TransitionWrites(row.lastSeq, jobs.queuedAt, jobs.priority);
     const effects = toEffects(actions);
     const ctx: EffectContext = { tx, def, row, after: next, projection, event, at, actingAs: by, writes };
     for (const effect of effects) {
@@ -243,7 +243,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (!written) throw new OptimisticConflictError(def.name, row.id);
     if (insert) growth.grew(def.table, 1);
     if (writes.jobs.length > 0) growth.grew('jobs', writes.jobs.length);
-    if (writes.jobs.length > 0) tx.wake('jobs');
+    if (writes.jobs.length > 0) tx.wake(writes.jobs.some((j) => j.priority) ? 'urgentJobs' : 'jobs');
     if (writes.outbox.length > 0) tx.wake('outbox');
     if (rows.timersSet.length > 0) tx.wake('timers');
     const after: ActorRow = {
@@ -420,7 +420,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         created,
         args.audit,
         {},
-        args.jobsQueuedAt,
+        { queuedAt: args.jobsQueuedAt, priority: args.jobsPriority },
       );
     },
 

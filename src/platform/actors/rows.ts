@@ -112,6 +112,7 @@ export function transitionRows(
       run_at: j.run_at,
       max_attempts: j.max_attempts,
       created_at: at,
+      ...(j.priority ? { priority: j.priority } : {}),
     })),
     timersSet,
     timersDelete,

@@ -151,11 +151,12 @@ function sideWrites(
   add(
     'jobs',
     'j',
-    `  insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at)
-  select x.org_id, x.kind, x.payload, x.key, x.run_at, coalesce(x.max_attempts, 5), x.created_at
+    `  insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at, priority)
+  select x.org_id, x.kind, x.payload, x.key, x.run_at, coalesce(x.max_attempts, 5), x.created_at,
+         coalesce(x.priority, 0)
     from json_to_recordset(${arg('jobs')}::json)
       as x(actor_id bigint, org_id bigint, kind text, payload jsonb, key text, run_at timestamptz,
-           max_attempts integer, created_at timestamptz)
+           max_attempts integer, created_at timestamptz, priority smallint)
     join a on a.id = x.actor_id
   on conflict (key) where key is not null do nothing`,
   );

@@ -12,8 +12,11 @@
 import type { Sql } from '../db/sql.js';
 import type { LoadedActor } from './types.js';
 
-/** A background loop that a commit may have given work. */
-export type Wake = 'jobs' | 'outbox' | 'timers';
+/**
+ * A background loop that a commit may have given work; `urgentJobs`: jobs, some of a priority above 0
+ * (the queue's `Job.priority`).
+ */
+export type Wake = 'jobs' | 'urgentJobs' | 'outbox' | 'timers';
 
 /** A transaction of the actor host. */
 export interface ActorTx {

@@ -82,6 +82,12 @@ export interface CreateArgs<K extends MachineKind = MachineKind> {
    * earlier missions goes before later missions' (see missions/children.ts); undefined: now.
    */
   jobsQueuedAt?: string;
+  /**
+   * The priority of the jobs this creation enqueues (`Job.priority`: claimed first, their statements
+   * first in line for a connection); undefined: 0. A mission's task whose dependencies finished passes
+   * 1: its mission waits on it (see missions/children.ts).
+   */
+  jobsPriority?: number;
 }
 
 /** Options of `send`. */

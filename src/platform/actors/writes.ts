@@ -30,6 +30,8 @@ export interface JobRow {
   key: string | null;
   run_at: string;
   max_attempts: number | null;
+  /** Claimed before lower priorities (the queue's `Job.priority`); 0 when absent. */
+  priority?: number;
 }
 
 /** A timer of the transitioning actor. */
@@ -57,10 +59,14 @@ export class TransitionWrites {
   readonly audit: AuditRow[] = [];
   readonly followUps: Array<(tx: ActorTx) => Promise<void>> = [];
 
-  /** @param jobsQueuedAt the `run_at` of the jobs this transition enqueues (see `CreateArgs`), or undefined: now. */
+  /**
+   * @param jobsQueuedAt the `run_at` of the jobs this transition enqueues (see `CreateArgs`), or undefined: now.
+   * @param jobsPriority their priority (see `CreateArgs`), or undefined: 0.
+   */
   constructor(
     private lastSeq: number,
     readonly jobsQueuedAt?: string,
+    readonly jobsPriority?: number,
   ) {}
 
   /** The next run-event sequence number. */

@@ -16,6 +16,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type EmbeddedDatabase, ensureDatabase, startEmbeddedPostgres } from './embedded.js';
 import { allEntities } from './entities/index.js';
+import { laned } from './lanes.js';
 import { type ConnectionSource, type Db, sqlOver } from './sql.js';
 
 /** The advisory lock key under which one process at a time migrates a database ("r3migr" in ASCII). */
@@ -134,7 +135,8 @@ export async function openDatabase(
     allowGlobalContext: false,
     logger: (message) => options.log.debug({ orm: message }, 'mikro-orm'),
   });
-  const sql = sqlOver(connectionsOf(orm));
+  // Plain SQL borrows through lanes (lanes.ts): urgent work first when every connection is out.
+  const sql = sqlOver(laned(connectionsOf(orm), options.poolSize));
   try {
     await createMissingDatabase(sql, url);
   } catch (error) {

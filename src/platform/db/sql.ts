@@ -9,6 +9,7 @@
  * numbers (ids stay far below 2^53), for MikroORM too.
  */
 import pg from 'pg';
+import { holding } from './lanes.js';
 
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
@@ -104,7 +105,8 @@ export function sqlOver(source: ConnectionSource): Db {
   async function onOne<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
     const client = await source.acquire();
     try {
-      return await fn(client);
+      // Another connection it asks for is not held back by the job workers' share (lanes.ts).
+      return await holding(() => fn(client));
     } finally {
       source.release(client);
     }

@@ -38,6 +38,11 @@ export interface Job {
   /** This claim's attempt number (1 on the first). */
   attempts: number;
   maxAttempts: number;
+  /**
+   * Ready jobs are claimed highest priority first (then by `run_at`); a job above 0 also runs in the
+   * pool's urgent lane (src/platform/db/lanes.ts). 0 unless its enqueuer says other work waits on it.
+   */
+  priority: number;
 }
 
 /** What a handler gets. */
@@ -81,6 +86,8 @@ export interface EnqueueSpec {
   /** At most one job per key exists. */
   key?: string;
   maxAttempts?: number;
+  /** See `Job.priority` (default 0). */
+  priority?: number;
 }
 
 /** How a processed job ended. */
@@ -118,10 +125,13 @@ export interface JobQueue {
   enqueue(target: Sql | ActorTx, spec: EnqueueSpec): Promise<number | null>;
   /** Sets the handler of `kind`; only registered kinds are claimed by this process. */
   register(kind: string, handler: JobHandler, options?: JobKindOptions): void;
-  /** Wakes this process's workers and signals every other process's. */
-  notifyEnqueued(): void;
-  /** Claims up to `limit` ready jobs of registered kinds for `workerId`. */
-  claim(workerId: string, limit: number): Promise<Job[]>;
+  /**
+   * Wakes this process's workers and signals every other process's. `urgent`: jobs of a priority
+   * above 0 are among them, so this process claims as soon as one of its slots is free.
+   */
+  notifyEnqueued(enqueued?: { urgent?: boolean }): void;
+  /** Claims up to `limit` ready jobs of registered kinds (of `minPriority` or above: default 0) for `workerId`. */
+  claim(workerId: string, limit: number, minPriority?: number): Promise<Job[]>;
   /** Runs a claimed job and completes or fails it. */
   process(job: Job, workerId: string): Promise<JobOutcome>;
   /** Claims and runs the ready jobs once, one after another; resolves with how many ran. */

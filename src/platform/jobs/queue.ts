@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Subscription } from '../bus/bus.js';
+import { inLane, outsideLanes } from '../db/lanes.js';
 import type { Sql } from '../db/sql.js';
 import {
   JOBS_WAKE_SIGNAL,
@@ -34,20 +35,21 @@ interface JobRow {
   key: string | null;
   attempts: number;
   max_attempts: number;
+  priority: number;
 }
 
 const CLAIM = `
   with c as (
     select id from jobs
      where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
-       and kind = any($2::text[])
-     order by run_at, id
+       and kind = any($2::text[]) and priority >= $6
+     order by priority desc, run_at, id
      limit $3
      for update skip locked
   )
   update jobs j set attempts = j.attempts + 1, locked_by = $4, locked_until = $5
     from c where j.id = c.id
-  returning j.id, j.org_id, j.kind, j.payload, j.key, j.attempts, j.max_attempts`;
+  returning j.id, j.org_id, j.kind, j.payload, j.key, j.attempts, j.max_attempts, j.priority`;
 
 const COMPLETE = 'delete from jobs where id = $1 and locked_by = $2';
 
@@ -74,6 +76,7 @@ function toJob(row: JobRow): Job {
     key: row.key,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,
+    priority: row.priority,
   };
 }
 
@@ -102,6 +105,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   let filling = false;
   let again = false;
   let mayHaveMore = true;
+  // A commit here enqueued jobs that go first (`Job.priority`) and none was claimed since.
+  let urgentWaiting = false;
   let signalQueued = false;
   let poll: NodeJS.Timeout | null = null;
   let renew: NodeJS.Timeout | null = null;
@@ -127,17 +132,21 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  async function claim(worker: string, limit: number): Promise<Job[]> {
+  async function claim(worker: string, limit: number, minPriority = 0): Promise<Job[]> {
     if (kindList.length === 0 || limit <= 0) return [];
     const now = clock.now();
-    const rows = await db.prepared<JobRow>('jobs_claim', CLAIM, [
-      iso(now),
-      kindList,
-      limit,
-      worker,
-      iso(now + leaseMs),
-    ]);
-    return rows.map(toJob).sort((a, b) => a.id - b.id);
+    // Outside the workers' share of the pool (lanes.ts): the jobs it claims wait for it.
+    const rows = await outsideLanes(() =>
+      db.prepared<JobRow>('jobs_claim', CLAIM, [
+        iso(now),
+        kindList,
+        limit,
+        worker,
+        iso(now + leaseMs),
+        minPriority,
+      ]),
+    );
+    return rows.map(toJob).sort((a, b) => b.priority - a.priority || a.id - b.id);
   }
 
   async function markDead(job: Job, worker: string, error: string): Promise<void> {
@@ -219,7 +228,10 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   function start(job: Job): void {
     active++;
     const abort = new AbortController();
-    const promise = processJob(job, workerId, abort.signal)
+    // A job that goes first also goes first for connections (lanes.ts).
+    const promise = inLane(job.priority > 0 ? 'urgent' : 'normal', () =>
+      processJob(job, workerId, abort.signal),
+    )
       .catch((error) => {
         log.error({ err: error, jobId: job.id }, 'job bookkeeping failed');
         return 'failed' as JobOutcome;
@@ -238,16 +250,25 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       do {
         again = false;
         const free = options.concurrency - active;
-        // Busy: wait until a quarter of the slots are free, so claims come in batches, not one by one.
-        if (free <= 0 || (active > 0 && free < Math.ceil(options.concurrency / 4))) break;
+        if (free <= 0) break;
+        // Busy: wait until a quarter of the slots are free, so claims come in batches, not one by one
+        // — unless jobs that go first were enqueued here: then a free slot is claimed at once, for them.
+        const batch = active === 0 || free >= Math.ceil(options.concurrency / 4);
+        if (!batch && !urgentWaiting) break;
+        const urgent = urgentWaiting;
+        urgentWaiting = false;
+        const limit = free;
         let jobs: Job[];
         try {
-          jobs = await claim(workerId, free);
+          jobs = await claim(workerId, limit, batch ? 0 : 1);
         } catch (error) {
           if (running) log.error({ err: error }, 'claiming jobs failed');
+          urgentWaiting = urgent;
           break;
         }
-        if (jobs.length < free && !again) mayHaveMore = false;
+        if (batch && jobs.length < limit && !again) mayHaveMore = false;
+        // Only jobs that go first, as many as asked: more of them may be waiting.
+        if (jobs.length === limit && jobs.every((job) => job.priority > 0)) urgentWaiting = true;
         for (const job of jobs) start(job);
       } while (again && running);
     } finally {
@@ -287,8 +308,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       const sql = tx ? tx.sql : (target as Sql);
       const now = clock.now();
       const [row] = await sql.query<{ id: number }>(
-        `insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at)
-         values ($1, $2, $3::jsonb, $4, $5, $6, $7)
+        `insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at, priority)
+         values ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)
          on conflict (key) where key is not null do nothing
          returning id`,
         [
@@ -299,9 +320,10 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
           iso(spec.runAt ?? now),
           spec.maxAttempts ?? 5,
           iso(now),
+          spec.priority ?? 0,
         ],
       );
-      tx?.wake('jobs');
+      tx?.wake(spec.priority ? 'urgentJobs' : 'jobs');
       return row?.id ?? null;
     },
 
@@ -310,7 +332,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       kindList = [...handlers.keys()];
     },
 
-    notifyEnqueued() {
+    notifyEnqueued(enqueued = {}) {
+      if (enqueued.urgent) urgentWaiting = true;
       wake();
       // One bus signal per tick, however many commits enqueued jobs in it.
       if (signalQueued) return;

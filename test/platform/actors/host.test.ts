@@ -402,6 +402,20 @@ describe('optimistic locking', () => {
     expect(await runAt(now.actor.row.id)).toBe(created.created_at.toISOString());
   });
 
+  it("enqueues a creation's jobs at jobsPriority when given, else 0", async () => {
+    const first = await createSkillRun(t.app, org, { jobsPriority: 1 });
+    const plain = await createSkillRun(t.app, org);
+    const priority = async (id: number) =>
+      (
+        await t.app.db.sql.one<{ priority: number }>(
+          `select priority from jobs where payload ->> 'actorId' = $1::text`,
+          [String(id)],
+        )
+      ).priority;
+    expect(await priority(first.actor.row.id)).toBe(1);
+    expect(await priority(plain.actor.row.id)).toBe(0);
+  });
+
   it('gives up after its attempts with an OptimisticConflictError, writing nothing', async () => {
     const { actor } = await createSkillRun(t.app, org);
     const ref = { orgId: org, id: actor.row.id };

@@ -125,6 +125,23 @@ describe('the queue', () => {
     expect(await queue.process(claimed as Job, 'worker-a')).toBe('lost');
   });
 
+  it('claims jobs of a higher priority first, then by run_at; a claim may ask for a least priority', async () => {
+    queue.register('t.prio', async () => undefined);
+    const early = (await queue.enqueue(t.app.db.sql, {
+      kind: 't.prio',
+      runAt: t.clock.now() - 60_000,
+    })) as number;
+    const first = (await queue.enqueue(t.app.db.sql, { kind: 't.prio', priority: 1 })) as number;
+    expect(await queue.claim('worker-p', 10, 1)).toEqual([
+      expect.objectContaining({ id: first, priority: 1 }),
+    ]);
+    const high = (await queue.enqueue(t.app.db.sql, { kind: 't.prio', priority: 1 })) as number;
+    const claimed = await queue.claim('worker-p', 10);
+    expect(claimed.map((job) => job.id)).toEqual([high, early]);
+    for (const job of [...claimed, { id: first } as Job])
+      await t.app.db.sql.query('delete from jobs where id = $1', [job.id]);
+  });
+
   it('marks a job dead when its worker died during the last attempt', async () => {
     const dead = createCollector<number>();
     queue.register('t.lastgasp', async () => undefined, {
@@ -164,6 +181,42 @@ describe('workers', () => {
       });
     } finally {
       await workers.stop();
+    }
+  });
+
+  it('claim for a job that goes first as soon as one slot is free, and only for such jobs', async () => {
+    // 8 slots: busy, they claim once a quarter (2) are free; 7 taken leave one.
+    const workers = createJobQueue({
+      db: t.app.db.sql,
+      bus: t.app.bus,
+      clock: t.clock,
+      log: createLogger('silent'),
+      concurrency: 8,
+      pollMs: 3_600_000,
+    });
+    const release = deferred();
+    const started = createCollector<number>();
+    const urgentRan = deferred<number>();
+    workers.register('t.slow', async ({ job }) => {
+      started.push(job.id);
+      await release.promise;
+    });
+    workers.register('t.first', async ({ job }) => urgentRan.resolve(job.priority));
+    for (let n = 0; n < 7; n++) await queue.enqueue(t.app.db.sql, { kind: 't.slow' });
+    await workers.start();
+    try {
+      await started.untilCount(7, 'slow jobs started');
+      // Waits for a quarter of the slots to be free, however it is woken.
+      await queue.enqueue(t.app.db.sql, { kind: 't.slow' });
+      workers.notifyEnqueued();
+      await workers.enqueue(t.app.db.sql, { kind: 't.first', priority: 1 });
+      workers.notifyEnqueued({ urgent: true });
+      expect(await withTimeout(urgentRan.promise, 'the job that goes first to run', 2_000)).toBe(1);
+      expect(started.items).toHaveLength(7);
+    } finally {
+      release.resolve();
+      await workers.stop();
+      await workers.drain();
     }
   });
 
