@@ -37,11 +37,13 @@ export const plannerFailedEventSchema = z.strictObject({
   at: isoTimestampSchema,
 });
 
-/** Task `task`'s child run `runId` was created (in the transaction that started the task). */
+/**
+ * The child runs of tasks a transition started were created (in that transition's transaction): one
+ * event for all of them, each `task` with its `runId`.
+ */
 export const taskStartedEventSchema = z.strictObject({
   type: z.literal('TASK_STARTED'),
-  task: z.string().min(1),
-  runId: entityIdSchema,
+  tasks: z.array(z.strictObject({ task: z.string().min(1), runId: entityIdSchema })).min(1),
   at: isoTimestampSchema,
 });
 

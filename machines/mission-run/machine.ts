@@ -126,9 +126,20 @@ export const missionRunMachine = setup({
       const starting = new Set(tasksToStart(context));
       return withTasks(context, (t) => (starting.has(t.id) ? { ...t, status: 'running' } : t));
     }),
-    storeRunId: assign(({ context, event }) => {
+    storeRunIds: assign(({ context, event }) => {
       assertEvent(event, 'TASK_STARTED');
-      return withTasks(context, (t) => (t.id === event.task ? { ...t, runId: event.runId } : t));
+      const runIds = new Map(event.tasks.map((s) => [s.task, s.runId]));
+      return withTasks(context, (t) => {
+        const runId = runIds.get(t.id);
+        return runId === undefined ? t : { ...t, runId };
+      });
+    }),
+    /** A `task_started` mission event per task of TASK_STARTED, in its order. */
+    recordStarted: enqueueActions(({ event, enqueue }) => {
+      assertEvent(event, 'TASK_STARTED');
+      for (const { task } of event.tasks) {
+        enqueue({ type: 'recordMissionEvent', params: { event: 'task_started', task } });
+      }
     }),
     storeTaskOutput: assign(({ context, event }) => {
       assertEvent(event, 'TASK_SUCCEEDED');
@@ -177,7 +188,10 @@ export const missionRunMachine = setup({
     allDone: ({ context }) => tasksOf(context).every((t) => t.status === 'completed'),
     startsUnstarted: ({ context, event }) =>
       event.type === 'TASK_STARTED' &&
-      tasksOf(context).some((t) => t.id === event.task && t.status === 'running' && t.runId === null),
+      new Set(event.tasks.map((s) => s.task)).size === event.tasks.length &&
+      event.tasks.every((s) =>
+        tasksOf(context).some((t) => t.id === s.task && t.status === 'running' && t.runId === null),
+      ),
     isRunningTask: ({ context, event }) =>
       (event.type === 'TASK_SUCCEEDED' || event.type === 'TASK_FAILED') && isRunningTask(context, event.task),
     awaitsPlan: ({ context }) => context.reviewStage === 'plan',
@@ -268,19 +282,7 @@ export const missionRunMachine = setup({
     executing: {
       entry: ['startReady', 'markStarted'],
       on: {
-        TASK_STARTED: {
-          guard: 'startsUnstarted',
-          actions: [
-            'storeRunId',
-            {
-              type: 'recordMissionEvent',
-              params: ({ event }): RecordMissionEventParams => ({
-                event: 'task_started',
-                task: (event as { task: string }).task,
-              }),
-            },
-          ],
-        },
+        TASK_STARTED: { guard: 'startsUnstarted', actions: ['storeRunIds', 'recordStarted'] },
         TASK_SUCCEEDED: {
           guard: 'isRunningTask',
           target: 'advancing',

@@ -63,8 +63,12 @@ const proposed = (output: Record<string, unknown>, attempt = 1): MissionRunEvent
   ({ type: 'PLAN_PROPOSED', attempt, output, at: T1 }) as MissionRunEvent;
 const started = (id: string, runId: number): MissionRunEvent => ({
   type: 'TASK_STARTED',
-  task: id,
-  runId,
+  tasks: [{ task: id, runId }],
+  at: T1,
+});
+const startedAll = (...tasks: Array<[string, number]>): MissionRunEvent => ({
+  type: 'TASK_STARTED',
+  tasks: tasks.map(([task, runId]) => ({ task, runId })),
   at: T1,
 });
 const succeeded = (id: string): MissionRunEvent => ({
@@ -286,6 +290,24 @@ const transitionRows: TransitionRow<M>[] = [
     },
   },
   {
+    name: 'executing: the child runs of the tasks one transition started → task_started for each, in order, their runIds kept',
+    input: onlyResult,
+    from: [...executingA, succeeded('a')],
+    event: startedAll(['b', 102], ['c', 103]),
+    to: 'executing',
+    actions: [record('task_started', 'b'), record('task_started', 'c')],
+    context: {
+      plan: {
+        tasks: [
+          expect.objectContaining({ id: 'a', status: 'completed', runId: 101 }),
+          expect.objectContaining({ id: 'b', status: 'running', runId: 102 }),
+          expect.objectContaining({ id: 'c', status: 'running', runId: 103 }),
+          expect.objectContaining({ id: 'd', status: 'pending', runId: null }),
+        ],
+      },
+    },
+  },
+  {
     name: 'executing: a task completes → task_completed, its dependants that became ready start (in parallel)',
     input: onlyResult,
     from: executingA,
@@ -472,6 +494,18 @@ const refusedRows: RefusedRow<M>[] = [
     input: onlyResult,
     from: executingA,
     event: started('d', 5),
+  },
+  {
+    name: 'executing: TASK_STARTED of a started task with an unstarted one',
+    input: onlyResult,
+    from: [...executingA, succeeded('a'), started('b', 102)],
+    event: startedAll(['b', 102], ['c', 103]),
+  },
+  {
+    name: 'executing: TASK_STARTED naming one task twice',
+    input: onlyResult,
+    from: [...executingA, succeeded('a')],
+    event: startedAll(['b', 102], ['b', 103]),
   },
   {
     name: 'completed: cancel',

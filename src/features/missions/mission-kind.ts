@@ -153,7 +153,9 @@ function childEffects(
     startTask(params, ctx) {
       const { task } = params as StartTaskParams;
       // The tasks one transition starts share one follow-up: their agents and skills are read in one
-      // statement, then each task starts in plan order (its child run, then TASK_STARTED or TASK_FAILED).
+      // statement, each task's child run is created in plan order, then one TASK_STARTED tells the
+      // mission run of all that started (one transition, not one per task) and a TASK_FAILED of each
+      // that could not.
       const batch = starting.get(ctx.writes);
       if (batch) {
         batch.push(task);
@@ -165,24 +167,30 @@ function childEffects(
       const context = contextOf(ctx);
       ctx.writes.followUp(async (tx) => {
         const applied = await readForTasks(tx, mission.orgId, context, tasks);
+        const started: Array<{ task: string; runId: number }> = [];
+        const events: MissionRunEvent[] = [];
         for (const id of tasks) {
-          let event: MissionRunEvent;
           try {
-            const runId = await startTask(tx, deps, mission, context, id, ctx.actingAs, applied);
-            event = { type: 'TASK_STARTED', task: id, runId, at: ctx.at };
+            started.push({
+              task: id,
+              runId: await startTask(tx, deps, mission, context, id, ctx.actingAs, applied),
+            });
           } catch (error) {
             if (!(error instanceof StartRefused)) throw error;
-            event = {
+            events.push({
               type: 'TASK_FAILED',
               task: id,
               error: { code: error.code, message: error.message },
               at: ctx.at,
-            };
+            });
           }
+        }
+        if (started.length > 0) events.unshift({ type: 'TASK_STARTED', tasks: started, at: ctx.at });
+        for (const event of events) {
           const sent = await sendToSelf(host, tx, ctx, event);
           if (sent.outcome !== 'applied') {
             log.warn(
-              { missionRunId: ctx.row.id, task: id, outcome: sent.outcome },
+              { missionRunId: ctx.row.id, event: event.type, outcome: sent.outcome },
               'mission run refused its task start',
             );
           }
