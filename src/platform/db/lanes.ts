@@ -35,14 +35,28 @@ export function inLane<T>(lane: Lane, fn: () => T): T {
   return context.run({ ...context.getStore(), lane }, fn);
 }
 
-/** Runs `fn` in no lane (as a request), wherever it was started from. */
+/**
+ * Runs `fn` in no lane (as a request), wherever it was started from. Work in no lane already runs
+ * `fn` as it is: entering a context costs every later promise of the process (see below).
+ */
 export function outsideLanes<T>(fn: () => T): T {
+  const now = context.getStore();
+  if (now?.lane === undefined && now?.holding !== true) return fn();
   return context.run({}, fn);
 }
 
-/** Runs `fn`, which holds a connection: its own requests for more are never held back by the share. */
+/**
+ * Runs `fn`, which holds a connection: its own requests for more are never held back by the share.
+ * Only work in a lane is held back, so only there is a context entered. The first context a process
+ * enters turns on Node's promise hooks for the rest of its life (Node 20 and 22; every later promise
+ * pays, ~10% of a request's CPU: test/features/tokens/token-writes.test.ts): requests, the relay and
+ * anything else outside the job workers never enter one here. A process that runs jobs does, at its
+ * first job (`inLane`).
+ */
 export function holding<T>(fn: () => T): T {
-  return context.run({ ...context.getStore(), holding: true }, fn);
+  const now = context.getStore();
+  if (now?.lane === undefined) return fn();
+  return context.run({ ...now, holding: true }, fn);
 }
 
 type Class = Lane | 'request';
