@@ -40,6 +40,7 @@ export const MACHINE_KINDS = Object.keys(machines) as MachineKind[];
 
 export {
   MISSION_REVIEW_MODES,
+  MISSION_REVIEW_STAGES,
   MISSION_TASK_STATUSES,
   type MissionReview,
   type MissionRunContext,

@@ -6,7 +6,7 @@ import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from
 export const MISSION_REVIEW_MODES = ['plan', 'result', 'both'] as const;
 
 /** What a mission run's review decides: its plan (before any task starts) or its result. */
-const MISSION_REVIEW_STAGES = ['plan', 'result'] as const;
+export const MISSION_REVIEW_STAGES = ['plan', 'result'] as const;
 
 /**
  * A review decision on a mission run (the mission run object's `review`): a run's decision and the

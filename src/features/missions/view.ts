@@ -5,7 +5,7 @@
  * and `pollUrl`. Built from the row's columns, the org in every query.
  */
 import { z } from 'zod';
-import type { MissionReview } from '../../../machines/index.js';
+import { MISSION_REVIEW_STAGES, type MissionReview, runReviewSchema } from '../../../machines/index.js';
 import type { Db } from '../../platform/db/sql.js';
 import type { ArtifactView } from '../artifacts/index.js';
 import type { MissionDefinition } from './definition.js';
@@ -56,21 +56,15 @@ export const missionRunViewSchema = z
       })
       .nullable(),
     artifacts: z.array(z.record(z.string(), z.unknown())),
-    review: z
-      .object({
-        decision: z.enum(['approved', 'rejected']),
-        by: z.string(),
-        onBehalfOf: z.string().nullable(),
-        note: z.string().nullable(),
-        reason: z.string().nullable(),
-        at: z.iso.datetime(),
+    review: runReviewSchema
+      .extend({
         stage: z
-          .enum(['plan', 'result'])
+          .enum(MISSION_REVIEW_STAGES)
           .nullable()
           .meta({ description: 'The stage decided; null for decisions recorded before it was.' }),
       })
       .nullable(),
-    reviewStage: z.enum(['plan', 'result']).nullable(),
+    reviewStage: z.enum(MISSION_REVIEW_STAGES).nullable(),
     reviewUrl: z.string(),
     error: z.unknown(),
     team: z.array(z.object({ agent: z.string(), role: z.string() })),
