@@ -186,9 +186,9 @@ function createHost(
   close: () => Promise<void>,
 ): PlatformHost {
   const { role, clock, log } = options;
-  const actors = createActorHost({ db: db.sql, clock, log });
   const concurrency = role === 'cli' ? 0 : config.workerConcurrency;
   const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency, databaseUrl: db.url });
+  const actors = createActorHost({ db: db.sql, clock, log, jobs });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
   const metrics = createMetrics({ defaults: role === 'serve' });
   // Runs first among the closers: every service and loop has stopped, so every span has ended.

@@ -10,7 +10,7 @@ import type { CreatedToken } from '../../src/features/tokens/service.js';
 import type { SkillManifest } from '../../src/features/workspace/skill-manifest.js';
 import type { App } from '../../src/main.js';
 import { SYSTEM } from '../../src/platform/actors/acting-as.js';
-import type { Transitioned } from '../../src/platform/actors/host.js';
+import type { ActorHost, Transitioned } from '../../src/platform/actors/host.js';
 import type { ActorTx } from '../../src/platform/actors/tx.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
 
@@ -47,8 +47,11 @@ export async function createSkillRun(
     tx?: ActorTx;
     jobsQueuedAt?: string;
     jobsPriority?: number;
+    /** Another host than the app's (with the run kinds registered). */
+    host?: ActorHost;
   } = {},
 ): Promise<Transitioned> {
+  const host = options.host ?? app.actors;
   const slug = options.slug ?? 'summarize';
   const requiresApproval = options.requiresApproval ?? false;
   const manifest: RunManifest = {
@@ -60,7 +63,7 @@ export async function createSkillRun(
     agent: null,
   };
   const create = (tx: ActorTx) =>
-    app.actors.create(tx, SKILL_RUN_KIND, {
+    host.create(tx, SKILL_RUN_KIND, {
       orgId,
       input: (runId, at) => ({ runId, slug, requiresApproval, at }),
       columns: {
@@ -78,7 +81,7 @@ export async function createSkillRun(
       ...(options.jobsQueuedAt ? { jobsQueuedAt: options.jobsQueuedAt } : {}),
       ...(options.jobsPriority ? { jobsPriority: options.jobsPriority } : {}),
     });
-  return options.tx ? create(options.tx) : app.actors.transact(create);
+  return options.tx ? create(options.tx) : host.transact(create);
 }
 
 /** Creates a workflow run from `manifest` (a workflow run manifest). */

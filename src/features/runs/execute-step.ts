@@ -31,7 +31,7 @@ import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
 import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
 import { inLane } from '../../platform/db/lanes.js';
 import type { Db } from '../../platform/db/sql.js';
-import type { JobContext, JobHandler, JobKindOptions } from '../../platform/jobs/queue.js';
+import type { JobContext, JobHandler, JobKindOptions, JobOrigin } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/log.js';
 import {
   type CompletionRequest,
@@ -418,6 +418,30 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     return result.outcome === 'applied';
   }
 
+  /**
+   * The run of a job started where its creation committed (`JobContext.origin`), as that transaction
+   * wrote it, instead of reading it: a skill run's first execution, so no step execution, tool call
+   * or workflow step exists yet. Its cancel is seen as a read would see it: nobody else could cancel
+   * the run before that commit, and the watch began at it (the handler runs in the commit's callback).
+   */
+  function createdRun(
+    origin: JobOrigin,
+    payload: ExecuteStepPayload,
+  ): { run: RunRow; loaded: LoadedActor } | null {
+    const row = origin.row;
+    if (row.id !== payload.actorId || row.kind !== 'skill' || payload.attempt !== 1) return null;
+    const run = {
+      ...(row as unknown as RunRow),
+      created_at: new Date(row.created_at as string),
+      tool_calls: null,
+      step_started_at: null,
+      se_output: null,
+      se_error: null,
+      se_finished: null,
+    };
+    return { run, loaded: origin.actor };
+  }
+
   const handler: JobHandler = (ctx) => {
     const payload = ctx.job.payload as ExecuteStepPayload;
     // Watched before the run is read: a cancel committed after the read aborts the step's calls.
@@ -427,16 +451,20 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
   };
 
   async function handle(ctx: JobContext, payload: ExecuteStepPayload, signal: AbortSignal): Promise<void> {
-    const rows = await db.prepared<RunRow>('execute_step_load', BEGIN, [
-      payload.actorId,
-      payload.orgId,
-      payload.step,
-      payload.attempt,
-    ]);
-    const run = rows[0];
+    const created = ctx.origin ? createdRun(ctx.origin, payload) : null;
+    const run =
+      created?.run ??
+      (
+        await db.prepared<RunRow>('execute_step_load', BEGIN, [
+          payload.actorId,
+          payload.orgId,
+          payload.step,
+          payload.attempt,
+        ])
+      )[0];
     if (!run) return;
     const runLog = ctx.log.child({ runId: run.id, traceId: run.trace_id, step: payload.step });
-    const loaded = host.resolveRow(RUN_KINDS, run as unknown as Record<string, unknown>);
+    const loaded = created?.loaded ?? host.resolveRow(RUN_KINDS, run as unknown as Record<string, unknown>);
     const job = { id: ctx.job.id, workerId: ctx.workerId };
     if (run.se_finished) {
       // Recorded by an earlier execution (and so already taken by the run): re-send it, never re-run.

@@ -25,6 +25,7 @@ import type { Attribution } from '../auth/attribution.js';
 import { createGrowthStatistics } from '../db/growth.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
 import { zodIssues } from '../http/validate.js';
+import type { JobOrigin } from '../jobs/interfaces.js';
 import { createStatementBatcher, type StatementBatcher } from './batcher.js';
 import { builtinEffects } from './builtin-effects.js';
 import { createIdAllocator } from './ids.js';
@@ -52,7 +53,7 @@ import {
   type TransitionAudit,
   type Transitioned,
 } from './types.js';
-import { TransitionWrites } from './writes.js';
+import { type JobRow, TransitionWrites } from './writes.js';
 
 export type { ActorTx } from './tx.js';
 export {
@@ -200,6 +201,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       if (!handler) throw new Error(`actor kind ${def.name} has no handler for effect ${effect.type}`);
       await handler(effect.params, ctx);
     }
+    const leased = await leaseJobs(tx, writes.jobs);
     if (audit) {
       writes.audit.push({
         action: audit.action,
@@ -243,7 +245,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (!written) throw new OptimisticConflictError(def.name, row.id);
     if (insert) growth.grew(def.table, 1);
     if (writes.jobs.length > 0) growth.grew('jobs', writes.jobs.length);
-    if (writes.jobs.length > 0) tx.wake(writes.jobs.some((j) => j.priority) ? 'urgentJobs' : 'jobs');
+    const claimable = writes.jobs.filter((j) => !j.leased);
+    if (claimable.length > 0) tx.wake(claimable.some((j) => j.priority) ? 'urgentJobs' : 'jobs');
     if (writes.outbox.length > 0) tx.wake('outbox');
     if (rows.timersSet.length > 0) tx.wake('timers');
     const after: ActorRow = {
@@ -253,11 +256,61 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       snapshot: persisted,
     };
     const actor: LoadedActor = { def, row: after, snapshot: next };
+    if (leased.length > 0)
+      startLeased(tx, leased, row.orgId, insert ? { actor, row: rows.actors[0] ?? {} } : undefined);
     // Before the follow-ups: one that transitions this actor again (a mission run told that the task
     // it started did) starts from here. A created row is left out (its `read` columns are unset).
     if (!insert && !tx.single) tx.updated.set(`${def.table}:${row.id}`, actor);
     for (const followUp of writes.followUps) await followUp(deeper(tx));
     return { actor, from, to, effects, projection };
+  }
+
+  /**
+   * Leases the jobs of `jobs` that go first to this process when it can run them at once
+   * (`JobQueue.lease`): each gets an id (the allocator's, from `jobs`' sequence) and the lease, and
+   * is written claimed. The leased ones, to start after the commit.
+   */
+  async function leaseJobs(tx: ActorTx, jobs: readonly JobRow[]): Promise<JobRow[]> {
+    const queue = options.jobs;
+    if (!queue) return [];
+    const leased: JobRow[] = [];
+    for (const job of jobs) {
+      if (!job.priority) continue;
+      const lease = queue.lease(job.kind);
+      if (!lease) continue;
+      job.leased = { id: await ids.next('jobs_id_seq', reader(tx)), ...lease };
+      leased.push(job);
+    }
+    return leased;
+  }
+
+  /** Starts `leased` (from `leaseJobs`) once `tx` commits; a creation's jobs get the actor as created. */
+  function startLeased(
+    tx: ActorTx,
+    leased: readonly JobRow[],
+    orgId: number,
+    origin: JobOrigin | undefined,
+  ): void {
+    const queue = options.jobs;
+    if (!queue) return;
+    tx.afterCommit(() => {
+      for (const job of leased) {
+        if (!job.leased) continue;
+        queue.startLeased(
+          {
+            id: job.leased.id,
+            orgId,
+            kind: job.kind,
+            payload: job.payload,
+            key: job.key,
+            attempts: 1,
+            maxAttempts: job.max_attempts ?? 5,
+            priority: job.priority ?? 0,
+          },
+          origin,
+        );
+      }
+    });
   }
 
   /** Where a transaction's reads go (a single transaction reads from the pool). */

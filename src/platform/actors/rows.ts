@@ -113,6 +113,9 @@ export function transitionRows(
       max_attempts: j.max_attempts,
       created_at: at,
       ...(j.priority ? { priority: j.priority } : {}),
+      ...(j.leased
+        ? { id: j.leased.id, attempts: 1, locked_by: j.leased.workerId, locked_until: j.leased.lockedUntil }
+        : {}),
     })),
     timersSet,
     timersDelete,

@@ -151,12 +151,15 @@ function sideWrites(
   add(
     'jobs',
     'j',
-    `  insert into jobs (org_id, kind, payload, key, run_at, max_attempts, created_at, priority)
-  select x.org_id, x.kind, x.payload, x.key, x.run_at, coalesce(x.max_attempts, 5), x.created_at,
-         coalesce(x.priority, 0)
+    `  insert into jobs (id, org_id, kind, payload, key, run_at, max_attempts, created_at, priority, attempts,
+                    locked_by, locked_until)
+  select coalesce(x.id, nextval('jobs_id_seq')), x.org_id, x.kind, x.payload, x.key, x.run_at,
+         coalesce(x.max_attempts, 5), x.created_at, coalesce(x.priority, 0), coalesce(x.attempts, 0),
+         x.locked_by, x.locked_until
     from json_to_recordset(${arg('jobs')}::json)
       as x(actor_id bigint, org_id bigint, kind text, payload jsonb, key text, run_at timestamptz,
-           max_attempts integer, created_at timestamptz, priority smallint)
+           max_attempts integer, created_at timestamptz, priority smallint, id bigint, attempts integer,
+           locked_by text, locked_until timestamptz)
     join a on a.id = x.actor_id
   on conflict (key) where key is not null do nothing`,
   );

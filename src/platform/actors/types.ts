@@ -6,6 +6,7 @@ import type { Effect, MachineKind } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import type { Db, Sql } from '../db/sql.js';
 import type { FieldIssue } from '../errors.js';
+import type { JobQueue } from '../jobs/interfaces.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../util/clock.js';
 import type { IdAllocator } from './ids.js';
@@ -133,6 +134,11 @@ export interface ActorHostOptions {
   maxAttempts?: number;
   /** How deep follow-up transitions may cascade (default 4). */
   maxDepth?: number;
+  /**
+   * The job queue of this process, for jobs that go first: one it can run at once is written leased
+   * to it and started after the commit (`JobQueue.lease`). Without it every job is claimed.
+   */
+  jobs?: Pick<JobQueue, 'lease' | 'startLeased'>;
 }
 
 /** The actor host. */

@@ -32,6 +32,8 @@ export interface JobRow {
   max_attempts: number | null;
   /** Claimed before lower priorities (the queue's `Job.priority`); 0 when absent. */
   priority?: number;
+  /** Written leased to this process, which starts it after the commit (`JobQueue.lease`): its id and lease. */
+  leased?: { id: number; workerId: string; lockedUntil: string };
 }
 
 /** A timer of the transitioning actor. */

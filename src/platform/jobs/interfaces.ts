@@ -15,11 +15,17 @@
  * - fail: the error is kept in `last_error` and the job waits `exp(min(attempts, 10))` seconds (capped
  *   at an hour) before it is ready again; after `max_attempts` attempts it is dead (`dead_at`), stays
  *   for inspection, and the kind's `onDead` hook runs (e.g. to fail the run).
+ * - leased start (as Temporal's eager activities): a job that goes first, enqueued by a transaction of a
+ *   process that can run it at once (`JobQueue.lease`), is written already claimed by that process
+ *   (attempt 1, its lease) and started there right after the commit (`startLeased`), with what the
+ *   transaction knew (`JobContext.origin`): no claim, no wait for a poll or a wake. If the process
+ *   dies first, the liveness sweep hands it back like any claimed job.
  * - wake: after a commit that enqueued jobs, `notifyEnqueued()` wakes the idle workers of this process
  *   and signals `sig.jobs.wake` on the bus so the workers of every other process wake too; a poll
  *   every `pollMs` catches delayed jobs and expired leases.
  */
 import type { ActorTx } from '../actors/tx.js';
+import type { LoadedActor } from '../actors/types.js';
 import type { Bus } from '../bus/bus.js';
 import type { Db, Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
@@ -45,9 +51,29 @@ export interface Job {
   priority: number;
 }
 
+/**
+ * What the transaction that enqueued a job knew, given to a job started where it was enqueued
+ * (`JobQueue.startLeased`): the actor whose creation enqueued it, as created.
+ */
+export interface JobOrigin {
+  /** The actor after its creation (the row locked by nobody: the transaction committed). */
+  actor: LoadedActor;
+  /** The actor's row as its creation wrote it: every column (`transitionRows`' actor row). */
+  row: Record<string, unknown>;
+}
+
+/** The claim a transaction writes into a job it enqueues for this process to start (`JobQueue.lease`). */
+export interface JobLease {
+  workerId: string;
+  /** When the lease runs out (ISO), unless renewed while the job runs. */
+  lockedUntil: string;
+}
+
 /** What a handler gets. */
 export interface JobContext {
   job: Job;
+  /** Set when the job was started where it was enqueued, right after its commit (see `JobOrigin`). */
+  origin?: JobOrigin;
   workerId: string;
   /** Aborted when the process stops while the job runs. */
   signal: AbortSignal;
@@ -130,6 +156,15 @@ export interface JobQueue {
    * above 0 are among them, so this process claims as soon as one of its slots is free.
    */
   notifyEnqueued(enqueued?: { urgent?: boolean }): void;
+  /**
+   * A lease for a job of `kind` that goes first, if this process runs it as soon as the enqueuing
+   * transaction commits: its workers run, the kind is registered here and a slot is free (jobs that go
+   * first may use a quarter more than `concurrency`). The transaction writes the job with it (attempt
+   * 1) and calls `startLeased` after its commit; nothing to undo on a rollback.
+   */
+  lease(kind: string): JobLease | null;
+  /** Runs `job`, written with a lease of `lease` by a transaction that committed, without claiming it. */
+  startLeased(job: Job, origin?: JobOrigin): void;
   /** Claims up to `limit` ready jobs of registered kinds (of `minPriority` or above: default 0) for `workerId`. */
   claim(workerId: string, limit: number, minPriority?: number): Promise<Job[]>;
   /** Runs a claimed job and completes or fails it. */

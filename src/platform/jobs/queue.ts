@@ -12,6 +12,8 @@ import {
   type Job,
   type JobHandler,
   type JobKindOptions,
+  type JobLease,
+  type JobOrigin,
   type JobOutcome,
   type JobQueue,
   type JobQueueOptions,
@@ -23,6 +25,7 @@ export type {
   JobContext,
   JobHandler,
   JobKindOptions,
+  JobOrigin,
   JobQueue,
   JobQueueOptions,
 } from './interfaces.js';
@@ -98,6 +101,9 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   const workerId = newWorkerId();
   const handlers = new Map<string, { handler: JobHandler; options: JobKindOptions }>();
   let kindList: string[] = [];
+  // Jobs that go first may run in this many slots beyond `concurrency` (a claim for them, a leased
+  // start): slots full of other work do not hold up what a running mission waits on.
+  const firstSlots = Math.ceil(options.concurrency / 4);
 
   // Worker-pool state.
   let running = false;
@@ -164,7 +170,12 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     }
   }
 
-  async function processJob(job: Job, worker: string, signal: AbortSignal = never): Promise<JobOutcome> {
+  async function processJob(
+    job: Job,
+    worker: string,
+    signal: AbortSignal = never,
+    origin?: JobOrigin,
+  ): Promise<JobOutcome> {
     const registered = handlers.get(job.kind);
     const maxAttempts = registered?.options.maxAttempts ?? job.maxAttempts;
     const jobLog = log.child({ jobId: job.id, jobKind: job.kind, attempt: job.attempts });
@@ -188,6 +199,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     try {
       await registered.handler({
         job,
+        ...(origin ? { origin } : {}),
         workerId: worker,
         signal,
         log: jobLog,
@@ -225,12 +237,12 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     }
   }
 
-  function start(job: Job): void {
+  function start(job: Job, origin?: JobOrigin): void {
     active++;
     const abort = new AbortController();
     // A job that goes first also goes first for connections (lanes.ts).
     const promise = inLane(job.priority > 0 ? 'urgent' : 'normal', () =>
-      processJob(job, workerId, abort.signal),
+      processJob(job, workerId, abort.signal, origin),
     )
       .catch((error) => {
         log.error({ err: error, jobId: job.id }, 'job bookkeeping failed');
@@ -250,14 +262,14 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       do {
         again = false;
         const free = options.concurrency - active;
-        if (free <= 0) break;
         // Busy: wait until a quarter of the slots are free, so claims come in batches, not one by one
-        // — unless jobs that go first were enqueued here: then a free slot is claimed at once, for them.
+        // — unless jobs that go first were enqueued here: then a free slot is claimed at once, for them
+        // (of theirs too: `firstSlots`).
         const batch = active === 0 || free >= Math.ceil(options.concurrency / 4);
-        if (!batch && !urgentWaiting) break;
+        if (!batch && !(urgentWaiting && free + firstSlots > 0)) break;
         const urgent = urgentWaiting;
         urgentWaiting = false;
-        const limit = free;
+        const limit = batch ? free : free + firstSlots;
         let jobs: Job[];
         try {
           jobs = await claim(workerId, limit, batch ? 0 : 1);
@@ -342,6 +354,19 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         signalQueued = false;
         bus.signal(JOBS_WAKE_SIGNAL);
       });
+    },
+
+    lease(kind) {
+      if (!running || options.concurrency <= 0 || !handlers.has(kind)) return null;
+      if (active >= options.concurrency + firstSlots) return null;
+      return { workerId, lockedUntil: iso(clock.now() + leaseMs) } satisfies JobLease;
+    },
+
+    startLeased(job, origin) {
+      // Stopping: the job stays leased to this process, whose successor's sweep (or the lease's end)
+      // hands it back.
+      if (!running) return;
+      start(job, origin);
     },
 
     claim,

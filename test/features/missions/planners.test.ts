@@ -5,7 +5,7 @@
  * twice (PLAN_INVALID); a task whose skill fails; a team agent deactivated mid-run; the plan review
  * (reject cancels, approve resumes), assign and snooze, and the approve capability.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Callers, callers } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { type ChatBody, type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
@@ -84,8 +84,36 @@ const plannerPrompts = () =>
 describe('scripted planners', () => {
   it('a valid diamond: b and c run in parallel after a; d gets both outputs', async () => {
     plans.push(`Here is the plan:\n\`\`\`json\n${diamond}\n\`\`\``);
+    // Tasks after others start leased in the process whose transaction started them, from their run as
+    // created: no claim, and their step never reads the run.
+    const leased = vi.spyOn(t.app.jobs, 'startLeased');
+    const reads = vi.spyOn(t.app.db.sql, 'prepared');
     const id = await start({ missionSlug: 'diamond', input: { product: 'Kite' } });
     const run = await waitForMissionRun(t, c.reader, id, ['awaiting_review', 'failed']);
+    const tasksLeased = leased.mock.calls.map(([job, origin]) => {
+      expect(job).toMatchObject({ kind: 'execute_step', attempts: 1, priority: 1 });
+      expect(origin?.row).toMatchObject({
+        id: (job.payload as { actorId: number }).actorId,
+        mission_run_id: id,
+      });
+      return origin?.row.mission_task_id;
+    });
+    expect(tasksLeased.sort()).toEqual(['b', 'c', 'd']);
+    const loadedRuns = reads.mock.calls
+      .filter(([name]) => name === 'execute_step_load')
+      .map(([, , p]) => p?.[0]);
+    const children = await t.app.db.sql.query<{ id: number; task: string }>(
+      'select id, mission_task_id as task from runs where mission_run_id = $1',
+      [id],
+    );
+    expect(
+      children
+        .filter((r) => loadedRuns.includes(r.id))
+        .map((r) => r.task)
+        .sort(),
+    ).toEqual(['#plan-1', 'a']);
+    leased.mockRestore();
+    reads.mockRestore();
     expect(run.status).toBe('awaiting_review');
     expect(run.plan.tasks.map((x: { id: string; status: string }) => [x.id, x.status])).toEqual([
       ['a', 'completed'],

@@ -21,6 +21,8 @@ import {
   statementParams,
   type TransitionRows,
 } from '../../../src/platform/actors/statements.js';
+import type { Job, JobOrigin } from '../../../src/platform/jobs/queue.js';
+import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkillRun, orgIdOf, rowCounts } from '../../helpers/runs.js';
 import { deferred, withTimeout } from '../../helpers/wait.js';
@@ -438,6 +440,106 @@ describe('optimistic locking', () => {
     expect(error).toBeInstanceOf(OptimisticConflictError);
     expect(attempts).toBe(6);
     expect(await rowCounts(t.app)).toEqual(before);
+  });
+});
+
+describe('jobs that go first, leased to the process whose transaction enqueues them', () => {
+  const WORKER_ID = 'host-test:1:abc';
+  const leasedUntil = () => new Date(t.clock.now() + 60_000).toISOString();
+  /** A host with the run kinds over a queue that leases as told, recording what it is asked. */
+  function leasingHost(leases: boolean) {
+    const asked: string[] = [];
+    const started: Array<{ job: Job; origin: JobOrigin | undefined }> = [];
+    const host = createActorHost({
+      db: t.app.db.sql,
+      clock: t.clock,
+      log: createLogger('silent'),
+      jobs: {
+        lease(kind) {
+          asked.push(kind);
+          return leases ? { workerId: WORKER_ID, lockedUntil: leasedUntil() } : null;
+        },
+        startLeased: (job, origin) => started.push({ job, origin }),
+      },
+    });
+    for (const kind of RUN_KINDS) host.register(t.app.actors.kind(kind));
+    return { host, asked, started };
+  }
+  const jobOf = (runId: number) =>
+    t.app.db.sql.one<{ id: number; attempts: number; locked_by: string | null; locked_until: Date | null }>(
+      `select id, attempts, locked_by, locked_until from jobs where payload ->> 'actorId' = $1::text`,
+      [String(runId)],
+    );
+
+  it('writes one leased (claimed, attempt 1) and starts it after the commit with the actor as created', async () => {
+    const { host, started } = leasingHost(true);
+    let beforeCommit = -1;
+    const created = await host.transact(async (tx) => {
+      const done = await createSkillRun(t.app, org, { host, tx, jobsPriority: 1, input: { text: 'lease' } });
+      beforeCommit = started.length;
+      return done;
+    });
+    expect(beforeCommit).toBe(0);
+    const id = created.actor.row.id;
+    const job = await jobOf(id);
+    expect(job).toMatchObject({ attempts: 1, locked_by: WORKER_ID });
+    expect(job.locked_until?.toISOString()).toBe(leasedUntil());
+    expect(started).toHaveLength(1);
+    expect(started[0]?.job).toEqual({
+      id: Number(job.id),
+      orgId: org,
+      kind: 'execute_step',
+      payload: expect.objectContaining({ actorId: id, orgId: org, step: 'summarize', attempt: 1 }),
+      key: null,
+      attempts: 1,
+      maxAttempts: 5,
+      priority: 1,
+    });
+    expect(started[0]?.origin?.actor).toBe(created.actor);
+    expect(started[0]?.origin?.row).toMatchObject({
+      id,
+      org_id: org,
+      kind: 'skill',
+      status: 'running',
+      version: 1,
+      input: { text: 'lease' },
+    });
+    // Nobody else may claim it: it is the leasing process's.
+    const claimed = await t.app.jobs.claim('another-worker', 100, 1);
+    expect(claimed.map((j) => j.id)).not.toContain(Number(job.id));
+    expect(await jobOf(id)).toMatchObject({ attempts: 1, locked_by: WORKER_ID });
+  });
+
+  it('starts nothing when the transaction rolls back, and leaves no job', async () => {
+    const { host, asked, started } = leasingHost(true);
+    let id = 0;
+    await expect(
+      host.transact(async (tx) => {
+        id = (await createSkillRun(t.app, org, { host, tx, jobsPriority: 1 })).actor.row.id;
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(asked).toEqual(['execute_step']);
+    expect(started).toEqual([]);
+    expect(
+      await t.app.db.sql.query(`select 1 from jobs where payload ->> 'actorId' = $1::text`, [String(id)]),
+    ).toEqual([]);
+  });
+
+  it('queues for a claim a job the queue does not take now, or one that does not go first', async () => {
+    const refusing = leasingHost(false);
+    const refused = await createSkillRun(t.app, org, { host: refusing.host, jobsPriority: 1 });
+    expect(refusing.asked).toEqual(['execute_step']);
+    expect(await jobOf(refused.actor.row.id)).toMatchObject({
+      attempts: 0,
+      locked_by: null,
+      locked_until: null,
+    });
+    const leasing = leasingHost(true);
+    const plain = await createSkillRun(t.app, org, { host: leasing.host });
+    expect(leasing.asked).toEqual([]);
+    expect(await jobOf(plain.actor.row.id)).toMatchObject({ attempts: 0, locked_by: null });
+    expect([...refusing.started, ...leasing.started]).toEqual([]);
   });
 });
 

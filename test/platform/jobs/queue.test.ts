@@ -2,11 +2,12 @@
  * The job queue against the real database, with the manual clock: claiming, completion, retries with
  * backoff, death after the last attempt, keys, leases of dead workers, and wake-ups of idle workers.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobQueue, type Job, type JobQueue } from '../../../src/platform/jobs/queue.js';
+import { createJobQueue, type Job, type JobOrigin, type JobQueue } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createCollector, deferred, withTimeout } from '../../helpers/wait.js';
+import { createCollector, deferred, waitFor, withTimeout } from '../../helpers/wait.js';
 
 let t: TestApp;
 let queue: JobQueue;
@@ -27,6 +28,45 @@ afterAll(async () => {
   await queue.stop();
   await t.close();
 });
+
+/**
+ * Workers of `concurrency` slots (no poll), `busy` of them to be held, once started, by jobs of a kind
+ * of their own until `release`.
+ */
+function heldWorkers(concurrency: number, busy: number) {
+  const workers = createJobQueue({
+    db: t.app.db.sql,
+    bus: t.app.bus,
+    clock: t.clock,
+    log: createLogger('silent'),
+    concurrency,
+    pollMs: 3_600_000,
+    leaseMs: LEASE_MS,
+  });
+  const kind = `t.held-${randomUUID()}`;
+  const release = deferred();
+  const held = createCollector<number>();
+  workers.register(kind, async ({ job }) => {
+    held.push(job.id);
+    await release.promise;
+  });
+  return {
+    workers,
+    kind,
+    release,
+    held,
+    async start() {
+      for (let n = 0; n < busy; n++) await queue.enqueue(t.app.db.sql, { kind });
+      await workers.start();
+      await held.untilCount(busy, 'the busy slots taken');
+    },
+    async stop() {
+      release.resolve();
+      await workers.stop();
+      await workers.drain();
+    },
+  };
+}
 
 async function jobRow(id: number) {
   return t.app.db.sql.maybeOne<{
@@ -186,38 +226,92 @@ describe('workers', () => {
 
   it('claim for a job that goes first as soon as one slot is free, and only for such jobs', async () => {
     // 8 slots: busy, they claim once a quarter (2) are free; 7 taken leave one.
-    const workers = createJobQueue({
-      db: t.app.db.sql,
-      bus: t.app.bus,
-      clock: t.clock,
-      log: createLogger('silent'),
-      concurrency: 8,
-      pollMs: 3_600_000,
-    });
-    const release = deferred();
-    const started = createCollector<number>();
+    const busy = heldWorkers(8, 7);
     const urgentRan = deferred<number>();
-    workers.register('t.slow', async ({ job }) => {
-      started.push(job.id);
-      await release.promise;
-    });
-    workers.register('t.first', async ({ job }) => urgentRan.resolve(job.priority));
-    for (let n = 0; n < 7; n++) await queue.enqueue(t.app.db.sql, { kind: 't.slow' });
-    await workers.start();
+    busy.workers.register('t.first', async ({ job }) => urgentRan.resolve(job.priority));
     try {
-      await started.untilCount(7, 'slow jobs started');
+      await busy.start();
       // Waits for a quarter of the slots to be free, however it is woken.
-      await queue.enqueue(t.app.db.sql, { kind: 't.slow' });
-      workers.notifyEnqueued();
-      await workers.enqueue(t.app.db.sql, { kind: 't.first', priority: 1 });
-      workers.notifyEnqueued({ urgent: true });
+      await queue.enqueue(t.app.db.sql, { kind: busy.kind });
+      busy.workers.notifyEnqueued();
+      await busy.workers.enqueue(t.app.db.sql, { kind: 't.first', priority: 1 });
+      busy.workers.notifyEnqueued({ urgent: true });
       expect(await withTimeout(urgentRan.promise, 'the job that goes first to run', 2_000)).toBe(1);
-      expect(started.items).toHaveLength(7);
+      expect(busy.held.items).toHaveLength(7);
     } finally {
-      release.resolve();
-      await workers.stop();
-      await workers.drain();
+      await busy.stop();
     }
+  });
+
+  it('run jobs that go first in a quarter more slots than their concurrency, no more', async () => {
+    // 4 slots, all busy: one more for a job that goes first.
+    const busy = heldWorkers(4, 4);
+    const first = createCollector<number>();
+    busy.workers.register('t.ahead', async ({ job }) => {
+      first.push(job.id);
+      await busy.release.promise;
+    });
+    try {
+      await busy.start();
+      for (let n = 0; n < 2; n++) await busy.workers.enqueue(t.app.db.sql, { kind: 't.ahead', priority: 1 });
+      busy.workers.notifyEnqueued({ urgent: true });
+      await first.untilCount(1, 'a job that goes first started beyond the slots');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(first.items).toHaveLength(1);
+      expect(busy.held.items).toHaveLength(4);
+    } finally {
+      await busy.stop();
+    }
+  });
+
+  it('lease a job that goes first to a transaction only while they run, for their kinds and a free slot; startLeased runs it unclaimed', async () => {
+    const busy = heldWorkers(4, 4);
+    const { workers } = busy;
+    const ran = createCollector<{ job: Job; origin: unknown }>();
+    workers.register('t.leased', async ({ job, origin }) => {
+      ran.push({ job, origin });
+      await busy.release.promise;
+    });
+    expect(workers.lease('t.leased')).toBeNull(); // not started
+    try {
+      await busy.start();
+      expect(workers.lease('t.unknown')).toBeNull();
+      const lease = workers.lease('t.leased');
+      expect(lease).toEqual({
+        workerId: workers.workerId,
+        lockedUntil: new Date(t.clock.now() + LEASE_MS).toISOString(),
+      });
+      // As a transaction writes it: claimed by this process, attempt 1.
+      const [row] = await t.app.db.sql.query<{ id: number }>(
+        `insert into jobs (kind, payload, run_at, created_at, priority, attempts, locked_by, locked_until)
+         values ('t.leased', '{"n": 1}', now(), now(), 1, 1, $1, $2) returning id`,
+        [lease?.workerId, lease?.lockedUntil],
+      );
+      const id = Number(row?.id);
+      const job: Job = {
+        id,
+        orgId: null,
+        kind: 't.leased',
+        payload: { n: 1 },
+        key: null,
+        attempts: 1,
+        maxAttempts: 5,
+        priority: 1,
+      };
+      const origin = { actor: null, row: { id: 7 } } as unknown as JobOrigin;
+      workers.startLeased(job, origin);
+      await ran.untilCount(1, 'the leased job to run');
+      expect(ran.items[0]).toEqual({ job, origin });
+      // The fifth slot (a quarter more than 4) is its: nothing more is leased.
+      expect(workers.lease('t.leased')).toBeNull();
+      // Nobody claims it meanwhile: it is this process's.
+      expect(await queue.claim('someone-else', 10, 1)).toEqual([]);
+      busy.release.resolve();
+      await waitFor(async () => (await jobRow(id)) === null, 'the leased job completed (deleted)');
+    } finally {
+      await busy.stop();
+    }
+    expect(workers.lease('t.leased')).toBeNull(); // stopped
   });
 
   it('wake on the bus signal of another process', async () => {
