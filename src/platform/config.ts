@@ -216,7 +216,7 @@ const VARIABLES = {
   ),
   R3_WORKER_CONCURRENCY: variable(
     z.coerce.number().int().min(0).max(256),
-    'jobs executed at once per process (`0`: this process runs no jobs)',
+    "jobs executed at once per process (`0`: this process runs no jobs); jobs that running work waits on (a mission's next tasks) may take a quarter more",
     { default: '32' },
   ),
   R3_SHUTDOWN_TIMEOUT: variable(
