@@ -12,6 +12,7 @@ import type { App } from '../../src/main.js';
 import { SYSTEM } from '../../src/platform/actors/acting-as.js';
 import type { ActorHost, Transitioned } from '../../src/platform/actors/host.js';
 import type { ActorTx } from '../../src/platform/actors/tx.js';
+import type { CreateArgs } from '../../src/platform/actors/types.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
 
 /** The org id of `slug` (created by `t.token({org})`). */
@@ -34,24 +35,22 @@ export function skillManifest(slug: string, overrides: Partial<SkillManifest> = 
   };
 }
 
-/** Creates a skill run of `slug` in `tx` (default: its own transaction). */
-export async function createSkillRun(
-  app: App,
+/** What a test skill run is made of (`createSkillRun`). */
+export interface SkillRunOptions {
+  slug?: string;
+  requiresApproval?: boolean;
+  promptMd?: string;
+  input?: Record<string, unknown>;
+  manifest?: Partial<SkillManifest>;
+  jobsQueuedAt?: string;
+  jobsPriority?: number;
+}
+
+/** The creation of a skill run of `slug` (`ActorHost.create`). */
+export function skillRunArgs(
   orgId: number,
-  options: {
-    slug?: string;
-    requiresApproval?: boolean;
-    promptMd?: string;
-    input?: Record<string, unknown>;
-    manifest?: Partial<SkillManifest>;
-    tx?: ActorTx;
-    jobsQueuedAt?: string;
-    jobsPriority?: number;
-    /** Another host than the app's (with the run kinds registered). */
-    host?: ActorHost;
-  } = {},
-): Promise<Transitioned> {
-  const host = options.host ?? app.actors;
+  options: SkillRunOptions = {},
+): CreateArgs<typeof SKILL_RUN_KIND> {
   const slug = options.slug ?? 'summarize';
   const requiresApproval = options.requiresApproval ?? false;
   const manifest: RunManifest = {
@@ -62,25 +61,34 @@ export async function createSkillRun(
     },
     agent: null,
   };
-  const create = (tx: ActorTx) =>
-    host.create(tx, SKILL_RUN_KIND, {
-      orgId,
-      input: (runId, at) => ({ runId, slug, requiresApproval, at }),
-      columns: {
-        slug,
-        name: `Skill ${slug}`,
-        agent_slug: null,
-        created_by: 'system',
-        api_token_id: null,
-        workspace_sha: 'abc1234',
-        trace_id: '0af7651916cd43dd8448eb211c80319c',
-        input: options.input ?? { text: 'hello' },
-        manifest,
-      },
-      actingAs: SYSTEM,
-      ...(options.jobsQueuedAt ? { jobsQueuedAt: options.jobsQueuedAt } : {}),
-      ...(options.jobsPriority ? { jobsPriority: options.jobsPriority } : {}),
-    });
+  return {
+    orgId,
+    input: (runId, at) => ({ runId, slug, requiresApproval, at }),
+    columns: {
+      slug,
+      name: `Skill ${slug}`,
+      agent_slug: null,
+      created_by: 'system',
+      api_token_id: null,
+      workspace_sha: 'abc1234',
+      trace_id: '0af7651916cd43dd8448eb211c80319c',
+      input: options.input ?? { text: 'hello' },
+      manifest,
+    },
+    actingAs: SYSTEM,
+    ...(options.jobsQueuedAt ? { jobsQueuedAt: options.jobsQueuedAt } : {}),
+    ...(options.jobsPriority ? { jobsPriority: options.jobsPriority } : {}),
+  };
+}
+
+/** Creates a skill run of `slug` in `tx` (default: its own transaction), on `host` (default: the app's). */
+export async function createSkillRun(
+  app: App,
+  orgId: number,
+  options: SkillRunOptions & { tx?: ActorTx; host?: ActorHost } = {},
+): Promise<Transitioned> {
+  const host = options.host ?? app.actors;
+  const create = (tx: ActorTx) => host.create(tx, SKILL_RUN_KIND, skillRunArgs(orgId, options));
   return options.tx ? create(options.tx) : host.transact(create);
 }
 

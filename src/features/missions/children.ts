@@ -16,6 +16,7 @@
 import type { MissionRunContext, MissionTask } from '../../../machines/index.js';
 import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
 import type { EffectContext } from '../../platform/actors/kind.js';
+import type { CreateArgs } from '../../platform/actors/types.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { AgentSnapshot, SkillRunManifest, SkillSnapshot } from '../runs/index.js';
 import { SKILL_RUN_KIND } from '../runs/index.js';
@@ -200,7 +201,7 @@ async function readApplied(
 }
 
 /** Reads what starting `taskIds` of the plan needs: their agents and the skills they name. */
-export function readForTasks(
+function readForTasks(
   tx: ActorTx,
   orgId: number,
   context: MissionRunContext,
@@ -237,16 +238,10 @@ function activeAgent(applied: StartResources, slug: string) {
   return agent;
 }
 
-/** Creates a child skill run of the mission run; resolves with its id. */
-async function createChild(
-  tx: ActorTx,
-  deps: ChildDeps,
-  mission: MissionRow,
-  spec: ChildSpec,
-  by: Attribution,
-) {
+/** What creates a child skill run of the mission run (`ActorHost.create`). */
+function childArgs(mission: MissionRow, spec: ChildSpec, by: Attribution): CreateArgs<typeof SKILL_RUN_KIND> {
   const manifest: SkillRunManifest = { kind: 'skill', skill: spec.skill, agent: spec.agent };
-  const created = await deps.host.create(tx, SKILL_RUN_KIND, {
+  return {
     orgId: mission.orgId,
     input: (runId, at) => ({
       runId,
@@ -276,8 +271,7 @@ async function createChild(
     // mission is under way and waits on it. The queue claims it first and its statements go first for
     // a connection (platform/db/lanes.ts).
     ...(spec.handOver ? { jobsPriority: 1 } : {}),
-  });
-  return created.actor.row.id;
+  };
 }
 
 /** The agent as its child run keeps it: with its tool policy, which the run's tool loop applies. */
@@ -313,9 +307,7 @@ export async function startPlanner(
       skills: agent?.manifest.skillSlugs ?? [],
     };
   });
-  return createChild(
-    tx,
-    deps,
+  const args = childArgs(
     mission,
     {
       taskId: plannerTaskId(attempt),
@@ -328,18 +320,53 @@ export async function startPlanner(
     },
     by,
   );
+  return (await deps.host.create(tx, SKILL_RUN_KIND, args)).actor.row.id;
 }
 
-/** Starts task `taskId`'s child run from `applied` (`readForTasks`, in the same transaction). */
-export async function startTask(
+/**
+ * Starts the child runs of `taskIds` (in that order), reading their agents and skills in one statement
+ * and creating the runs in another: the tasks started, with their runs, and those that could not
+ * (`StartRefused`), with why.
+ */
+export async function startTasks(
   tx: ActorTx,
   deps: ChildDeps,
+  mission: MissionRow,
+  context: MissionRunContext,
+  taskIds: readonly string[],
+  by: Attribution,
+): Promise<{
+  started: Array<{ task: string; runId: number }>;
+  refused: Array<{ task: string; error: StartRefused }>;
+}> {
+  const applied = await readForTasks(tx, mission.orgId, context, taskIds);
+  const starting: Array<{ task: string; args: CreateArgs<typeof SKILL_RUN_KIND> }> = [];
+  const refused: Array<{ task: string; error: StartRefused }> = [];
+  for (const task of taskIds) {
+    try {
+      starting.push({ task, args: taskChild(mission, context, task, by, applied) });
+    } catch (error) {
+      if (!(error instanceof StartRefused)) throw error;
+      refused.push({ task, error });
+    }
+  }
+  const created = await deps.host.createMany(
+    tx,
+    SKILL_RUN_KIND,
+    starting.map((s) => s.args),
+  );
+  const started = starting.map((s, i) => ({ task: s.task, runId: created[i]?.actor.row.id as number }));
+  return { started, refused };
+}
+
+/** What creates task `taskId`'s child run, from `applied` (read in the same transaction). */
+function taskChild(
   mission: MissionRow,
   context: MissionRunContext,
   taskId: string,
   by: Attribution,
   applied: StartResources,
-): Promise<number> {
+): CreateArgs<typeof SKILL_RUN_KIND> {
   const tasks = context.plan?.tasks ?? [];
   const task = tasks.find((t) => t.id === taskId);
   if (!task) throw new Error(`mission run ${mission.id} has no task ${taskId}`);
@@ -370,9 +397,7 @@ export async function startTask(
   } else {
     skill = promptSkill('mission-task', 'Task', agent.manifest, mission.definition.limits.maxToolCalls);
   }
-  return createChild(
-    tx,
-    deps,
+  return childArgs(
     mission,
     {
       taskId,

@@ -30,14 +30,7 @@ import { missionEventSubject } from '../../platform/bus/subjects.js';
 import type { Logger } from '../../platform/log.js';
 import type { ReviewItems } from '../reviews/index.js';
 import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
-import {
-  type ChildDeps,
-  missionRowOf,
-  readForTasks,
-  StartRefused,
-  startPlanner,
-  startTask,
-} from './children.js';
+import { type ChildDeps, missionRowOf, StartRefused, startPlanner, startTasks } from './children.js';
 import { plannerAttemptOf } from './definition.js';
 
 /** The actor kind name. */
@@ -153,9 +146,9 @@ function childEffects(
     startTask(params, ctx) {
       const { task } = params as StartTaskParams;
       // The tasks one transition starts share one follow-up: their agents and skills are read in one
-      // statement, each task's child run is created in plan order, then one TASK_STARTED tells the
-      // mission run of all that started (one transition, not one per task) and a TASK_FAILED of each
-      // that could not.
+      // statement, their child runs created in another (in plan order), then one TASK_STARTED tells
+      // the mission run of all that started (one transition, not one per task) and a TASK_FAILED of
+      // each that could not.
       const batch = starting.get(ctx.writes);
       if (batch) {
         batch.push(task);
@@ -166,25 +159,13 @@ function childEffects(
       const mission = missionRowOf(ctx);
       const context = contextOf(ctx);
       ctx.writes.followUp(async (tx) => {
-        const applied = await readForTasks(tx, mission.orgId, context, tasks);
-        const started: Array<{ task: string; runId: number }> = [];
-        const events: MissionRunEvent[] = [];
-        for (const id of tasks) {
-          try {
-            started.push({
-              task: id,
-              runId: await startTask(tx, deps, mission, context, id, ctx.actingAs, applied),
-            });
-          } catch (error) {
-            if (!(error instanceof StartRefused)) throw error;
-            events.push({
-              type: 'TASK_FAILED',
-              task: id,
-              error: { code: error.code, message: error.message },
-              at: ctx.at,
-            });
-          }
-        }
+        const { started, refused } = await startTasks(tx, deps, mission, context, tasks, ctx.actingAs);
+        const events: MissionRunEvent[] = refused.map(({ task, error }) => ({
+          type: 'TASK_FAILED',
+          task,
+          error: { code: error.code, message: error.message },
+          at: ctx.at,
+        }));
         if (started.length > 0) events.unshift({ type: 'TASK_STARTED', tasks: started, at: ctx.at });
         for (const event of events) {
           const sent = await sendToSelf(host, tx, ctx, event);

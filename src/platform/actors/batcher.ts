@@ -16,7 +16,7 @@
  * failing statement is retried transition by transition so one bad row cannot fail the others.
  */
 import type { Sql } from '../db/sql.js';
-import { ROW_ARRAYS, type StatementVariants, statementParams, type TransitionRows } from './statements.js';
+import { mergeRows, type StatementVariants, statementParams, type TransitionRows } from './statements.js';
 
 /** Sends transitions of one kind and mode. */
 export interface StatementBatcher {
@@ -31,20 +31,7 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-function merge(items: readonly Pending[]): TransitionRows {
-  const merged = Object.fromEntries(
-    ROW_ARRAYS.map((array) => [array, [] as Record<string, unknown>[]]),
-  ) as unknown as TransitionRows;
-  merged.extra = {};
-  for (const item of items) {
-    // Each array keeps its own row type; only concatenated here.
-    for (const array of ROW_ARRAYS) (merged[array] as unknown[]).push(...item.rows[array]);
-    for (const [name, rows] of Object.entries(item.rows.extra)) {
-      merged.extra[name] = [...(merged.extra[name] ?? []), ...rows];
-    }
-  }
-  return merged;
-}
+const merge = (items: readonly Pending[]): TransitionRows => mergeRows(items.map((item) => item.rows));
 
 /** A batcher of a kind's `statements` of one mode on `sql`, the pool. */
 export function createStatementBatcher(options: {

@@ -8,6 +8,8 @@
  *   `transition()` → perform the effects into a `TransitionWrites` → ONE statement that writes the
  *   row (guarded by `version`), the transition-log row, run events, outbox rows, jobs, timers and
  *   audit rows (see statements.ts) → follow-ups (other actors' transitions) in the same transaction.
+ *   Creations of several actors of one kind (`createMany`) share that statement, their follow-ups
+ *   after it.
  * - refused: the state does not accept the event (`can()` is false). Nothing is written; API callers
  *   answer 409, workers and timers treat it as a duplicate or stale event and move on.
  * - conflict: the row's version moved between load and write (another transaction won). The whole
@@ -40,12 +42,19 @@ import type {
 } from './kind.js';
 import { columnLayout } from './kind.js';
 import { resolveSnapshot, transitionRows } from './rows.js';
-import { buildStatements, type KindStatements, statementParams } from './statements.js';
+import {
+  buildStatements,
+  type KindStatements,
+  mergeRows,
+  statementParams,
+  type TransitionRows,
+} from './statements.js';
 import { createStepper, type MachineStepper } from './stepper.js';
 import { type ActorTx, actorTx, deeper, NeedsTransaction, singleTx, TxState, type Wake } from './tx.js';
 import {
   type ActorHost,
   type ActorHostOptions,
+  type CreateArgs,
   type LoadedActor,
   OptimisticConflictError,
   type SendOptions,
@@ -175,7 +184,26 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     return { def, row, snapshot: resolveSnapshot(def, row.snapshot) };
   }
 
-  async function apply(
+  /** A transition computed, its effects performed and its rows built; not yet written. */
+  interface Prepared {
+    kind: KindEntry;
+    row: ActorRow;
+    from: string | null;
+    to: string;
+    next: MachineSnapshotLike;
+    effects: ReturnType<typeof toEffects>;
+    projection: Record<string, unknown>;
+    persisted: unknown;
+    writes: TransitionWrites;
+    rows: TransitionRows;
+    /** A creation (an insert), else an update. */
+    created: boolean;
+    /** The jobs written leased to this process (`leaseJobs`). */
+    leased: JobRow[];
+  }
+
+  /** A transition, computed with its effects performed (then `write`, then `finish`). */
+  async function prepare(
     tx: ActorTx,
     kind: KindEntry,
     row: ActorRow,
@@ -187,10 +215,10 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     at: string,
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,
-    also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'urgent'> = {},
-    jobs: { queuedAt?: string | undefined; priority?: number | undefined } = {},
-  ): Promise<Transitioned> {
-    const { def, statements } = kind;
+    also: Pick<SendOptions, 'extraRows' | 'completesJob'>,
+    jobs: { queuedAt?: string | undefined; priority?: number | undefined },
+  ): Promise<Prepared> {
+    const { def } = kind;
     const projection = def.project(next);
     const to = stateName(next.value);
     const writes = new TransitionWrites(row.lastSeq, jobs.queuedAt, jobs.priority);
@@ -224,26 +252,60 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       event,
       by,
     });
-    const mode = insert ? 'insert' : 'update';
-    let written: boolean;
+    return {
+      kind,
+      row,
+      from,
+      to,
+      next,
+      effects,
+      projection,
+      persisted,
+      writes,
+      rows,
+      created: insert !== null,
+      leased,
+    };
+  }
+
+  /**
+   * Writes `list` (transitions of one kind, all creations or all updates) in one statement; throws
+   * `OptimisticConflictError` when one of them was not written. A single transaction writes one.
+   */
+  async function write(tx: ActorTx, list: readonly Prepared[], urgent: boolean): Promise<void> {
+    const [first] = list;
+    if (!first) return;
+    const { kind } = first;
+    const mode = first.created ? 'insert' : 'update';
     if (tx.single) {
       if (tx.single.wrote) throw new Error('a single transaction made a second write');
       // Follow-ups mean more statements: that needs a real transaction (nothing is written yet).
-      if (writes.followUps.length > 0) throw new NeedsTransaction();
+      if (list.length > 1 || first.writes.followUps.length > 0) throw new NeedsTransaction();
       tx.single.wrote = true;
-      const lane = mode === 'update' && also.urgent ? 'urgent' : mode;
-      written = await kind.batchers[lane].submit(rows, row.id);
-    } else {
-      const statement = statements[mode].for(rows);
-      const ids = await tx.sql.prepared<{ id: number }>(
-        statement.name,
-        statement.text,
-        statementParams(statement, rows),
-      );
-      written = ids.some((r) => r.id === row.id);
+      const lane = mode === 'update' && urgent ? 'urgent' : mode;
+      if (!(await kind.batchers[lane].submit(first.rows, first.row.id))) {
+        throw new OptimisticConflictError(kind.def.name, first.row.id);
+      }
+      return;
     }
-    if (!written) throw new OptimisticConflictError(def.name, row.id);
-    if (insert) growth.grew(def.table, 1);
+    const rows = list.length === 1 ? first.rows : mergeRows(list.map((p) => p.rows));
+    const statement = kind.statements[mode].for(rows);
+    const ids = await tx.sql.prepared<{ id: number }>(
+      statement.name,
+      statement.text,
+      statementParams(statement, rows),
+    );
+    const written = new Set(ids.map((r) => Number(r.id)));
+    for (const p of list) {
+      if (!written.has(Number(p.row.id))) throw new OptimisticConflictError(kind.def.name, p.row.id);
+    }
+  }
+
+  /** After the write: statistics, wake-ups and leased starts for the commit, then the follow-ups. */
+  async function finish(tx: ActorTx, p: Prepared): Promise<Transitioned> {
+    const { kind, row, writes, rows } = p;
+    const { def } = kind;
+    if (p.created) growth.grew(def.table, 1);
     if (writes.jobs.length > 0) growth.grew('jobs', writes.jobs.length);
     const claimable = writes.jobs.filter((j) => !j.leased);
     if (claimable.length > 0) tx.wake(claimable.some((j) => j.priority) ? 'urgentJobs' : 'jobs');
@@ -253,16 +315,17 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       ...row,
       version: row.version + 1,
       lastSeq: writes.seq,
-      snapshot: persisted,
+      snapshot: p.persisted,
     };
-    const actor: LoadedActor = { def, row: after, snapshot: next };
-    if (leased.length > 0)
-      startLeased(tx, leased, row.orgId, insert ? { actor, row: rows.actors[0] ?? {} } : undefined);
+    const actor: LoadedActor = { def, row: after, snapshot: p.next };
+    if (p.leased.length > 0) {
+      startLeased(tx, p.leased, row.orgId, p.created ? { actor, row: rows.actors[0] ?? {} } : undefined);
+    }
     // Before the follow-ups: one that transitions this actor again (a mission run told that the task
     // it started did) starts from here. A created row is left out (its `read` columns are unset).
-    if (!insert && !tx.single) tx.updated.set(`${def.table}:${row.id}`, actor);
+    if (!p.created && !tx.single) tx.updated.set(`${def.table}:${row.id}`, actor);
     for (const followUp of writes.followUps) await followUp(deeper(tx));
-    return { actor, from, to, effects, projection };
+    return { actor, from: p.from, to: p.to, effects: p.effects, projection: p.projection };
   }
 
   /**
@@ -313,6 +376,36 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     });
   }
 
+  /** A creation of `kind` from `args`, prepared (`prepare`): its id allocated, its machine started. */
+  async function prepareCreation(tx: ActorTx, kind: KindEntry, args: CreateArgs): Promise<Prepared> {
+    const { def } = kind;
+    const id = await ids.next(def.sequence, reader(tx));
+    const at = new Date(clock.now()).toISOString();
+    const input = args.input(id, at);
+    const [snapshot, actions] = kind.stepper.initial(input);
+    const columns: Record<string, unknown> = {};
+    for (const column of kind.columns.loaded) columns[column] = args.columns[column];
+    if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
+    const created = { ...args.columns };
+    if (def.discriminator) created[def.discriminator.column] = def.discriminator.value;
+    const row: ActorRow = { id, orgId: args.orgId, version: 0, lastSeq: 0, snapshot: null, columns };
+    return prepare(
+      tx,
+      kind,
+      row,
+      null,
+      snapshot,
+      actions,
+      { type: 'xstate.init', input },
+      args.actingAs,
+      at,
+      created,
+      args.audit,
+      {},
+      { queuedAt: args.jobsQueuedAt, priority: args.jobsPriority },
+    );
+  }
+
   /** Where a transaction's reads go (a single transaction reads from the pool). */
   function reader(tx: ActorTx): Sql {
     if (!tx.single) return tx.sql;
@@ -347,7 +440,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (!loaded.snapshot.can(valid)) return { outcome: 'refused', actor: loaded };
     const [next, actions] = kind.stepper.next(loaded.snapshot, valid);
     const at = new Date(clock.now()).toISOString();
-    const done = await apply(
+    const prepared = await prepare(
       tx,
       kind,
       loaded.row,
@@ -360,8 +453,10 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       null,
       options.audit,
       options,
+      {},
     );
-    return { outcome: 'applied', ...done };
+    await write(tx, [prepared], options.urgent === true);
+    return { outcome: 'applied', ...(await finish(tx, prepared)) };
   }
 
   /** The actor as `tx` last updated it (its row locked by `tx`), if it is one of `names` in `ref`'s org. */
@@ -448,33 +543,20 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
 
     async create(tx, name, args) {
       checkDepth(tx);
+      const prepared = await prepareCreation(tx, entry(name), args);
+      await write(tx, [prepared], false);
+      return finish(tx, prepared);
+    },
+
+    async createMany(tx, name, list) {
+      checkDepth(tx);
       const kind = entry(name);
-      const { def } = kind;
-      const id = await ids.next(def.sequence, reader(tx));
-      const at = new Date(clock.now()).toISOString();
-      const input = args.input(id, at);
-      const [snapshot, actions] = kind.stepper.initial(input);
-      const columns: Record<string, unknown> = {};
-      for (const column of kind.columns.loaded) columns[column] = args.columns[column];
-      if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
-      const created = { ...args.columns };
-      if (def.discriminator) created[def.discriminator.column] = def.discriminator.value;
-      const row: ActorRow = { id, orgId: args.orgId, version: 0, lastSeq: 0, snapshot: null, columns };
-      return apply(
-        tx,
-        kind,
-        row,
-        null,
-        snapshot,
-        actions,
-        { type: 'xstate.init', input },
-        args.actingAs,
-        at,
-        created,
-        args.audit,
-        {},
-        { queuedAt: args.jobsQueuedAt, priority: args.jobsPriority },
-      );
+      const prepared: Prepared[] = [];
+      for (const args of list) prepared.push(await prepareCreation(tx, kind, args));
+      await write(tx, prepared, false);
+      const created: Transitioned[] = [];
+      for (const p of prepared) created.push(await finish(tx, p));
+      return created;
     },
 
     send: deliver,

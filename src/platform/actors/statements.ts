@@ -94,6 +94,22 @@ export const ROW_ARRAYS = [
 ] as const;
 
 /** The arrays besides the actor rows (a statement variant is the set of those that are non-empty). */
+/** The rows of several transitions of one kind as one statement's (each array concatenated in order). */
+export function mergeRows(list: readonly TransitionRows[]): TransitionRows {
+  const merged = Object.fromEntries(
+    ROW_ARRAYS.map((array) => [array, [] as Record<string, unknown>[]]),
+  ) as unknown as TransitionRows;
+  merged.extra = {};
+  for (const rows of list) {
+    // Each array keeps its own row type; only concatenated here.
+    for (const array of ROW_ARRAYS) (merged[array] as unknown[]).push(...rows[array]);
+    for (const [name, extra] of Object.entries(rows.extra)) {
+      merged.extra[name] = [...(merged.extra[name] ?? []), ...extra];
+    }
+  }
+  return merged;
+}
+
 const SIDE_ARRAYS = ROW_ARRAYS.filter((array) => array !== 'actors');
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;

@@ -160,6 +160,16 @@ export interface ActorHost {
   /** Creates an actor of `kind`: id, initial transition, row and effects in one statement. */
   create<K extends MachineKind>(tx: ActorTx, kind: K, args: CreateArgs<K>): Promise<Transitioned>;
   /**
+   * Creates several actors of `kind` in `tx` with one statement (`create` each writes its own): their
+   * ids and machines in `list`'s order, their follow-ups after the write, in that order. A single
+   * transaction needs a real one for more than one.
+   */
+  createMany<K extends MachineKind>(
+    tx: ActorTx,
+    kind: K,
+    list: readonly CreateArgs<K>[],
+  ): Promise<Transitioned[]>;
+  /**
    * Sends `event` to the actor `ref`. `kinds` names one kind, or several sharing a table (the row's
    * discriminator picks the one; the event must then be one every kind of them takes). The event is
    * checked against the kind's event schema first: a mismatch is answered `invalid` and never

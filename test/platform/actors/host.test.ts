@@ -4,7 +4,7 @@
  * review item in the same transaction.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type GateReachedEvent,
   type RunApproveEvent,
@@ -24,7 +24,7 @@ import {
 import type { Job, JobOrigin } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createSkillRun, orgIdOf, rowCounts } from '../../helpers/runs.js';
+import { createSkillRun, orgIdOf, rowCounts, skillRunArgs } from '../../helpers/runs.js';
 import { deferred, withTimeout } from '../../helpers/wait.js';
 
 let t: TestApp;
@@ -540,6 +540,75 @@ describe('jobs that go first, leased to the process whose transaction enqueues t
     expect(leasing.asked).toEqual([]);
     expect(await jobOf(plain.actor.row.id)).toMatchObject({ attempts: 0, locked_by: null });
     expect([...refusing.started, ...leasing.started]).toEqual([]);
+  });
+});
+
+describe('several creations of one kind (createMany)', () => {
+  it('write in one statement, each with its rows, follow-ups after the write', async () => {
+    const before = await rowCounts(t.app);
+    let statements: string[] = [];
+    const created = await t.app.actors.transact(async (tx) => {
+      const prepared = vi.spyOn(tx.sql, 'prepared');
+      const made = await t.app.actors.createMany(tx, SKILL_RUN_KIND, [
+        skillRunArgs(org, { input: { text: 'one' } }),
+        skillRunArgs(org, { input: { text: 'two' }, requiresApproval: true }),
+        skillRunArgs(org, { input: { text: 'three' }, jobsPriority: 1 }),
+      ]);
+      statements = prepared.mock.calls.map(([name]) => name).filter((name) => name !== 'actor_ids');
+      prepared.mockRestore();
+      return made;
+    });
+    // The three runs in one statement, then the follow-up of the one that needs approval (its review
+    // item); ids come from the allocator's blocks.
+    expect(statements).toEqual(['actor_insert_skill-run#0', 'actor_insert_review-item#0']);
+    const ids = created.map((c) => c.actor.row.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // The second waits for its approval (its review item is its creation's follow-up).
+    expect(created.map((c) => c.projection.status)).toEqual(['running', 'pending', 'running']);
+    const rows = await t.app.db.sql.query<{ id: number; input: { text: string }; version: number }>(
+      'select id, input, version from runs where id = any($1::bigint[]) order by id',
+      [ids],
+    );
+    expect(rows.map((r) => [Number(r.id), r.input.text, r.version])).toEqual([
+      [ids[0], 'one', 1],
+      [ids[1], 'two', 1],
+      [ids[2], 'three', 1],
+    ]);
+    const jobs = await t.app.db.sql.query<{ actor: string; priority: number }>(
+      `select payload ->> 'actorId' as actor, priority from jobs where payload ->> 'actorId' = any($1::text[])`,
+      [ids.map(String)],
+    );
+    expect(Object.fromEntries(jobs.map((j) => [Number(j.actor), j.priority]))).toEqual({
+      [ids[0] as number]: 0,
+      [ids[1] as number]: 0,
+      [ids[2] as number]: 1,
+    });
+    expect(await rowCounts(t.app)).toMatchObject({
+      runs: before.runs + 3,
+      review_items: before.review_items + 1,
+      // The runs' creations and the review item's.
+      transitions: before.transitions + 4,
+      jobs: before.jobs + 3,
+    });
+  });
+
+  it('write none when the statement fails, and need a real transaction for more than one', async () => {
+    const before = await rowCounts(t.app);
+    const error = await withFault('run_events', 'insert', () =>
+      t.app.actors.transact((tx) =>
+        t.app.actors.createMany(tx, SKILL_RUN_KIND, [skillRunArgs(org), skillRunArgs(org)]),
+      ),
+    );
+    expect(String(error)).toContain('injected fault on run_events');
+    expect(await rowCounts(t.app)).toEqual(before);
+    // Asked as a single transaction: rerun in a real one, both written.
+    const created = await t.app.actors.transact(
+      (tx) => t.app.actors.createMany(tx, SKILL_RUN_KIND, [skillRunArgs(org), skillRunArgs(org)]),
+      { single: true },
+    );
+    expect(created).toHaveLength(2);
+    expect(await rowCounts(t.app)).toMatchObject({ runs: before.runs + 2 });
   });
 });
 
