@@ -31,8 +31,6 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-const merge = (items: readonly Pending[]): TransitionRows => mergeRows(items.map((item) => item.rows));
-
 /** A batcher of a kind's `statements` of one mode on `sql`, the pool. */
 export function createStatementBatcher(options: {
   sql: Sql;
@@ -58,7 +56,7 @@ export function createStatementBatcher(options: {
 
   async function execute(batch: Pending[]): Promise<void> {
     try {
-      const ids = await written(merge(batch));
+      const ids = await written(mergeRows(batch.map((item) => item.rows)));
       for (const item of batch) item.resolve(ids.has(item.actorId));
     } catch (error) {
       if (batch.length === 1) {

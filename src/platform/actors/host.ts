@@ -27,7 +27,7 @@ import type { Attribution } from '../auth/attribution.js';
 import { createGrowthStatistics } from '../db/growth.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
 import { zodIssues } from '../http/validate.js';
-import type { JobOrigin } from '../jobs/interfaces.js';
+import type { Job } from '../jobs/interfaces.js';
 import { createStatementBatcher, type StatementBatcher } from './batcher.js';
 import { builtinEffects } from './builtin-effects.js';
 import { createIdAllocator } from './ids.js';
@@ -198,8 +198,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     rows: TransitionRows;
     /** A creation (an insert), else an update. */
     created: boolean;
-    /** The jobs written leased to this process (`leaseJobs`). */
-    leased: JobRow[];
+    /** The jobs written leased to this process, to start after the commit (`leaseJobs`). */
+    leased: Job[];
   }
 
   /** A transition, computed with its effects performed (then `write`, then `finish`). */
@@ -229,7 +229,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       if (!handler) throw new Error(`actor kind ${def.name} has no handler for effect ${effect.type}`);
       await handler(effect.params, ctx);
     }
-    const leased = await leaseJobs(tx, writes.jobs);
+    const leased = await leaseJobs(tx, writes.jobs, row.orgId);
     if (audit) {
       writes.audit.push({
         action: audit.action,
@@ -319,7 +319,11 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     };
     const actor: LoadedActor = { def, row: after, snapshot: p.next };
     if (p.leased.length > 0) {
-      startLeased(tx, p.leased, row.orgId, p.created ? { actor, row: rows.actors[0] ?? {} } : undefined);
+      // A creation's jobs get the actor as created.
+      const origin = p.created ? { actor, row: rows.actors[0] ?? {} } : undefined;
+      tx.afterCommit(() => {
+        for (const job of p.leased) options.jobs?.startLeased(job, origin);
+      });
     }
     // Before the follow-ups: one that transitions this actor again (a mission run told that the task
     // it started did) starts from here. A created row is left out (its `read` columns are unset).
@@ -329,51 +333,32 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   }
 
   /**
-   * Leases the jobs of `jobs` that go first to this process when it can run them at once
-   * (`JobQueue.lease`): each gets an id (the allocator's, from `jobs`' sequence) and the lease, and
-   * is written claimed. The leased ones, to start after the commit.
+   * Leases the jobs of `jobs` (of org `orgId`) that go first to this process when it can run them at
+   * once (`JobQueue.lease`): each gets an id (the allocator's, from `jobs`' sequence) and the lease,
+   * and is written claimed. The leased ones as the queue runs them, to start after the commit.
    */
-  async function leaseJobs(tx: ActorTx, jobs: readonly JobRow[]): Promise<JobRow[]> {
+  async function leaseJobs(tx: ActorTx, jobs: readonly JobRow[], orgId: number): Promise<Job[]> {
     const queue = options.jobs;
     if (!queue) return [];
-    const leased: JobRow[] = [];
+    const leased: Job[] = [];
     for (const job of jobs) {
       if (!job.priority) continue;
       const lease = queue.lease(job.kind);
       if (!lease) continue;
-      job.leased = { id: await ids.next('jobs_id_seq', reader(tx)), ...lease };
-      leased.push(job);
+      const id = await ids.next('jobs_id_seq', reader(tx));
+      job.leased = { id, ...lease };
+      leased.push({
+        id,
+        orgId,
+        kind: job.kind,
+        payload: job.payload,
+        key: job.key,
+        attempts: 1,
+        maxAttempts: job.max_attempts ?? 5,
+        priority: job.priority,
+      });
     }
     return leased;
-  }
-
-  /** Starts `leased` (from `leaseJobs`) once `tx` commits; a creation's jobs get the actor as created. */
-  function startLeased(
-    tx: ActorTx,
-    leased: readonly JobRow[],
-    orgId: number,
-    origin: JobOrigin | undefined,
-  ): void {
-    const queue = options.jobs;
-    if (!queue) return;
-    tx.afterCommit(() => {
-      for (const job of leased) {
-        if (!job.leased) continue;
-        queue.startLeased(
-          {
-            id: job.leased.id,
-            orgId,
-            kind: job.kind,
-            payload: job.payload,
-            key: job.key,
-            attempts: 1,
-            maxAttempts: job.max_attempts ?? 5,
-            priority: job.priority ?? 0,
-          },
-          origin,
-        );
-      }
-    });
   }
 
   /** A creation of `kind` from `args`, prepared (`prepare`): its id allocated, its machine started. */

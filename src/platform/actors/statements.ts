@@ -93,7 +93,6 @@ export const ROW_ARRAYS = [
   'jobsDone',
 ] as const;
 
-/** The arrays besides the actor rows (a statement variant is the set of those that are non-empty). */
 /** The rows of several transitions of one kind as one statement's (each array concatenated in order). */
 export function mergeRows(list: readonly TransitionRows[]): TransitionRows {
   const merged = Object.fromEntries(
@@ -110,6 +109,7 @@ export function mergeRows(list: readonly TransitionRows[]): TransitionRows {
   return merged;
 }
 
+/** The arrays besides the actor rows (a statement variant is the set of those that are non-empty). */
 const SIDE_ARRAYS = ROW_ARRAYS.filter((array) => array !== 'actors');
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
