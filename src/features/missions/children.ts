@@ -323,40 +323,56 @@ export async function startPlanner(
   return (await deps.host.create(tx, SKILL_RUN_KIND, args)).actor.row.id;
 }
 
+/** A task's child run about to be created: its id is taken, the mission run records it first. */
+export interface TaskStart {
+  task: string;
+  runId: number;
+  args: CreateArgs<typeof SKILL_RUN_KIND>;
+}
+
 /**
- * Starts the child runs of `taskIds` (in that order), reading their agents and skills in one statement
- * and creating the runs in another: the tasks started, with their runs, and those that could not
- * (`StartRefused`), with why.
+ * Settles the start of `taskIds` (in that order) in the mission run's transition, before its write:
+ * their agents and skills read in one statement, each child run's arguments built and its id taken.
+ * The tasks that start, and those that cannot (`StartRefused`), with why; `createTasks` creates the
+ * runs once the mission run has recorded them.
  */
-export async function startTasks(
+export async function settleTasks(
   tx: ActorTx,
   deps: ChildDeps,
   mission: MissionRow,
   context: MissionRunContext,
   taskIds: readonly string[],
   by: Attribution,
-): Promise<{
-  started: Array<{ task: string; runId: number }>;
-  refused: Array<{ task: string; error: StartRefused }>;
-}> {
+): Promise<{ starting: TaskStart[]; refused: Array<{ task: string; error: StartRefused }> }> {
   const applied = await readForTasks(tx, mission.orgId, context, taskIds);
-  const starting: Array<{ task: string; args: CreateArgs<typeof SKILL_RUN_KIND> }> = [];
+  const starting: TaskStart[] = [];
   const refused: Array<{ task: string; error: StartRefused }> = [];
   for (const task of taskIds) {
+    let args: CreateArgs<typeof SKILL_RUN_KIND>;
     try {
-      starting.push({ task, args: taskChild(mission, context, task, by, applied) });
+      args = taskChild(mission, context, task, by, applied);
     } catch (error) {
       if (!(error instanceof StartRefused)) throw error;
       refused.push({ task, error });
+      continue;
     }
+    const runId = await deps.host.allocateId(tx, SKILL_RUN_KIND);
+    starting.push({ task, runId, args: { ...args, id: runId } });
   }
-  const created = await deps.host.createMany(
+  return { starting, refused };
+}
+
+/** Creates the child runs of `starting` (settled by `settleTasks`) in one statement. */
+export async function createTasks(
+  tx: ActorTx,
+  deps: ChildDeps,
+  starting: readonly TaskStart[],
+): Promise<void> {
+  await deps.host.createMany(
     tx,
     SKILL_RUN_KIND,
     starting.map((s) => s.args),
   );
-  const started = starting.map((s, i) => ({ task: s.task, runId: created[i]?.actor.row.id as number }));
-  return { started, refused };
 }
 
 /** What creates task `taskId`'s child run, from `applied` (read in the same transaction). */

@@ -32,7 +32,7 @@ export const missionsFeature = defineFeature<
   name: 'missions',
   register(platform, { workspace, reviews, runs, artifacts }) {
     const { actors, db, clock, log, bus, config } = platform;
-    actors.register(missionRunKind({ host: actors, items: reviews.reviewItems, log }));
+    actors.register(missionRunKind({ host: actors, items: reviews.reviewItems }));
     runs.childRuns.onEvent(reportChildEvent(actors));
     const missions = new MissionService({
       db: db.sql,

@@ -27,10 +27,16 @@ import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
 import type { ActorKindDef, ColumnMap, EffectContext, EffectHandler } from '../../platform/actors/kind.js';
 import type { TransitionWrites } from '../../platform/actors/writes.js';
 import { missionEventSubject } from '../../platform/bus/subjects.js';
-import type { Logger } from '../../platform/log.js';
 import type { ReviewItems } from '../reviews/index.js';
 import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
-import { type ChildDeps, missionRowOf, StartRefused, startPlanner, startTasks } from './children.js';
+import {
+  type ChildDeps,
+  createTasks,
+  missionRowOf,
+  StartRefused,
+  settleTasks,
+  startPlanner,
+} from './children.js';
 import { plannerAttemptOf } from './definition.js';
 
 /** The actor kind name. */
@@ -120,7 +126,6 @@ function sendToSelf(host: ActorHost, tx: ActorTx, ctx: EffectContext, event: Mis
 
 function childEffects(
   deps: ChildDeps,
-  log: Logger,
 ): Record<'startPlanner' | 'startTask' | 'cancelChildren', EffectHandler> {
   const { host } = deps;
   // The tasks each transition starts (see startTask), by the transition's writes.
@@ -145,10 +150,11 @@ function childEffects(
     },
     startTask(params, ctx) {
       const { task } = params as StartTaskParams;
-      // The tasks one transition starts share one follow-up: their agents and skills are read in one
-      // statement, their child runs created in another (in plan order), then one TASK_STARTED tells
-      // the mission run of all that started (one transition, not one per task) and a TASK_FAILED of
-      // each that could not.
+      // The tasks one transition starts are settled together, before the mission run's write: their
+      // agents and skills read in one statement and their runs' ids taken, then one TASK_STARTED
+      // (all that start, with their run ids) and a TASK_FAILED of each that cannot are applied in
+      // that same write (`TransitionWrites.settle`). The child runs are created right after it, in
+      // one statement (in plan order).
       const batch = starting.get(ctx.writes);
       if (batch) {
         batch.push(task);
@@ -158,24 +164,25 @@ function childEffects(
       starting.set(ctx.writes, tasks);
       const mission = missionRowOf(ctx);
       const context = contextOf(ctx);
-      ctx.writes.followUp(async (tx) => {
-        const { started, refused } = await startTasks(tx, deps, mission, context, tasks, ctx.actingAs);
-        const events: MissionRunEvent[] = refused.map(({ task, error }) => ({
+      ctx.writes.settle(async (tx) => {
+        starting.delete(ctx.writes);
+        const settled = await settleTasks(tx, deps, mission, context, tasks, ctx.actingAs);
+        const runs = settled.starting;
+        if (runs.length > 0) ctx.writes.followUp((tx) => createTasks(tx, deps, runs));
+        const events: MissionRunEvent[] = settled.refused.map(({ task, error }) => ({
           type: 'TASK_FAILED',
           task,
           error: { code: error.code, message: error.message },
           at: ctx.at,
         }));
-        if (started.length > 0) events.unshift({ type: 'TASK_STARTED', tasks: started, at: ctx.at });
-        for (const event of events) {
-          const sent = await sendToSelf(host, tx, ctx, event);
-          if (sent.outcome !== 'applied') {
-            log.warn(
-              { missionRunId: ctx.row.id, event: event.type, outcome: sent.outcome },
-              'mission run refused its task start',
-            );
-          }
+        if (runs.length > 0) {
+          events.unshift({
+            type: 'TASK_STARTED',
+            tasks: runs.map((r) => ({ task: r.task, runId: r.runId })),
+            at: ctx.at,
+          });
         }
+        return events;
       });
     },
     cancelChildren(_params, ctx) {
@@ -244,7 +251,6 @@ function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview',
 export function missionRunKind(deps: {
   host: ActorHost;
   items: ReviewItems;
-  log: Logger;
 }): ActorKindDef<typeof missionRunMachine, typeof COLUMNS> {
   return {
     name: MISSION_RUN_KIND,
@@ -268,7 +274,7 @@ export function missionRunKind(deps: {
     eventsTable: 'mission_run_events',
     effects: {
       recordMissionEvent,
-      ...childEffects({ host: deps.host }, deps.log),
+      ...childEffects({ host: deps.host }),
       ...reviewEffects(deps.items),
     },
   };

@@ -22,7 +22,7 @@
  * timer scheduler) are woken; nothing runs after a rollback.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type MachineKind, machines, toEffects } from '../../../machines/index.js';
+import { type Effect, type MachineKind, machines, toEffects } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import { createGrowthStatistics } from '../db/growth.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
@@ -41,7 +41,7 @@ import type {
   MachineSnapshotLike,
 } from './kind.js';
 import { columnLayout } from './kind.js';
-import { resolveSnapshot, transitionRows } from './rows.js';
+import { resolveSnapshot, type TransitionStep, transitionRows } from './rows.js';
 import {
   buildStatements,
   type KindStatements,
@@ -85,6 +85,9 @@ interface KindEntry {
   /** The machine's pure steps (stepper.ts). */
   stepper: MachineStepper;
 }
+
+/** How many transitions one write may carry: the first and the events its settlers answered. */
+const MAX_SETTLED_STEPS = 16;
 
 /** The name of a snapshot's state: the value of a flat state, the dotted path of a compound one. */
 export function stateName(value: unknown): string {
@@ -189,9 +192,11 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     kind: KindEntry;
     row: ActorRow;
     from: string | null;
+    /** The state written: after the settled events, if any. */
     to: string;
     next: MachineSnapshotLike;
-    effects: ReturnType<typeof toEffects>;
+    /** The effects of every transition written. */
+    effects: Effect[];
     projection: Record<string, unknown>;
     persisted: unknown;
     writes: TransitionWrites;
@@ -219,15 +224,66 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     jobs: { queuedAt?: string | undefined; priority?: number | undefined },
   ): Promise<Prepared> {
     const { def } = kind;
-    const projection = def.project(next);
-    const to = stateName(next.value);
     const writes = new TransitionWrites(row.lastSeq, jobs.queuedAt, jobs.priority);
-    const effects = toEffects(actions);
-    const ctx: EffectContext = { tx, def, row, after: next, projection, event, at, actingAs: by, writes };
-    for (const effect of effects) {
-      const handler: EffectHandler | undefined = def.effects?.[effect.type] ?? builtinEffects[effect.type];
-      if (!handler) throw new Error(`actor kind ${def.name} has no handler for effect ${effect.type}`);
-      await handler(effect.params, ctx);
+    const steps: TransitionStep[] = [];
+    const effects: Effect[] = [];
+    let projection: Record<string, unknown> = {};
+    /** Performs one transition's effects into `writes`: the first, then each settled event's. */
+    const perform = async (
+      stepFrom: string | null,
+      after: MachineSnapshotLike,
+      stepActions: typeof actions,
+      stepEvent: typeof event,
+    ) => {
+      projection = def.project(after);
+      const stepEffects = toEffects(stepActions);
+      const ctx: EffectContext = {
+        tx,
+        def,
+        row,
+        after,
+        projection,
+        event: stepEvent,
+        at,
+        actingAs: by,
+        writes,
+      };
+      for (const effect of stepEffects) {
+        const handler: EffectHandler | undefined = def.effects?.[effect.type] ?? builtinEffects[effect.type];
+        if (!handler) throw new Error(`actor kind ${def.name} has no handler for effect ${effect.type}`);
+        await handler(effect.params, ctx);
+      }
+      effects.push(...stepEffects);
+      steps.push({ from: stepFrom, to: stateName(after.value), event: stepEvent });
+    };
+    await perform(from, next, actions, event);
+    // The events the settlers answer, each a transition of its own written with this one (`settle`).
+    let current = next;
+    for (let settler = writes.settlers.shift(); settler; settler = writes.settlers.shift()) {
+      for (const answered of await settler(tx)) {
+        if (steps.length >= MAX_SETTLED_STEPS) {
+          throw new Error(
+            `${def.name} ${row.id}: settled events went on past ${MAX_SETTLED_STEPS} transitions`,
+          );
+        }
+        const parsed = def.eventSchema.safeParse(answered);
+        if (!parsed.success) {
+          throw new Error(
+            `${def.name} ${row.id}: a settled ${answered.type} does not match the kind's events`,
+          );
+        }
+        const settled: { type: string; [key: string]: unknown } = parsed.data;
+        if (!current.can(settled)) {
+          log.warn(
+            { kind: def.name, actorId: row.id, event: settled.type, state: stateName(current.value) },
+            'settled event refused',
+          );
+          continue;
+        }
+        const [after, settledActions] = kind.stepper.next(current, settled);
+        await perform(stateName(current.value), after, settledActions, settled);
+        current = after;
+      }
     }
     const leased = await leaseJobs(tx, writes.jobs, row.orgId);
     if (audit) {
@@ -239,25 +295,14 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         request_id: audit.requestId ?? null,
       });
     }
-    const persisted = def.machine.getPersistedSnapshot(next);
-    const rows = transitionRows(def, row, {
-      also,
-      insert,
-      projection,
-      persisted,
-      writes,
-      at,
-      from,
-      to,
-      event,
-      by,
-    });
+    const persisted = def.machine.getPersistedSnapshot(current);
+    const rows = transitionRows(def, row, { also, insert, projection, persisted, writes, at, steps, by });
     return {
       kind,
       row,
       from,
-      to,
-      next,
+      to: stateName(current.value),
+      next: current,
       effects,
       projection,
       persisted,
@@ -364,7 +409,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   /** A creation of `kind` from `args`, prepared (`prepare`): its id allocated, its machine started. */
   async function prepareCreation(tx: ActorTx, kind: KindEntry, args: CreateArgs): Promise<Prepared> {
     const { def } = kind;
-    const id = await ids.next(def.sequence, reader(tx));
+    const id = args.id ?? (await ids.next(def.sequence, reader(tx)));
     const at = new Date(clock.now()).toISOString();
     const input = args.input(id, at);
     const [snapshot, actions] = kind.stepper.initial(input);
@@ -525,6 +570,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         }
       }
     },
+
+    allocateId: (tx, name) => ids.next(entry(name).def.sequence, reader(tx)),
 
     async create(tx, name, args) {
       checkDepth(tx);

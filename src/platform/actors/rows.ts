@@ -25,6 +25,13 @@ export function resolveSnapshot(def: ActorKindDef, stored: unknown): MachineSnap
   return def.machine.resolveState({ value: value as StateValue, context: parsed.data });
 }
 
+/** One transition of a write: a transition-log row. */
+export interface TransitionStep {
+  from: string | null;
+  to: string;
+  event: { type: string };
+}
+
 /** Everything one transition writes, as the rows of its statement. */
 export function transitionRows(
   def: ActorKindDef,
@@ -36,9 +43,8 @@ export function transitionRows(
     persisted: unknown;
     writes: TransitionWrites;
     at: string;
-    from: string | null;
-    to: string;
-    event: { type: string };
+    /** The transitions written (more than one when settled events followed the first: `settle`). */
+    steps: readonly TransitionStep[];
     by: Attribution;
   },
 ): TransitionRows {
@@ -78,20 +84,18 @@ export function transitionRows(
   }
   return {
     actors: [actor],
-    transitions: [
-      {
-        org_id: orgId,
-        actor_kind: def.name,
-        actor_id: actorId,
-        from_state: t.from,
-        event_type: t.event.type,
-        event: t.event,
-        to_state: t.to,
-        actor: t.by.actor,
-        api_token_id: t.by.apiTokenId,
-        at,
-      },
-    ],
+    transitions: t.steps.map((step) => ({
+      org_id: orgId,
+      actor_kind: def.name,
+      actor_id: actorId,
+      from_state: step.from,
+      event_type: step.event.type,
+      event: step.event,
+      to_state: step.to,
+      actor: t.by.actor,
+      api_token_id: t.by.apiTokenId,
+      at,
+    })),
     events: writes.events.map((e) => ({
       run_id: actorId,
       org_id: orgId,

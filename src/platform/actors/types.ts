@@ -71,6 +71,8 @@ export interface TransitionAudit {
 /** Arguments of `create` for kind `K`. */
 export interface CreateArgs<K extends MachineKind = MachineKind> {
   orgId: number;
+  /** The id, when the caller took it beforehand (`ActorHost.allocateId`); else the host takes one. */
+  id?: number;
   /** The machine's input, given the new actor's id and the creation time (ISO). */
   input(id: number, at: string): InputOf<K>;
   /** The kind's `create` and `load` columns. */
@@ -157,6 +159,11 @@ export interface ActorHost {
    * COMMIT (a round trip each); anything more reruns `fn` in a real transaction (see tx.ts).
    */
   transact<T>(fn: (tx: ActorTx) => Promise<T>, options?: TransactOptions): Promise<T>;
+  /**
+   * An id for an actor of `kind` to be created later (`CreateArgs.id`), from the kind's sequence as
+   * `create` takes them: so a transition can name an actor its follow-up creates.
+   */
+  allocateId(tx: ActorTx, kind: MachineKind): Promise<number>;
   /** Creates an actor of `kind`: id, initial transition, row and effects in one statement. */
   create<K extends MachineKind>(tx: ActorTx, kind: K, args: CreateArgs<K>): Promise<Transitioned>;
   /**

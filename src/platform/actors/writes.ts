@@ -2,9 +2,14 @@
  * The rows one transition writes besides the actor row itself. Effect handlers fill it; the host
  * writes all of it in the transition's single statement, so either everything or nothing lands.
  * Work that needs its own statements (another actor's transition) goes into `followUp()` and runs right
- * after, in the same database transaction.
+ * after, in the same database transaction. Work that finishes the transition itself before it is
+ * written — reads its effects need, and the events the actor is to take next from what they found —
+ * goes into `settle()`: those events are applied in the same write (see `settle`).
  */
 import type { ActorTx } from './tx.js';
+
+/** Work that settles a transition before its write: the events the actor takes next, in order. */
+export type Settler = (tx: ActorTx) => Promise<ReadonlyArray<{ type: string; [key: string]: unknown }>>;
 
 /** A run event (a row of `run_events`). */
 export interface RunEventRow {
@@ -60,6 +65,7 @@ export class TransitionWrites {
   readonly timers = new Map<string, TimerRow | null>();
   readonly audit: AuditRow[] = [];
   readonly followUps: Array<(tx: ActorTx) => Promise<void>> = [];
+  readonly settlers: Settler[] = [];
 
   /**
    * @param jobsQueuedAt the `run_at` of the jobs this transition enqueues (see `CreateArgs`), or undefined: now.
@@ -85,5 +91,17 @@ export class TransitionWrites {
   /** Work to do after the transition's statement, in the same transaction (e.g. another actor's transition). */
   followUp(work: (tx: ActorTx) => Promise<void>): void {
     this.followUps.push(work);
+  }
+
+  /**
+   * Work that runs once the transition's effects are performed, before its statement: it may read
+   * (in the transaction) and answers the events the actor itself takes next. The host applies them
+   * one after the other as transitions of their own — each checked by the machine, its effects
+   * performed into these same writes — and writes them all with this one in one statement (a
+   * transition-log row each). A mission run's task start so records its tasks' run ids, which the
+   * effect reads and allocates, without a second write of the row.
+   */
+  settle(work: Settler): void {
+    this.settlers.push(work);
   }
 }

@@ -130,6 +130,27 @@ describe('scripted planners', () => {
     expect(at('task_started', 'd')).toBeGreaterThan(
       Math.max(at('task_completed', 'b'), at('task_completed', 'c')),
     );
+    // Each transition that starts tasks records their runs in its own write (settled, a log row each).
+    const logged = await t.app.db.sql.query<{ event_type: string }>(
+      `select event_type from actor_transitions where actor_kind = 'mission-run' and actor_id = $1 order by id`,
+      [id],
+    );
+    expect(logged.map((r) => r.event_type)).toEqual([
+      'xstate.init',
+      'PLAN_PROPOSED',
+      'TASK_STARTED',
+      'TASK_SUCCEEDED',
+      'TASK_STARTED',
+      'TASK_SUCCEEDED',
+      'TASK_SUCCEEDED',
+      'TASK_STARTED',
+      'TASK_SUCCEEDED',
+    ]);
+    const written = await t.app.db.sql.one<{ version: number }>(
+      'select version from mission_runs where id = $1',
+      [id],
+    );
+    expect(written.version).toBe(6);
     const d = run.plan.tasks[3];
     const dRequest = fake.requests
       .map((r) => r.body as ChatBody)

@@ -21,6 +21,7 @@ import {
   statementParams,
   type TransitionRows,
 } from '../../../src/platform/actors/statements.js';
+import type { ActorTx } from '../../../src/platform/actors/tx.js';
 import type { Job, JobOrigin } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -609,6 +610,155 @@ describe('several creations of one kind (createMany)', () => {
     );
     expect(created).toHaveLength(2);
     expect(await rowCounts(t.app)).toMatchObject({ runs: before.runs + 2 });
+  });
+});
+
+describe('settled events: applied in the write of the transition that settles them', () => {
+  type Answer = Array<{ type: string; [key: string]: unknown }>;
+  /**
+   * A host with the run kinds whose skill run settles its STEP_SUCCEEDED with `answer`
+   * (`TransitionWrites.settle`, from the transition's first run event).
+   */
+  function settlingHost(answer: (tx: ActorTx) => Promise<Answer>) {
+    const warnings: unknown[] = [];
+    const log = createLogger('silent');
+    log.warn = ((details: unknown) => void warnings.push(details)) as typeof log.warn;
+    const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log });
+    const settling = new WeakSet<object>();
+    for (const kind of RUN_KINDS) {
+      const def = t.app.actors.kind(kind);
+      const recordEvent = def.effects?.recordEvent;
+      if (kind !== SKILL_RUN_KIND || !recordEvent) {
+        host.register(def);
+        continue;
+      }
+      host.register({
+        ...def,
+        effects: {
+          ...def.effects,
+          recordEvent(params, ctx) {
+            if (ctx.event.type === 'STEP_SUCCEEDED' && !settling.has(ctx.writes)) {
+              settling.add(ctx.writes);
+              ctx.writes.settle(answer);
+            }
+            return recordEvent(params, ctx);
+          },
+        },
+      });
+    }
+    return { host, warnings };
+  }
+  const transitionsOf = (id: number) =>
+    t.app.db.sql.query<{ from_state: string | null; event_type: string; to_state: string }>(
+      `select from_state, event_type, to_state from actor_transitions
+        where actor_kind = 'skill-run' and actor_id = $1 order by id`,
+      [id],
+    );
+  const eventsOf = async (id: number) =>
+    (
+      await t.app.db.sql.query<{ seq: number; event: string }>(
+        'select seq, event from run_events where run_id = $1 order by seq',
+        [id],
+      )
+    ).map((e) => `${e.seq}:${e.event}`);
+
+  it('writes the transition and the events it settled in one statement, a log row each', async () => {
+    let read = 0;
+    const { host } = settlingHost(async (tx) => {
+      // A settler reads in the transaction, before the write.
+      read = (await tx.sql.one<{ n: number }>('select 1 as n')).n;
+      return [approve()];
+    });
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    let updates: string[] = [];
+    const result = await host.transact(async (tx) => {
+      const prepared = vi.spyOn(tx.sql, 'prepared');
+      const sent = await host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
+      updates = prepared.mock.calls.map(([name]) => name).filter((name) => name.startsWith('actor_update_'));
+      prepared.mockRestore();
+      return sent;
+    });
+    expect(read).toBe(1);
+    expect(result).toMatchObject({ outcome: 'applied', from: 'pending.awaitingModel', to: 'approved' });
+    // One write of the run (version 1 → 2), the review item opened and closed by the follow-ups.
+    expect(updates.filter((name) => name.startsWith('actor_update_skill-run'))).toHaveLength(1);
+    expect(await runRow(ref.id)).toMatchObject({ status: 'approved', version: 2 });
+    expect(await transitionsOf(ref.id)).toEqual([
+      { from_state: null, event_type: 'xstate.init', to_state: 'pending.awaitingModel' },
+      { from_state: 'pending.awaitingModel', event_type: 'STEP_SUCCEEDED', to_state: 'pending.draftReady' },
+      { from_state: 'pending.draftReady', event_type: 'APPROVE', to_state: 'approved' },
+    ]);
+    expect(await eventsOf(ref.id)).toEqual([
+      '1:started',
+      '2:step_started',
+      '3:step_completed',
+      '4:paused_for_review',
+      '5:approved',
+    ]);
+    const item = await t.app.db.sql.one<{ status: string }>(
+      `select status from review_items where kind = 'skill' and run_id = $1`,
+      [ref.id],
+    );
+    expect(item.status).toBe('decided');
+  });
+
+  it('skips a settled event the machine refuses (with a warning), writing the rest', async () => {
+    const reject = { type: 'REJECT', by: 'token:abc', onBehalfOf: null, reason: 'no', at: at() };
+    // The second APPROVE finds the run approved already: refused; the REJECT after it too.
+    const { host, warnings } = settlingHost(async () => [approve(), approve(), reject]);
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const result = await host.transact((tx) =>
+      host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER }),
+    );
+    expect(result).toMatchObject({ outcome: 'applied', to: 'approved' });
+    expect((await transitionsOf(ref.id)).map((r) => r.event_type)).toEqual([
+      'xstate.init',
+      'STEP_SUCCEEDED',
+      'APPROVE',
+    ]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ event: 'APPROVE', state: 'approved' }),
+      expect.objectContaining({ event: 'REJECT', state: 'approved' }),
+    ]);
+  });
+
+  it('writes nothing when a settler fails, or answers an event the kind does not take', async () => {
+    for (const answer of [
+      async (): Promise<Answer> => {
+        throw new Error('settler failed');
+      },
+      async (): Promise<Answer> => [{ type: 'NOT_AN_EVENT' }],
+    ]) {
+      const { host } = settlingHost(answer);
+      const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+      const ref = { orgId: org, id: actor.row.id };
+      const before = await rowCounts(t.app);
+      await expect(
+        host.transact((tx) => host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER })),
+      ).rejects.toThrow(/settler failed|NOT_AN_EVENT does not match/);
+      expect(await rowCounts(t.app)).toEqual(before);
+      expect(await runRow(ref.id)).toMatchObject({ status: 'pending', version: 1 });
+    }
+  });
+
+  it('in a single transaction: a settler that reads reruns it in a real one', async () => {
+    let calls = 0;
+    const { host } = settlingHost(async (tx) => {
+      calls++;
+      await tx.sql.query('select 1');
+      return [approve()];
+    });
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const result = await host.transact(
+      (tx) => host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER }),
+      { single: true },
+    );
+    expect(result).toMatchObject({ outcome: 'applied', to: 'approved' });
+    expect(calls).toBe(2);
+    expect(await runRow(ref.id)).toMatchObject({ status: 'approved', version: 2 });
   });
 });
 
