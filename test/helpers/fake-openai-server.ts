@@ -130,6 +130,11 @@ function chatCompletion(model: string, message: Record<string, unknown>, finishR
   };
 }
 
+/** A scripted reply (`enqueue`): the assistant answers `content`. */
+export function chatReply(content: string, model = 'gpt-test'): Reply {
+  return chatCompletion(model, { role: 'assistant', content }, 'stop');
+}
+
 function defaultReply(
   request: RecordedRequest,
   options: FakeOpenAIOptions,

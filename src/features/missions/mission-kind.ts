@@ -337,11 +337,33 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
           [missionRunId, orgId, ctx.row.id],
         );
       }
-      // Siblings finishing together wait for each other on the row, not retry their whole transaction.
-      await host.send(tx, MISSION_RUN_KIND, { orgId, id: missionRunId }, sent, {
-        actingAs: ctx.actingAs,
-        lock: true,
-      });
+      // What the children of one mission run report in one transaction (siblings finishing together,
+      // reported together: execute-step.ts) reaches it as one transition, at the transaction's end.
+      tx.gather(`${MISSION_RUN_KIND}:${orgId}:${missionRunId}`, sent, (tx, messages) =>
+        tellMissionRun(host, tx, { orgId, id: missionRunId }, messages, ctx.actingAs),
+      );
     });
   };
+}
+
+/**
+ * Sends `messages` (its children's reports) to mission run `ref` as one transition: the first, the
+ * rest after it in the same write (`SendOptions.then`). Its row is loaded locked: sibling reports
+ * of other transactions wait for each other on it instead of all but one failing the version check
+ * and rerunning the whole transaction. A first message it refuses (a duplicate report) is dropped and
+ * the rest sent.
+ */
+async function tellMissionRun(
+  host: ActorHost,
+  tx: ActorTx,
+  ref: { orgId: number; id: number },
+  messages: MissionRunEvent[],
+  actingAs: EffectContext['actingAs'],
+): Promise<void> {
+  for (let i = 0; i < messages.length; i++) {
+    const [first, ...then] = messages.slice(i);
+    if (!first) return;
+    const sent = await host.send(tx, MISSION_RUN_KIND, ref, first, { actingAs, lock: true, then });
+    if (sent.outcome === 'applied' || sent.outcome === 'not_found') return;
+  }
 }

@@ -86,8 +86,8 @@ interface KindEntry {
   stepper: MachineStepper;
 }
 
-/** How many transitions one write may carry: the first and the events its settlers answered. */
-const MAX_SETTLED_STEPS = 16;
+/** How many transitions one write may carry: the first, then settled and `then` events. */
+const MAX_CHAINED_STEPS = 32;
 
 /** The name of a snapshot's state: the value of a flat state, the dotted path of a compound one. */
 export function stateName(value: unknown): string {
@@ -220,7 +220,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     at: string,
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,
-    also: Pick<SendOptions, 'extraRows' | 'completesJob'>,
+    also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'then'>,
     jobs: { queuedAt?: string | undefined; priority?: number | undefined },
   ): Promise<Prepared> {
     const { def } = kind;
@@ -257,33 +257,40 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       steps.push({ from: stepFrom, to: stateName(after.value), event: stepEvent });
     };
     await perform(from, next, actions, event);
-    // The events the settlers answer, each a transition of its own written with this one (`settle`).
+    // Then the events the settlers answer (`settle`) and those sent after it (`SendOptions.then`), each
+    // a transition of its own written with this one.
     let current = next;
-    for (let settler = writes.settlers.shift(); settler; settler = writes.settlers.shift()) {
-      for (const answered of await settler(tx)) {
-        if (steps.length >= MAX_SETTLED_STEPS) {
-          throw new Error(
-            `${def.name} ${row.id}: settled events went on past ${MAX_SETTLED_STEPS} transitions`,
-          );
-        }
-        const parsed = def.eventSchema.safeParse(answered);
-        if (!parsed.success) {
-          throw new Error(
-            `${def.name} ${row.id}: a settled ${answered.type} does not match the kind's events`,
-          );
-        }
-        const settled: { type: string; [key: string]: unknown } = parsed.data;
-        if (!current.can(settled)) {
-          log.warn(
-            { kind: def.name, actorId: row.id, event: settled.type, state: stateName(current.value) },
-            'settled event refused',
-          );
-          continue;
-        }
-        const [after, settledActions] = kind.stepper.next(current, settled);
-        await perform(stateName(current.value), after, settledActions, settled);
-        current = after;
+    const chain = async (chained: { type: string }) => {
+      if (steps.length >= MAX_CHAINED_STEPS) {
+        throw new Error(
+          `${def.name} ${row.id}: chained events went on past ${MAX_CHAINED_STEPS} transitions`,
+        );
       }
+      const parsed = def.eventSchema.safeParse(chained);
+      if (!parsed.success) {
+        throw new Error(`${def.name} ${row.id}: a chained ${chained.type} does not match the kind's events`);
+      }
+      const valid: { type: string; [key: string]: unknown } = parsed.data;
+      if (!current.can(valid)) {
+        log.warn(
+          { kind: def.name, actorId: row.id, event: valid.type, state: stateName(current.value) },
+          'chained event refused',
+        );
+        return;
+      }
+      const [after, chainedActions] = kind.stepper.next(current, valid);
+      await perform(stateName(current.value), after, chainedActions, valid);
+      current = after;
+    };
+    const settle = async () => {
+      for (let settler = writes.settlers.shift(); settler; settler = writes.settlers.shift()) {
+        for (const answered of await settler(tx)) await chain(answered);
+      }
+    };
+    await settle();
+    for (const then of also.then ?? []) {
+      await chain(then);
+      await settle();
     }
     const leased = await leaseJobs(tx, writes.jobs, row.orgId);
     if (audit) {
@@ -553,7 +560,12 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         try {
           const result = single
             ? await fn(singleTx(db, state, attempt))
-            : await db.tx((sql) => fn(actorTx(sql, state, attempt)));
+            : await db.tx(async (sql) => {
+                const tx = actorTx(sql, state, attempt);
+                const done = await fn(tx);
+                await state.flushGathered(tx);
+                return done;
+              });
           committed(state);
           return result;
         } catch (error) {

@@ -33,6 +33,15 @@ export interface ActorTx {
   /** Runs `fn` after commit (not after a rollback). Exceptions are logged, never thrown. */
   afterCommit(fn: () => void): void;
   /**
+   * Adds `item` to the items gathered under `key` in this transaction; once the transaction's
+   * function is done, before the commit, `flush` (the first one given for the key) gets them all, in
+   * order, in the transaction. For what several transitions of one transaction each tell one other
+   * actor — siblings reporting to their parent — to reach it as one transition of it. Flushes run in
+   * the order their keys were first gathered; one may gather more (flushed after it). In a single
+   * transaction it asks for a real one.
+   */
+  gather<T>(key: string, item: T, flush: (tx: ActorTx, items: T[]) => Promise<void>): void;
+  /**
    * The actors this transaction updated, as it left them (by `<table>:<id>`): their rows are locked
    * until it ends, so a later transition of one in it starts from here instead of loading it again.
    */
@@ -47,11 +56,26 @@ export class NeedsTransaction extends Error {
   }
 }
 
+interface Gathered {
+  items: unknown[];
+  flush: (tx: ActorTx, items: unknown[]) => Promise<void>;
+}
+
 /** The commit-side bookkeeping shared by a transaction and its nested (follow-up) views. */
 export class TxState {
   readonly wakes = new Set<Wake>();
   readonly callbacks: Array<() => void> = [];
   readonly updated = new Map<string, LoadedActor>();
+  readonly gathered = new Map<string, Gathered>();
+
+  /** Runs the flushes of what was gathered (`ActorTx.gather`), oldest key first, until none is left. */
+  async flushGathered(tx: ActorTx): Promise<void> {
+    for (let next = this.gathered.entries().next(); !next.done; next = this.gathered.entries().next()) {
+      const [key, gathered] = next.value;
+      this.gathered.delete(key);
+      await gathered.flush(tx, gathered.items);
+    }
+  }
 }
 
 /** An `ActorTx` over `sql` at `depth`, recording into `state`. */
@@ -63,6 +87,11 @@ export function actorTx(sql: Sql, state: TxState, attempt = 1): ActorTx {
     single: null,
     wake: (what) => state.wakes.add(what),
     afterCommit: (fn) => state.callbacks.push(fn),
+    gather(key, item, flush) {
+      const found = state.gathered.get(key);
+      if (found) found.items.push(item);
+      else state.gathered.set(key, { items: [item], flush: flush as Gathered['flush'] });
+    },
     updated: state.updated,
   };
 }
@@ -76,7 +105,7 @@ const noStatements: Sql = { query: refuse, one: refuse, maybeOne: refuse, prepar
 
 /** A single transaction over `pool`. */
 export function singleTx(pool: Sql, state: TxState, attempt = 1): ActorTx {
-  return { ...actorTx(noStatements, state, attempt), single: { pool, wrote: false } };
+  return { ...actorTx(noStatements, state, attempt), single: { pool, wrote: false }, gather: refuse };
 }
 
 /** The same transaction one transition deeper. */

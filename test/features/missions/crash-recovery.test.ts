@@ -7,7 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { type ChatBody, type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
+import {
+  type ChatBody,
+  chatReply,
+  type FakeOpenAI,
+  startFakeOpenAI,
+} from '../../helpers/fake-openai-server.js';
 import { createCliToken, type ServeProcess, spawnServe } from '../../helpers/process.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -18,17 +23,6 @@ const diamond = JSON.stringify({
     { id: 'c', title: 'C', agent: 'lead', instructions: 'c', dependsOn: ['a'] },
     { id: 'd', title: 'D', agent: 'writer', instructions: 'd', dependsOn: ['b', 'c'] },
   ],
-});
-
-const completion = (content: string) => ({
-  body: {
-    id: 'chatcmpl-crash',
-    object: 'chat.completion',
-    created: 1_700_000_000,
-    model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  },
 });
 
 describe('kill -9 during a mission run', () => {
@@ -72,7 +66,7 @@ describe('kill -9 during a mission run', () => {
 
   it('resumes where it was after a restart, never starting a task twice', async () => {
     // The planner answers the diamond, task a answers, then b and c hang until the process dies.
-    fake.enqueue(completion(diamond), completion('a done'), { hang: true }, { hang: true });
+    fake.enqueue(chatReply(diamond), chatReply('a done'), { hang: true }, { hang: true });
     const started = await request(node.url, 'POST', '/api/v1/mission-runs', {
       token,
       body: { team: ['lead', 'writer'], goal: 'Survive a crash' },
