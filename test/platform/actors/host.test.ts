@@ -762,6 +762,69 @@ describe('settled events: applied in the write of the transition that settles th
   });
 });
 
+describe('events sent together (then) and sends gathered for the end of the transaction', () => {
+  it('applies then-events after the first in the same write, a log row each', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const result = await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER, then: [approve(), approve()] }),
+    );
+    // The second APPROVE finds the run approved: skipped (a warning), the rest written.
+    expect(result).toMatchObject({ outcome: 'applied', to: 'approved' });
+    expect(await runRow(ref.id)).toMatchObject({ status: 'approved', version: 2 });
+    const logged = await t.app.db.sql.query<{ event_type: string }>(
+      `select event_type from actor_transitions where actor_kind = 'skill-run' and actor_id = $1 order by id`,
+      [ref.id],
+    );
+    expect(logged.map((r) => r.event_type)).toEqual(['xstate.init', 'STEP_SUCCEEDED', 'APPROVE']);
+  });
+
+  it('flushes each key once after the function, before the commit, with its items in order', async () => {
+    const flushed: Array<[string, string[]]> = [];
+    const flush = (key: string) => async (tx: ActorTx, items: string[]) => {
+      flushed.push([key, items]);
+      // In the transaction: a flush may gather more, flushed after it.
+      await tx.sql.query('select 1');
+      if (key === 'a') tx.gather('c', 'late', flush('c'));
+    };
+    const order: string[] = [];
+    await t.app.actors.transact(async (tx) => {
+      tx.gather('a', 'one', flush('a'));
+      tx.gather('b', 'two', flush('b'));
+      tx.gather('a', 'three', flush('never used: the first flush given for a key'));
+      tx.afterCommit(() => order.push(`committed after ${flushed.length} flushes`));
+      order.push(`function done, ${flushed.length} flushed`);
+    });
+    expect(order).toEqual(['function done, 0 flushed', 'committed after 3 flushes']);
+    expect(flushed).toEqual([
+      ['a', ['one', 'three']],
+      ['b', ['two']],
+      ['c', ['late']],
+    ]);
+  });
+
+  it('flushes nothing when the function fails, and needs a real transaction for a gather', async () => {
+    const flushed: string[][] = [];
+    await expect(
+      t.app.actors.transact(async (tx) => {
+        tx.gather('a', 'one', async (_tx, items: string[]) => void flushed.push(items));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(flushed).toEqual([]);
+    let attempts = 0;
+    await t.app.actors.transact(
+      async (tx) => {
+        attempts++;
+        tx.gather('a', 'one', async (_tx, items: string[]) => void flushed.push(items));
+      },
+      { single: true },
+    );
+    expect(attempts).toBe(2);
+    expect(flushed).toEqual([['one']]);
+  });
+});
+
 describe('a transaction that transitions an actor it already updated', () => {
   it('starts from its own write instead of loading the row again', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
