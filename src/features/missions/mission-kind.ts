@@ -348,7 +348,7 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
 
 /**
  * Sends `messages` (its children's reports) to mission run `ref` as one transition: the first, the
- * rest after it in the same write (`SendOptions.then`). Its row is loaded locked: sibling reports
+ * rest after it in the same write (`SendOptions.followedBy`). Its row is loaded locked: sibling reports
  * of other transactions wait for each other on it instead of all but one failing the version check
  * and rerunning the whole transaction. A first message it refuses (a duplicate report) is dropped and
  * the rest sent.
@@ -361,9 +361,9 @@ async function tellMissionRun(
   actingAs: EffectContext['actingAs'],
 ): Promise<void> {
   for (let i = 0; i < messages.length; i++) {
-    const [first, ...then] = messages.slice(i);
+    const [first, ...followedBy] = messages.slice(i);
     if (!first) return;
-    const sent = await host.send(tx, MISSION_RUN_KIND, ref, first, { actingAs, lock: true, then });
+    const sent = await host.send(tx, MISSION_RUN_KIND, ref, first, { actingAs, lock: true, followedBy });
     if (sent.outcome === 'applied' || sent.outcome === 'not_found') return;
   }
 }

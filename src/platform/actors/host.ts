@@ -86,7 +86,7 @@ interface KindEntry {
   stepper: MachineStepper;
 }
 
-/** How many transitions one write may carry: the first, then settled and `then` events. */
+/** How many transitions one write may carry: the first, then settled and `followedBy` events. */
 const MAX_CHAINED_STEPS = 32;
 
 /** The name of a snapshot's state: the value of a flat state, the dotted path of a compound one. */
@@ -220,7 +220,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     at: string,
     insert: Record<string, unknown> | null,
     audit: TransitionAudit | undefined,
-    also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'then'>,
+    also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'followedBy'>,
     jobs: { queuedAt?: string | undefined; priority?: number | undefined },
   ): Promise<Prepared> {
     const { def } = kind;
@@ -257,7 +257,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       steps.push({ from: stepFrom, to: stateName(after.value), event: stepEvent });
     };
     await perform(from, next, actions, event);
-    // Then the events the settlers answer (`settle`) and those sent after it (`SendOptions.then`), each
+    // Then the events the settlers answer (`settle`) and those sent after it (`SendOptions.followedBy`), each
     // a transition of its own written with this one.
     let current = next;
     const chain = async (chained: { type: string }) => {
@@ -288,8 +288,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       }
     };
     await settle();
-    for (const then of also.then ?? []) {
-      await chain(then);
+    for (const next of also.followedBy ?? []) {
+      await chain(next);
       await settle();
     }
     const leased = await leaseJobs(tx, writes.jobs, row.orgId);

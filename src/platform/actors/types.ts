@@ -114,7 +114,7 @@ export interface SendOptions {
    * machine refuses by then is skipped with a warning): what several senders of one transaction
    * told the actor (`ActorTx.gather`). The first event itself must be taken, or nothing is.
    */
-  then?: ReadonlyArray<{ type: string; [key: string]: unknown }>;
+  followedBy?: ReadonlyArray<{ type: string; [key: string]: unknown }>;
   /** Rows for the kind's `extraWrites`, by name: written with the transition, only if it applies. */
   extraRows?: Record<string, Record<string, unknown>[]>;
   /** The job this transition reports on: completed (deleted) with it, if `workerId` still holds it. */

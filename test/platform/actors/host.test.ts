@@ -762,12 +762,15 @@ describe('settled events: applied in the write of the transition that settles th
   });
 });
 
-describe('events sent together (then) and sends gathered for the end of the transaction', () => {
-  it('applies then-events after the first in the same write, a log row each', async () => {
+describe('events sent together (followedBy) and sends gathered for the end of the transaction', () => {
+  it('applies the events it is followed by after the first in the same write, a log row each', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
     const ref = { orgId: org, id: actor.row.id };
     const result = await t.app.actors.transact((tx) =>
-      t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER, then: [approve(), approve()] }),
+      t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), {
+        actingAs: WORKER,
+        followedBy: [approve(), approve()],
+      }),
     );
     // The second APPROVE finds the run approved: skipped (a warning), the rest written.
     expect(result).toMatchObject({ outcome: 'applied', to: 'approved' });
