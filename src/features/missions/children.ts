@@ -160,6 +160,35 @@ export interface StartResources {
   skills: Map<string, AppliedRow<SkillManifest> & { promptMd: string }>;
 }
 
+/** An applied agent or skill as read for a start: kind, manifest, prompt (skills) and the applied version. */
+interface AppliedResourceRow {
+  kind: 'agent' | 'skill';
+  manifest: AgentManifest | SkillManifest;
+  prompt_md: string | null;
+  sha: string;
+}
+
+/** The applied agents and skills of `$2` and `$3` (slug arrays) of org `$1`, as rows. */
+const APPLIED_SQL = (org: string, agents: string, skills: string) => `
+  select 'agent' as kind, a.manifest, null as prompt_md, left(h.applied_sha, 12) as sha
+    from agents a join workspace_heads h on h.org_id = a.org_id
+   where a.org_id = ${org} and a.slug in (select ${agents})
+  union all
+  select 'skill', s.manifest, s.prompt_md, left(h.applied_sha, 12)
+    from skills s join workspace_heads h on h.org_id = s.org_id
+   where s.org_id = ${org} and s.slug in (select ${skills})`;
+
+/**
+ * What a mission run's locked load reads with its row (the kind's `lockedWith`): its team's agents
+ * and the skills its plan names, as applied — what the tasks a report starts need, in the report's
+ * lock round trip instead of one of their own (see `settleTasks`).
+ */
+export const APPLIED_WITH_LOCK = `select coalesce(json_agg(x), '[]'::json) from (${APPLIED_SQL(
+  't.org_id',
+  "m ->> 'agent' from json_array_elements(t.definition -> 'team') m",
+  "k ->> 'skill' from json_array_elements(t.plan -> 'tasks') k",
+)}) x`;
+
 /**
  * Reads agents `agentSlugs` and skills `skillSlugs` of `orgId` as applied, in one statement. Reads go
  * through the transaction's own connection (not the workspace's `AppliedResources`, which reads from
@@ -172,21 +201,15 @@ async function readApplied(
   agentSlugs: readonly string[],
   skillSlugs: readonly string[],
 ): Promise<StartResources> {
-  const rows = await tx.sql.query<{
-    kind: 'agent' | 'skill';
-    manifest: AgentManifest | SkillManifest;
-    prompt_md: string | null;
-    sha: string;
-  }>(
-    `select 'agent' as kind, a.manifest, null as prompt_md, left(h.applied_sha, 12) as sha
-       from agents a join workspace_heads h on h.org_id = a.org_id
-      where a.org_id = $1 and a.slug = any($2::text[])
-     union all
-     select 'skill', s.manifest, s.prompt_md, left(h.applied_sha, 12)
-       from skills s join workspace_heads h on h.org_id = s.org_id
-      where s.org_id = $1 and s.slug = any($3::text[])`,
+  const rows = await tx.sql.query<AppliedResourceRow>(
+    APPLIED_SQL('$1', 'unnest($2::text[])', 'unnest($3::text[])'),
     [orgId, [...new Set(agentSlugs)], [...new Set(skillSlugs)]],
   );
+  return appliedFrom(rows);
+}
+
+/** `rows` by kind and slug. */
+function appliedFrom(rows: readonly AppliedResourceRow[]): StartResources {
   const applied: StartResources = { agents: new Map(), skills: new Map() };
   for (const row of rows) {
     if (row.kind === 'agent') {
@@ -200,20 +223,28 @@ async function readApplied(
   return applied;
 }
 
-/** Reads what starting `taskIds` of the plan needs: their agents and the skills they name. */
-function readForTasks(
+/**
+ * What starting `taskIds` of the plan needs: their agents and the skills they name — from `locked`
+ * (read with the mission run's locked load, `APPLIED_WITH_LOCK`) when it has every one of them, else
+ * read (a plan just proposed names skills the row's plan did not; a slug missing is read to be sure).
+ */
+async function appliedForTasks(
   tx: ActorTx,
   orgId: number,
   context: MissionRunContext,
   taskIds: readonly string[],
+  locked: unknown,
 ): Promise<StartResources> {
   const tasks = (context.plan?.tasks ?? []).filter((t) => taskIds.includes(t.id));
-  return readApplied(
-    tx,
-    orgId,
-    tasks.map((t) => t.agent),
-    tasks.flatMap((t) => (t.skill ? [t.skill] : [])),
-  );
+  const agents = tasks.map((t) => t.agent);
+  const skills = tasks.flatMap((t) => (t.skill ? [t.skill] : []));
+  if (Array.isArray(locked)) {
+    const applied = appliedFrom(locked as AppliedResourceRow[]);
+    if (agents.every((a) => applied.agents.has(a)) && skills.every((s) => applied.skills.has(s))) {
+      return applied;
+    }
+  }
+  return readApplied(tx, orgId, agents, skills);
 }
 
 /** An error a task or planner cannot start with. */
@@ -332,7 +363,8 @@ export interface TaskStart {
 
 /**
  * Settles the start of `taskIds` (in that order) in the mission run's transition, before its write:
- * their agents and skills read in one statement, each child run's arguments built and its id taken.
+ * their agents and skills read in one statement (or taken from `locked`, what the mission run's
+ * locked load read: `appliedForTasks`), each child run's arguments built and its id taken.
  * The tasks that start, and those that cannot (`StartRefused`), with why; `createTasks` creates the
  * runs once the mission run has recorded them.
  */
@@ -343,8 +375,9 @@ export async function settleTasks(
   context: MissionRunContext,
   taskIds: readonly string[],
   by: Attribution,
+  locked: unknown,
 ): Promise<{ starting: TaskStart[]; refused: Array<{ task: string; error: StartRefused }> }> {
-  const applied = await readForTasks(tx, mission.orgId, context, taskIds);
+  const applied = await appliedForTasks(tx, mission.orgId, context, taskIds, locked);
   const starting: TaskStart[] = [];
   const refused: Array<{ task: string; error: StartRefused }> = [];
   for (const task of taskIds) {

@@ -30,6 +30,7 @@ import { missionEventSubject } from '../../platform/bus/subjects.js';
 import type { ReviewItems } from '../reviews/index.js';
 import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
 import {
+  APPLIED_WITH_LOCK,
   type ChildDeps,
   createTasks,
   missionRowOf,
@@ -166,7 +167,8 @@ function childEffects(
       const context = contextOf(ctx);
       ctx.writes.settle(async (tx) => {
         starting.delete(ctx.writes);
-        const settled = await settleTasks(tx, deps, mission, context, tasks, ctx.actingAs);
+        const locked = ctx.row.columns.applied;
+        const settled = await settleTasks(tx, deps, mission, context, tasks, ctx.actingAs, locked);
         const runs = settled.starting;
         if (runs.length > 0) ctx.writes.followUp((tx) => createTasks(tx, deps, runs));
         const events: MissionRunEvent[] = settled.refused.map(({ task, error }) => ({
@@ -272,6 +274,8 @@ export function missionRunKind(deps: {
     },
     runEvents: true,
     eventsTable: 'mission_run_events',
+    // A report loads the row locked; the tasks it starts need their agents and skills (children.ts).
+    lockedWith: { applied: APPLIED_WITH_LOCK },
     effects: {
       recordMissionEvent,
       ...childEffects({ host: deps.host }),

@@ -84,6 +84,8 @@ interface KindEntry {
   batchers: Record<'insert' | 'update' | 'urgent', StatementBatcher>;
   /** The machine's pure steps (stepper.ts). */
   stepper: MachineStepper;
+  /** The names of the values a locked load reads with the row (`ActorKindDef.lockedWith`). */
+  lockedWith: readonly string[];
 }
 
 /** How many transitions one write may carry: the first, then settled and `followedBy` events. */
@@ -159,9 +161,10 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   ): Promise<LoadedActor | null> {
     const list = entriesOf(names);
     const first = list[0] as KindEntry;
+    const { statements } = first;
     const rows = await sql.prepared<Record<string, unknown>>(
-      `actor_${lock ? 'lock' : 'load'}_${first.def.table}`,
-      lock ? first.statements.lockedLoad : first.statements.load,
+      lock ? statements.lockedLoadName : `actor_load_${first.def.table}`,
+      lock ? statements.lockedLoad : statements.load,
       [ref.id, ref.orgId],
     );
     const raw = rows[0];
@@ -176,6 +179,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     const { def } = picked;
     const columns: Record<string, unknown> = {};
     for (const column of picked.columns.loaded) columns[column] = raw[column];
+    for (const name of picked.lockedWith) if (name in raw) columns[name] = raw[name];
     const row: ActorRow = {
       id: raw.id as number,
       orgId: raw.org_id as number,
@@ -548,6 +552,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
           urgent: batcher('update', 3),
         },
         stepper: createStepper(def.machine),
+        lockedWith: Object.keys(def.lockedWith ?? {}),
       });
     },
 

@@ -132,6 +132,13 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
    */
   readonly extraWrites?: Readonly<Record<string, (rows: string) => string>>;
   /**
+   * Values read with a locked load (`SendOptions.lock`) in the same round trip, by name: SQL
+   * expressions over the row (`t`), for what the transitions that follow such a load need (a mission
+   * run's next tasks' agents and skills). Effect handlers find them in `ctx.row.columns`, after a
+   * locked load only.
+   */
+  readonly lockedWith?: Readonly<Record<string, string>>;
+  /**
    * Update statements of this kind in flight at once (default 3; see batcher.ts). Fewer means
    * bigger batches; more lets transitions that wait on each other's updates overlap. Urgent updates
    * (`SendOptions.urgent`) have a lane of their own with three.

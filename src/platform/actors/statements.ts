@@ -76,6 +76,8 @@ export interface KindStatements {
   load: string;
   /** The load that also locks the row until the transaction ends (`SendOptions.lock`). */
   lockedLoad: string;
+  /** Its prepared statement's name: the table's, or the kind's when it reads values with the row. */
+  lockedLoadName: string;
   insert: StatementVariants;
   update: StatementVariants;
 }
@@ -250,8 +252,11 @@ export function buildStatements(
   columns.created.forEach(ident);
   const loaded = columns.loaded.map(ident);
   const seqColumn = def.runEvents ? 'last_seq' : '0 as last_seq';
-  const load = `select id, org_id, version, ${seqColumn}, snapshot${loaded.map((c) => `, ${c}`).join('')}
-  from ${table} where id = $1 and org_id = $2`;
+  const select = `select id, org_id, version, ${seqColumn}, snapshot${loaded.map((c) => `, ${c}`).join('')}`;
+  const where = `from ${table} t where id = $1 and org_id = $2`;
+  const load = `${select}\n  ${where}`;
+  const extras = Object.entries(def.lockedWith ?? {}).map(([name, sql]) => `,\n  (${sql}) as ${ident(name)}`);
+  const lockedLoad = `${select}${extras.join('')}\n  ${where} for update of t`;
 
   const insert = variants(
     `actor_insert_${def.name}`,
@@ -277,7 +282,8 @@ export function buildStatements(
 )${sideWrites(def, ref, present)}`,
   );
 
-  return { load, lockedLoad: `${load} for update`, insert, update };
+  const lockedLoadName = def.lockedWith ? `actor_lock_${def.name}` : `actor_lock_${def.table}`;
+  return { load, lockedLoad, lockedLoadName, insert, update };
 }
 
 /** The arrays of `rows` that hold rows. */

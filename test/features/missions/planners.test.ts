@@ -5,6 +5,7 @@
  * twice (PLAN_INVALID); a task whose skill fails; a team agent deactivated mid-run; the plan review
  * (reject cancels, approve resumes), assign and snooze, and the approve capability.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUN_KINDS } from '../../../src/features/runs/run-kinds.js';
 import { WORKER } from '../../../src/platform/actors/acting-as.js';
@@ -96,6 +97,7 @@ describe('scripted planners', () => {
     // created: no claim, and their step never reads the run.
     const leased = vi.spyOn(t.app.jobs, 'startLeased');
     const reads = vi.spyOn(t.app.db.sql, 'prepared');
+    const statements = vi.spyOn(pg.Client.prototype, 'query');
     const id = await start({ missionSlug: 'diamond', input: { product: 'Kite' } });
     const run = await waitForMissionRun(t, c.reader, id, ['awaiting_review', 'failed']);
     const tasksLeased = leased.mock.calls.map(([job, origin]) => {
@@ -120,6 +122,14 @@ describe('scripted planners', () => {
         .map((r) => r.task)
         .sort(),
     ).toEqual(['#plan-1', 'a']);
+    // The tasks' agents came with the mission run's locked load, one per report (the kind's
+    // `lockedWith`); only the planner's start read them on its own.
+    const texts = statements.mock.calls
+      .map(([query]) => (typeof query === 'string' ? query : ((query as { text?: string }).text ?? '')))
+      .filter((text) => text.includes('from agents a join workspace_heads'));
+    const lockedLoads = texts.filter((text) => text.includes('for update of t')).length;
+    expect(texts.filter((text) => !text.includes('for update of t'))).toHaveLength(1);
+    statements.mockRestore();
     leased.mockRestore();
     reads.mockRestore();
     expect(run.status).toBe('awaiting_review');
@@ -158,8 +168,10 @@ describe('scripted planners', () => {
       'select version from mission_runs where id = $1',
       [id],
     );
-    // Six writes, or five when b's and c's reports ran in one transaction (their run's ends coincided).
+    // Six writes, or five when b's and c's reports ran in one transaction (their run's ends coincided);
+    // each after the creation a report's, which loaded the row locked.
     expect([5, 6]).toContain(written.version);
+    expect(lockedLoads).toBe(written.version - 1);
     const d = run.plan.tasks[3];
     const dRequest = fake.requests
       .map((r) => r.body as ChatBody)

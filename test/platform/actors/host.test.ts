@@ -828,6 +828,46 @@ describe('events sent together (followedBy) and sends gathered for the end of th
   });
 });
 
+describe('values read with a locked load (lockedWith)', () => {
+  it("come with the row in the lock's round trip, to the effects; a load without lock has none", async () => {
+    const seen: unknown[] = [];
+    const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log: createLogger('silent') });
+    for (const kind of RUN_KINDS) {
+      const def = t.app.actors.kind(kind);
+      const recordEvent = def.effects?.recordEvent;
+      if (kind !== SKILL_RUN_KIND || !recordEvent) {
+        host.register(def);
+        continue;
+      }
+      host.register({
+        ...def,
+        lockedWith: { doubled: 't.version * 2', org_slug: 'select slug from orgs o where o.id = t.org_id' },
+        effects: {
+          ...def.effects,
+          recordEvent(params, ctx) {
+            seen.push([ctx.row.columns.doubled, ctx.row.columns.org_slug]);
+            return recordEvent(params, ctx);
+          },
+        },
+      });
+    }
+    for (const lock of [true, false]) {
+      seen.length = 0;
+      const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+      const ref = { orgId: org, id: actor.row.id };
+      let statements: string[] = [];
+      await host.transact(async (tx) => {
+        const prepared = vi.spyOn(tx.sql, 'prepared');
+        await host.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER, lock });
+        statements = prepared.mock.calls.map(([name]) => name);
+        prepared.mockRestore();
+      });
+      expect(statements[0]).toBe(lock ? 'actor_lock_skill-run' : 'actor_load_runs');
+      expect(seen[0]).toEqual(lock ? [2, 'acme'] : [undefined, undefined]);
+    }
+  });
+});
+
 describe('a transaction that transitions an actor it already updated', () => {
   it('starts from its own write instead of loading the row again', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
