@@ -16,6 +16,7 @@ import { RUN_KINDS, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.
 import { SYSTEM, WORKER } from '../../../src/platform/actors/acting-as.js';
 import { createStatementBatcher } from '../../../src/platform/actors/batcher.js';
 import { createActorHost, OptimisticConflictError } from '../../../src/platform/actors/host.js';
+import type { ActorKindDef, EffectContext } from '../../../src/platform/actors/kind.js';
 import {
   buildStatements,
   statementParams,
@@ -613,6 +614,38 @@ describe('several creations of one kind (createMany)', () => {
   });
 });
 
+/**
+ * A host of its own with the run kinds, the skill run's `recordEvent` wrapped by `around` (which gets
+ * the effect's context first) and `extra` added to its kind.
+ */
+function hostWithSkillRun(
+  around: (ctx: EffectContext) => void,
+  extra: Partial<ActorKindDef> = {},
+  log = createLogger('silent'),
+) {
+  const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log });
+  for (const kind of RUN_KINDS) {
+    const def = t.app.actors.kind(kind);
+    const recordEvent = def.effects?.recordEvent;
+    if (kind !== SKILL_RUN_KIND || !recordEvent) {
+      host.register(def);
+      continue;
+    }
+    host.register({
+      ...def,
+      ...extra,
+      effects: {
+        ...def.effects,
+        recordEvent(params, ctx) {
+          around(ctx);
+          return recordEvent(params, ctx);
+        },
+      },
+    });
+  }
+  return host;
+}
+
 describe('settled events: applied in the write of the transition that settles them', () => {
   type Answer = Array<{ type: string; [key: string]: unknown }>;
   /**
@@ -623,29 +656,17 @@ describe('settled events: applied in the write of the transition that settles th
     const warnings: unknown[] = [];
     const log = createLogger('silent');
     log.warn = ((details: unknown) => void warnings.push(details)) as typeof log.warn;
-    const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log });
     const settling = new WeakSet<object>();
-    for (const kind of RUN_KINDS) {
-      const def = t.app.actors.kind(kind);
-      const recordEvent = def.effects?.recordEvent;
-      if (kind !== SKILL_RUN_KIND || !recordEvent) {
-        host.register(def);
-        continue;
-      }
-      host.register({
-        ...def,
-        effects: {
-          ...def.effects,
-          recordEvent(params, ctx) {
-            if (ctx.event.type === 'STEP_SUCCEEDED' && !settling.has(ctx.writes)) {
-              settling.add(ctx.writes);
-              ctx.writes.settle(answer);
-            }
-            return recordEvent(params, ctx);
-          },
-        },
-      });
-    }
+    const host = hostWithSkillRun(
+      (ctx) => {
+        if (ctx.event.type === 'STEP_SUCCEEDED' && !settling.has(ctx.writes)) {
+          settling.add(ctx.writes);
+          ctx.writes.settle(answer);
+        }
+      },
+      {},
+      log,
+    );
     return { host, warnings };
   }
   const transitionsOf = (id: number) =>
@@ -831,26 +852,12 @@ describe('events sent together (followedBy) and sends gathered for the end of th
 describe('values read with a locked load (lockedWith)', () => {
   it("come with the row in the lock's round trip, to the effects; a load without lock has none", async () => {
     const seen: unknown[] = [];
-    const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log: createLogger('silent') });
-    for (const kind of RUN_KINDS) {
-      const def = t.app.actors.kind(kind);
-      const recordEvent = def.effects?.recordEvent;
-      if (kind !== SKILL_RUN_KIND || !recordEvent) {
-        host.register(def);
-        continue;
-      }
-      host.register({
-        ...def,
+    const host = hostWithSkillRun(
+      (ctx) => void seen.push([ctx.row.columns.doubled, ctx.row.columns.org_slug]),
+      {
         lockedWith: { doubled: 't.version * 2', org_slug: 'select slug from orgs o where o.id = t.org_id' },
-        effects: {
-          ...def.effects,
-          recordEvent(params, ctx) {
-            seen.push([ctx.row.columns.doubled, ctx.row.columns.org_slug]);
-            return recordEvent(params, ctx);
-          },
-        },
-      });
-    }
+      },
+    );
     for (const lock of [true, false]) {
       seen.length = 0;
       const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
