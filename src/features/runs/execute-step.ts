@@ -28,8 +28,9 @@ import type {
 } from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
-import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
+import type { ActorHost, LoadedActor } from '../../platform/actors/host.js';
 import { transactTogether } from '../../platform/actors/together.js';
+import type { SendItem } from '../../platform/actors/types.js';
 import { inLane } from '../../platform/db/lanes.js';
 import type { Db } from '../../platform/db/sql.js';
 import type { JobContext, JobHandler, JobKindOptions, JobOrigin } from '../../platform/jobs/queue.js';
@@ -159,7 +160,11 @@ function isPlainObject(value: unknown): value is JsonObject {
 /** The `execute_step` handler and its kind options (a dead job fails the step). */
 export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandler; options: JobKindOptions } {
   const { db, host, clock, log } = deps;
-  const reportTogether = transactTogether(host, (fn) => inLane('urgent', fn));
+  const reportTogether = transactTogether(
+    host,
+    (tx, items: SendItem[]) => host.sendMany(tx, RUN_KINDS, items),
+    (fn) => inLane('urgent', fn),
+  );
   const iso = () => new Date(clock.now()).toISOString();
 
   async function execute(
@@ -367,13 +372,16 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
           },
         ]
       : [];
-    const send = (tx: ActorTx) =>
-      host.send(tx, RUN_KINDS, { orgId: payload.orgId, id: payload.actorId }, event, {
+    const item: SendItem = {
+      ref: { orgId: payload.orgId, id: payload.actorId },
+      event,
+      options: {
         actingAs: WORKER,
         loaded: loaded ?? undefined,
         extraRows: { step_executions: execution },
         ...(job ? { completesJob: job } : {}),
-      });
+      },
+    };
     // A mission's child run hands over to its mission run in this transaction (the next tasks start
     // in it): it goes first for a connection (platform/db/lanes.ts), straight to a real transaction
     // (its follow-ups need one; tried as a single statement first, the transition would be computed
@@ -381,8 +389,8 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     // (together.ts: one transaction, one transition of the mission run).
     const missionRunId = loaded?.row.columns.mission_run_id;
     const result = await (missionRunId != null
-      ? reportTogether(`${payload.orgId}:${missionRunId}`, send)
-      : host.transact(send, { single: true }));
+      ? reportTogether(`${payload.orgId}:${missionRunId}`, item)
+      : host.transact((tx) => host.send(tx, RUN_KINDS, item.ref, event, item.options), { single: true }));
     if (result.outcome === 'invalid' && event.type === 'STEP_SUCCEEDED') {
       // An output the run's event schema refuses (not plain JSON) fails the step instead.
       const message = result.issues.map((i) => `${i.field} ${i.message}`).join('; ');

@@ -57,6 +57,7 @@ import {
   type CreateArgs,
   type LoadedActor,
   OptimisticConflictError,
+  type SendItem,
   type SendOptions,
   type SendResult,
   type TransitionAudit,
@@ -466,6 +467,55 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     options: SendOptions,
   ): Promise<SendResult> {
     checkDepth(tx);
+    const prepared = await prepareSend(tx, names, ref, event, options);
+    if (!('kind' in prepared)) return prepared;
+    await write(tx, [prepared], options.urgent === true);
+    return { outcome: 'applied', ...(await finish(tx, prepared)) };
+  }
+
+  /**
+   * Several sends in `tx` whose writes share statements (one per kind: see `sendMany`); each item's
+   * outcome, in order.
+   */
+  async function deliverMany(
+    tx: ActorTx,
+    names: MachineKind | readonly MachineKind[],
+    items: readonly SendItem[],
+  ): Promise<SendResult[]> {
+    checkDepth(tx);
+    const results: SendResult[] = [];
+    let pending: Array<{ index: number; prepared: Prepared }> = [];
+    const flush = async () => {
+      const kinds = new Set(pending.map((p) => p.prepared.kind));
+      for (const kind of kinds) {
+        await write(
+          tx,
+          pending.filter((p) => p.prepared.kind === kind).map((p) => p.prepared),
+          false,
+        );
+      }
+      for (const p of pending) results[p.index] = { outcome: 'applied', ...(await finish(tx, p.prepared)) };
+      pending = [];
+    };
+    for (const [index, item] of items.entries()) {
+      // A second send to one actor starts from the first's write.
+      if (pending.some((p) => p.prepared.row.id === item.ref.id)) await flush();
+      const prepared = await prepareSend(tx, names, item.ref, item.event, item.options);
+      if ('kind' in prepared) pending.push({ index, prepared });
+      else results[index] = prepared;
+    }
+    await flush();
+    return results;
+  }
+
+  /** `send` up to its write: the transition prepared (`prepare`), or why there is none. */
+  async function prepareSend(
+    tx: ActorTx,
+    names: MachineKind | readonly MachineKind[],
+    ref: ActorRef,
+    event: unknown,
+    options: SendOptions,
+  ): Promise<Prepared | Exclude<SendResult, { outcome: 'applied' }>> {
     const lock = options.lock === true && !tx.single;
     const given = ownWrite(tx, names, ref) ?? (tx.attempt === 1 && !lock ? options.loaded : undefined);
     const loaded = given ?? (await load(reader(tx), names, ref, lock));
@@ -481,7 +531,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (!loaded.snapshot.can(valid)) return { outcome: 'refused', actor: loaded };
     const [next, actions] = kind.stepper.next(loaded.snapshot, valid);
     const at = new Date(clock.now()).toISOString();
-    const prepared = await prepare(
+    return prepare(
       tx,
       kind,
       loaded.row,
@@ -496,8 +546,6 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       options,
       {},
     );
-    await write(tx, [prepared], options.urgent === true);
-    return { outcome: 'applied', ...(await finish(tx, prepared)) };
   }
 
   /** The actor as `tx` last updated it (its row locked by `tx`), if it is one of `names` in `ref`'s org. */
@@ -609,6 +657,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     },
 
     send: deliver,
+
+    sendMany: deliverMany,
 
     sendStored: (tx, name, ref, event, options) => deliver(tx, entry(name).def.name, ref, event, options),
 

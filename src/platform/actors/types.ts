@@ -127,6 +127,13 @@ export interface SendOptions {
   urgent?: boolean;
 }
 
+/** One send of `sendMany`. */
+export interface SendItem {
+  ref: ActorRef;
+  event: unknown;
+  options: SendOptions;
+}
+
 /** Options of `transact`. */
 export interface TransactOptions {
   /** `fn` makes exactly one transition (see `ActorHost.transact`). */
@@ -195,6 +202,17 @@ export interface ActorHost {
     event: SharedEventOf<K>,
     options: SendOptions,
   ): Promise<SendResult>;
+  /**
+   * Several `send`s in `tx` (to `kinds`, each as `send` would) whose writes share one statement per
+   * kind, their follow-ups after it, in order; each item's outcome. The events are the caller's to
+   * vouch for (checked at run time, as `sendStored`'s). A single transaction needs a real one for
+   * more than one write.
+   */
+  sendMany(
+    tx: ActorTx,
+    kinds: MachineKind | readonly MachineKind[],
+    items: readonly SendItem[],
+  ): Promise<SendResult[]>;
   /**
    * `send` for an event read from storage (a timer row): the kind is a name and the event plain
    * JSON, both checked at run time (an unknown kind throws; an event the kind does not take is

@@ -875,6 +875,67 @@ describe('values read with a locked load (lockedWith)', () => {
   });
 });
 
+describe('several sends (sendMany)', () => {
+  it('write in one statement per kind, each with its outcome, follow-ups after it', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await createSkillRun(t.app, org, { requiresApproval: true })).actor.row.id);
+    const [a = 0, b = 0, c = 0] = ids;
+    const other = await orgIdOf(t.app, 'other');
+    const item = (id: number, event: unknown, orgId = org) => ({
+      ref: { orgId, id },
+      event,
+      options: { actingAs: WORKER },
+    });
+    let statements: string[] = [];
+    const results = await t.app.actors.transact(async (tx) => {
+      const prepared = vi.spyOn(tx.sql, 'prepared');
+      const sent = await t.app.actors.sendMany(tx, RUN_KINDS, [
+        item(a, succeeded()),
+        // Another org's id is not found; an event the state does not take is refused.
+        item(b, succeeded(), other),
+        item(b, succeeded('another-step')),
+        item(c, succeeded()),
+        // A second send to one actor starts from the first's write.
+        item(c, approve()),
+      ]);
+      statements = prepared.mock.calls
+        .map(([name]) => name)
+        .filter((name) => name.startsWith('actor_update'));
+      prepared.mockRestore();
+      return sent;
+    });
+    expect(results.map((r) => r.outcome)).toEqual(['applied', 'not_found', 'refused', 'applied', 'applied']);
+    // a's and c's first in one statement, c's approval after it (its review item closed in a follow-up).
+    expect(statements.filter((name) => name.startsWith('actor_update_skill-run'))).toHaveLength(2);
+    expect(await runRow(a)).toMatchObject({ status: 'pending', version: 2 });
+    expect(await runRow(b)).toMatchObject({ status: 'pending', version: 1 });
+    expect(await runRow(c)).toMatchObject({ status: 'approved', version: 3 });
+  });
+
+  it('in a single transaction: more than one write reruns it in a real one', async () => {
+    const runs = await Promise.all([1, 2].map(() => createSkillRun(t.app, org)));
+    let attempts = 0;
+    const results = await t.app.actors.transact(
+      (tx) => {
+        attempts++;
+        return t.app.actors.sendMany(
+          tx,
+          RUN_KINDS,
+          runs.map((r) => ({
+            ref: { orgId: org, id: r.actor.row.id },
+            event: succeeded(),
+            options: { actingAs: WORKER },
+          })),
+        );
+      },
+      { single: true },
+    );
+    expect(attempts).toBe(2);
+    expect(results.map((r) => r.outcome)).toEqual(['applied', 'applied']);
+  });
+});
+
 describe('a transaction that transitions an actor it already updated', () => {
   it('starts from its own write instead of loading the row again', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });

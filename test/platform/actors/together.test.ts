@@ -28,71 +28,68 @@ function gatedHost() {
   return { host, transactions, connect };
 }
 
-/** Work that records `name` in its transaction and answers it. */
-const work = (name: string) => async (tx: ActorTx) => {
-  (tx as unknown as { log: string[] }).log.push(name);
-  return name;
-};
+/** Records its items in the transaction and answers each upper-cased; `bad` fails it. */
+async function run(tx: ActorTx, items: string[]): Promise<string[]> {
+  (tx as unknown as { log: string[] }).log.push(...items);
+  if (items.includes('bad')) throw new Error('bad item');
+  return items.map((item) => item.toUpperCase());
+}
 
 describe('transactions of one parent, together', () => {
-  it('run in one transaction when they start while the first waits for its connection', async () => {
+  it('run in one transaction when they arrive while the first waits for its connection', async () => {
     const { host, transactions, connect } = gatedHost();
-    const together = transactTogether(host);
-    const a = together('mission:1', work('a'));
-    const b = together('mission:1', work('b'));
-    const other = together('mission:2', work('x'));
+    const together = transactTogether(host, run);
+    const a = together('mission:1', 'a');
+    const b = together('mission:1', 'b');
+    const other = together('mission:2', 'x');
     await connect();
     await connect();
-    expect(await Promise.all([a, b, other])).toEqual(['a', 'b', 'x']);
+    expect(await Promise.all([a, b, other])).toEqual(['A', 'B', 'X']);
     expect(transactions).toEqual([['a', 'b'], ['x']]);
   });
 
   it('close once their function starts: a later one starts a group of its own', async () => {
     const { host, transactions, connect } = gatedHost();
-    const together = transactTogether(host);
     const started = deferred<void>();
     const release = deferred<void>();
-    const first = together('mission:1', async (tx) => {
-      started.resolve();
-      await release.promise;
-      return work('a')(tx);
+    const together = transactTogether(host, async (tx, items: string[]) => {
+      if (items.includes('slow')) {
+        started.resolve();
+        await release.promise;
+      }
+      return run(tx, items);
     });
+    const first = together('mission:1', 'slow');
     await connect();
     await started.promise;
-    const later = together('mission:1', work('b'));
+    const later = together('mission:1', 'b');
     release.resolve();
     await connect();
-    expect(await Promise.all([first, later])).toEqual(['a', 'b']);
-    expect(transactions).toEqual([['a'], ['b']]);
+    expect(await Promise.all([first, later])).toEqual(['SLOW', 'B']);
+    expect(transactions).toEqual([['slow'], ['b']]);
   });
 
-  it("run each member alone when the group fails, so one member's failure is its own", async () => {
+  it("run each item alone when the group fails, so one item's failure is its own", async () => {
     const { host, transactions, connect } = gatedHost();
-    const together = transactTogether(host);
-    const good = together('mission:1', work('good'));
-    const bad = together('mission:1', async () => {
-      throw new Error('bad member');
-    });
-    const outcomes = Promise.allSettled([good, bad]);
+    const together = transactTogether(host, run);
+    const outcomes = Promise.allSettled([together('mission:1', 'good'), together('mission:1', 'bad')]);
     for (let i = 0; i < 3; i++) await connect();
     const [ok, failed] = await outcomes;
-    expect(ok).toEqual({ status: 'fulfilled', value: 'good' });
-    expect(failed).toMatchObject({ status: 'rejected', reason: new Error('bad member') });
-    // The group (rolled back), then each member in a transaction of its own.
-    expect(transactions).toEqual([['good'], ['good'], []]);
+    expect(ok).toEqual({ status: 'fulfilled', value: 'GOOD' });
+    expect(failed).toMatchObject({ status: 'rejected', reason: new Error('bad item') });
+    // The group (rolled back), then each item in a transaction of its own.
+    expect(transactions).toEqual([['good', 'bad'], ['good'], ['bad']]);
   });
 
   it('fail a group of one with its error, and leave no group behind', async () => {
     const { host, transactions, connect } = gatedHost();
-    const together = transactTogether(host);
-    const failing = together('mission:1', async () => {
-      throw new Error('alone');
-    });
+    const together = transactTogether(host, run);
+    const failing = together('mission:1', 'bad');
     await connect();
-    await expect(failing).rejects.toThrow('alone');
-    const next = together('mission:1', work('next'));
+    await expect(failing).rejects.toThrow('bad item');
+    const next = together('mission:1', 'next');
     await connect();
-    expect(await next).toBe('next');
-    expect(transactions).toEqual([[], ['next']]);
+    expect(await next).toBe('NEXT');
+    expect(transactions).toEqual([['bad'], ['next']]);
   });
 });
