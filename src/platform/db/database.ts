@@ -118,6 +118,10 @@ export async function openDatabase(
         connectionString: url,
         application_name: options.applicationName ?? 'r3',
         options: '-c plan_cache_mode=force_generic_plan',
+        // A statement is sent without waiting for the answers to those before it (pg's pipelining):
+        // a transaction's BEGIN travels with its first statement (sql.ts). Each still gets its own
+        // answer, in order, and one that fails in a transaction fails those after it, as before.
+        pipeline: true,
       },
       // knex's own messages (a dropped connection) into the log, not onto stdout.
       log: {

@@ -119,16 +119,29 @@ export function sqlOver(source: ConnectionSource): Db {
     prepared: (name, text, values) => borrow(statement(text, values, name)),
     tx: (fn, options) =>
       onOne(async (client) => {
+        let begun: Promise<unknown> | undefined;
         try {
           const begin = options?.isolation ? `begin isolation level ${options.isolation}` : 'begin';
           const local = (options?.settings ?? []).map((setting) => `; set local ${setting}`);
-          await client.query(begin + local.join(''));
+          // Not awaited: the connections pipeline (database.ts), so the transaction's first statement
+          // goes out right behind its BEGIN, one round trip for both, as Npgsql sends them. BEGIN
+          // cannot fail while the connection lives (a dead one fails the statement too); its answer
+          // is awaited before the commit all the same.
+          begun = client.query(begin + local.join(''));
+          begun.catch(() => undefined);
           const result = await fn(runner(client));
+          await begun;
           await client.query('commit');
           return result;
         } catch (error) {
           await client.query('rollback').catch(() => undefined);
-          throw error;
+          // A BEGIN that failed (its settings) is why the statements after it failed.
+          throw (
+            (await begun?.then(
+              () => null,
+              (failed: unknown) => failed,
+            )) ?? error
+          );
         }
       }),
     session: (fn) =>

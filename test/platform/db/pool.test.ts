@@ -3,12 +3,14 @@
  * by plain SQL and the ORM, at most `poolSize` sessions; named prepared statements are planned
  * generically, always, so a batched statement is not planned anew for every batch size it meets.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../../src/platform/db/database.js';
 import { plannedForValues } from '../../../src/platform/db/sql.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
+const original = pg.Client.prototype.query;
 let database: TestDatabase;
 let db: Database;
 beforeAll(async () => {
@@ -83,6 +85,54 @@ describe('the pool', () => {
       expect(session.mode).toBe('force_generic_plan');
       expect(['1234kB', '2345kB']).not.toContain(session.mem);
     }
+  });
+
+  it("sends a transaction's BEGIN with its first statement (pipelined), which still runs inside it", async () => {
+    await db.sql.query('create table if not exists pool_test_tx (n int)');
+    const calls: string[] = [];
+    const pipelined = new Set<boolean>();
+    let begun = false;
+    const query = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const text = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string })?.text);
+      const sent = (query.getMockImplementation() ? original : original).apply(
+        this,
+        args as never,
+      ) as unknown;
+      // A pipelining connection writes a statement at once, not after the answers before it.
+      pipelined.add((this as unknown as { pipeline: boolean }).pipeline);
+      if (text.startsWith('begin')) {
+        calls.push('begin');
+        void (sent as Promise<unknown>).then(() => {
+          begun = true;
+        });
+      } else calls.push(`${text.split(' ')[0]} ${begun ? 'after' : 'before'} BEGIN answered`);
+      return sent as never;
+    });
+    const error = await db.sql
+      .tx(async (sql) => {
+        await sql.query('insert into pool_test_tx values (1)');
+        throw new Error('rolled back');
+      })
+      .catch((e: unknown) => e);
+    query.mockRestore();
+    expect(String(error)).toContain('rolled back');
+    expect(calls.slice(0, 2)).toEqual(['begin', 'insert before BEGIN answered']);
+    expect([...pipelined]).toEqual([true]);
+    expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
+  });
+
+  it('fails a transaction whose BEGIN fails with its error, writing nothing', async () => {
+    await db.sql.query('create table if not exists pool_test_tx (n int)');
+    const error = await db.sql
+      .tx((sql) => sql.query('insert into pool_test_tx values (2)'), {
+        settings: ["statement_timeout = 'bogus'"],
+      })
+      .catch((e: unknown) => e);
+    expect(String(error)).toContain('invalid value for parameter "statement_timeout"');
+    expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
   });
 
   it('parses plain SQL results with pg’s parsers (timestamptz as a Date, int8 as a number)', async () => {
