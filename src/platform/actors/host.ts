@@ -262,8 +262,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       steps.push({ from: stepFrom, to: stateName(after.value), event: stepEvent });
     };
     await perform(from, next, actions, event);
-    // Then the events the settlers answer (`settle`) and those sent after it (`SendOptions.followedBy`), each
-    // a transition of its own written with this one.
+    // Then the events the settlers answer (`settle`) and those sent after it
+    // (`SendOptions.followedBy`), each a transition of its own written with this one.
     let current = next;
     const chain = async (chained: { type: string }) => {
       if (steps.length >= MAX_CHAINED_STEPS) {
@@ -293,8 +293,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       }
     };
     await settle();
-    for (const next of also.followedBy ?? []) {
-      await chain(next);
+    for (const followed of also.followedBy ?? []) {
+      await chain(followed);
       await settle();
     }
     const leased = await leaseJobs(tx, writes.jobs, row.orgId);
