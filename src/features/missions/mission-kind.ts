@@ -331,6 +331,9 @@ export function reportChildEvent(host: ActorHost): ChildRunListener {
     }
     if (!message) return;
     const sent = message;
+    // The mission run's locked load goes out now, pipelined with the child's own write: the report
+    // below finds its row there instead of a round trip of its own.
+    host.loadAhead(ctx.tx, MISSION_RUN_KIND, { orgId, id: missionRunId });
     // A run's artifacts are made by its tool calls only (create_artifact, generate_image): one that
     // made no call (its context counts them) has none to hand over.
     const calls = (ctx.after.context as { toolCalls?: number }).toolCalls;

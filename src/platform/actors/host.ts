@@ -518,7 +518,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   ): Promise<Prepared | Exclude<SendResult, { outcome: 'applied' }>> {
     const lock = options.lock === true && !tx.single;
     const given = ownWrite(tx, names, ref) ?? (tx.attempt === 1 && !lock ? options.loaded : undefined);
-    const loaded = given ?? (await load(reader(tx), names, ref, lock));
+    const ahead = given || !lock ? undefined : takeAhead(tx, names, ref);
+    const loaded = given ?? (ahead ? await ahead : await load(reader(tx), names, ref, lock));
     if (!loaded) return { outcome: 'not_found' };
     const kind = entry(loaded.def.name);
     const parsed = kind.def.eventSchema.safeParse(event);
@@ -546,6 +547,20 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       options,
       {},
     );
+  }
+
+  /** The locked load of `ref` sent ahead in `tx` (`loadAhead`), taken: a later send loads anew. */
+  function takeAhead(
+    tx: ActorTx,
+    names: MachineKind | readonly MachineKind[],
+    ref: ActorRef,
+  ): Promise<LoadedActor | null> | undefined {
+    if (tx.ahead.size === 0) return undefined;
+    const key = `${entriesOf(names)[0]?.def.table}:${ref.id}`;
+    const found = tx.ahead.get(key);
+    if (!found || found.orgId !== ref.orgId) return undefined;
+    tx.ahead.delete(key);
+    return found.loaded;
   }
 
   /** The actor as `tx` last updated it (its row locked by `tx`), if it is one of `names` in `ref`'s org. */
@@ -663,6 +678,16 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     sendStored: (tx, name, ref, event, options) => deliver(tx, entry(name).def.name, ref, event, options),
 
     load,
+
+    loadAhead(tx, names, ref) {
+      if (tx.single) return;
+      const key = `${entriesOf(names)[0]?.def.table}:${ref.id}`;
+      if (tx.ahead.has(key) || tx.updated.has(key)) return;
+      const loaded = load(tx.sql, names, ref, true);
+      // Awaited by the send that takes it; a transaction that fails first never does.
+      loaded.catch(() => undefined);
+      tx.ahead.set(key, { orgId: ref.orgId, loaded });
+    },
 
     resolveRow: (names, raw) => resolveRow(entriesOf(names), raw),
 

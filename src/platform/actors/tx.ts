@@ -46,6 +46,8 @@ export interface ActorTx {
    * until it ends, so a later transition of one in it starts from here instead of loading it again.
    */
   readonly updated: Map<string, LoadedActor>;
+  /** Locked loads sent ahead (`ActorHost.loadAhead`), by `<table>:<id>`, until a send takes one. */
+  readonly ahead: Map<string, { orgId: number; loaded: Promise<LoadedActor | null> }>;
 }
 
 /** Raised inside a single transaction that turns out to need a real one; nothing was written yet. */
@@ -66,6 +68,7 @@ export class TxState {
   readonly wakes = new Set<Wake>();
   readonly callbacks: Array<() => void> = [];
   readonly updated = new Map<string, LoadedActor>();
+  readonly ahead = new Map<string, { orgId: number; loaded: Promise<LoadedActor | null> }>();
   readonly gathered = new Map<string, Gathered>();
 
   /** Runs the flushes of what was gathered (`ActorTx.gather`), oldest key first, until none is left. */
@@ -93,6 +96,7 @@ export function actorTx(sql: Sql, state: TxState, attempt = 1): ActorTx {
       else state.gathered.set(key, { items: [item], flush: flush as Gathered['flush'] });
     },
     updated: state.updated,
+    ahead: state.ahead,
   };
 }
 

@@ -225,6 +225,14 @@ export interface ActorHost {
     event: unknown,
     options: SendOptions,
   ): Promise<SendResult>;
+  /**
+   * Sends the locked load of `ref` (as `SendOptions.lock` would) now, without waiting for it: the
+   * connection pipelines it with the statements that follow (the transition being written), and a
+   * later `send` to it with `lock` in this transaction takes its answer instead of a round trip of its
+   * own. For a transition known to come (a child's report to its parent). Nothing in a single
+   * transaction.
+   */
+  loadAhead(tx: ActorTx, kinds: MachineKind | readonly MachineKind[], ref: ActorRef): void;
   /** Loads an actor (without locking it). */
   load(sql: Sql, kinds: MachineKind | readonly MachineKind[], ref: ActorRef): Promise<LoadedActor | null>;
   /**

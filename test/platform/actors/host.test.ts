@@ -936,6 +936,62 @@ describe('several sends (sendMany)', () => {
   });
 });
 
+describe('a locked load sent ahead (loadAhead)', () => {
+  it('is taken by the locked send that follows, its row locked from when it was sent', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    let statements: string[] = [];
+    let lockedMeanwhile = '';
+    const result = await t.app.actors.transact(async (tx) => {
+      const prepared = vi.spyOn(tx.sql, 'prepared');
+      t.app.actors.loadAhead(tx, RUN_KINDS, ref);
+      t.app.actors.loadAhead(tx, RUN_KINDS, ref);
+      // Another transaction cannot lock the row meanwhile.
+      await tx.sql.query('select 1');
+      lockedMeanwhile = await t.app.db.sql
+        .query('select id from runs where id = $1 for update nowait', [ref.id])
+        .then(
+          () => 'free',
+          (error: { code?: string }) => String(error.code),
+        );
+      const sent = await t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER, lock: true });
+      statements = prepared.mock.calls.map(([name]) => name);
+      prepared.mockRestore();
+      return sent;
+    });
+    expect(result.outcome).toBe('applied');
+    expect(lockedMeanwhile).toBe('55P03');
+    expect(
+      statements.filter((name) => name.startsWith('actor_lock') || name.startsWith('actor_load')),
+    ).toEqual(['actor_lock_runs']);
+  });
+
+  it("is not taken by a send without lock, nor for another org's id; a single transaction sends none", async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const other = await orgIdOf(t.app, 'other');
+    const outcomes = await t.app.actors.transact(async (tx) => {
+      t.app.actors.loadAhead(tx, RUN_KINDS, ref);
+      const theirs = await t.app.actors.send(tx, RUN_KINDS, { orgId: other, id: ref.id }, succeeded(), {
+        actingAs: WORKER,
+        lock: true,
+      });
+      const unlocked = await t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER });
+      return [theirs.outcome, unlocked.outcome, tx.ahead.size];
+    });
+    expect(outcomes).toEqual(['not_found', 'applied', 1]);
+    let sentAhead = -1;
+    await t.app.actors.transact(
+      async (tx) => {
+        t.app.actors.loadAhead(tx, RUN_KINDS, ref);
+        sentAhead = tx.ahead.size;
+      },
+      { single: true },
+    );
+    expect(sentAhead).toBe(0);
+  });
+});
+
 describe('a transaction that transitions an actor it already updated', () => {
   it('starts from its own write instead of loading the row again', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
