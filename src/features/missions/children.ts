@@ -178,15 +178,19 @@ const APPLIED_SQL = (org: string, agents: string, skills: string) => `
     from skills s join workspace_heads h on h.org_id = s.org_id
    where s.org_id = ${org} and s.slug in (select ${skills})`;
 
+/** The team's agents of the mission run `t` (the row of a locked load). */
+const TEAM = "select m ->> 'agent' from json_array_elements(t.definition -> 'team') m";
+
 /**
  * What a mission run's locked load reads with its row (the kind's `lockedWith`): its team's agents
- * and the skills its plan names, as applied — what the tasks a report starts need, in the report's
- * lock round trip instead of one of their own (see `settleTasks`).
+ * and their skills, as applied — what the tasks a report starts need (a task's skill must be one of
+ * its agent's, so any plan's, also one just proposed), in the report's lock round trip instead of
+ * one of their own (see `settleTasks`).
  */
 export const APPLIED_WITH_LOCK = `select coalesce(json_agg(x), '[]'::json) from (${APPLIED_SQL(
   't.org_id',
-  "m ->> 'agent' from json_array_elements(t.definition -> 'team') m",
-  "k ->> 'skill' from json_array_elements(t.plan -> 'tasks') k",
+  `* from (${TEAM}) team`,
+  `json_array_elements_text(w.manifest -> 'skillSlugs') from agents w where w.org_id = t.org_id and w.slug in (${TEAM})`,
 )}) x`;
 
 /**
@@ -226,7 +230,8 @@ function appliedFrom(rows: readonly AppliedResourceRow[]): StartResources {
 /**
  * What starting `taskIds` of the plan needs: their agents and the skills they name — from `locked`
  * (read with the mission run's locked load, `APPLIED_WITH_LOCK`) when it has every one of them, else
- * read (a plan just proposed names skills the row's plan did not; a slug missing is read to be sure).
+ * read (a load without lock has none; a slug missing — an agent left the team's, a skill not wired —
+ * is read to be sure).
  */
 async function appliedForTasks(
   tx: ActorTx,

@@ -92,7 +92,10 @@ const plannerPrompts = () =>
 
 describe('scripted planners', () => {
   it('a valid diamond: b and c run in parallel after a; d gets both outputs', async () => {
-    plans.push(`Here is the plan:\n\`\`\`json\n${diamond}\n\`\`\``);
+    // a names its agent's skill: its start (the first, the plan just proposed) finds it read with the lock.
+    const plan = diamond.replace('"instructions":"Do a"', '"instructions":"Do a","skill":"draft"');
+    expect(plan).not.toBe(diamond);
+    plans.push(`Here is the plan:\n\`\`\`json\n${plan}\n\`\`\``);
     // Tasks after others start leased in the process whose transaction started them, from their run as
     // created: no claim, and their step never reads the run.
     const leased = vi.spyOn(t.app.jobs, 'startLeased');
@@ -122,8 +125,8 @@ describe('scripted planners', () => {
         .map((r) => r.task)
         .sort(),
     ).toEqual(['#plan-1', 'a']);
-    // The tasks' agents came with the mission run's locked load, one per report (the kind's
-    // `lockedWith`); only the planner's start read them on its own.
+    // The tasks' agents and skills came with the mission run's locked load, one per report (the
+    // kind's `lockedWith`); only the planner's start read them on its own.
     const texts = statements.mock.calls
       .map(([query]) => (typeof query === 'string' ? query : ((query as { text?: string }).text ?? '')))
       .filter((text) => text.includes('from agents a join workspace_heads'));
