@@ -469,8 +469,40 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     checkDepth(tx);
     const prepared = await prepareSend(tx, names, ref, event, options);
     if (!('kind' in prepared)) return prepared;
-    await write(tx, [prepared], options.urgent === true);
-    return { outcome: 'applied', ...(await finish(tx, prepared)) };
+    const [done] = await writeAndFinish(tx, [[prepared]], [prepared], options.urgent === true);
+    return { outcome: 'applied', ...(done as Transitioned) };
+  }
+
+  /**
+   * Writes `groups` (a statement each: see `write`) and finishes `order` (`finish`: the follow-ups).
+   * In a real transaction the follow-ups do not wait for the writes' answers: the connection
+   * pipelines their statements behind the writes (which the server runs first, in order), and the
+   * answers are checked before this returns — a version miss still fails the transaction, which
+   * rolls back what the follow-ups did. A single transaction has no follow-ups.
+   */
+  async function writeAndFinish(
+    tx: ActorTx,
+    groups: readonly (readonly Prepared[])[],
+    order: readonly Prepared[],
+    urgent: boolean,
+  ): Promise<Transitioned[]> {
+    const done: Transitioned[] = [];
+    if (tx.single) {
+      for (const group of groups) await write(tx, group, urgent);
+      for (const p of order) done.push(await finish(tx, p));
+      return done;
+    }
+    const written = Promise.all(groups.map((group) => write(tx, group, urgent)));
+    written.catch(() => undefined);
+    try {
+      for (const p of order) done.push(await finish(tx, p));
+    } catch (error) {
+      // A write that failed is why the statements after it failed.
+      await written;
+      throw error;
+    }
+    await written;
+    return done;
   }
 
   /**
@@ -486,15 +518,13 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     const results: SendResult[] = [];
     let pending: Array<{ index: number; prepared: Prepared }> = [];
     const flush = async () => {
-      const kinds = new Set(pending.map((p) => p.prepared.kind));
-      for (const kind of kinds) {
-        await write(
-          tx,
-          pending.filter((p) => p.prepared.kind === kind).map((p) => p.prepared),
-          false,
-        );
-      }
-      for (const p of pending) results[p.index] = { outcome: 'applied', ...(await finish(tx, p.prepared)) };
+      const order = pending.map((p) => p.prepared);
+      const groups = [...new Set(order.map((p) => p.kind))].map((kind) =>
+        order.filter((p) => p.kind === kind),
+      );
+      const done = await writeAndFinish(tx, groups, order, false);
+      for (const [i, p] of pending.entries())
+        results[p.index] = { outcome: 'applied', ...(done[i] as Transitioned) };
       pending = [];
     };
     for (const [index, item] of items.entries()) {
@@ -656,8 +686,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     async create(tx, name, args) {
       checkDepth(tx);
       const prepared = await prepareCreation(tx, entry(name), args);
-      await write(tx, [prepared], false);
-      return finish(tx, prepared);
+      const [done] = await writeAndFinish(tx, [[prepared]], [prepared], false);
+      return done as Transitioned;
     },
 
     async createMany(tx, name, list) {
@@ -665,10 +695,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       const kind = entry(name);
       const prepared: Prepared[] = [];
       for (const args of list) prepared.push(await prepareCreation(tx, kind, args));
-      await write(tx, prepared, false);
-      const created: Transitioned[] = [];
-      for (const p of prepared) created.push(await finish(tx, p));
-      return created;
+      return writeAndFinish(tx, [prepared], prepared, false);
     },
 
     send: deliver,

@@ -992,6 +992,36 @@ describe('a locked load sent ahead (loadAhead)', () => {
   });
 });
 
+describe('follow-ups pipelined behind their write', () => {
+  it("are sent before the write's answer, which still fails the transaction when it fails", async () => {
+    const order: string[] = [];
+    await t.app.actors.transact(async (tx) => {
+      const original = tx.sql.prepared.bind(tx.sql);
+      vi.spyOn(tx.sql, 'prepared').mockImplementation((name, text, values) => {
+        order.push(`sent ${name}`);
+        return original(name, text, values).then((rows) => {
+          order.push(`answered ${name}`);
+          return rows as never;
+        });
+      });
+      // The run's creation opens its review item in a follow-up.
+      await createSkillRun(t.app, org, { tx, requiresApproval: true });
+    });
+    const write = order.indexOf('sent actor_insert_skill-run#0');
+    const followUp = order.findIndex((entry, i) => i > write && entry.startsWith('sent '));
+    expect(write).toBeGreaterThanOrEqual(0);
+    expect(followUp).toBeGreaterThan(write);
+    expect(followUp).toBeLessThan(order.indexOf('answered actor_insert_skill-run#0'));
+    // A write that fails: its error, not the follow-ups' (which ran in the failed transaction).
+    const before = await rowCounts(t.app);
+    const error = await withFault('runs', 'insert', () =>
+      createSkillRun(t.app, org, { requiresApproval: true }),
+    );
+    expect(String(error)).toContain('injected fault on runs');
+    expect(await rowCounts(t.app)).toEqual(before);
+  });
+});
+
 describe('a transaction that transitions an actor it already updated', () => {
   it('starts from its own write instead of loading the row again', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
