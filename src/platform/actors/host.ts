@@ -7,7 +7,8 @@
  * - transition: load the row (org in the WHERE) → resolve the snapshot → `can(event)` → pure
  *   `transition()` → perform the effects into a `TransitionWrites` → ONE statement that writes the
  *   row (guarded by `version`), the transition-log row, run events, outbox rows, jobs, timers and
- *   audit rows (see statements.ts) → follow-ups (other actors' transitions) in the same transaction.
+ *   audit rows (see statements.ts) → follow-ups (other actors' transitions) in the same transaction,
+ *   sent without waiting for the write's answer (pipelined; checked before the transition returns).
  *   Creations of several actors of one kind (`createMany`) share that statement, their follow-ups
  *   after it.
  * - refused: the state does not accept the event (`can()` is false). Nothing is written; API callers
