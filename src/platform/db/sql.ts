@@ -29,7 +29,8 @@ export interface Sql {
 export interface Db extends Sql {
   /**
    * Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. `settings`
-   * (`name = value`) are set locally, sent with the `begin` (one round trip).
+   * (`name = value`) are set locally, sent right behind the `begin` with the first statement (no
+   * round trip of their own).
    */
   tx<T>(
     fn: (sql: Sql) => Promise<T>,
@@ -122,12 +123,17 @@ export function sqlOver(source: ConnectionSource): Db {
         let begun: Promise<unknown> | undefined;
         try {
           const begin = options?.isolation ? `begin isolation level ${options.isolation}` : 'begin';
-          const local = (options?.settings ?? []).map((setting) => `; set local ${setting}`);
+          const settings = options?.settings ?? [];
           // Not awaited: the connections pipeline (database.ts), so the transaction's first statement
-          // goes out right behind its BEGIN, one round trip for both, as Npgsql sends them. BEGIN
-          // cannot fail while the connection lives (a dead one fails the statement too); its answer
-          // is awaited before the commit all the same.
-          begun = client.query(begin + local.join(''));
+          // goes out right behind its BEGIN, one round trip for both, as Npgsql sends them. The BEGIN
+          // goes alone (its text cannot fail), the settings after it: a setting that fails, even one
+          // that does not parse, fails inside the transaction, and so do the statements behind it.
+          begun = Promise.all([
+            client.query(begin),
+            ...(settings.length > 0
+              ? [client.query(settings.map((setting) => `set local ${setting}`).join('; '))]
+              : []),
+          ]);
           begun.catch(() => undefined);
           const result = await fn(runner(client));
           await begun;
@@ -135,7 +141,7 @@ export function sqlOver(source: ConnectionSource): Db {
           return result;
         } catch (error) {
           await client.query('rollback').catch(() => undefined);
-          // A BEGIN that failed (its settings) is why the statements after it failed.
+          // Settings that failed are why the statements after them failed.
           throw (
             (await begun?.then(
               () => null,
@@ -160,7 +166,7 @@ export function sqlOver(source: ConnectionSource): Db {
  * Runs one statement planned for its values, as constants: in a transaction that sets
  * `plan_cache_mode = force_custom_plan` locally (the pool's sessions plan every statement generically,
  * unnamed ones too: see `sqlOver`), with `settings` (more `name = value` planner settings) set with it,
- * all sent with the `begin`: three round trips (begin and settings, the statement, commit).
+ * all sent with the `begin`: two round trips (begin, settings and the statement; commit).
  */
 export function plannedForValues<T = Row>(
   db: Db,

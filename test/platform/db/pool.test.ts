@@ -124,15 +124,18 @@ describe('the pool', () => {
     expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
   });
 
-  it('fails a transaction whose BEGIN fails with its error, writing nothing', async () => {
+  it('fails a transaction whose settings fail with their error, writing nothing (one that does not parse too)', async () => {
     await db.sql.query('create table if not exists pool_test_tx (n int)');
-    const error = await db.sql
-      .tx((sql) => sql.query('insert into pool_test_tx values (2)'), {
-        settings: ["statement_timeout = 'bogus'"],
-      })
-      .catch((e: unknown) => e);
-    expect(String(error)).toContain('invalid value for parameter "statement_timeout"');
-    expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
+    for (const [setting, message] of [
+      ["statement_timeout = 'bogus'", 'invalid value for parameter "statement_timeout"'],
+      ["statement_timeout = 'unterminated", 'unterminated quoted string'],
+    ] as const) {
+      const error = await db.sql
+        .tx((sql) => sql.query('insert into pool_test_tx values (2)'), { settings: [setting] })
+        .catch((e: unknown) => e);
+      expect(String(error)).toContain(message);
+      expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
+    }
   });
 
   it('parses plain SQL results with pg’s parsers (timestamptz as a Date, int8 as a number)', async () => {
