@@ -157,6 +157,15 @@ export async function rowCounts(app: App): Promise<RowCounts> {
   return row;
 }
 
+/** The event types of actor `id` of `kind`'s transition log, in order. */
+export async function loggedEvents(app: App, kind: string, id: number): Promise<string[]> {
+  const rows = await app.db.sql.query<{ event_type: string }>(
+    'select event_type from actor_transitions where actor_kind = $1 and actor_id = $2 order by id',
+    [kind, id],
+  );
+  return rows.map((r) => r.event_type);
+}
+
 /** Orgs `red` and `blue`, each with a token of every scope and one skill run. */
 export interface TwoOrgs {
   red: CreatedToken;

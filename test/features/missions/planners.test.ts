@@ -18,7 +18,7 @@ import {
   startFakeOpenAI,
 } from '../../helpers/fake-openai-server.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
-import { orgIdOf } from '../../helpers/runs.js';
+import { loggedEvents, orgIdOf } from '../../helpers/runs.js';
 
 let t: TestApp;
 let fake: FakeOpenAI;
@@ -152,11 +152,7 @@ describe('scripted planners', () => {
       Math.max(at('task_completed', 'b'), at('task_completed', 'c')),
     );
     // Each transition that starts tasks records their runs in its own write (settled, a log row each).
-    const logged = await t.app.db.sql.query<{ event_type: string }>(
-      `select event_type from actor_transitions where actor_kind = 'mission-run' and actor_id = $1 order by id`,
-      [id],
-    );
-    expect(logged.map((r) => r.event_type)).toEqual([
+    expect(await loggedEvents(t.app, 'mission-run', id)).toEqual([
       'xstate.init',
       'PLAN_PROPOSED',
       'TASK_STARTED',

@@ -20,6 +20,7 @@ import {
   startFakeOpenAI,
 } from '../../helpers/fake-openai-server.js';
 import { createAgent, createSkill, createWorkflow } from '../../helpers/resources.js';
+import { loggedEvents } from '../../helpers/runs.js';
 import { openSse } from '../../helpers/sse.js';
 import { deferred, waitFor } from '../../helpers/wait.js';
 
@@ -351,11 +352,7 @@ describe('the tool loop of a skill run', () => {
     ]);
     expect(executions.map((e) => e.key)).toEqual(['one', 'two']);
     // The second turn's calls were recorded after the first turn's outcome, each call once.
-    const rows = await t.app.db.sql.query<{ event_type: string }>(
-      `select event_type from actor_transitions where actor_kind = 'skill-run' and actor_id = $1 order by id`,
-      [id],
-    );
-    expect(rows.map((r) => r.event_type)).toEqual([
+    expect(await loggedEvents(t.app, 'skill-run', id)).toEqual([
       'xstate.init',
       'TOOLS_REQUESTED',
       'TOOL_COMPLETED',

@@ -26,7 +26,7 @@ import type { ActorTx } from '../../../src/platform/actors/tx.js';
 import type { Job, JobOrigin } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createSkillRun, orgIdOf, rowCounts, skillRunArgs } from '../../helpers/runs.js';
+import { createSkillRun, loggedEvents, orgIdOf, rowCounts, skillRunArgs } from '../../helpers/runs.js';
 import { deferred, withTimeout } from '../../helpers/wait.js';
 
 let t: TestApp;
@@ -796,11 +796,11 @@ describe('events sent together (followedBy) and sends gathered for the end of th
     // The second APPROVE finds the run approved: skipped (a warning), the rest written.
     expect(result).toMatchObject({ outcome: 'applied', to: 'approved' });
     expect(await runRow(ref.id)).toMatchObject({ status: 'approved', version: 2 });
-    const logged = await t.app.db.sql.query<{ event_type: string }>(
-      `select event_type from actor_transitions where actor_kind = 'skill-run' and actor_id = $1 order by id`,
-      [ref.id],
-    );
-    expect(logged.map((r) => r.event_type)).toEqual(['xstate.init', 'STEP_SUCCEEDED', 'APPROVE']);
+    expect(await loggedEvents(t.app, 'skill-run', ref.id)).toEqual([
+      'xstate.init',
+      'STEP_SUCCEEDED',
+      'APPROVE',
+    ]);
   });
 
   it('flushes each key once after the function, before the commit, with its items in order', async () => {
