@@ -359,11 +359,10 @@ export async function startPlanner(
   return (await deps.host.create(tx, SKILL_RUN_KIND, args)).actor.row.id;
 }
 
-/** A task's child run about to be created: its id is taken, the mission run records it first. */
+/** A task's child run about to be created: its id is taken (`args.id`), the mission run records it first. */
 export interface TaskStart {
   task: string;
-  runId: number;
-  args: CreateArgs<typeof SKILL_RUN_KIND>;
+  args: CreateArgs<typeof SKILL_RUN_KIND> & { id: number };
 }
 
 /**
@@ -394,8 +393,7 @@ export async function settleTasks(
       refused.push({ task, error });
       continue;
     }
-    const runId = await deps.host.allocateId(tx, SKILL_RUN_KIND);
-    starting.push({ task, runId, args: { ...args, id: runId } });
+    starting.push({ task, args: { ...args, id: await deps.host.allocateId(tx, SKILL_RUN_KIND) } });
   }
   return { starting, refused };
 }

@@ -180,7 +180,7 @@ function childEffects(
         if (runs.length > 0) {
           events.unshift({
             type: 'TASK_STARTED',
-            tasks: runs.map((r) => ({ task: r.task, runId: r.runId })),
+            tasks: runs.map((r) => ({ task: r.task, runId: r.args.id })),
             at: ctx.at,
           });
         }

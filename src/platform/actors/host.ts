@@ -93,6 +93,11 @@ interface KindEntry {
 /** How many transitions one write may carry: the first, then settled and `followedBy` events. */
 const MAX_CHAINED_STEPS = 32;
 
+/** An actor's key in a transaction's maps of rows (`ActorTx.updated`, `ActorTx.ahead`). */
+function rowKey(table: string, id: number): string {
+  return `${table}:${id}`;
+}
+
 /** The name of a snapshot's state: the value of a flat state, the dotted path of a compound one. */
 export function stateName(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -134,6 +139,11 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       throw new Error(`actor kinds ${JSON.stringify(names)} do not share one table`);
     }
     return list;
+  }
+
+  /** `ref`'s key in a transaction's maps of rows, for kinds `names` (which share one table). */
+  function keyOf(names: MachineKind | readonly MachineKind[], ref: ActorRef): string {
+    return rowKey((entriesOf(names)[0] as KindEntry).def.table, ref.id);
   }
 
   function committed(state: TxState): void {
@@ -385,7 +395,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     }
     // Before the follow-ups: one that transitions this actor again (a mission run told that the task
     // it started did) starts from here. A created row is left out (its `read` columns are unset).
-    if (!p.created && !tx.single) tx.updated.set(`${def.table}:${row.id}`, actor);
+    if (!p.created && !tx.single) tx.updated.set(rowKey(def.table, row.id), actor);
     for (const followUp of writes.followUps) await followUp(deeper(tx));
     return { actor, from: p.from, to: p.to, effects: p.effects, projection: p.projection };
   }
@@ -587,7 +597,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     ref: ActorRef,
   ): Promise<LoadedActor | null> | undefined {
     if (tx.ahead.size === 0) return undefined;
-    const key = `${entriesOf(names)[0]?.def.table}:${ref.id}`;
+    const key = keyOf(names, ref);
     const found = tx.ahead.get(key);
     if (!found || found.orgId !== ref.orgId) return undefined;
     tx.ahead.delete(key);
@@ -602,7 +612,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   ): LoadedActor | undefined {
     if (tx.updated.size === 0) return undefined;
     const list = entriesOf(names);
-    const own = tx.updated.get(`${list[0]?.def.table}:${ref.id}`);
+    const own = tx.updated.get(rowKey((list[0] as KindEntry).def.table, ref.id));
     if (!own || own.row.orgId !== ref.orgId || !list.some((e) => e.def === own.def)) return undefined;
     return own;
   }
@@ -709,7 +719,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
 
     loadAhead(tx, names, ref) {
       if (tx.single) return;
-      const key = `${entriesOf(names)[0]?.def.table}:${ref.id}`;
+      const key = keyOf(names, ref);
       if (tx.ahead.has(key) || tx.updated.has(key)) return;
       const loaded = load(tx.sql, names, ref, true);
       // Awaited by the send that takes it; a transaction that fails first never does.
