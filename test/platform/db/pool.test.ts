@@ -3,6 +3,7 @@
  * by plain SQL and the ORM, at most `poolSize` sessions; named prepared statements are planned
  * generically, always, so a batched statement is not planned anew for every batch size it meets.
  */
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../../src/platform/db/database.js';
@@ -135,6 +136,30 @@ describe('the pool', () => {
         .catch((e: unknown) => e);
       expect(String(error)).toContain(message);
       expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
+    }
+  });
+
+  it('writes the statements a transaction sends in one turn to the socket at once', async () => {
+    const writes = vi.spyOn(Socket.prototype, 'write');
+    try {
+      await db.sql.tx(async (sql) => {
+        writes.mockClear();
+        let flushed = 0;
+        // pg writes each message with write(); a corked socket hands them to the kernel together.
+        const writev = vi.spyOn(Socket.prototype as unknown as { _writev: () => void }, '_writev');
+        const single = vi.spyOn(Socket.prototype as unknown as { _write: () => void }, '_write');
+        try {
+          await Promise.all([sql.query('select 1'), sql.query('select 2'), sql.query('select 3')]);
+          flushed = writev.mock.calls.length + single.mock.calls.length;
+        } finally {
+          writev.mockRestore();
+          single.mockRestore();
+        }
+        expect(writes.mock.calls.length).toBeGreaterThanOrEqual(3);
+        expect(flushed).toBe(1);
+      });
+    } finally {
+      writes.mockRestore();
     }
   });
 
