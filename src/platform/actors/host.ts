@@ -219,6 +219,11 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     rows: TransitionRows;
     /** A creation (an insert), else an update. */
     created: boolean;
+    /**
+     * The row is this transaction's until it ends (loaded `for update`, or written by it before), so
+     * the update's version check cannot miss: its answer may wait for the commit (`write`).
+     */
+    locked: boolean;
     /** The jobs written leased to this process, to start after the commit (`leaseJobs`). */
     leased: Job[];
   }
@@ -332,6 +337,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       writes,
       rows,
       created: insert !== null,
+      locked: false,
       leased,
     };
   }
@@ -358,12 +364,25 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     }
     const rows = list.length === 1 ? first.rows : mergeRows(list.map((p) => p.rows));
     const statement = kind.statements[mode].for(rows);
-    const ids = await tx.sql.prepared<{ id: number }>(
+    const answer = tx.sql.prepared<{ id: number }>(
       statement.name,
       statement.text,
       statementParams(statement, rows),
     );
-    const written = new Set(ids.map((r) => Number(r.id)));
+    // Rows this transaction holds cannot miss (nor can a creation: it writes every row or fails), so
+    // nothing here waits for the answer: the COMMIT goes out behind the statement, and the answer is
+    // checked there — an error of PostgreSQL's turned the COMMIT into a rollback.
+    if (tx.sql.atCommit && list.every((p) => p.created || p.locked)) {
+      tx.sql.atCommit(
+        answer.then((ids) => {
+          if (ids.length !== list.length) {
+            throw new Error(`${kind.def.name}: a row this transaction held was not written`);
+          }
+        }),
+      );
+      return;
+    }
+    const written = new Set((await answer).map((r) => Number(r.id)));
     for (const p of list) {
       if (!written.has(Number(p.row.id))) throw new OptimisticConflictError(kind.def.name, p.row.id);
     }
@@ -558,7 +577,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     options: SendOptions,
   ): Promise<Prepared | Exclude<SendResult, { outcome: 'applied' }>> {
     const lock = options.lock === true && !tx.single;
-    const given = ownWrite(tx, names, ref) ?? (tx.attempt === 1 && !lock ? options.loaded : undefined);
+    const own = ownWrite(tx, names, ref);
+    const given = own ?? (tx.attempt === 1 && !lock ? options.loaded : undefined);
     const ahead = given || !lock ? undefined : takeAhead(tx, names, ref);
     const loaded = given ?? (ahead ? await ahead : await load(reader(tx), names, ref, lock));
     if (!loaded) return { outcome: 'not_found' };
@@ -573,7 +593,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     if (!loaded.snapshot.can(valid)) return { outcome: 'refused', actor: loaded };
     const [next, actions] = kind.stepper.next(loaded.snapshot, valid);
     const at = new Date(clock.now()).toISOString();
-    return prepare(
+    const prepared = await prepare(
       tx,
       kind,
       loaded.row,
@@ -588,6 +608,9 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
       options,
       {},
     );
+    // Locked: written before in this transaction, or loaded here with the lock.
+    prepared.locked = own !== undefined || (given === undefined && lock);
+    return prepared;
   }
 
   /** The locked load of `ref` sent ahead in `tx` (`loadAhead`), taken: a later send loads anew. */

@@ -24,6 +24,13 @@ export interface Sql {
   maybeOne<T = Row>(text: string, values?: readonly unknown[]): Promise<T | null>;
   /** A named prepared statement (parsed once per connection): for hot paths. */
   prepared<T = Row>(name: string, text: string, values?: readonly unknown[]): Promise<T[]>;
+  /**
+   * In a transaction (`Db.tx`) only: `answer` — of statements sent on it that can fail only with an
+   * error of PostgreSQL's — is checked at the commit instead of by the caller, so the COMMIT goes out
+   * right behind them (pipelined: one round trip fewer). PostgreSQL runs the COMMIT after them and
+   * rolls back instead when one failed; the transaction then fails with that error.
+   */
+  atCommit?(answer: Promise<unknown>): void;
 }
 
 export interface Db extends Sql {
@@ -111,6 +118,13 @@ function runner(client: pg.Client): Sql {
   };
 }
 
+/** The error of the first of `answers` (in order) that fails, once all are in; null if none does. */
+async function firstFailure(answers: readonly Promise<unknown>[]): Promise<unknown> {
+  const settled = await Promise.allSettled(answers);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  return failed ? (failed.reason ?? new Error('a statement failed')) : null;
+}
+
 /**
  * The statement runner over `source`: each statement outside a transaction borrows a connection
  * for itself, as pg's `Pool.query` did.
@@ -152,6 +166,7 @@ export function sqlOver(source: ConnectionSource): Db {
     tx: (fn, options) =>
       onOne(async (client) => {
         let begun: Promise<unknown> | undefined;
+        const checks: Promise<unknown>[] = [];
         try {
           const begin = options?.isolation ? `begin isolation level ${options.isolation}` : 'begin';
           const settings = options?.settings ?? [];
@@ -166,19 +181,27 @@ export function sqlOver(source: ConnectionSource): Db {
               : []),
           ]);
           begun.catch(() => undefined);
-          const result = await fn(runner(client));
+          const sql: Sql = {
+            ...runner(client),
+            atCommit(answer) {
+              answer.catch(() => undefined);
+              checks.push(answer);
+            },
+          };
+          const result = await fn(sql);
           await begun;
-          await send(client, 'commit');
+          const commit = send(client, 'commit');
+          commit.catch(() => undefined);
+          // A failed statement among them made the COMMIT a rollback (PostgreSQL answers it so).
+          const failed = await firstFailure(checks);
+          if (failed !== null) throw failed;
+          await commit;
           return result;
         } catch (error) {
           await send(client, 'rollback').catch(() => undefined);
-          // Settings that failed are why the statements after them failed.
-          throw (
-            (await begun?.then(
-              () => null,
-              (failed: unknown) => failed,
-            )) ?? error
-          );
+          // Settings that failed are why the statements after them failed; so is a failed statement
+          // whose answer waited for the commit, for the ones after it.
+          throw (await firstFailure(begun ? [begun, ...checks] : checks)) ?? error;
         }
       }),
     session: (fn) =>

@@ -27,6 +27,7 @@ import type { Job, JobOrigin } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkillRun, loggedEvents, orgIdOf, rowCounts, skillRunArgs } from '../../helpers/runs.js';
+import { recordStatements } from '../../helpers/statements.js';
 import { deferred, withTimeout } from '../../helpers/wait.js';
 
 let t: TestApp;
@@ -1019,6 +1020,59 @@ describe('follow-ups pipelined behind their write', () => {
     );
     expect(String(error)).toContain('injected fault on runs');
     expect(await rowCounts(t.app)).toEqual(before);
+  });
+});
+
+describe('the COMMIT behind the writes of rows the transaction holds', () => {
+  const update = (order: string[], verb: string) =>
+    order.findIndex((entry) => entry.startsWith(`${verb} actor_update_skill-run`));
+
+  it('sends the COMMIT before the answer of a locked update; an unlocked one is answered first', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const locked = await recordStatements(() =>
+      t.app.actors.transact((tx) =>
+        t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER, lock: true }),
+      ),
+    );
+    expect(locked.result.outcome).toBe('applied');
+    expect(update(locked.order, 'sent')).toBeGreaterThanOrEqual(0);
+    expect(locked.order.indexOf('sent commit')).toBeLessThan(update(locked.order, 'answered'));
+    expect(await runRow(ref.id)).toMatchObject({ status: 'pending', version: 2 });
+
+    // Without the lock the version may have moved: the answer is checked before the COMMIT is sent.
+    const unlocked = await recordStatements(() =>
+      t.app.actors.transact(async (tx) => {
+        const sent = await t.app.actors.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM });
+        await tx.sql.query('select 1');
+        return sent;
+      }),
+    );
+    expect(unlocked.result.outcome).toBe('applied');
+    expect(update(unlocked.order, 'answered')).toBeLessThan(unlocked.order.indexOf('sent commit'));
+    expect(await runRow(ref.id)).toMatchObject({ status: 'approved', version: 3 });
+  });
+
+  it('fails the transaction with the error of a locked update that failed, writing nothing', async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    const before = await rowCounts(t.app);
+    const rowBefore = await runRow(ref.id);
+    await t.app.db.sql.query('create table if not exists host_commit_test (n int)');
+    let attempts = 0;
+    const error = await withFault('runs', 'update', () =>
+      t.app.actors.transact(async (tx) => {
+        attempts++;
+        // A statement before it, committed with it or not at all.
+        await tx.sql.query('insert into host_commit_test values (1)');
+        return t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER, lock: true });
+      }),
+    );
+    expect(String(error)).toContain('injected fault on runs');
+    expect(attempts).toBe(1);
+    expect(await rowCounts(t.app)).toEqual(before);
+    expect(await runRow(ref.id)).toEqual(rowBefore);
+    expect(await t.app.db.sql.query('select n from host_commit_test')).toEqual([]);
   });
 });
 

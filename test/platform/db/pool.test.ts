@@ -10,6 +10,7 @@ import { type Database, openDatabase } from '../../../src/platform/db/database.j
 import { plannedForValues } from '../../../src/platform/db/sql.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { recordStatements } from '../../helpers/statements.js';
 
 const original = pg.Client.prototype.query;
 let database: TestDatabase;
@@ -137,6 +138,30 @@ describe('the pool', () => {
       expect(String(error)).toContain(message);
       expect(await db.sql.query('select n from pool_test_tx')).toEqual([]);
     }
+  });
+
+  it('sends the COMMIT behind statements whose answers wait for it, failing with their error, writing nothing', async () => {
+    await db.sql.query('create table if not exists pool_test_commit (n int)');
+    const slow = 'insert into pool_test_commit select 1 from pg_sleep(0.05)';
+    const { order } = await recordStatements(() =>
+      db.sql.tx(async (sql) => {
+        sql.atCommit?.(sql.query(slow));
+      }),
+    );
+    expect(order.indexOf('sent commit')).toBeGreaterThan(order.indexOf(`sent ${slow}`));
+    expect(order.indexOf('sent commit')).toBeLessThan(order.indexOf(`answered ${slow}`));
+    expect(await db.sql.query('select n from pool_test_commit')).toEqual([{ n: 1 }]);
+
+    const error = await db.sql
+      .tx(async (sql) => {
+        await sql.query('insert into pool_test_commit values (2)');
+        sql.atCommit?.(
+          sql.query('insert into pool_test_commit values (1 / (select count(*) - 2 from pool_test_commit))'),
+        );
+      })
+      .catch((e: unknown) => e);
+    expect(String(error)).toContain('division by zero');
+    expect(await db.sql.query('select n from pool_test_commit')).toEqual([{ n: 1 }]);
   });
 
   it('writes the statements a transaction sends in one turn to the socket at once', async () => {
