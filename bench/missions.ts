@@ -9,6 +9,9 @@
  * approves through `POST /reviews/decide` as soon as it shows in the queue.
  *
  * BENCH_WORKERS sets the r3's worker slots (R3_WORKER_CONCURRENCY; default 32, r3's own default).
+ * BENCH_WARMUP (default 0) missions run first, unmeasured, on the same process: the measured round
+ * then runs on code V8 has already compiled (a fresh process spends a quarter of its CPU in the burst
+ * compiling: docs/performance.md, Missions).
  *
  * Reported: missions/s from the first start to the last completion (goal ≥ 20/s) and to the last
  * result review; the scheduling delay — from a task's last dependency finishing (its run's
@@ -25,6 +28,8 @@ const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 200);
 // Worker slots of the r3 under test (R3_WORKER_CONCURRENCY): the default, 32, unless BENCH_WORKERS says
 // otherwise (docs/performance.md, Missions: the delay against the slots).
 const WORKERS = process.env.BENCH_WORKERS ?? '32';
+// Missions run first, unmeasured, on the same process (BENCH_WARMUP; 0 measures a process started cold).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 
 const diamond = JSON.stringify({
   tasks: [
@@ -78,6 +83,56 @@ await db.connect();
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
+/**
+ * Starts `count` missions at once and approves each result review as it shows up, until every one is
+ * over: their ids, and the seconds until all were started, all were at review and all were over.
+ */
+async function round(
+  token: string,
+  count: number,
+): Promise<{ ids: number[]; startedAll: number; reviewedAll: number; total: number }> {
+  const started = performance.now();
+  const ids = await Promise.all(
+    Array.from({ length: count }, (_, n) =>
+      api(base, token, 'POST', '/api/v1/mission-runs', { missionSlug: 'diamond', input: { n } }).then(
+        (a: { missionRunId: number }) => a.missionRunId,
+      ),
+    ),
+  );
+  const startedAll = (performance.now() - started) / 1000;
+
+  // Approve each result review as it shows up; stop when every run is over.
+  const approved = new Set<number>();
+  let reviewedAll = 0;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const counts = await db.query<{ status: string; n: number }>(
+      `select status, count(*)::int as n from mission_runs where id = any($1::bigint[]) group by status`,
+      [ids],
+    );
+    const by = Object.fromEntries(counts.rows.map((r) => [r.status, r.n]));
+    const over = (by.completed ?? 0) + (by.failed ?? 0) + (by.cancelled ?? 0);
+    if (over >= count || Date.now() > deadline) break;
+    const waiting = await db.query<{ id: number }>(
+      `select id from mission_runs where status = 'awaiting_review' and id = any($1::bigint[]) order by id`,
+      [ids],
+    );
+    const todo = waiting.rows.map((r) => Number(r.id)).filter((id) => !approved.has(id));
+    if (approved.size + todo.length >= count && reviewedAll === 0) {
+      reviewedAll = (performance.now() - started) / 1000;
+    }
+    await Promise.all(
+      todo.map(async (id) => {
+        approved.add(id);
+        await api(base, token, 'POST', '/api/v1/reviews/decide', { kind: 'mission', id, action: 'approve' });
+      }),
+    );
+    if (todo.length === 0) await new Promise((r) => setTimeout(r, 20));
+  }
+  const total = (performance.now() - started) / 1000;
+  return { ids, startedAll, reviewedAll, total };
+}
+
 try {
   const token = await createBenchToken(bench.url, [
     'read:all',
@@ -100,43 +155,15 @@ try {
     limits: { maxParallel: 3 },
   });
 
-  const started = performance.now();
-  const ids = await Promise.all(
-    Array.from({ length: MISSIONS }, (_, n) =>
-      api(base, token, 'POST', '/api/v1/mission-runs', { missionSlug: 'diamond', input: { n } }).then(
-        (a: { missionRunId: number }) => a.missionRunId,
-      ),
-    ),
-  );
-  const startedAll = (performance.now() - started) / 1000;
-
-  // Approve each result review as it shows up; stop when every run is over.
-  const approved = new Set<number>();
-  let reviewedAll = 0;
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const counts = await db.query<{ status: string; n: number }>(
-      `select status, count(*)::int as n from mission_runs group by status`,
+  // The warm-up round (not measured): the same missions, so that the measured round runs on a process
+  // whose hot paths V8 has compiled, as a server's are after its first minutes.
+  if (WARMUP > 0) {
+    const warm = await round(token, WARMUP);
+    console.log(
+      `warm-up: ${WARMUP} missions in ${warm.total.toFixed(2)} s (${(WARMUP / warm.total).toFixed(1)} missions/s), not measured`,
     );
-    const by = Object.fromEntries(counts.rows.map((r) => [r.status, r.n]));
-    const over = (by.completed ?? 0) + (by.failed ?? 0) + (by.cancelled ?? 0);
-    if (over >= MISSIONS || Date.now() > deadline) break;
-    const waiting = await db.query<{ id: number }>(
-      `select id from mission_runs where status = 'awaiting_review' order by id`,
-    );
-    const todo = waiting.rows.map((r) => Number(r.id)).filter((id) => !approved.has(id));
-    if (approved.size + todo.length >= MISSIONS && reviewedAll === 0) {
-      reviewedAll = (performance.now() - started) / 1000;
-    }
-    await Promise.all(
-      todo.map(async (id) => {
-        approved.add(id);
-        await api(base, token, 'POST', '/api/v1/reviews/decide', { kind: 'mission', id, action: 'approve' });
-      }),
-    );
-    if (todo.length === 0) await new Promise((r) => setTimeout(r, 20));
   }
-  const total = (performance.now() - started) / 1000;
+  const { ids, startedAll, reviewedAll, total } = await round(token, MISSIONS);
 
   const outcome = await db.query<{ status: string; n: number }>(
     `select status, count(*)::int as n from mission_runs where id = any($1::bigint[]) group by status`,
