@@ -8,7 +8,8 @@
  *   `transition()` → perform the effects into a `TransitionWrites` → ONE statement that writes the
  *   row (guarded by `version`), the transition-log row, run events, outbox rows, jobs, timers and
  *   audit rows (see statements.ts) → follow-ups (other actors' transitions) in the same transaction,
- *   sent without waiting for the write's answer (pipelined; checked before the transition returns).
+ *   sent without waiting for the write's answer (pipelined; checked before the transition returns,
+ *   or at the commit for rows the transaction holds and creations: see `write`).
  *   Creations of several actors of one kind (`createMany`) share that statement, their follow-ups
  *   after it.
  * - refused: the state does not accept the event (`can()` is false). Nothing is written; API callers
@@ -508,7 +509,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
    * In a real transaction the follow-ups do not wait for the writes' answers: the connection
    * pipelines their statements behind the writes (which the server runs first, in order), and the
    * answers are checked before this returns — a version miss still fails the transaction, which
-   * rolls back what the follow-ups did. A single transaction has no follow-ups.
+   * rolls back what the follow-ups did — except those `write` leaves to the commit (rows the
+   * transaction holds, creations). A single transaction has no follow-ups.
    */
   async function writeAndFinish(
     tx: ActorTx,
