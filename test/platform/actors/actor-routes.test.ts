@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
 let acme: ReviewOrg;
@@ -21,11 +22,16 @@ describe('actor transitions', () => {
     const id = await pendingSkillRun(t, acme.owner.token);
     // The step first (the run then waits for its review), so the approval is the log's last entry: a
     // run approved while still pending records STEP_SUCCEEDED → approved after it instead.
+    const log = () =>
+      t.request('GET', `/api/v1/actors/skill-run/${id}/transitions`, { token: acme.owner.token });
     await t.app.jobs.drain();
+    // The app's own workers may have taken the step before drain() looked: wait for it to be taken.
+    await waitFor(
+      async () => (await log()).body.transitions.some((x: { event: string }) => x.event === 'STEP_SUCCEEDED'),
+      'the step to be taken by the run',
+    );
     await t.request('POST', `/api/v1/runs/${id}/approve`, { token: acme.owner.token, body: {} });
-    const res = await t.request('GET', `/api/v1/actors/skill-run/${id}/transitions`, {
-      token: acme.owner.token,
-    });
+    const res = await log();
     expect(res.status).toBe(200);
     const { transitions } = res.body;
     expect(transitions[0]).toMatchObject({
