@@ -222,9 +222,11 @@ describe('run_code', () => {
   });
 
   it('stops output past 1 MiB with TOOL_FAILED (output), even when the script catches the error', async () => {
+    // Lines of 4 KiB: the output limit is reached in a few hundred calls, long before the time
+    // limit, however slow the machine (a line of four bytes took 200,000 calls, over 5 s in a busy CI).
     for (const code of [
-      'for (;;) console.log("spam")',
-      'for (;;) { try { console.log("spam") } catch {} }',
+      'const line = "spam".repeat(1024); for (;;) console.log(line)',
+      'const line = "spam".repeat(1024); for (;;) { try { console.log(line) } catch {} }',
       '"z".repeat(1024 * 1024 + 1)',
     ]) {
       const error = await fails(mcp, 'run_code', { language: 'javascript', code }, 'TOOL_FAILED');
