@@ -995,19 +995,10 @@ describe('a locked load sent ahead (loadAhead)', () => {
 
 describe('follow-ups pipelined behind their write', () => {
   it("are sent before the write's answer, which still fails the transaction when it fails", async () => {
-    const order: string[] = [];
-    await t.app.actors.transact(async (tx) => {
-      const original = tx.sql.prepared.bind(tx.sql);
-      vi.spyOn(tx.sql, 'prepared').mockImplementation((name, text, values) => {
-        order.push(`sent ${name}`);
-        return original(name, text, values).then((rows) => {
-          order.push(`answered ${name}`);
-          return rows as never;
-        });
-      });
-      // The run's creation opens its review item in a follow-up.
-      await createSkillRun(t.app, org, { tx, requiresApproval: true });
-    });
+    // The run's creation opens its review item in a follow-up.
+    const { order } = await recordStatements(() =>
+      t.app.actors.transact((tx) => createSkillRun(t.app, org, { tx, requiresApproval: true })),
+    );
     const write = order.indexOf('sent actor_insert_skill-run#0');
     const followUp = order.findIndex((entry, i) => i > write && entry.startsWith('sent '));
     expect(write).toBeGreaterThanOrEqual(0);
