@@ -194,6 +194,9 @@ function createHost(
   // Runs first among the closers: every service and loop has stopped, so every span has ended.
   closers.push(() => tracing.shutdown());
   addPlatformReadings(metrics, { sql: db.sql, bus });
+  // Commit times (r3_db_commit_duration_seconds): the WAL's flush to disk is in every one.
+  const stopObservingCommits = db.sql.observeCommits((seconds) => metrics.dbCommitDuration.observe(seconds));
+  closers.push(async () => stopObservingCommits());
   const outbox = createOutboxRelay({ db: db.sql, bus, log, metrics });
   actors.onWake((what) => {
     if (what === 'jobs') jobs.notifyEnqueued();

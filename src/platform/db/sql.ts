@@ -51,6 +51,13 @@ export interface Db extends Sql {
    * `fn` throws, the session is closed rather than pooled: closing it frees what it held.
    */
   session<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Tells `listener` how long each committed transaction's COMMIT took, in seconds: from its sending
+   * to PostgreSQL's answer, which waits for the statements sent ahead of it and, with
+   * `synchronous_commit` on, for the WAL's flush to disk (`r3_db_commit_duration_seconds`). Returns
+   * the function that stops telling it.
+   */
+  observeCommits(listener: (seconds: number) => void): () => void;
 }
 
 /** Where the connections come from: a pool that lends pg clients (MikroORM's, database.ts). */
@@ -140,6 +147,7 @@ async function firstFailure(answers: readonly Promise<unknown>[]): Promise<unkno
  * locally (search candidates, the domain tools' page).
  */
 export function sqlOver(source: ConnectionSource): Db {
+  const commitListeners = new Set<(seconds: number) => void>();
   async function borrow<T>(config: pg.QueryConfig): Promise<T[]> {
     const client = await source.acquire();
     try {
@@ -190,12 +198,15 @@ export function sqlOver(source: ConnectionSource): Db {
           };
           const result = await fn(sql);
           await begun;
+          const committing = performance.now();
           const commit = send(client, 'commit');
           commit.catch(() => undefined);
           // A failed statement among them made the COMMIT a rollback (PostgreSQL answers it so).
           const failed = await firstFailure(checks);
           if (failed !== null) throw failed;
           await commit;
+          const seconds = (performance.now() - committing) / 1000;
+          for (const listener of commitListeners) listener(seconds);
           return result;
         } catch (error) {
           await send(client, 'rollback').catch(() => undefined);
@@ -213,6 +224,10 @@ export function sqlOver(source: ConnectionSource): Db {
           throw error;
         }
       }),
+    observeCommits(listener) {
+      commitListeners.add(listener);
+      return () => commitListeners.delete(listener);
+    },
   };
 }
 

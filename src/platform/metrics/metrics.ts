@@ -30,6 +30,7 @@ export interface Metrics {
   readonly webhookDeliveries: Counter<'result'>;
   readonly toolCalls: Counter<'tool' | 'result'>;
   readonly toolCallDuration: Histogram<'tool'>;
+  readonly dbCommitDuration: Histogram;
   /**
    * Registers a gauge read at scrape time by `collect` (it sets the gauge's values). A collect that
    * fails or takes over 2 s leaves the gauge without samples for that scrape (NaN when it has no
@@ -139,6 +140,12 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'r3_mcp_tool_call_duration_seconds',
       help: 'Duration of MCP tool calls, by tool.',
       labelNames: ['tool'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    dbCommitDuration: new Histogram({
+      name: 'r3_db_commit_duration_seconds',
+      help: "Time from a transaction's COMMIT sent to PostgreSQL's answer (with synchronous_commit on, the WAL flushed to disk).",
       buckets: LATENCY_BUCKETS,
       registers,
     }),

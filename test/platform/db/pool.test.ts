@@ -161,6 +161,41 @@ describe('the pool', () => {
     expect(await db.sql.query('select n from pool_test_commit')).toEqual([{ n: 1 }]);
   });
 
+  it("tells commit observers each committed COMMIT's time, the statements it waits for included, until stopped", async () => {
+    await db.sql.query('create table if not exists pool_test_observed (n int)');
+    const seen: number[] = [];
+    const stop = db.sql.observeCommits((seconds) => seen.push(seconds));
+    try {
+      await db.sql.tx((sql) => sql.query('insert into pool_test_observed values (1)'));
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toBeGreaterThan(0);
+      // The COMMIT goes out behind a statement of 50 ms whose answer it waits for.
+      await db.sql.tx(async (sql) => {
+        sql.atCommit?.(sql.query('insert into pool_test_observed select 2 from pg_sleep(0.05)'));
+      });
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toBeGreaterThanOrEqual(0.045);
+      // Rolled back: no COMMIT.
+      await expect(
+        db.sql.tx(async (sql) => {
+          await sql.query('insert into pool_test_observed values (3)');
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      // A failed statement turned the COMMIT into a rollback: not a commit either.
+      await expect(
+        db.sql.tx(async (sql) => {
+          sql.atCommit?.(sql.query('insert into pool_test_observed values (1 / 0)'));
+        }),
+      ).rejects.toThrow('division by zero');
+      expect(seen).toHaveLength(2);
+    } finally {
+      stop();
+    }
+    await db.sql.tx((sql) => sql.query('insert into pool_test_observed values (4)'));
+    expect(seen).toHaveLength(2);
+  });
+
   it('writes the statements a transaction sends in one turn to the socket at once', async () => {
     const writes = vi.spyOn(Socket.prototype, 'write');
     try {

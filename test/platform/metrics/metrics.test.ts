@@ -101,6 +101,23 @@ describe('GET /metrics without R3_METRICS_TOKEN', () => {
     ).toBeGreaterThan(0);
   });
 
+  it("times the commits of the process's transactions", async () => {
+    const count = 'r3_db_commit_duration_seconds_count';
+    const before = await scrape(t);
+    // A skill's creation commits a transaction (its workspace write).
+    const res = await t.request('POST', '/api/v1/skills', {
+      token: admin.token,
+      body: { manifest: { slug: 'timed', name: 'Timed' }, promptMd: 'Hi' },
+    });
+    expect(res.status, res.text).toBe(201);
+    const after = await scrape(t);
+    expect(after.value(count)).toBeGreaterThan(before.value(count));
+    expect(after.value('r3_db_commit_duration_seconds_sum')).toBeGreaterThan(
+      before.value('r3_db_commit_duration_seconds_sum'),
+    );
+    expect(after.value('r3_db_commit_duration_seconds_bucket{le="+Inf"}')).toBe(after.value(count));
+  });
+
   it('shows a queued job, then counts the run that completes by kind and status', async () => {
     const completed = 'r3_runs_total{kind="skill",status="completed"}';
     const before = await scrape(t);
