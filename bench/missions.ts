@@ -17,7 +17,14 @@
  * result review; the scheduling delay — from a task's last dependency finishing (its run's
  * `completed_at`) to the task starting (its run's first step execution's `started_at`: claimed by a
  * worker) — p50/p90/p99/max (goal p99 < 50 ms), and the part of it until the task's run was created;
- * a mission's start to its first task starting; and tasks started twice (must be 0).
+ * a mission's start to its first task starting; tasks started twice (must be 0); and the commits of
+ * the round that took long (`r3_db_commit_duration_seconds`, read from r3's /metrics): a task starts
+ * once its hand-over has committed, and every commit in flight waits out a slow flush of the disk
+ * (docs/performance.md, Missions).
+ *
+ * BENCH_SYNCHRONOUS_COMMIT=off runs the bench database with PostgreSQL's `synchronous_commit = off`
+ * (commits not waiting for the disk), for diagnosis only: it shows what the disk's flushes cost the
+ * delay; r3 itself never runs so (a crash of PostgreSQL could lose commits r3 acted on).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -69,6 +76,17 @@ await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
 const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
 
 const bench = await createBenchDatabase('missions');
+const SYNCHRONOUS_COMMIT = process.env.BENCH_SYNCHRONOUS_COMMIT;
+if (SYNCHRONOUS_COMMIT !== undefined) {
+  // For diagnosis (see above): the database's sessions, r3's included, start with this setting.
+  if (!['on', 'off'].includes(SYNCHRONOUS_COMMIT)) throw new Error('BENCH_SYNCHRONOUS_COMMIT: on or off');
+  const admin = new pg.Client({ connectionString: bench.url });
+  await admin.connect();
+  await admin.query(
+    `alter database ${pg.escapeIdentifier(new URL(bench.url).pathname.slice(1))} set synchronous_commit = ${SYNCHRONOUS_COMMIT}`,
+  );
+  await admin.end();
+}
 const server = await spawnR3(bench.url, {
   R3_RATE_LIMIT_PER_MIN: '0',
   R3_MODEL_PROVIDER: 'openai',
@@ -82,6 +100,16 @@ const db = new pg.Client({ connectionString: bench.url });
 await db.connect();
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** r3's commits so far by time (`r3_db_commit_duration_seconds`): the count at or under each bound (s). */
+async function commitTimes(): Promise<Map<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(/^r3_db_commit_duration_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)) {
+    counts.set(match[1] as string, Number(match[2]));
+  }
+  return counts;
+}
 
 /**
  * Starts `count` missions at once and approves each result review as it shows up, until every one is
@@ -163,7 +191,10 @@ try {
       `warm-up: ${WARMUP} missions in ${warm.total.toFixed(2)} s (${(WARMUP / warm.total).toFixed(1)} missions/s), not measured`,
     );
   }
+  const commitsBefore = await commitTimes();
   const { ids, startedAll, reviewedAll, total } = await round(token, MISSIONS);
+  const commitsAfter = await commitTimes();
+  const commits = (le: string) => (commitsAfter.get(le) ?? 0) - (commitsBefore.get(le) ?? 0);
 
   const outcome = await db.query<{ status: string; n: number }>(
     `select status, count(*)::int as n from mission_runs where id = any($1::bigint[]) group by status`,
@@ -244,6 +275,10 @@ try {
     `  mission started → its first task started (planning included): p50 ${ms(f.p50)}, p90 ${ms(f.p90)}, p99 ${ms(f.p99)}, max ${ms(f.max)}`,
   );
   console.log(`  tasks started twice: ${twice.rows[0]?.n ?? 0}`);
+  const all = commits('+Inf');
+  console.log(
+    `  commits of the round: ${all}; over 50 ms ${all - commits('0.05')}, over 100 ms ${all - commits('0.1')}, over 250 ms ${all - commits('0.25')}, over 1 s ${all - commits('1')} (COMMIT sent → answer read: the disk's flush of the WAL, and r3's loop; synchronous_commit ${SYNCHRONOUS_COMMIT ?? "the server's"})`,
+  );
 } finally {
   await db.end();
   await server.stop();
