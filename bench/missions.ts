@@ -26,6 +26,7 @@
  * (commits not waiting for the disk), for diagnosis only: it shows what the disk's flushes cost the
  * delay; r3 itself never runs so (a crash of PostgreSQL could lose commits r3 acted on).
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -100,6 +101,26 @@ const db = new pg.Client({ connectionString: bench.url });
 await db.connect();
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+// The kernel's clock ticks per second (USER_HZ): 100 on Linux.
+const TICKS_PER_S = 100;
+
+/**
+ * The r3 process's CPU time so far, in ms (Linux: /proc; null elsewhere): all its threads, and its main
+ * thread (the event loop) alone.
+ */
+function cpuOfR3(): { process: number; main: number } | null {
+  const pid = server.child.pid;
+  const ticks = (file: string) => {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+  };
+  try {
+    return { process: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  } catch {
+    return null;
+  }
+}
 
 /** r3's commits so far by time (`r3_db_commit_duration_seconds`): the count at or under each bound (s). */
 async function commitTimes(): Promise<Map<string, number>> {
@@ -192,7 +213,9 @@ try {
     );
   }
   const commitsBefore = await commitTimes();
+  const cpuBefore = cpuOfR3();
   const { ids, startedAll, reviewedAll, total } = await round(token, MISSIONS);
+  const cpuAfter = cpuOfR3();
   const commitsAfter = await commitTimes();
   const commits = (le: string) => (commitsAfter.get(le) ?? 0) - (commitsBefore.get(le) ?? 0);
 
@@ -275,6 +298,12 @@ try {
     `  mission started → its first task started (planning included): p50 ${ms(f.p50)}, p90 ${ms(f.p90)}, p99 ${ms(f.p99)}, max ${ms(f.max)}`,
   );
   console.log(`  tasks started twice: ${twice.rows[0]?.n ?? 0}`);
+  if (cpuBefore && cpuAfter) {
+    const perMission = (key: 'process' | 'main') => ((cpuAfter[key] - cpuBefore[key]) / MISSIONS).toFixed(1);
+    console.log(
+      `  r3's CPU per mission: ${perMission('process')} ms, of which its main thread ${perMission('main')} ms (the rest: V8's compiler and GC threads, libuv's)`,
+    );
+  }
   const all = commits('+Inf');
   console.log(
     `  commits of the round: ${all}; over 50 ms ${all - commits('0.05')}, over 100 ms ${all - commits('0.1')}, over 250 ms ${all - commits('0.25')}, over 1 s ${all - commits('1')} (COMMIT sent → answer read: the disk's flush of the WAL, and r3's loop; synchronous_commit ${SYNCHRONOUS_COMMIT ?? "the server's"})`,
