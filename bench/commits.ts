@@ -6,7 +6,7 @@
  *
  * Reported: commits/s, the COMMIT's time (sent to answered) p50/p90/p99/p99.9/max, and each commit
  * over 50 ms with when it came. A disk whose flushes stall now and then (seen on a virtual machine's
- * disk: 100–400 ms a few times a minute, docs/performance.md, Missions) holds every transaction in
+ * disk: 100 ms to over a second, several times a minute; docs/performance.md, Missions) holds every transaction in
  * flight for that long; `bench:missions` prints how many of its commits took that long.
  */
 import pg from 'pg';

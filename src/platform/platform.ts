@@ -194,7 +194,7 @@ function createHost(
   // Runs first among the closers: every service and loop has stopped, so every span has ended.
   closers.push(() => tracing.shutdown());
   addPlatformReadings(metrics, { sql: db.sql, bus });
-  // Commit times (r3_db_commit_duration_seconds): the WAL's flush to disk is in every one.
+  // Commit times (r3_db_commit_duration_seconds): a writing transaction's include the WAL's flush to disk.
   const stopObservingCommits = db.sql.observeCommits((seconds) => metrics.dbCommitDuration.observe(seconds));
   closers.push(async () => stopObservingCommits());
   const outbox = createOutboxRelay({ db: db.sql, bus, log, metrics });

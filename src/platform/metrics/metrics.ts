@@ -145,7 +145,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     }),
     dbCommitDuration: new Histogram({
       name: 'r3_db_commit_duration_seconds',
-      help: "Time from a transaction's COMMIT sent to PostgreSQL's answer (with synchronous_commit on, the WAL flushed to disk).",
+      help: "Time from a transaction's COMMIT sent to PostgreSQL's answer (with synchronous_commit on, a writing transaction's WAL flushed to disk).",
       buckets: LATENCY_BUCKETS,
       registers,
     }),
