@@ -11,12 +11,21 @@
  * - the jobs' share: the workers' statements hold at most half the pool's connections at once
  *   (rounded up); requests may take all of it. A freed connection goes to the longest waiter of the
  *   urgent lane (within the share), else to a request, else to the normal lane (within the share).
+ * - focus: while urgent work is under way — work of the urgent lane holds or waits for a
+ *   connection, or gave one back within the last `focusWindowMs` (250) — the share is a fifth of the
+ *   pool (rounded down, at least one): the urgent lane's and the normal lane's together, a freed
+ *   connection to the urgent lane first. A waiter is served before a newcomer of its lane, also when
+ *   the share grows back.
  * - holding: work that already holds a connection (inside a transaction or session of `sqlOver`)
  *   and asks for another is never held back by the share — it would wait for itself.
  *
  * Why: 32 worker slots sharing 10 connections kept every statement waiting behind up to 31 others,
  * and 10 transactions at once on a 2-core machine made each of them slower (docs/performance.md,
- * Missions): a task's hand-over waited behind new missions' planners at every step.
+ * Missions): a task's hand-over waited behind new missions' planners at every step. Focus: with five
+ * connections of job work at once, hand-overs (two round trips each) waited on each other and on the
+ * normal lane's transactions for PostgreSQL's and r3's CPU; two at a time, first in line, they go
+ * through in about half the time at the same throughput (measured: performance.md, Missions). Only
+ * while there is urgent work: a pool of echo runs (no urgent lane) keeps its half.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConnectionSource } from './sql.js';
@@ -61,64 +70,99 @@ export function holding<T>(fn: () => T): T {
 
 type Class = Lane | 'request';
 
+/** How long the share stays focused after the last urgent statement's connection (ms). */
+const FOCUS_WINDOW_MS = 250;
+
 /**
  * `source` with at most `size` connections lent at once (the pool's size: the pool itself then never
  * queues a borrower of this source), handed out as the file comment says.
  */
-export function laned(source: ConnectionSource, size: number): ConnectionSource {
+export function laned(
+  source: ConnectionSource,
+  size: number,
+  options: { focusWindowMs?: number } = {},
+): ConnectionSource {
   const share = Math.ceil(size / 2);
+  const focus = Math.max(1, Math.floor(size / 5));
+  const focusWindowMs = options.focusWindowMs ?? FOCUS_WINDOW_MS;
   let free = size;
   let jobs = 0;
+  let urgent = 0;
+  // When a statement of the urgent lane last took or gave back a connection (performance.now()).
+  let urgentSeen = Number.NEGATIVE_INFINITY;
   const waiting: Record<Class, Array<() => void>> = { urgent: [], request: [], normal: [] };
+
+  /** The connections job work may hold now: `focus` while urgent work is under way, else `share`. */
+  function jobsMay(): number {
+    const underWay =
+      urgent > 0 || waiting.urgent.length > 0 || performance.now() - urgentSeen < focusWindowMs;
+    return underWay ? focus : share;
+  }
 
   function grant(): void {
     while (free > 0) {
       const next =
-        (jobs < share ? waiting.urgent.shift() : undefined) ??
+        (jobs < focus ? waiting.urgent.shift() : undefined) ??
         waiting.request.shift() ??
-        (jobs < share ? waiting.normal.shift() : undefined);
+        (jobs < jobsMay() ? waiting.normal.shift() : undefined);
       if (!next) return;
       next();
     }
   }
 
-  const borrowers = new WeakMap<object, boolean>();
+  const borrowers = new WeakMap<object, Class>();
 
   return {
     async acquire() {
       const now = context.getStore();
       const job = now?.lane !== undefined && now.holding !== true;
       const cls: Class = job ? (now?.lane as Lane) : 'request';
-      if (free > 0 && (!job || jobs < share)) {
+      const take = () => {
         free--;
         if (job) jobs++;
+        if (cls === 'urgent') {
+          urgent++;
+          urgentSeen = performance.now();
+        }
+      };
+      // Waiters first: the share may have grown since they queued (the focus window passed).
+      grant();
+      // Urgent work is under way as soon as it asks: it waits for the focused share.
+      const limit = cls === 'urgent' ? focus : jobsMay();
+      if (free > 0 && waiting[cls].length === 0 && (!job || jobs < limit)) {
+        take();
       } else {
         await new Promise<void>((resolve) =>
           waiting[cls].push(() => {
-            free--;
-            if (job) jobs++;
+            take();
             resolve();
           }),
         );
       }
       try {
         const client = await source.acquire();
-        borrowers.set(client, job);
+        borrowers.set(client, cls);
         return client;
       } catch (error) {
-        free++;
-        if (job) jobs--;
-        grant();
+        giveBack(cls);
         throw error;
       }
     },
     release(client) {
-      const job = borrowers.get(client) === true;
+      const cls = borrowers.get(client) ?? 'request';
       borrowers.delete(client);
       source.release(client);
-      free++;
-      if (job) jobs--;
-      grant();
+      giveBack(cls);
     },
   };
+
+  function giveBack(cls: Class): void {
+    free++;
+    if (cls !== 'request') jobs--;
+    if (cls === 'urgent') {
+      urgent--;
+      urgentSeen = performance.now();
+    }
+    grant();
+  }
 }

@@ -61,7 +61,7 @@ describe('lanes', () => {
     const source = laned(pool, 5);
     const jobs = await Promise.all([1, 2, 3].map(() => inLane('normal', () => source.acquire())));
     let fourth = false;
-    const waiting = inLane('urgent', () => source.acquire()).then((client) => {
+    const waiting = inLane('normal', () => source.acquire()).then((client) => {
       fourth = true;
       return client;
     });
@@ -73,6 +73,54 @@ describe('lanes', () => {
     source.release(jobs[0] as pg.Client);
     expect(await waiting).toBeDefined();
     for (const client of [...jobs.slice(1), ...requests, await waiting]) source.release(client);
+    expect(pool.out.size).toBe(0);
+  });
+
+  it('focus the workers on urgent work while it is under way: a fifth of the pool, urgent first, until the window after it', async () => {
+    const pool = fakePool();
+    const source = laned(pool, 10, { focusWindowMs: 100 });
+    const taken = (lane: 'normal' | 'urgent') => {
+      const state = { client: null as pg.Client | null };
+      const promise = inLane(lane, () => source.acquire()).then((client) => {
+        state.client = client;
+        return client;
+      });
+      return Object.assign(promise, { state });
+    };
+    // No urgent work: the workers hold half the pool (5 of 10).
+    const normals = await Promise.all([1, 2, 3, 4, 5].map(() => inLane('normal', () => source.acquire())));
+    const sixth = taken('normal');
+    const urgent = taken('urgent');
+    await settle();
+    expect([sixth.state.client, urgent.state.client]).toEqual([null, null]);
+    // Urgent work waits: the workers now hold at most 2 of 10, and the urgent lane goes first.
+    for (const client of normals.slice(0, 3)) source.release(client);
+    await settle();
+    expect([sixth.state.client, urgent.state.client]).toEqual([null, null]);
+    source.release(normals[3] as pg.Client);
+    await settle();
+    expect(urgent.state.client).not.toBeNull();
+    expect(sixth.state.client).toBeNull();
+    // Requests are not held back.
+    const request = await source.acquire();
+    // The urgent statement done, the normal lane gets the focused share's other connection, no more.
+    source.release(await urgent);
+    await settle();
+    expect(sixth.state.client).not.toBeNull();
+    const seventh = taken('normal');
+    await settle();
+    expect(seventh.state.client).toBeNull();
+    // The window after the last urgent statement passed: half the pool again, the waiter first.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const more = await Promise.all([1, 2].map(() => inLane('normal', () => source.acquire())));
+    expect(seventh.state.client).not.toBeNull();
+    expect(pool.out.size).toBe(6);
+    const eighth = taken('normal');
+    await settle();
+    expect(eighth.state.client).toBeNull();
+    source.release(normals[4] as pg.Client);
+    expect(await eighth).toBeDefined();
+    for (const client of [request, await sixth, await seventh, await eighth, ...more]) source.release(client);
     expect(pool.out.size).toBe(0);
   });
 
