@@ -6,11 +6,12 @@
  *
  * Reported: commits/s, the COMMIT's time (sent to answered) p50/p90/p99/p99.9/max, and each commit
  * over 50 ms with when it came. A disk whose flushes stall now and then (seen on a virtual machine's
- * disk: 100 ms to over a second, several times a minute; docs/performance.md, Missions) holds every transaction in
- * flight for that long; `bench:missions` prints how many of its commits took that long.
+ * disk: 100 ms to over a second, several times a minute; docs/performance.md, Missions) holds every
+ * transaction in flight for that long; `bench:missions` prints how many of its commits took that long.
  */
 import pg from 'pg';
 import { createBenchDatabase, DURATION_S } from './lib.js';
+import { quantile } from './stats.js';
 
 const bench = await createBenchDatabase('commits');
 const client = new pg.Client({ connectionString: bench.url });
@@ -33,8 +34,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number) =>
-    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(2);
+  const at = (q: number) => quantile(sorted, q).toFixed(2);
   console.log(
     `${times.length} commits in ${DURATION_S} s (synchronous_commit ${setting?.synchronous_commit}), one connection, nothing else running`,
   );

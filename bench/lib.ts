@@ -311,12 +311,7 @@ export function printTable(
   }
 }
 
-/** Latency percentiles (ms) of a list of samples. */
-export function percentiles(samples: number[]): { p50: number; p90: number; p99: number; max: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? 0 };
-}
+export { percentiles } from './stats.js';
 
 /** The NATS the NATS rows use (`BENCH_NATS_URL`). */
 export const BENCH_NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';

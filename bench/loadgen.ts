@@ -5,6 +5,7 @@
  * Content-Length, so it costs the machine as little as possible.
  */
 import net from 'node:net';
+import { percentiles } from './stats.js';
 
 export interface LoadOptions {
   url: string;
@@ -88,15 +89,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadStats> {
   await Promise.all(Array.from({ length: options.connections }, connection));
   clearTimeout(timer);
   const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     requests: latencies.length,
     rps: Math.round(latencies.length / elapsed),
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    max: latencies.at(-1) ?? 0,
+    ...percentiles(latencies),
     statuses,
     errors,
   };
