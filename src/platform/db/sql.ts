@@ -54,8 +54,8 @@ export interface Db extends Sql {
   /**
    * Tells `listener` how long each committed transaction's COMMIT took, in seconds: from its sending
    * to PostgreSQL's answer read, which waits for the statements sent ahead of it and, when the
-   * transaction wrote and `synchronous_commit` is on, for the WAL's flush to disk (`r3_db_commit_duration_seconds`). Returns
-   * the function that stops telling it.
+   * transaction wrote and `synchronous_commit` is on, for the WAL's flush to disk
+   * (`r3_db_commit_duration_seconds`). Returns the function that stops telling it.
    */
   observeCommits(listener: (seconds: number) => void): () => void;
 }
