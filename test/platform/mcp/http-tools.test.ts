@@ -3,6 +3,7 @@
  * every read, runtime and data tool's success and error results, permissions (scopes and the approve
  * capability, nothing changed on refusal), attribution (`token:<id>`) and tenant isolation.
  */
+import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
@@ -115,6 +116,23 @@ describe('tools/list over HTTP with authoring off', () => {
       additionalProperties: false,
     });
     expect(run?.annotations?.readOnlyHint).toBe(false);
+  });
+
+  it('docs/mcp.md documents every listed tool in a table and calls none of them not implemented', async () => {
+    const docs = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
+    const names = (await mcp.listTools()).tools.map((tool) => tool.name);
+    // The statements that deny a tool exists, and the names (or `prefix_*` patterns) they name.
+    const denials = docs.split(/(?<=\.)\s/).filter((sentence) => /not (?:yet )?implemented/i.test(sentence));
+    const denied = denials.flatMap((sentence) =>
+      [...sentence.matchAll(/`([a-z_]+)\*?`/g)].map((m) => m[1] as string),
+    );
+    for (const name of names) {
+      expect(docs, name).toMatch(new RegExp(`\\| \`${name}\`( ✎)? \\|`));
+      expect(
+        denied.filter((word) => name === word || (word.endsWith('_') && name.startsWith(word))),
+        name,
+      ).toEqual([]);
+    }
   });
 
   it('lists every tool to a token that may not use them all (they answer FORBIDDEN)', async () => {
