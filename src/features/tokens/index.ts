@@ -1,11 +1,13 @@
 /**
- * Tokens: issuing (CLI), listing and revoking API tokens, and the operator's org rate-limit override.
- * Authenticating a request with a token is the platform's (src/platform/auth/authenticate.ts).
+ * Tokens: issuing (CLI), listing and revoking API tokens, the operator's org rate-limit override, and
+ * the org's people (its users, and who a `token:<id>` attribution is: people.ts). Authenticating a request with a token is the platform's (src/platform/auth/authenticate.ts).
  */
 import { AUTH_CHANGED_SIGNAL } from '../../platform/auth/stream-revocation.js';
 import { defineFeature } from '../../platform/feature.js';
 import { tokenCommand } from './cli.js';
 import { orgCommand } from './org-cli.js';
+import { PeopleService } from './people.js';
+import { peopleRoutes } from './people-routes.js';
 import { tokenRoutes } from './routes.js';
 import { TokenService } from './service.js';
 
@@ -24,7 +26,7 @@ export const tokensFeature = defineFeature<TokensApi>({
     const tokens = new TokenService(platform.db, platform.config.env, platform.clock, () =>
       platform.bus.signal(AUTH_CHANGED_SIGNAL),
     );
-    platform.routes.add(...tokenRoutes(tokens));
+    platform.routes.add(...tokenRoutes(tokens), ...peopleRoutes(new PeopleService(platform.db.sql)));
     return { tokens };
   },
   commands: [tokenCommand, orgCommand],
