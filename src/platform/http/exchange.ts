@@ -98,7 +98,10 @@ export function acceptRequestId(incoming: string | undefined): string | undefine
 export interface ResponseHead {
   requestId: string;
   rate: RateDecision | null;
-  /** The reply's own headers (a `Content-Type` or `Connection` among them is ignored). */
+  /**
+   * The reply's own headers (a `Content-Type`, `Connection` or `X-Content-Type-Options` among them is
+   * ignored: the first two are written from their own fields, the last on every answer already).
+   */
   headers?: Readonly<Record<string, string>> | undefined;
   /** Close the connection after this response (shutdown, an oversized body). */
   close?: boolean;
@@ -132,7 +135,9 @@ export function writeRaw(
       for (const key in extra) {
         const lower = key.toLowerCase();
         if (lower === 'cache-control') cacheControl = true;
-        if (lower !== 'content-type' && lower !== 'connection') res.writeHeader(key, extra[key] as string);
+        if (lower !== 'content-type' && lower !== 'connection' && lower !== 'x-content-type-options') {
+          res.writeHeader(key, extra[key] as string);
+        }
       }
     }
     if (head.authenticated && !cacheControl) res.writeHeader('Cache-Control', 'no-store');

@@ -57,9 +57,9 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** A JSON answer whose text is already rendered (it is written as is). */
 export const jsonText = (status: number, text: string): RawReply => raw(status, text, JSON_CONTENT_TYPE);
 
-export const raw = (status: number, body: string | Buffer, contentType: string): RawReply => ({
-  kind: 'raw',
-  status,
-  body,
-  contentType,
-});
+export const raw = (
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  headers?: Record<string, string>,
+): RawReply => ({ kind: 'raw', status, body, contentType, ...(headers ? { headers } : {}) });

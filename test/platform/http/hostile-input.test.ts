@@ -167,6 +167,14 @@ describe('response headers', () => {
     const refused = await t.request('GET', '/api/v1/skills/ghost', { token });
     expect(refused.status).toBe(404);
     expect(refused.headers.get('cache-control')).toBe('no-store');
+    // Once: a page or an asset that names the header itself does not send it a second time.
+    const page = await t.request('GET', '/review');
+    expect(page.status).toBe(200);
+    const asset = /src="(\/assets\/[^"]+)"/.exec(page.text)?.[1] as string;
+    for (const answer of [page, await t.request('GET', asset), await t.request('GET', '/docs')]) {
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    }
   });
 });
 

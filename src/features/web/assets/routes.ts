@@ -42,7 +42,6 @@ export const PAGE_PATHS = [
 const PAGE_HEADERS = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
 };
@@ -90,7 +89,6 @@ export function webRoutes(bundle: () => WebBundle): RouteDef[] {
           contentType: file.contentType,
           headers: {
             'Cache-Control': 'public, max-age=31536000, immutable',
-            'X-Content-Type-Options': 'nosniff',
             Vary: 'Accept-Encoding',
             ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
           },
