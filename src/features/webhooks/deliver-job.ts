@@ -30,7 +30,7 @@ import { createBatchLoader } from '../../platform/util/batch-loader.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type DeliveryAgentPool, type DeliveryResult, postWebhook } from './deliver-http.js';
 import type { EndpointSlots } from './endpoint-slots.js';
-import { SIGNATURE_HEADER, signPayload } from './signature.js';
+import { SIGNATURE_HEADER, signPayload, standardWebhookHeaders } from './signature.js';
 import { type AttemptRow, WEBHOOK_DELIVERY_KIND } from './webhook-kinds.js';
 
 /** The job kind (the delivery machine's `enqueueJob` names it). */
@@ -166,13 +166,15 @@ export function createDeliverJob(deps: DeliverJobDeps): { handler: JobHandler; o
     if (row.old_secret_sealed && row.old_secret_expires_at && row.old_secret_expires_at.getTime() > now) {
       signing.push(secrets.open(row.org_id, row.old_secret_sealed));
     }
+    const t = Math.floor(now / 1000);
     return postWebhook({
       url: target.url,
       address: target.address,
       family: target.family,
       body: row.body,
       headers: {
-        [SIGNATURE_HEADER]: signPayload(row.body, signing, Math.floor(now / 1000)),
+        [SIGNATURE_HEADER]: signPayload(row.body, signing, t),
+        ...standardWebhookHeaders(row.body, signing, row.delivery_id, t),
         [DELIVERY_HEADER]: row.delivery_id,
         [EVENT_HEADER]: row.event_type,
         ...traceHeader(),

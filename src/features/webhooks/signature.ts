@@ -1,5 +1,10 @@
 /**
- * Webhook signatures: `X-Service-Signature: t=<unix-seconds>,v1=<hex>[,v1=<hex>]`.
+ * Webhook signatures, in two schemes on every delivery:
+ * - r3's own: `X-Service-Signature: t=<unix-seconds>,v1=<hex>[,v1=<hex>]`;
+ * - Standard Webhooks (https://www.standardwebhooks.com): `webhook-id`, `webhook-timestamp` and
+ *   `webhook-signature: v1,<base64>[ v1,<base64>]`, each HMAC-SHA256 over `<id>.<timestamp>.<raw body>`
+ *   keyed with the secret's UTF-8 bytes, so the `standardwebhooks` package verifies it with
+ *   `new Webhook(base64(secret))` (docs/api.md "Webhooks").
  *
  * Each `v1` is HMAC-SHA256 keyed with one secret over the bytes `<t>.<raw body>`, hex encoded. The key
  * is the secret string exactly as issued (UTF-8 bytes, `whsec_` prefix included). During the window
@@ -59,6 +64,40 @@ export function signPayload(rawBody: string | Buffer, secrets: readonly string[]
     parts.push(`v1=${hmac(rawBody, secret, t).toString('hex')}`);
   }
   return parts.join(',');
+}
+
+/** Names of the Standard Webhooks headers. */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
+/**
+ * The Standard Webhooks headers of one delivery attempt: `webhook-id` (`msgId`, the delivery id,
+ * the same on every attempt so receivers can dedupe), `webhook-timestamp` (`t`) and
+ * `webhook-signature` with one `v1,<base64>` entry per secret, space-separated, in the order given.
+ * Signed here with node:crypto rather than the `standardwebhooks` package: the HMAC is one call, and
+ * this file stays importable by receivers with nothing but Node.
+ */
+export function standardWebhookHeaders(
+  rawBody: string | Buffer,
+  secrets: readonly string[],
+  msgId: string,
+  t: number,
+): Record<string, string> {
+  if (!Number.isSafeInteger(t) || t < 0) throw new RangeError(`signature timestamp must be unix seconds`);
+  if (secrets.length === 0) throw new RangeError('at least one signing secret is required');
+  const signatures = secrets.map((secret) => {
+    if (secret.length === 0) throw new RangeError('a signing secret must not be empty');
+    const mac = createHmac('sha256', secret).update(`${msgId}.${t}.`).update(rawBody).digest('base64');
+    return `v1,${mac}`;
+  });
+  return {
+    [STANDARD_WEBHOOK_HEADERS.id]: msgId,
+    [STANDARD_WEBHOOK_HEADERS.timestamp]: String(t),
+    [STANDARD_WEBHOOK_HEADERS.signature]: signatures.join(' '),
+  };
 }
 
 type ParsedHeader = { ok: true; t: number | undefined; v1: Buffer[] } | { ok: false };

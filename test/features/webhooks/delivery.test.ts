@@ -6,6 +6,7 @@
  * that map to webhook types.
  */
 
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { verifySignature } from '../../../src/features/webhooks/signature.js';
@@ -67,6 +68,9 @@ async function deliveries(token: string, id: number) {
 
 const SECRET = 'whsec_test_0123456789abcdef';
 
+/** A receiver using the `standardwebhooks` package, keyed as decisions §15 says: base64 of the secret. */
+const standardReceiver = (secret: string) => new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
+
 describe('a delivery', () => {
   it('posts {event, deliveryId, createdAt, data} for object.created, signed as the spec says', async () => {
     const token = await freshOrg();
@@ -107,6 +111,20 @@ describe('a delivery', () => {
       ok: false,
       reason: 'timestamp_out_of_tolerance',
     });
+
+    // Standard Webhooks: the delivery id as webhook-id, the same timestamp, and a signature the
+    // standardwebhooks package verifies (the manual clock starts at the real time).
+    expect(req?.headers['webhook-id']).toBe(req?.json.deliveryId);
+    expect(req?.headers['webhook-timestamp']).toBe(header.split(',')[0]?.slice(2));
+    const standard = {
+      'webhook-id': req?.headers['webhook-id'] as string,
+      'webhook-timestamp': req?.headers['webhook-timestamp'] as string,
+      'webhook-signature': req?.headers['webhook-signature'] as string,
+    };
+    expect(standard['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(standardReceiver(SECRET).verify(raw, standard)).toEqual(req?.json);
+    expect(() => standardReceiver(SECRET).verify(tampered, standard)).toThrow(/No matching/);
+    expect(() => standardReceiver('whsec_wrong_secret_0000000').verify(raw, standard)).toThrow(/No matching/);
 
     const [listed] = await deliveries(token, id);
     expect(listed).toEqual({
@@ -278,6 +296,14 @@ describe('replay and rotation', () => {
     expect(independentVerify(raw, `${t1},${entries[0]}`, secret, nowSec())).toBe(true);
     expect(independentVerify(raw, `${t1},${entries[1]}`, SECRET, nowSec())).toBe(true);
     expect(verifySignature(raw, header, SECRET, { now: nowSec() })).toEqual({ ok: true });
+    // The Standard Webhooks signature also has both, new secret first, over the same id and time.
+    const standard = String(during?.headers['webhook-signature']).split(' ');
+    const signedAt = new Date(Number(t1.slice(2)) * 1000);
+    const duringId = during?.headers['webhook-id'] as string;
+    expect(standard).toEqual([
+      standardReceiver(secret).sign(duringId, signedAt, raw),
+      standardReceiver(SECRET).sign(duringId, signedAt, raw),
+    ]);
 
     t.clock.advance(600_000);
     await ingest(t, token, dispatched, 'After the window');
@@ -289,6 +315,14 @@ describe('replay and rotation', () => {
     expect(v1Entries(afterHeader)).toHaveLength(1);
     expect(independentVerify(after?.raw as string, afterHeader, secret, nowSec())).toBe(true);
     expect(independentVerify(after?.raw as string, afterHeader, SECRET, nowSec())).toBe(false);
+    const afterSigned = new Date(Number(afterHeader.split(',')[0]?.slice(2)) * 1000);
+    expect(after?.headers['webhook-signature']).toBe(
+      standardReceiver(secret).sign(
+        after?.headers['webhook-id'] as string,
+        afterSigned,
+        after?.raw as string,
+      ),
+    );
   });
 });
 

@@ -1,9 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import {
   generateWebhookSecret,
   SIGNATURE_HEADER,
   signPayload,
+  standardWebhookHeaders,
   verifySignature,
 } from '../../../src/features/webhooks/signature.js';
 
@@ -163,6 +165,50 @@ describe('verifySignature', () => {
     expect(() => verifySignature(body, `t=${now}`, secretA, { now, toleranceSec: Number.NaN })).toThrow(
       RangeError,
     );
+  });
+});
+
+describe('standardWebhookHeaders', () => {
+  /** The `standardwebhooks` package's verifier for an r3 secret, as decisions §15 tells receivers. */
+  const receiverFor = (secret: string) => new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
+  const realNow = () => Math.floor(Date.now() / 1000);
+
+  it('gives webhook-id, webhook-timestamp and a v1 signature the standardwebhooks package verifies', () => {
+    const t = realNow();
+    const headers = standardWebhookHeaders(body, [secretA], 'whd_abc', t);
+    expect(headers).toEqual({
+      'webhook-id': 'whd_abc',
+      'webhook-timestamp': String(t),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+    });
+    expect(receiverFor(secretA).verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it('is refused by the package for a tampered body, another id, another secret or an old timestamp', () => {
+    const t = realNow();
+    const headers = standardWebhookHeaders(body, [secretA], 'whd_abc', t);
+    expect(() => receiverFor(secretA).verify(body.replace('café', 'cafe'), headers)).toThrow(/No matching/);
+    expect(() => receiverFor(secretA).verify(body, { ...headers, 'webhook-id': 'whd_abd' })).toThrow();
+    expect(() => receiverFor(secretB).verify(body, headers)).toThrow(/No matching/);
+    const old = standardWebhookHeaders(body, [secretA], 'whd_abc', t - 301);
+    expect(() => receiverFor(secretA).verify(body, old)).toThrow(/too old/);
+  });
+
+  it('signs with every secret, space-separated in the order given, and either one verifies', () => {
+    const t = realNow();
+    const headers = standardWebhookHeaders(Buffer.from(body), [secretB, secretA], 'whd_x', t);
+    const entries = headers['webhook-signature']?.split(' ') ?? [];
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toBe(receiverFor(secretB).sign('whd_x', new Date(t * 1000), body));
+    expect(entries[1]).toBe(receiverFor(secretA).sign('whd_x', new Date(t * 1000), body));
+    expect(receiverFor(secretA).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(receiverFor(secretB).verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it('refuses no secrets, empty secrets and non-integer timestamps', () => {
+    expect(() => standardWebhookHeaders(body, [], 'whd_x', now)).toThrow(RangeError);
+    expect(() => standardWebhookHeaders(body, [''], 'whd_x', now)).toThrow(RangeError);
+    expect(() => standardWebhookHeaders(body, [secretA], 'whd_x', 1.5)).toThrow(RangeError);
   });
 });
 
