@@ -10,33 +10,10 @@
  * - effect: a named action with JSON params the host performs (see `shared/effects.ts`).
  * - projection: the queryable row columns derived from a snapshot (`status` = top-level state).
  *
- * Everything here is pure: xstate and zod only, no clock, no I/O.
+ * Everything here is pure: xstate and zod only, no clock, no I/O. Which machines r3 runs is not
+ * listed here: each feature declares the machines of its actor kinds (`defineFeature`'s `machines`),
+ * and src/features.ts derives the whole list from the features.
  */
-
-import { missionRunMachine } from './mission-run/machine.js';
-import { proposalMachine } from './proposal/machine.js';
-import { reviewItemMachine } from './review-item/machine.js';
-import { skillRunMachine } from './skill-run/machine.js';
-import { webhookDeliveryMachine } from './webhook-delivery/machine.js';
-import { webhookEndpointMachine } from './webhook-endpoint/machine.js';
-import { workflowRunMachine } from './workflow-run/machine.js';
-
-/** Every persisted actor kind's machine, by kind (= the machine's `id`). */
-export const machines = {
-  'skill-run': skillRunMachine,
-  'workflow-run': workflowRunMachine,
-  'review-item': reviewItemMachine,
-  'webhook-delivery': webhookDeliveryMachine,
-  'webhook-endpoint': webhookEndpointMachine,
-  'mission-run': missionRunMachine,
-  proposal: proposalMachine,
-} as const;
-
-/** A persisted actor kind. */
-export type MachineKind = keyof typeof machines;
-
-/** The persisted actor kinds. */
-export const MACHINE_KINDS = Object.keys(machines) as MachineKind[];
 
 export {
   MISSION_REVIEW_MODES,

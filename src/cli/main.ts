@@ -4,7 +4,8 @@
  * `--json` output on stdout stays machine-readable.
  */
 
-import { FEATURE_COMMANDS, type OpenedApp, openApp } from '../main.js';
+import { FEATURE_COMMANDS } from '../features.js';
+import { type OpenedApp, openApp } from '../main.js';
 import { type CliCommand, type CliContext, UsageError } from '../platform/cli.js';
 import { type Config, ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';

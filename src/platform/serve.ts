@@ -81,8 +81,8 @@ export function createServing(platform: PlatformHost): Serving {
     ...healthRoutes(platform),
     ...metricsRoutes(platform.metrics, config.metricsToken),
     ...platform.routes.all,
-    ...machineRoutes(),
-    ...actorRoutes(db.sql),
+    ...machineRoutes(platform.actors.kinds()),
+    ...actorRoutes(db.sql, platform.actors.kinds()),
     // Each tools/call of an MCP batch beyond the first pays one unit of the token's bucket.
     ...mcpRoutes(platform, toolset, (principal) =>
       principal.tokenId === null

@@ -4,6 +4,8 @@
  * through `/api/v1/artifacts*` (scope `read:all`, tenant-isolated, served so a browser never runs them).
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
+import { Migration0018Artifacts } from './migrations/0018-artifacts.js';
 import { artifactRoutes } from './routes.js';
 import { ArtifactService } from './service.js';
 
@@ -15,9 +17,10 @@ export interface ArtifactsApi {
   artifacts: ArtifactService;
 }
 
-export const artifactsFeature = defineFeature<ArtifactsApi>({
+export const artifactsFeature = defineFeature({
   name: 'artifacts',
-  register(platform) {
+  migrations: [{ name: '0018-artifacts', class: Migration0018Artifacts }],
+  register(platform: Platform): ArtifactsApi {
     const artifacts = new ArtifactService({
       db: platform.db.sql,
       clock: platform.clock,

@@ -6,12 +6,14 @@
  * manifests stay in the workspace, the instances in objects.
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ObjectsApi } from '../objects/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { ConnectionStore } from './connections.js';
 import { type CredentialBox, createCredentialBox } from './credentials.js';
 import { connectorEnvironment } from './environment.js';
 import { LiveRecords } from './live-records.js';
+import { Migration0014Connectors } from './migrations/0014-connectors.js';
 import { connectionRoutes } from './routes/connections.js';
 import { sourceRoutes } from './routes/sources.js';
 import type { ConnectorServices } from './services.js';
@@ -44,12 +46,13 @@ export type ConnectorsApi = Pick<ConnectorServices, 'connections' | 'syncs' | 's
   sweepSyncSchedules(): Promise<number>;
 };
 
-export const connectorsFeature = defineFeature<
-  ConnectorsApi,
-  { workspace: WorkspaceApi; objects: ObjectsApi }
->({
+export const connectorsFeature = defineFeature({
   name: 'connectors',
-  register(platform, { workspace, objects }) {
+  migrations: [{ name: '0014-connectors', class: Migration0014Connectors }],
+  register(
+    platform: Platform,
+    { workspace, objects }: { workspace: WorkspaceApi; objects: ObjectsApi },
+  ): ConnectorsApi {
     const { db, clock, log, jobs, config } = platform;
     // As credentials.ts seals them (`r3 secrets rekey` reseals them under a new master secret).
     platform.sealedColumns.add({

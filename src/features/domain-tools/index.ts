@@ -12,6 +12,7 @@
  * Every call first passes the agent checks of acting-agent.ts (FORBIDDEN otherwise).
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ConnectorsApi } from '../connectors/index.js';
 import type { ObjectsApi } from '../objects/index.js';
 import type { RunsApi } from '../runs/index.js';
@@ -24,12 +25,20 @@ import { sourceTools } from './source-tools.js';
 
 export { type Acting, ActingAgents } from './acting-agent.js';
 
-export const domainToolsFeature = defineFeature<
-  Record<string, never>,
-  { workspace: WorkspaceApi; objects: ObjectsApi; connectors: ConnectorsApi; runs: RunsApi }
->({
+/** What the domain tools feature offers: nothing (its tools are in the platform's registry). */
+export type DomainToolsApi = Record<never, never>;
+
+export const domainToolsFeature = defineFeature({
   name: 'domain-tools',
-  register(platform, { workspace, objects, connectors, runs }) {
+  register(
+    platform: Platform,
+    {
+      workspace,
+      objects,
+      connectors,
+      runs,
+    }: { workspace: WorkspaceApi; objects: ObjectsApi; connectors: ConnectorsApi; runs: RunsApi },
+  ): DomainToolsApi {
     const acting = new ActingAgents({ applied: workspace.applied });
     const { clock } = platform;
     platform.agentTools.add(

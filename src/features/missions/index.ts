@@ -5,12 +5,15 @@
  * awaiting review are items of the review queue (kind `mission`); progress is an event log (SSE) and
  * `mission.*` webhooks.
  */
+import { missionRunMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
 import type { ReviewsApi } from '../reviews/index.js';
 import { createSchemaCache, type RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { missionTools } from './mcp-tools.js';
+import { Migration0020Missions } from './migrations/0020-missions.js';
 import { MISSION_RUN_KIND, missionRunKind, reportChildEvent } from './mission-kind.js';
 import { missionRunRoutes } from './routes/mission-runs.js';
 import { missionRoutes } from './routes/missions.js';
@@ -25,12 +28,19 @@ export interface MissionsApi {
   missions: MissionService;
 }
 
-export const missionsFeature = defineFeature<
-  MissionsApi,
-  { workspace: WorkspaceApi; reviews: ReviewsApi; runs: RunsApi; artifacts: ArtifactsApi }
->({
+export const missionsFeature = defineFeature({
   name: 'missions',
-  register(platform, { workspace, reviews, runs, artifacts }) {
+  migrations: [{ name: '0020-missions', class: Migration0020Missions }],
+  machines: { 'mission-run': missionRunMachine },
+  register(
+    platform: Platform,
+    {
+      workspace,
+      reviews,
+      runs,
+      artifacts,
+    }: { workspace: WorkspaceApi; reviews: ReviewsApi; runs: RunsApi; artifacts: ArtifactsApi },
+  ): MissionsApi {
     const { actors, db, clock, log, bus, config } = platform;
     actors.register(missionRunKind({ host: actors, items: reviews.reviewItems }));
     runs.childRuns.onEvent(reportChildEvent(actors));

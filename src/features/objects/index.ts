@@ -5,8 +5,13 @@
  * passes through this feature's queue when an object type's language changes.
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { dataTools } from './mcp-tools.js';
+import { Migration0015ExternalIds } from './migrations/0015-external-ids.js';
+import { Migration0024RecordPages } from './migrations/0024-record-pages.js';
+import { Migration0025RecordProjection } from './migrations/0025-record-projection.js';
+import { Migration0026RecordTerms } from './migrations/0026-record-terms.js';
 import { CreatedObjects, type ObjectsCreatedListener } from './object-events.js';
 import { ObjectService } from './object-service.js';
 import { RecordQueries } from './record-queries.js';
@@ -50,9 +55,15 @@ export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'> 
   records: RecordQueries;
 };
 
-export const objectsFeature = defineFeature<ObjectsApi, { workspace: WorkspaceApi }>({
+export const objectsFeature = defineFeature({
   name: 'objects',
-  register(platform, { workspace }) {
+  migrations: [
+    { name: '0015-external-ids', class: Migration0015ExternalIds },
+    { name: '0024-record-pages', class: Migration0024RecordPages },
+    { name: '0025-record-projection', class: Migration0025RecordProjection },
+    { name: '0026-record-terms', class: Migration0026RecordTerms },
+  ],
+  register(platform: Platform, { workspace }: { workspace: WorkspaceApi }): ObjectsApi {
     const { config, log, clock, db, jobs } = platform;
     const embedder = createConfiguredEmbedder(config);
     const created = new CreatedObjects();

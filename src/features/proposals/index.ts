@@ -5,12 +5,15 @@
  * never execute. `GET /proposals[/:id]`, `POST /proposals/:id/cancel`, `GET /proposals/:id/stream`;
  * its events (`proposal.created`, `proposal.executed`, `proposal.failed`, …) go out on the bus.
  */
+import { proposalMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ConnectorsApi } from '../connectors/index.js';
 import { ActingAgents } from '../domain-tools/index.js';
 import type { ReviewsApi } from '../reviews/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { createExecuteActionJob, EXECUTE_ACTION_JOB } from './execute-job.js';
+import { Migration0019Proposals } from './migrations/0019-proposals.js';
 import { ACTION_REVIEW_KIND, proposalKind } from './proposal-kind.js';
 import { proposeActionTool } from './propose-tool.js';
 import { proposalRoutes } from './routes.js';
@@ -24,12 +27,18 @@ export interface ProposalsApi {
   proposals: ProposalService;
 }
 
-export const proposalsFeature = defineFeature<
-  ProposalsApi,
-  { workspace: WorkspaceApi; reviews: ReviewsApi; connectors: ConnectorsApi }
->({
+export const proposalsFeature = defineFeature({
   name: 'proposals',
-  register(platform, { workspace, reviews, connectors }) {
+  migrations: [{ name: '0019-proposals', class: Migration0019Proposals }],
+  machines: { proposal: proposalMachine },
+  register(
+    platform: Platform,
+    {
+      workspace,
+      reviews,
+      connectors,
+    }: { workspace: WorkspaceApi; reviews: ReviewsApi; connectors: ConnectorsApi },
+  ): ProposalsApi {
     const { db, clock, log, actors, jobs, bus } = platform;
     actors.register(proposalKind(reviews.reviewItems));
     const proposals = new ProposalService({ db: db.sql, host: actors, clock, baseUrl: platform.baseUrl });

@@ -4,8 +4,11 @@
  * register the kind (`subjects.register`), then open and close items from their own transitions
  * (`items.open`/`items.close`). The queue knows no subject: a decision goes to the subject's owner.
  */
+import { reviewItemMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import { createReviewItems, type ReviewItems } from './items.js';
+import { Migration0004Reviews } from './migrations/0004-reviews.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -33,9 +36,11 @@ export interface ReviewsApi {
   reviewSubjects: { register(kind: ReviewKind, subject: ReviewSubject): void };
 }
 
-export const reviewsFeature = defineFeature<ReviewsApi>({
+export const reviewsFeature = defineFeature({
   name: 'reviews',
-  register(platform) {
+  migrations: [{ name: '0004-reviews', class: Migration0004Reviews }],
+  machines: { 'review-item': reviewItemMachine },
+  register(platform: Platform): ReviewsApi {
     platform.actors.register(reviewItemKind);
     const subjects = new Map<ReviewKind, ReviewSubject>();
     const reviews = new ReviewService({

@@ -4,13 +4,17 @@
  * the runtime MCP tools, and the review subjects `skill` and `workflow` (a run waiting for approval
  * is an item of the review queue).
  */
+import { skillRunMachine, workflowRunMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ReviewsApi } from '../reviews/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { createRunCancellations } from './cancellations.js';
 import { createStepExecutor, EXECUTE_STEP_JOB } from './execute-step.js';
 import { sweepKeys } from './idempotency.js';
 import { runtimeTools } from './mcp-tools.js';
+import { Migration0009RunEventsCascade } from './migrations/0009-run-events-cascade.js';
+import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { runRoutes } from './routes.js';
 import { type ChildRunListener, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
@@ -57,9 +61,17 @@ const RUN_WAIT_MS = 60_000;
 /** How often expired idempotency keys are swept. */
 const MAINTENANCE_MS = 10 * 60_000;
 
-export const runsFeature = defineFeature<RunsApi, { workspace: WorkspaceApi; reviews: ReviewsApi }>({
+export const runsFeature = defineFeature({
   name: 'runs',
-  register(platform, { workspace, reviews }) {
+  migrations: [
+    { name: '0009-run-events-cascade', class: Migration0009RunEventsCascade },
+    { name: '0022-tool-calls', class: Migration0022ToolCalls },
+  ],
+  machines: { 'skill-run': skillRunMachine, 'workflow-run': workflowRunMachine },
+  register(
+    platform: Platform,
+    { workspace, reviews }: { workspace: WorkspaceApi; reviews: ReviewsApi },
+  ): RunsApi {
     const { config, db, bus, clock, log, actors, jobs } = platform;
     const childListeners: ChildRunListener[] = [];
     for (const kind of runKinds(reviews.reviewItems, platform.metrics, childListeners)) actors.register(kind);

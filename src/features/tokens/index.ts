@@ -4,6 +4,7 @@
  */
 import { AUTH_CHANGED_SIGNAL } from '../../platform/auth/stream-revocation.js';
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import { tokenCommand } from './cli.js';
 import { orgCommand } from './org-cli.js';
 import { PeopleService } from './people.js';
@@ -19,9 +20,9 @@ export interface TokensApi {
   tokens: TokenService;
 }
 
-export const tokensFeature = defineFeature<TokensApi>({
+export const tokensFeature = defineFeature({
   name: 'tokens',
-  register(platform) {
+  register(platform: Platform): TokensApi {
     // After a revocation commits, every process re-reads the tokens of its open streams at once.
     const tokens = new TokenService(platform.db, platform.config.env, platform.clock, () =>
       platform.bus.signal(AUTH_CHANGED_SIGNAL),

@@ -6,6 +6,7 @@
  * the image stored as an artifact).
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ArtifactsApi } from '../artifacts/index.js';
 import { builtinTools } from './builtin-tools.js';
 import { imageTool } from './image-tool.js';
@@ -21,9 +22,9 @@ export interface ToolsApi {
   sandbox: Sandbox;
 }
 
-export const toolsFeature = defineFeature<ToolsApi, { artifacts: ArtifactsApi }>({
+export const toolsFeature = defineFeature({
   name: 'tools',
-  register(platform, { artifacts }) {
+  register(platform: Platform, { artifacts }: { artifacts: ArtifactsApi }): ToolsApi {
     const sandbox = new Sandbox();
     platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
     const fetcher = new WebFetcher({ allowPrivate: platform.config.tools.allowPrivate });

@@ -6,9 +6,12 @@
  * trigger. Runs a trigger starts are attributed to `trigger:schedule` / `trigger:object.created`.
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import type { ObjectsApi } from '../objects/index.js';
 import type { RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
+import { Migration0021WorkflowTriggers } from './migrations/0021-workflow-triggers.js';
+import { Migration0023ScheduleDueIndex } from './migrations/0023-schedule-due-index.js';
 import { objectCreatedTriggers } from './object-created.js';
 import { workflowSchedules } from './schedules.js';
 
@@ -20,12 +23,16 @@ export interface TriggersApi {
   sweepWorkflowSchedules(): Promise<number>;
 }
 
-export const triggersFeature = defineFeature<
-  TriggersApi,
-  { workspace: WorkspaceApi; runs: RunsApi; objects: ObjectsApi }
->({
+export const triggersFeature = defineFeature({
   name: 'triggers',
-  register(platform, { workspace, runs, objects }) {
+  migrations: [
+    { name: '0021-workflow-triggers', class: Migration0021WorkflowTriggers },
+    { name: '0023-schedule-due-index', class: Migration0023ScheduleDueIndex },
+  ],
+  register(
+    platform: Platform,
+    { workspace, runs, objects }: { workspace: WorkspaceApi; runs: RunsApi; objects: ObjectsApi },
+  ): TriggersApi {
     const { db, jobs, clock, log } = platform;
     const deps = { db: db.sql, jobs, host: platform.actors, clock, log, runs: runs.runs };
     const schedules = workflowSchedules(deps);

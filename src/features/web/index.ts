@@ -7,9 +7,11 @@
  * hashed scripts and styles under /assets/.
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import { webRoutes } from './assets/routes.js';
 import { loadWebBundle, type WebBundle } from './assets/web-bundle.js';
 import { loginLinkCommand, sessionCommand } from './cli.js';
+import { Migration0017WebSessions } from './migrations/0017-web-sessions.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 
@@ -20,9 +22,10 @@ export interface WebApi {
   sessions: SessionService;
 }
 
-export const webFeature = defineFeature<WebApi>({
+export const webFeature = defineFeature({
   name: 'web',
-  register(platform) {
+  migrations: [{ name: '0017-web-sessions', class: Migration0017WebSessions }],
+  register(platform: Platform): WebApi {
     const sessions = new SessionService({
       sql: platform.db.sql,
       clock: platform.clock,

@@ -3,11 +3,14 @@
  * dispatcher (a durable bus consumer turning domain events into deliveries), the `deliver` job that
  * makes each attempt, and the webhooks routes.
  */
+import { webhookDeliveryMachine, webhookEndpointMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import { createDeliveryAgentPool } from './deliver-http.js';
 import { createDeliverJob, DELIVER_JOB } from './deliver-job.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 import { createEndpointSlots } from './endpoint-slots.js';
+import { Migration0005Webhooks } from './migrations/0005-webhooks.js';
 import { webhookRoutes } from './routes.js';
 import { createLazySecretStore } from './secrets.js';
 import { webhookDeliveryKind, webhookEndpointKind } from './webhook-kinds.js';
@@ -24,9 +27,11 @@ export interface WebhooksApi {
   webhookDispatcher: WebhookDispatcher;
 }
 
-export const webhooksFeature = defineFeature<WebhooksApi>({
+export const webhooksFeature = defineFeature({
   name: 'webhooks',
-  register(platform) {
+  migrations: [{ name: '0005-webhooks', class: Migration0005Webhooks }],
+  machines: { 'webhook-delivery': webhookDeliveryMachine, 'webhook-endpoint': webhookEndpointMachine },
+  register(platform: Platform): WebhooksApi {
     const { config, db, bus, actors: host, jobs, clock, log } = platform;
     const settings = config.webhooks;
     host.register(webhookEndpointKind(log));

@@ -4,9 +4,11 @@
  * `r3 workspace`. Other features read applied manifests (`applied`) and wire views (`resources`).
  */
 import { defineFeature } from '../../platform/feature.js';
+import type { Platform } from '../../platform/platform.js';
 import { AppliedResources, fusedAppliedRead } from './applied.js';
 import { workspaceCommand } from './cli.js';
 import { workspaceTools } from './mcp-tools.js';
+import { Migration0002Resources } from './migrations/0002-resources.js';
 import { ResourceViews } from './resource-views.js';
 import { agentRoutes } from './routes/agents.js';
 import { objectTypeRoutes } from './routes/object-types.js';
@@ -45,9 +47,10 @@ export type { WorkflowManifest } from './workflow-manifest.js';
 /** What the workspace feature offers. */
 export type WorkspaceApi = WorkspaceServices;
 
-export const workspaceFeature = defineFeature<WorkspaceApi>({
+export const workspaceFeature = defineFeature({
   name: 'workspace',
-  register(platform) {
+  migrations: [{ name: '0002-resources', class: Migration0002Resources }],
+  register(platform: Platform): WorkspaceApi {
     const services: WorkspaceServices = {
       workspace: new WorkspaceStore({
         db: platform.db,

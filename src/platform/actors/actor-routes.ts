@@ -4,12 +4,12 @@
  * an unknown kind or id: 404.
  */
 import { z } from 'zod';
-import { MACHINE_KINDS } from '../../../machines/index.js';
 import { access } from '../auth/guard.js';
 import type { Sql } from '../db/sql.js';
 import { notFound } from '../errors.js';
 import { ok } from '../http/reply.js';
 import { defineRoute, type RouteDef } from '../http/server.js';
+import type { ActorKindDef } from './kind.js';
 
 const transitionSchema = z.object({
   seq: z.number().int(),
@@ -23,9 +23,9 @@ const transitionSchema = z.object({
 /** Most transitions answered (the oldest ones). */
 const LIMIT = 5_000;
 
-/** The actor routes over `sql`. */
-export function actorRoutes(sql: Sql): RouteDef[] {
-  const kinds = new Set<string>(MACHINE_KINDS);
+/** The actor routes over `sql`, for the registered actor kinds `registered`. */
+export function actorRoutes(sql: Sql, registered: readonly Pick<ActorKindDef, 'name'>[]): RouteDef[] {
+  const kinds = new Set<string>(registered.map((def) => def.name));
   return [
     defineRoute({
       method: 'GET',

@@ -24,7 +24,7 @@
  * timer scheduler) are woken; nothing runs after a rollback.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Effect, type MachineKind, machines, toEffects } from '../../../machines/index.js';
+import { type Effect, toEffects } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import { createGrowthStatistics } from '../db/growth.js';
 import { isRetryableTxError, type Sql } from '../db/sql.js';
@@ -40,6 +40,7 @@ import type {
   ColumnLayout,
   EffectContext,
   EffectHandler,
+  MachineKind,
   MachineSnapshotLike,
 } from './kind.js';
 import { columnLayout } from './kind.js';
@@ -651,8 +652,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   return {
     register(def) {
       if (kinds.has(def.name)) throw new Error(`actor kind ${def.name} registered twice`);
-      if (machines[def.name] !== def.machine) {
-        throw new Error(`actor kind ${def.name} is not registered with its machine (machines/index.ts)`);
+      if (def.machine.id !== def.name) {
+        throw new Error(`actor kind ${def.name} is not registered with its machine (${def.machine.id})`);
       }
       const columns = columnLayout(def);
       for (const other of kinds.values()) {
@@ -686,6 +687,8 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     },
 
     kind: (name) => entry(name).def,
+
+    kinds: () => [...kinds.values()].map((e) => e.def),
 
     async transact(fn, options = {}) {
       let single = options.single === true;

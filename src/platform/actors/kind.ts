@@ -4,7 +4,7 @@
  */
 import type { AnyMachineSnapshot, AnyStateMachine, EventFrom, InputFrom, SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
-import type { Effect, MachineKind, machines } from '../../../machines/index.js';
+import type { Effect } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import type { ActorTx } from './tx.js';
 import type { TransitionWrites } from './writes.js';
@@ -47,8 +47,16 @@ export type EffectHandler = (params: unknown, ctx: EffectContext) => void | Prom
 /** A machine snapshot as the host holds it (any kind's). */
 export type MachineSnapshotLike = AnyMachineSnapshot;
 
-/** The kinds' registry: each kind name's machine (machines/index.ts), which `send` and `create` are typed by. */
-export type KindMachines = typeof machines;
+/**
+ * The kinds' registry: each kind name's machine, which `send` and `create` are typed by. Empty here:
+ * the features declare their machines (`defineFeature`'s `machines`), and src/features.ts merges them
+ * all into this interface, so the platform is typed by every kind without knowing a feature.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging (src/features.ts)
+export interface KindMachines {}
+
+/** A persisted actor kind (a key of `KindMachines`). */
+export type MachineKind = keyof KindMachines & string;
 
 /** An event of kind `K`'s machine. */
 export type EventOf<K extends MachineKind> = EventFrom<KindMachines[K]>;
@@ -102,7 +110,7 @@ export function columnLayout(def: Pick<ActorKindDef, 'columns'>): ColumnLayout {
  * (the host holds them all as `ActorKindDef`).
  */
 export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C extends ColumnMap = ColumnMap> {
-  /** The kind's name (the machine's id, its key in machines/index.ts): `actor_kind` in the transition log and the timers table. */
+  /** The kind's name (the machine's id, its feature's key for it): `actor_kind` in the transition log and the timers table. */
   readonly name: MachineKind;
   readonly machine: M;
   /** Every event the machine understands: an event is checked against it before it reaches the machine. */

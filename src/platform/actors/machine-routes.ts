@@ -3,15 +3,11 @@
  * persisted actors' state machines, as `npm run machines:export` writes them.
  */
 import { z } from 'zod';
-import { MACHINE_KINDS, type MachineKind, machines } from '../../../machines/index.js';
 import { access } from '../auth/guard.js';
 import { notFound } from '../errors.js';
 import { ok } from '../http/reply.js';
 import { defineRoute, type RouteDef } from '../http/server.js';
-
-function isKind(name: string): name is MachineKind {
-  return (MACHINE_KINDS as readonly string[]).includes(name);
-}
+import type { ActorKindDef } from './kind.js';
 
 /** What `withEventless` reads of a state node. */
 interface StateNodeLike {
@@ -42,11 +38,12 @@ function withEventless(json: unknown, node: StateNodeLike): unknown {
   return out;
 }
 
-/** The machine routes. */
-export function machineRoutes(): RouteDef[] {
+/** The machine routes of the registered actor kinds `kinds` (listed by name). */
+export function machineRoutes(kinds: readonly Pick<ActorKindDef, 'name' | 'machine'>[]): RouteDef[] {
+  const sorted = [...kinds].sort((a, b) => a.name.localeCompare(b.name));
   // Definitions never change at run time: serialize once.
-  const definitions = new Map(
-    MACHINE_KINDS.map((kind) => [kind, withEventless(machines[kind].toJSON(), machines[kind].root)]),
+  const definitions = new Map<string, unknown>(
+    sorted.map(({ name, machine }) => [name, withEventless(machine.toJSON(), machine.root)]),
   );
   return [
     defineRoute({
@@ -55,7 +52,7 @@ export function machineRoutes(): RouteDef[] {
       access: access.read,
       summary: 'Extension: the persisted actor kinds and their machine versions.',
       handler: () =>
-        ok({ machines: MACHINE_KINDS.map((name) => ({ name, version: machines[name].version ?? null })) }),
+        ok({ machines: sorted.map(({ name, machine }) => ({ name, version: machine.version ?? null })) }),
     }),
     defineRoute({
       method: 'GET',
@@ -64,8 +61,9 @@ export function machineRoutes(): RouteDef[] {
       params: z.object({ name: z.string() }),
       summary: "Extension: a machine's definition (xstate toJSON), for the Stately visualizer.",
       handler: ({ params }) => {
-        if (!isKind(params.name)) throw notFound('machine', params.name);
-        return ok(definitions.get(params.name));
+        const definition = definitions.get(params.name);
+        if (definition === undefined) throw notFound('machine', params.name);
+        return ok(definition);
       },
     }),
   ];

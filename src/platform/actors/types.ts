@@ -2,7 +2,7 @@
  * The actor host's API: what callers (run service, step executor, timers, review queue, webhooks)
  * pass to and get from `ActorHost` (host.ts).
  */
-import type { Effect, MachineKind } from '../../../machines/index.js';
+import type { Effect } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
 import type { Db, Sql } from '../db/sql.js';
 import type { FieldIssue } from '../errors.js';
@@ -15,6 +15,7 @@ import type {
   ActorRef,
   ActorRow,
   InputOf,
+  MachineKind,
   MachineSnapshotLike,
   SharedEventOf,
 } from './kind.js';
@@ -159,12 +160,14 @@ export interface ActorHostOptions {
 /** The actor host. */
 export interface ActorHost {
   /**
-   * Adds a kind; its machine must be its name's in machines/index.ts. Kinds sharing a table must
-   * share their `load` columns and have discriminators.
+   * Adds a kind; its name must be its machine's id (and its feature's key for the machine: see
+   * feature.ts). Kinds sharing a table must share their `load` columns and have discriminators.
    */
   register(def: ActorKindDef): void;
   /** A registered kind; throws for an unknown name. */
   kind(name: MachineKind): ActorKindDef;
+  /** Every registered kind, in the order registered. */
+  kinds(): ActorKindDef[];
   /**
    * Runs `fn` in one database transaction, retrying the whole of it on an optimistic conflict or a
    * serialization failure; after commit, wakes the loops that have new work. The one entry point.

@@ -2,8 +2,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exportMachines, machineDefinitionJson } from '../../machines/export.js';
-import { MACHINE_KINDS, machines } from '../../machines/index.js';
+import { exportMachines, machineDefinitionJson } from '../src/export-machines.js';
+import { featureMachines as machines } from '../src/features.js';
+
+const MACHINE_KINDS = Object.keys(machines) as Array<keyof typeof machines>;
 
 describe('machines exporter', () => {
   let dir: string;
