@@ -5,22 +5,47 @@
  * (`::ffff:a.b.c.d`), NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`) addresses by the IPv4 rules,
  * since those forms reach the embedded IPv4 host. Matching is `node:net`'s `BlockList`: each IPv4
  * block is also listed at its three embedded IPv6 places.
+ *
+ * Cloud metadata services and link-local addresses (where they live) are refused whatever the
+ * deployment allows (`alwaysRefusedRange`): letting private targets through is for loopback and
+ * intranets, never for the instance's credentials.
  */
 import { BlockList, isIP } from 'node:net';
+
+/** A block of addresses: its first address, prefix length and the range's name in refusals. */
+type Range = readonly [address: string, prefix: number, name: string];
 
 interface Block {
   list: BlockList;
   range: string;
 }
 
-/** Refused IPv4 blocks, most specific first. */
-const IPV4_REFUSED: ReadonlyArray<readonly [string, number, string]> = [
+/**
+ * IPv4 blocks refused even where private targets are allowed: the cloud metadata services (AWS, GCP,
+ * Azure, OpenStack and ECS under 169.254/16, Alibaba's 100.100.100.200, Oracle's 192.0.0.192) and
+ * the rest of link-local.
+ */
+const IPV4_ALWAYS_REFUSED: readonly Range[] = [
   ['169.254.169.254', 32, 'cloud_metadata'],
+  ['169.254.170.2', 32, 'cloud_metadata'],
+  ['100.100.100.200', 32, 'cloud_metadata'],
+  ['192.0.0.192', 32, 'cloud_metadata'],
+  ['169.254.0.0', 16, 'link_local'],
+];
+
+/** IPv6 blocks refused even where private targets are allowed: AWS's metadata address and link-local. */
+const IPV6_ALWAYS_REFUSED: readonly Range[] = [
+  ['fd00:ec2::254', 128, 'cloud_metadata'],
+  ['fe80::', 10, 'link_local'],
+];
+
+/** Refused IPv4 blocks, most specific first. */
+const IPV4_REFUSED: readonly Range[] = [
+  ...IPV4_ALWAYS_REFUSED,
   ['0.0.0.0', 8, 'unspecified'],
   ['10.0.0.0', 8, 'private'],
   ['100.64.0.0', 10, 'cgnat'],
   ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link_local'],
   ['172.16.0.0', 12, 'private'],
   ['192.0.0.0', 24, 'reserved'],
   ['192.0.2.0', 24, 'documentation'],
@@ -34,23 +59,23 @@ const IPV4_REFUSED: ReadonlyArray<readonly [string, number, string]> = [
 ];
 
 /** IPv6 blocks outside the allowed global unicast space, named for clearer refusals. */
-const IPV6_NAMED: ReadonlyArray<readonly [string, number, string]> = [
+const IPV6_NAMED: readonly Range[] = [
+  ...IPV6_ALWAYS_REFUSED,
   ['::', 128, 'unspecified'],
   ['::1', 128, 'loopback'],
   ['fc00::', 7, 'private'],
-  ['fe80::', 10, 'link_local'],
   ['fec0::', 10, 'link_local'],
   ['ff00::', 8, 'multicast'],
 ];
 
 /** Special blocks inside `2000::/3` that are refused as well. */
-const IPV6_GLOBAL_REFUSED: ReadonlyArray<readonly [string, number, string]> = [
+const IPV6_GLOBAL_REFUSED: readonly Range[] = [
   ['2001:db8::', 32, 'documentation'],
   ['3fff::', 20, 'documentation'],
   ['2001::', 23, 'reserved'],
 ];
 
-function blocks(entries: ReadonlyArray<readonly [string, number, string]>, family: 'ipv4' | 'ipv6'): Block[] {
+function blocks(entries: readonly Range[], family: 'ipv4' | 'ipv6'): Block[] {
   return entries.map(([address, prefix, range]) => {
     const list = new BlockList();
     list.addSubnet(address, prefix, family);
@@ -64,14 +89,18 @@ function sixToFour(ipv4: string): string {
   return `2002:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}::`;
 }
 
-/** Each refused IPv4 block where IPv6 addresses embed it: mapped, NAT64 and 6to4. */
-const EMBEDDED_REFUSED: readonly Block[] = IPV4_REFUSED.map(([address, prefix, range]) => {
-  const list = new BlockList();
-  list.addSubnet(`::ffff:${address}`, 96 + prefix, 'ipv6');
-  list.addSubnet(`64:ff9b::${address}`, 96 + prefix, 'ipv6');
-  list.addSubnet(sixToFour(address), 16 + prefix, 'ipv6');
-  return { list, range };
-});
+/** Each IPv4 block where IPv6 addresses embed it: mapped, NAT64 and 6to4. */
+const embedded = (entries: readonly Range[]): Block[] =>
+  entries.map(([address, prefix, range]) => {
+    const list = new BlockList();
+    list.addSubnet(`::ffff:${address}`, 96 + prefix, 'ipv6');
+    list.addSubnet(`64:ff9b::${address}`, 96 + prefix, 'ipv6');
+    list.addSubnet(sixToFour(address), 16 + prefix, 'ipv6');
+    return { list, range };
+  });
+
+const EMBEDDED_REFUSED = embedded(IPV4_REFUSED);
+const EMBEDDED_ALWAYS_REFUSED = embedded(IPV4_ALWAYS_REFUSED);
 
 const EMBEDDING = new BlockList();
 EMBEDDING.addSubnet('::ffff:0:0', 96, 'ipv6');
@@ -82,7 +111,9 @@ const GLOBAL_UNICAST = new BlockList();
 GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
 
 const V4 = blocks(IPV4_REFUSED, 'ipv4');
+const V4_ALWAYS = blocks(IPV4_ALWAYS_REFUSED, 'ipv4');
 const V6_NAMED = blocks(IPV6_NAMED, 'ipv6');
+const V6_ALWAYS = blocks(IPV6_ALWAYS_REFUSED, 'ipv6');
 const V6_GLOBAL_REFUSED = blocks(IPV6_GLOBAL_REFUSED, 'ipv6');
 
 const firstMatch = (list: readonly Block[], address: string, family: 'ipv4' | 'ipv6') =>
@@ -98,11 +129,29 @@ export function refusedRange(address: string): string | undefined {
   const version = isIP(address);
   if (version === 4) return firstMatch(V4, address, 'ipv4');
   if (version !== 6) return 'invalid';
-  const zone = address.indexOf('%');
-  const ipv6 = zone >= 0 ? address.slice(0, zone) : address;
+  const ipv6 = withoutZone(address);
   if (EMBEDDING.check(ipv6, 'ipv6')) return firstMatch(EMBEDDED_REFUSED, ipv6, 'ipv6');
   const named = firstMatch(V6_NAMED, ipv6, 'ipv6');
   if (named) return named;
   if (!GLOBAL_UNICAST.check(ipv6, 'ipv6')) return 'reserved';
   return firstMatch(V6_GLOBAL_REFUSED, ipv6, 'ipv6');
+}
+
+/**
+ * Names the range of an address refused whatever the deployment allows — `cloud_metadata` or
+ * `link_local`, in any of its IPv6 forms — or `invalid` for text that is not an IP address;
+ * `undefined` otherwise.
+ */
+export function alwaysRefusedRange(address: string): string | undefined {
+  const version = isIP(address);
+  if (version === 4) return firstMatch(V4_ALWAYS, address, 'ipv4');
+  if (version !== 6) return 'invalid';
+  const ipv6 = withoutZone(address);
+  if (EMBEDDING.check(ipv6, 'ipv6')) return firstMatch(EMBEDDED_ALWAYS_REFUSED, ipv6, 'ipv6');
+  return firstMatch(V6_ALWAYS, ipv6, 'ipv6');
+}
+
+function withoutZone(address: string): string {
+  const zone = address.indexOf('%');
+  return zone >= 0 ? address.slice(0, zone) : address;
 }

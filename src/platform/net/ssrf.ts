@@ -7,7 +7,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { refusedRange } from './ip-ranges.js';
+import { alwaysRefusedRange, refusedRange } from './ip-ranges.js';
 
 /** One resolved address, as `dns.lookup(host, {all: true})` returns it. */
 export interface ResolvedAddress {
@@ -20,7 +20,10 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** Options of {@link checkTarget}. */
 export interface CheckTargetOptions {
-  /** Lets plain http and loopback/private/reserved targets through (`R3_WEBHOOK_ALLOW_PRIVATE`). */
+  /**
+   * Lets plain http and loopback/private/reserved targets through (`R3_WEBHOOK_ALLOW_PRIVATE`), never
+   * cloud metadata or link-local ones.
+   */
   allowPrivate: boolean;
   /**
    * Lets plain http through for public targets too (agent tools fetch the open web; webhooks and
@@ -67,10 +70,12 @@ export const MAX_TARGET_URL_LENGTH = 2048;
 
 const defaultResolver: Resolver = (hostname) => lookup(hostname, { all: true });
 
-function isBlockedHostname(hostname: string): boolean {
-  return (
-    hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === 'metadata.google.internal'
-  );
+/** Names of a cloud metadata service: refused whatever the deployment allows. */
+const METADATA_HOSTNAMES: ReadonlySet<string> = new Set(['metadata.google.internal']);
+
+function isBlockedHostname(hostname: string, allowPrivate: boolean): boolean {
+  if (METADATA_HOSTNAMES.has(hostname.toLowerCase())) return true;
+  return !allowPrivate && (hostname === 'localhost' || hostname.endsWith('.localhost'));
 }
 
 async function resolveWithin(resolver: Resolver, hostname: string, ms: number): Promise<ResolvedAddress[]> {
@@ -89,10 +94,11 @@ async function resolveWithin(resolver: Resolver, hostname: string, ms: number): 
  * Checks a webhook target URL and resolves it to the one address to connect to.
  *
  * Refused: anything but http/https; `user:pass@` in the URL; plain http unless `allowPrivate`;
- * unless `allowPrivate`, the names `localhost`, `*.localhost` and `metadata.google.internal`, and a
- * host for which ANY resolved address is loopback, unspecified, private, link-local (cloud
- * metadata included), CGNAT, multicast, reserved, documentation or benchmarking space, including
- * IPv4-mapped/NAT64/6to4 forms of those. Any port is allowed. An IP literal is used as is.
+ * unless `allowPrivate`, the names `localhost` and `*.localhost`, and a host for which ANY resolved
+ * address is loopback, unspecified, private, link-local (cloud metadata included), CGNAT, multicast,
+ * reserved, documentation or benchmarking space, including IPv4-mapped/NAT64/6to4 forms of those.
+ * Always, `allowPrivate` or not: `metadata.google.internal` and a host with any cloud metadata or
+ * link-local address. Any port is allowed. An IP literal is used as is.
  */
 export async function checkTarget(
   url: string,
@@ -116,7 +122,7 @@ export async function checkTarget(
   // Trailing dots (a fully qualified name): trimmed by a loop, as `/\.+$/` backtracks quadratically.
   while (hostname.endsWith('.')) hostname = hostname.slice(0, -1);
   if (hostname === '') return { ok: false, reason: 'invalid_url' };
-  if (!options.allowPrivate && isBlockedHostname(hostname)) return { ok: false, reason: 'blocked_hostname' };
+  if (isBlockedHostname(hostname, options.allowPrivate)) return { ok: false, reason: 'blocked_hostname' };
 
   let addresses: ResolvedAddress[];
   const literalFamily = isIP(hostname);
@@ -139,10 +145,8 @@ export async function checkTarget(
     const family = isIP(address);
     // Whatever the resolver claims, only a real IP address can be pinned.
     if (family === 0) return { ok: false, reason: 'dns_failed' };
-    if (!options.allowPrivate) {
-      const range = refusedRange(address);
-      if (range !== undefined) return { ok: false, reason: 'blocked_address', range };
-    }
+    const range = options.allowPrivate ? alwaysRefusedRange(address) : refusedRange(address);
+    if (range !== undefined) return { ok: false, reason: 'blocked_address', range };
     usable.push({ address, family: family === 4 ? 4 : 6 });
   }
   const first = usable[0];

@@ -55,6 +55,7 @@ beforeAll(async () => {
     '/r0': redirect('/r1'),
     '/to-file': redirect('file:///etc/passwd'),
     '/to-ftp': redirect('ftp://127.0.0.1/x'),
+    '/to-metadata': redirect('http://169.254.169.254/latest/meta-data/iam/security-credentials/'),
     '/endless': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const chunk = 'x'.repeat(64 * 1024);
@@ -159,6 +160,32 @@ describe('fetch_url', () => {
         },
       ]);
     }
+  });
+
+  it('refuses cloud metadata addresses, directly and through a redirect, even with private targets allowed', async () => {
+    const cases: Array<[string, Record<string, string>]> = [
+      ['http://169.254.169.254/latest/meta-data/', { reason: 'blocked_address', range: 'cloud_metadata' }],
+      ['http://[fd00:ec2::254]/latest/meta-data/', { reason: 'blocked_address', range: 'cloud_metadata' }],
+      ['http://[::ffff:a9fe:a9fe]/', { reason: 'blocked_address', range: 'cloud_metadata' }],
+      ['http://169.254.10.1/', { reason: 'blocked_address', range: 'link_local' }],
+      ['http://metadata.google.internal/computeMetadata/v1/', { reason: 'blocked_hostname' }],
+      [
+        `${site.url}/to-metadata`,
+        {
+          reason: 'blocked_address',
+          range: 'cloud_metadata',
+          redirectedTo: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+        },
+      ],
+    ];
+    for (const [url, refusal] of cases) {
+      const error = await fails(mcp, 'fetch_url', { url }, 'VALIDATION_FAILED');
+      expect(error.details.issues, url).toEqual([
+        { field: 'arguments.url', message: expect.any(String), ...refusal },
+      ]);
+    }
+    const crawl = await fails(mcp, 'crawl_site', { url: 'http://169.254.169.254/' }, 'VALIDATION_FAILED');
+    expect(crawl.details.issues[0]).toMatchObject({ reason: 'blocked_address', range: 'cloud_metadata' });
   });
 
   it('cuts a body that never ends at the cap (2 MiB by default, or maxBytes) with truncated: true', async () => {

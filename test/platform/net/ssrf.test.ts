@@ -43,6 +43,10 @@ describe('refusedRange', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['::ffff:10.0.0.1', 'private'],
     ['::ffff:169.254.169.254', 'cloud_metadata'],
+    ['169.254.170.2', 'cloud_metadata'],
+    ['100.100.100.200', 'cloud_metadata'],
+    ['192.0.0.192', 'cloud_metadata'],
+    ['fd00:ec2::254', 'cloud_metadata'],
     ['64:ff9b::a9fe:a9fe', 'cloud_metadata'],
     ['2002:7f00:1::', 'loopback'],
     ['2001:db8::1', 'documentation'],
@@ -253,6 +257,40 @@ describe('checkTarget', () => {
         resolver: resolvesTo('::1', '127.0.0.1'),
       }),
     ).toMatchObject({ ok: true, address: '::1', family: 6 });
+  });
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', 'cloud_metadata'],
+    ['http://169.254.170.2/v2/credentials', 'cloud_metadata'],
+    ['http://100.100.100.200/latest/meta-data/', 'cloud_metadata'],
+    ['http://192.0.0.192/', 'cloud_metadata'],
+    ['http://[fd00:ec2::254]/', 'cloud_metadata'],
+    ['http://[::ffff:169.254.169.254]/', 'cloud_metadata'],
+    ['http://[64:ff9b::a9fe:a9fe]/', 'cloud_metadata'],
+    ['http://[2002:a9fe:a9fe::]/', 'cloud_metadata'],
+    ['http://169.254.1.1/', 'link_local'],
+    ['http://[fe80::1]/', 'link_local'],
+  ])('with allowPrivate, still refuses the metadata or link-local address %s', async (url, range) => {
+    expect(await checkTarget(url, { allowPrivate: true, resolver: publicOnly })).toEqual({
+      ok: false,
+      reason: 'blocked_address',
+      range,
+    });
+  });
+
+  it('with allowPrivate, still refuses a name resolving to a metadata address, and metadata.google.internal', async () => {
+    expect(
+      await checkTarget('http://instance-data.example/', {
+        allowPrivate: true,
+        resolver: resolvesTo('10.0.0.1', '169.254.169.254'),
+      }),
+    ).toEqual({ ok: false, reason: 'blocked_address', range: 'cloud_metadata' });
+    expect(
+      await checkTarget('http://Metadata.Google.Internal./computeMetadata/v1/', {
+        allowPrivate: true,
+        resolver: resolvesTo('10.0.0.1'),
+      }),
+    ).toEqual({ ok: false, reason: 'blocked_hostname' });
   });
 
   it('resolves with the system resolver by default', async () => {
