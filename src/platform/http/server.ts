@@ -65,6 +65,11 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
    * was read for; undefined when it was not taken (the handler then reads as usual).
    */
   readonly fused: FusedAnswer | undefined;
+  /**
+   * Reports a later charge to the caller's bucket for this request (an MCP batch's further calls):
+   * the answer's rate-limit headers then show the bucket after it, not as authentication left it.
+   */
+  reportRate(decision: RateDecision): void;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -358,6 +363,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           exchange.controller ??= new AbortController();
           if (exchange.aborted) exchange.controller.abort();
           return exchange.controller.signal;
+        },
+        reportRate(decision) {
+          rate = decision;
         },
       };
       // The client went away while the request was read (or uWS dropped the connection: a request

@@ -215,7 +215,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
           requestId: ctx.requestId,
           signal: () => ctx.signal,
           ...fusedOf(ctx.fused, parsedBody, tools),
-          ...(chargeCall ? { charge: chargePerCall(ctx.principal, chargeCall) } : {}),
+          ...(chargeCall ? { charge: chargePerCall(ctx, chargeCall) } : {}),
         };
         const direct = parsedBody === undefined ? null : directRequest(ctx, parsedBody);
         if (direct) {
@@ -371,13 +371,15 @@ function parseJson(bytes: Buffer): unknown {
 /**
  * Charges the calls of one request: its first was paid when the request was authenticated; each
  * further `tools/call` of a batch takes one more unit (one POST of 100 calls costs 100, as 100 POSTs).
+ * The answer's rate-limit headers show the bucket after the last charge.
  */
-function chargePerCall(principal: Principal, chargeCall: ChargeCall): () => Promise<RateDecision | null> {
+function chargePerCall(ctx: RequestContext, chargeCall: ChargeCall): () => Promise<RateDecision | null> {
   let calls = 0;
   return async () => {
     calls++;
     if (calls === 1) return null;
-    const decision = await chargeCall(principal);
+    const decision = await chargeCall(ctx.principal);
+    if (decision) ctx.reportRate(decision);
     return decision && !decision.allowed ? decision : null;
   };
 }

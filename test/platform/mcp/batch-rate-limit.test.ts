@@ -56,6 +56,28 @@ describe('an MCP batch and the rate limit', () => {
     expect(next.status).toBe(429);
   });
 
+  it("reports the bucket after the batch's calls in X-RateLimit-Remaining, not before them", async () => {
+    const caller = await t.token({ scopes: ALL_SCOPES });
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'workspace_list' },
+    });
+    // Four calls of a bucket of 6: the request's own unit and three more; 2 are left.
+    const batch = await t.request('POST', '/api/mcp', {
+      token: caller.token,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: [call(1), call(2), call(3), call(4)],
+    });
+    expect(batch.status, batch.text).toBe(200);
+    expect(batch.headers.get('x-ratelimit-remaining')).toBe('2');
+    expect(batch.headers.get('ratelimit')).toMatch(/\br=2\b/);
+    // The next request reads what the batch said (one less: its own unit).
+    const next = await t.request('GET', '/api/v1/skills', { token: caller.token });
+    expect(next.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+
   it('a single call per request costs what any request costs (one unit)', async () => {
     const caller = await t.token({ scopes: ALL_SCOPES });
     for (let i = 0; i < 6; i++) {
