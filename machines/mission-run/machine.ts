@@ -21,7 +21,7 @@
  * `startTask`, and only a pending task is ever started.
  */
 import { and, assertEvent, assign, enqueueActions, setup } from 'xstate';
-import { effectActions, type MissionEventName, type RecordMissionEventParams } from '../shared/effects.js';
+import { effectActionsOf, type MissionEventName, type RecordMissionEventParams } from '../shared/effects.js';
 import { reviewFrom } from '../shared/run.js';
 import type { MissionRunContext, MissionTask } from './context.js';
 import type { MissionRunEvent, MissionRunInput } from './events.js';
@@ -67,7 +67,14 @@ export const missionRunMachine = setup({
     input: {} as MissionRunInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf(
+      'cancelChildren',
+      'closeReview',
+      'openReview',
+      'recordMissionEvent',
+      'startPlanner',
+      'startTask',
+    ),
     /** One `startTask` per task that starts now; before `markStarted`, so both see the same ready set. */
     startReady: enqueueActions(({ context, enqueue }) => {
       for (const task of tasksToStart(context)) enqueue({ type: 'startTask', params: { task } });

@@ -16,7 +16,7 @@
  *   (`emitProposalEvent`): `created`, `approved`, `rejected`, `cancelled`, `executed`, `failed`.
  */
 import { assertEvent, assign, setup } from 'xstate';
-import { effectActions, type ProposalEventName } from '../shared/effects.js';
+import { effectActionsOf, type ProposalEventName } from '../shared/effects.js';
 import type { ProposalContext } from './context.js';
 import type { ProposalEvent, ProposalInput } from './events.js';
 
@@ -37,7 +37,7 @@ export const proposalMachine = setup({
     input: {} as ProposalInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf('closeReview', 'emitProposalEvent', 'enqueueJob', 'openReview'),
     storeApproval: assign(({ event }) => {
       assertEvent(event, 'APPROVE');
       return {

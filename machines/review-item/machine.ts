@@ -13,7 +13,7 @@
  *   creation, then `assigned`, `snoozed`, `woken`, `decided` or `cancelled`.
  */
 import { assertEvent, assign, setup } from 'xstate';
-import { effectActions, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
+import { effectActionsOf, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
 import { isAfter, isSameInstant } from '../shared/time.js';
 import type { ReviewItemContext } from './context.js';
 import type { ReviewItemEvent, ReviewItemInput } from './events.js';
@@ -55,7 +55,7 @@ export const reviewItemMachine = setup({
     input: {} as ReviewItemInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf('cancelTimer', 'emitReviewEvent', 'scheduleTimer'),
     storeAssignment: assign(({ event }) => {
       assertEvent(event, 'ASSIGN');
       return { assignedTo: event.assignedTo, note: event.note ?? null };

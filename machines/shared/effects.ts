@@ -207,6 +207,22 @@ export const effectActions = {
   cancelChildren: (_args: unknown, _params: CancelChildrenParams): void => undefined,
 };
 
+/** An effect's name. */
+export type EffectType = Effect['type'];
+
+/**
+ * The no-op implementations of `types`, the effects one machine emits, for its `setup({ actions })`:
+ * its action types then name exactly those, so the kind's handlers are typed by them (the actor
+ * host's `EffectOf<machine>`: a union discriminated by `type`).
+ */
+export function effectActionsOf<const T extends readonly EffectType[]>(
+  ...types: T
+): Pick<typeof effectActions, T[number]> {
+  const picked: Partial<typeof effectActions> = {};
+  for (const type of types) Object.assign(picked, { [type]: effectActions[type] });
+  return picked as Pick<typeof effectActions, T[number]>;
+}
+
 const effectTypes: ReadonlySet<string> = new Set(EFFECT_TYPES);
 
 /**

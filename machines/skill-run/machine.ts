@@ -21,7 +21,7 @@
  *   (approved, rejected) still takes them, without a state change, until the step reports.
  */
 import { assertEvent, assign, setup } from 'xstate';
-import { effectActions, type RecordEventParams, type RunEventName } from '../shared/effects.js';
+import { effectActionsOf, type RecordEventParams, type RunEventName } from '../shared/effects.js';
 import { reviewFrom } from '../shared/run.js';
 import type { SkillRunContext } from './context.js';
 import type { SkillRunEvent, SkillRunInput } from './events.js';
@@ -73,7 +73,7 @@ export const skillRunMachine = setup({
     input: {} as SkillRunInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf('closeReview', 'enqueueJob', 'openReview', 'recordEvent'),
     storeDraft: assign(({ context, event }) => {
       assertEvent(event, 'STEP_SUCCEEDED');
       return {

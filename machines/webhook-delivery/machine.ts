@@ -11,7 +11,7 @@
  *   again the new worker starts the next attempt from there, which counts as a new attempt.
  */
 import { assertEvent, assign, setup } from 'xstate';
-import { effectActions, type NotifyParams, type ScheduleTimerParams } from '../shared/effects.js';
+import { effectActionsOf, type NotifyParams, type ScheduleTimerParams } from '../shared/effects.js';
 import { addMs } from '../shared/time.js';
 import type { WebhookDeliveryContext } from './context.js';
 import {
@@ -67,7 +67,7 @@ export const webhookDeliveryMachine = setup({
     input: {} as WebhookDeliveryInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf('enqueueJob', 'notify', 'scheduleTimer'),
     startAttempt: assign(({ event }) => {
       assertEvent(event, 'ATTEMPT_STARTED');
       return { attempts: event.attempt, lastAttemptAt: event.at, nextAttemptAt: null };

@@ -11,7 +11,7 @@
  * the host writes nothing for the common case of a healthy endpoint.
  */
 import { assign, setup } from 'xstate';
-import { effectActions } from '../shared/effects.js';
+import { effectActionsOf } from '../shared/effects.js';
 import type { WebhookEndpointContext } from './context.js';
 import type { WebhookEndpointEvent, WebhookEndpointInput } from './events.js';
 
@@ -29,7 +29,7 @@ export const webhookEndpointMachine = setup({
     input: {} as WebhookEndpointInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf('notify'),
     countFailure: assign({ consecutiveFailures: ({ context }) => context.consecutiveFailures + 1 }),
     resetFailures: assign({ consecutiveFailures: 0 }),
     markAutoDisabled: assign({

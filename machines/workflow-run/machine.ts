@@ -23,7 +23,7 @@
  *   the worker stops between calls.
  */
 import { assertEvent, assign, setup } from 'xstate';
-import { effectActions, type OpenReviewParams, type RunEventName } from '../shared/effects.js';
+import { effectActionsOf, type OpenReviewParams, type RunEventName } from '../shared/effects.js';
 import { reviewFrom } from '../shared/run.js';
 import type { WorkflowRunContext } from './context.js';
 import type { WorkflowRunEvent, WorkflowRunInput, WorkflowStep } from './events.js';
@@ -80,7 +80,7 @@ export const workflowRunMachine = setup({
     input: {} as WorkflowRunInput,
   },
   actions: {
-    ...effectActions,
+    ...effectActionsOf('closeReview', 'enqueueJob', 'openReview', 'recordEvent'),
     storeStepOutput: assign(({ context, event }) => {
       assertEvent(event, 'STEP_SUCCEEDED');
       return {

@@ -15,10 +15,9 @@ import {
   missionRunContextSchema,
   missionRunEventSchema,
   missionRunMachine,
+  type OpenReviewParams,
   projectMissionRun,
   type RecordMissionEventParams,
-  type RunApproveEvent,
-  type RunRejectEvent,
   type StartPlannerParams,
   type StartTaskParams,
 } from '../../../machines/index.js';
@@ -75,9 +74,11 @@ const COLUMNS = {
   completed_at: 'project',
 } as const satisfies ColumnMap;
 
-function contextOf(ctx: EffectContext): MissionRunContext {
-  return ctx.after.context as MissionRunContext;
-}
+/** A mission run's effect handler, given its effect's params `P`. */
+type Handler<P> = EffectHandler<P, typeof missionRunMachine>;
+
+/** What a mission run's effect handler sees. */
+type MissionEffectContext = EffectContext<typeof missionRunMachine>;
 
 /** What an event carries as `output`: the plan, a started task's run id, a task's output. */
 function eventOutput(event: string, task: string | undefined, context: MissionRunContext): unknown {
@@ -89,9 +90,8 @@ function eventOutput(event: string, task: string | undefined, context: MissionRu
   return null;
 }
 
-const recordMissionEvent: EffectHandler = (params, ctx) => {
-  const { event, task } = params as RecordMissionEventParams;
-  const context = contextOf(ctx);
+const recordMissionEvent: Handler<RecordMissionEventParams> = ({ event, task }, ctx) => {
+  const { context } = ctx.after;
   const status = ctx.projection.status as string;
   const output = eventOutput(event, task, context);
   // `started` is the webhook's only: the stream's events are the eight of docs/api.md#missions.
@@ -119,21 +119,22 @@ const recordMissionEvent: EffectHandler = (params, ctx) => {
 };
 
 /** Sends `event` to the mission run of `ctx` (a follow-up's transaction). */
-function sendToSelf(host: ActorHost, tx: ActorTx, ctx: EffectContext, event: MissionRunEvent) {
+function sendToSelf(host: ActorHost, tx: ActorTx, ctx: MissionEffectContext, event: MissionRunEvent) {
   return host.send(tx, MISSION_RUN_KIND, { orgId: ctx.row.orgId, id: ctx.row.id }, event, {
     actingAs: SYSTEM,
   });
 }
 
-function childEffects(
-  deps: ChildDeps,
-): Record<'startPlanner' | 'startTask' | 'cancelChildren', EffectHandler> {
+function childEffects(deps: ChildDeps): {
+  startPlanner: Handler<StartPlannerParams>;
+  startTask: Handler<StartTaskParams>;
+  cancelChildren: Handler<CancelChildrenParams>;
+} {
   const { host } = deps;
   // The tasks each transition starts (see startTask), by the transition's writes.
   const starting = new WeakMap<TransitionWrites, string[]>();
   return {
-    startPlanner(params, ctx) {
-      const { attempt, errors } = params as StartPlannerParams;
+    startPlanner({ attempt, errors }, ctx) {
       const mission = missionRowOf(ctx);
       ctx.writes.followUp(async (tx) => {
         try {
@@ -149,8 +150,7 @@ function childEffects(
         }
       });
     },
-    startTask(params, ctx) {
-      const { task } = params as StartTaskParams;
+    startTask({ task }, ctx) {
       // The tasks one transition starts are settled together, before the mission run's write: their
       // agents and skills read in one statement and their runs' ids taken, then one TASK_STARTED
       // (all that start, with their run ids) and a TASK_FAILED of each that cannot are applied in
@@ -164,7 +164,7 @@ function childEffects(
       const tasks = [task];
       starting.set(ctx.writes, tasks);
       const mission = missionRowOf(ctx);
-      const context = contextOf(ctx);
+      const { context } = ctx.after;
       ctx.writes.settle(async (tx) => {
         starting.delete(ctx.writes);
         const locked = ctx.row.columns.applied;
@@ -189,7 +189,6 @@ function childEffects(
     },
     cancelChildren(_params, ctx) {
       const { orgId, id } = ctx.row;
-      void (_params as CancelChildrenParams);
       ctx.writes.followUp(async (tx) => {
         const children = await tx.sql.query<{ id: number }>(
           `select id from runs where org_id = $1 and mission_run_id = $2 and status in ('running', 'pending')
@@ -212,10 +211,13 @@ function childEffects(
   };
 }
 
-function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview', EffectHandler> {
+function reviewEffects(items: ReviewItems): {
+  openReview: Handler<OpenReviewParams>;
+  closeReview: Handler<CloseReviewParams>;
+} {
   return {
     openReview(_params, ctx) {
-      const context = contextOf(ctx);
+      const { context } = ctx.after;
       const name = (ctx.row.columns.definition as { name: string }).name;
       const stage = context.reviewStage === 'plan' ? 'plan' : 'result';
       const title = `${name}: ${stage} (mission run ${ctx.row.id})`;
@@ -227,10 +229,9 @@ function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview',
         ),
       );
     },
-    closeReview(params, ctx) {
-      const { reason } = params as CloseReviewParams;
-      const decided = reason === 'decided' && (ctx.event.type === 'APPROVE' || ctx.event.type === 'REJECT');
-      const event = ctx.event as unknown as RunApproveEvent | RunRejectEvent;
+    closeReview({ reason }, ctx) {
+      const { event } = ctx;
+      const decided = reason === 'decided' && (event.type === 'APPROVE' || event.type === 'REJECT');
       const decision = decided
         ? {
             action: event.type === 'APPROVE' ? ('approve' as const) : ('reject' as const),

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type CloseReviewParams,
   type EmitProposalEventParams,
-  type ProposalContext,
+  type OpenReviewParams,
   type ProposalEventName,
   projectProposal,
   proposalContextSchema,
@@ -73,9 +73,9 @@ const COLUMNS = {
 
 /** The `proposal` kind, whose review items open and close through `items`. */
 export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMachine, typeof COLUMNS> {
-  const emitProposalEvent: EffectHandler = (params, ctx) => {
-    const { event } = params as EmitProposalEventParams;
-    const context = ctx.after.context as ProposalContext;
+  type Handler<P> = EffectHandler<P, typeof proposalMachine>;
+  const emitProposalEvent: Handler<EmitProposalEventParams> = ({ event }, ctx) => {
+    const { context } = ctx.after;
     const payload: ProposalEventPayload = {
       eventId: randomUUID(),
       orgId: ctx.row.orgId,
@@ -95,8 +95,8 @@ export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMa
       payload,
     });
   };
-  const openReview: EffectHandler = (_params, ctx) => {
-    const context = ctx.after.context as ProposalContext;
+  const openReview: Handler<OpenReviewParams> = (_params, ctx) => {
+    const { context } = ctx.after;
     const title = proposalTitle(context.action, String(ctx.row.columns.rationale ?? ''), ctx.row.id);
     ctx.writes.followUp((tx) =>
       items.open(
@@ -106,9 +106,8 @@ export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMa
       ),
     );
   };
-  const closeReview: EffectHandler = (params, ctx) => {
-    const { reason } = params as CloseReviewParams;
-    const context = ctx.after.context as ProposalContext;
+  const closeReview: Handler<CloseReviewParams> = ({ reason }, ctx) => {
+    const { context } = ctx.after;
     const review = reason === 'decided' ? context.review : null;
     const decision = review
       ? {

@@ -9,7 +9,6 @@ import {
   type EmitReviewEventParams,
   projectReviewItem,
   type ReviewEventName,
-  type ReviewItemContext,
   reviewItemContextSchema,
   reviewItemEventSchema,
   reviewItemMachine,
@@ -45,9 +44,8 @@ export interface ReviewEventPayload {
   at: string;
 }
 
-const emitReviewEvent: EffectHandler = (params, ctx) => {
-  const { event } = params as EmitReviewEventParams;
-  const context = ctx.after.context as ReviewItemContext;
+const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMachine> = ({ event }, ctx) => {
+  const { context } = ctx.after;
   const payload: ReviewEventPayload = {
     eventId: randomUUID(),
     orgId: ctx.row.orgId,

@@ -15,7 +15,6 @@ import {
   skillRunContextSchema,
   skillRunEventSchema,
   skillRunMachine,
-  type ToolCompletedEvent,
   workflowRunContextSchema,
   workflowRunEventSchema,
   workflowRunMachine,
@@ -36,6 +35,9 @@ export const SKILL_RUN_KIND = 'skill-run';
 export const WORKFLOW_RUN_KIND = 'workflow-run';
 /** Both run kinds: send to a run without knowing which it is. */
 export const RUN_KINDS = [SKILL_RUN_KIND, WORKFLOW_RUN_KIND] as const;
+
+/** Either run kind's machine: the run kinds share their effect handlers. */
+type RunMachine = typeof skillRunMachine | typeof workflowRunMachine;
 
 /** The payload of a run event on the bus (outbox → `evt.<org>.run.<runId>.<event>`). */
 export interface RunEventPayload {
@@ -100,11 +102,10 @@ function eventOutput(
   event: string,
   step: string | undefined,
   projection: Record<string, unknown>,
-  cause: { type: string },
+  cause: EffectContext<RunMachine>['event'],
 ): unknown {
   if (event === 'tool_completed' && cause.type === 'TOOL_COMPLETED') {
-    const done = cause as unknown as ToolCompletedEvent;
-    return { id: done.callId, tool: done.tool, status: done.status, errorCode: done.errorCode };
+    return { id: cause.callId, tool: cause.tool, status: cause.status, errorCode: cause.errorCode };
   }
   if (event === 'step_completed' && step !== undefined) {
     const results = projection.step_results as Record<string, { output: unknown }>;
@@ -128,9 +129,12 @@ export type ChildRunListener = (ctx: EffectContext, event: RecordEventParams['ev
 
 /** The `recordEvent` effect; once committed, a status change counts in `runs` (`r3_runs_total`). */
 const recordEvent =
-  (runs: Metrics['runs'], children: readonly ChildRunListener[]): EffectHandler =>
+  (
+    runs: Metrics['runs'],
+    children: readonly ChildRunListener[],
+  ): EffectHandler<RecordEventParams, RunMachine> =>
   (params, ctx) => {
-    const { event, step } = params as RecordEventParams;
+    const { event, step } = params;
     const seq = ctx.writes.nextSeq();
     const status = ctx.projection.status as string;
     if (!STEP_EVENTS.has(event)) {
@@ -204,10 +208,13 @@ export function reviewTitle(name: string, runId: number, gate?: { title?: string
   return `${name} (run ${runId})`;
 }
 
-function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview', EffectHandler> {
+function reviewEffects(items: ReviewItems): {
+  openReview: EffectHandler<OpenReviewParams, RunMachine>;
+  closeReview: EffectHandler<CloseReviewParams, RunMachine>;
+} {
   return {
     openReview(params, ctx) {
-      const { title, assignTo } = params as OpenReviewParams;
+      const { title, assignTo } = params;
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';
       const runId = ctx.row.id;
       const name = ctx.row.columns.name as string;
@@ -219,13 +226,11 @@ function reviewEffects(items: ReviewItems): Record<'openReview' | 'closeReview',
       };
       ctx.writes.followUp((tx) => items.open(tx, { orgId: ctx.row.orgId, kind, id: runId }, item));
     },
-    closeReview(params, ctx) {
-      const { reason } = params as CloseReviewParams;
+    closeReview({ reason }, ctx) {
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';
-      const decided = reason === 'decided' && (ctx.event.type === 'APPROVE' || ctx.event.type === 'REJECT');
-      const decision = decided
-        ? reviewDecision(ctx.event as unknown as RunApproveEvent | RunRejectEvent)
-        : null;
+      const { event } = ctx;
+      const decided = reason === 'decided' && (event.type === 'APPROVE' || event.type === 'REJECT');
+      const decision = decided ? reviewDecision(event) : null;
       ctx.writes.followUp((tx) =>
         items.close(
           tx,

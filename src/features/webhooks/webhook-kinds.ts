@@ -91,8 +91,7 @@ const DELIVERY_COLUMNS = {
 export function webhookEndpointKind(
   log: Logger,
 ): ActorKindDef<typeof webhookEndpointMachine, typeof ENDPOINT_COLUMNS> {
-  const notify: EffectHandler = (params, ctx) => {
-    const p = params as NotifyParams;
+  const notify: EffectHandler<NotifyParams, typeof webhookEndpointMachine> = (p, ctx) => {
     if (p.signal !== 'endpoint_disabled') return;
     log.warn({ webhookId: p.webhookId, orgId: ctx.row.orgId }, 'webhook disabled after consecutive failures');
     ctx.writes.audit.push({
@@ -147,8 +146,7 @@ export function webhookDeliveryKind(
       return keys.map((key) => found.get(key));
     },
   });
-  const notify: EffectHandler = async (params, ctx) => {
-    const p = params as NotifyParams;
+  const notify: EffectHandler<NotifyParams, typeof webhookDeliveryMachine> = async (p, ctx) => {
     if (p.signal === 'endpoint_disabled') return;
     const succeeded = p.signal === 'delivery_succeeded';
     if (succeeded) {

@@ -3,7 +3,7 @@
  * notifications are kind-specific; their kinds supply the handlers.)
  */
 import type { CancelTimerParams, EnqueueJobParams, ScheduleTimerParams } from '../../../machines/index.js';
-import type { EffectHandler } from './kind.js';
+import type { BuiltinEffectType, EffectHandler } from './kind.js';
 
 /** The payload of a job enqueued by an actor: who enqueued it, plus the effect's params. */
 export interface ActorJobPayload {
@@ -13,8 +13,8 @@ export interface ActorJobPayload {
   [param: string]: unknown;
 }
 
-const enqueueJob: EffectHandler = (params, ctx) => {
-  const { job, ...rest } = params as EnqueueJobParams;
+const enqueueJob: EffectHandler<EnqueueJobParams> = (params, ctx) => {
+  const { job, ...rest } = params;
   const payload: ActorJobPayload = {
     actorKind: ctx.def.name,
     actorId: ctx.row.id,
@@ -33,19 +33,19 @@ const enqueueJob: EffectHandler = (params, ctx) => {
   });
 };
 
-const scheduleTimer: EffectHandler = (params, ctx) => {
-  const { timerId, event, dueAt } = params as ScheduleTimerParams;
+const scheduleTimer: EffectHandler<ScheduleTimerParams> = (params, ctx) => {
+  const { timerId, event, dueAt } = params;
   ctx.writes.timers.set(timerId, { timer_id: timerId, event, due_at: dueAt });
 };
 
-const cancelTimer: EffectHandler = (params, ctx) => {
-  const { timerId } = params as CancelTimerParams;
+const cancelTimer: EffectHandler<CancelTimerParams> = (params, ctx) => {
+  const { timerId } = params;
   ctx.writes.timers.set(timerId, null);
 };
 
 /** Effect type → the host's own handler. */
-export const builtinEffects: Partial<Record<string, EffectHandler>> = {
+export const builtinEffects: Readonly<Partial<Record<string, EffectHandler>>> = {
   enqueueJob,
   scheduleTimer,
   cancelTimer,
-};
+} satisfies Record<BuiltinEffectType, EffectHandler>;

@@ -272,7 +272,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
         writes,
       };
       for (const effect of stepEffects) {
-        const handler: EffectHandler | undefined = def.effects?.[effect.type] ?? builtinEffects[effect.type];
+        const handler: EffectHandler | undefined = def.effects[effect.type] ?? builtinEffects[effect.type];
         if (!handler) throw new Error(`actor kind ${def.name} has no handler for effect ${effect.type}`);
         await handler(effect.params, ctx);
       }

@@ -2,7 +2,14 @@
  * What the actor host needs to know about one kind of persisted actor: its machine, its table, how a
  * snapshot projects onto queryable columns, and how its effects are performed.
  */
-import type { AnyMachineSnapshot, AnyStateMachine, EventFrom, InputFrom, SnapshotFrom } from 'xstate';
+import type {
+  AnyMachineSnapshot,
+  AnyStateMachine,
+  EventFrom,
+  InputFrom,
+  SnapshotFrom,
+  StateMachine,
+} from 'xstate';
 import type { z } from 'zod';
 import type { Effect } from '../../../machines/index.js';
 import type { Attribution } from '../auth/attribution.js';
@@ -22,18 +29,21 @@ export interface ActorRow {
   columns: Record<string, unknown>;
 }
 
-/** What an effect handler sees: the transition that produced the effect. */
-export interface EffectContext {
+/**
+ * What an effect handler sees: the transition that produced the effect, typed by the kind's machine
+ * `M` (its snapshot and events; any kind's by default).
+ */
+export interface EffectContext<M extends AnyStateMachine = AnyStateMachine> {
   tx: ActorTx;
   def: ActorKindDef;
   /** The actor's row before the transition (`id` is set on creation too). */
   row: ActorRow;
   /** The snapshot after the transition (resolved). */
-  after: MachineSnapshotLike;
+  after: SnapshotFrom<M>;
   /** The projected columns after the transition. */
   projection: Record<string, unknown>;
   /** The event that caused the transition (`{type: 'xstate.init', input}` on creation). */
-  event: { type: string; [key: string]: unknown };
+  event: EventFrom<M> | { type: 'xstate.init'; input: InputFrom<M> };
   /** ISO time of the transition (the host's clock). */
   at: string;
   actingAs: Attribution;
@@ -41,8 +51,43 @@ export interface EffectContext {
   writes: TransitionWrites;
 }
 
-/** Performs one effect; add rows to `ctx.writes`, or queue follow-up work with `ctx.writes.followUp()`. */
-export type EffectHandler = (params: unknown, ctx: EffectContext) => void | Promise<void>;
+/**
+ * Performs one effect, given its params `P` (the effect's own, by its type); add rows to
+ * `ctx.writes`, or queue follow-up work with `ctx.writes.followUp()`. (Declared as a method, so a
+ * kind's handler typed by its own effect and machine is one of any kind's.)
+ */
+export type EffectHandler<P = unknown, M extends AnyStateMachine = AnyStateMachine> = {
+  perform(params: P, ctx: EffectContext<M>): void | Promise<void>;
+}['perform'];
+
+/** The actions `M` emits, as xstate types them (`{type, params}` each). */
+type ActionOf<M extends AnyStateMachine> =
+  // biome-ignore lint/suspicious/noExplicitAny: only the action type is read
+  M extends StateMachine<any, any, any, any, infer A, any, any, any, any, any, any, any, any, any, any>
+    ? A
+    : never;
+
+/**
+ * The effects machine `M` emits (those its `setup` names with `effectActionsOf`): a union
+ * discriminated by `type`, each member with its own params.
+ */
+export type EffectOf<M extends AnyStateMachine> = Extract<ActionOf<M>, Effect>;
+
+/** The effects the host performs for every kind (builtin-effects.ts): jobs and durable timers. */
+export type BuiltinEffectType = 'enqueueJob' | 'scheduleTimer' | 'cancelTimer';
+
+/**
+ * A kind's effect handlers: one for each effect its machine `M` emits that the host does not perform
+ * itself, each given that effect's params. For any kind's machine: handlers by effect name.
+ */
+export type EffectHandlers<M extends AnyStateMachine> = 0 extends 1 & ActionOf<M>
+  ? Readonly<Partial<Record<string, EffectHandler>>>
+  : {
+      readonly [E in Exclude<EffectOf<M>, { type: BuiltinEffectType }> as E['type']]: EffectHandler<
+        E['params'],
+        M
+      >;
+    };
 
 /** A machine snapshot as the host holds it (any kind's). */
 export type MachineSnapshotLike = AnyMachineSnapshot;
@@ -131,8 +176,11 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
   readonly runEvents: boolean;
   /** The event log's table when it is not `run_events` (same columns; `run_id` names the actor). */
   readonly eventsTable?: string;
-  /** Handlers of this kind's effects; the host supplies enqueueJob, scheduleTimer and cancelTimer. */
-  readonly effects?: Partial<Record<Effect['type'], EffectHandler>>;
+  /**
+   * Handlers of this kind's effects, one per effect its machine emits (typed by it: each gets its own
+   * effect's params); the host performs enqueueJob, scheduleTimer and cancelTimer.
+   */
+  readonly effects: EffectHandlers<M>;
   /**
    * Extra tables a transition of this kind may write (rows given with `send`'s `extraRows`), written
    * only when the actor's row is: name → the CTE's SQL, given the `$n` of the rows' JSON array. The SQL
