@@ -18,6 +18,11 @@
  *   the share grows back.
  * - holding: work that already holds a connection (inside a transaction or session of `sqlOver`)
  *   and asks for another is never held back by the share — it would wait for itself.
+ * - lane work under way: the contexts `inLane` and `holding` entered that have not yet ended. The
+ *   lanes' AsyncLocalStorage is on only while there is some: on Node 20 and 22 an enabled storage
+ *   runs Node's promise hooks on every promise of the process, requests' too (about a tenth of an
+ *   authenticated read's CPU: docs/performance.md, "GET /runs/:id"); once the last lane work ends
+ *   the storage is disabled, and the next `inLane` turns it on again.
  *
  * Why: 32 worker slots sharing 10 connections kept every statement waiting behind up to 31 others,
  * and 10 transactions at once on a 2-core machine made each of them slower (docs/performance.md,
@@ -39,9 +44,36 @@ interface Context {
 
 const context = new AsyncLocalStorage<Context>();
 
+/** Contexts entered by `inLane` and `holding` that have not ended yet (see "lane work under way"). */
+let underWay = 0;
+
+/**
+ * Runs `fn` in `store`, counted as lane work under way until it returns or, when it returns a
+ * promise, until that settles; the storage is disabled when the last such work ends. The count goes
+ * down in a callback registered outside `store`, so disabling never runs in a lane's own context.
+ */
+function enter<T>(store: Context, fn: () => T): T {
+  underWay++;
+  let result: T;
+  try {
+    result = context.run(store, fn);
+  } catch (error) {
+    ended();
+    throw error;
+  }
+  if (result instanceof Promise) return result.finally(ended) as T;
+  ended();
+  return result;
+}
+
+function ended(): void {
+  underWay--;
+  if (underWay === 0) context.disable();
+}
+
 /** Runs `fn` (a job worker's work) with its statements, and those of work it starts, in `lane`. */
 export function inLane<T>(lane: Lane, fn: () => T): T {
-  return context.run({ ...context.getStore(), lane }, fn);
+  return enter({ ...context.getStore(), lane }, fn);
 }
 
 /**
@@ -56,16 +88,15 @@ export function outsideLanes<T>(fn: () => T): T {
 
 /**
  * Runs `fn`, which holds a connection: its own requests for more are never held back by the share.
- * Only work in a lane is held back, so only there is a context entered. The first context a process
- * enters turns on Node's promise hooks for the rest of its life (Node 20 and 22; every later promise
- * pays, ~10% of a request's CPU: test/features/tokens/token-writes.test.ts): requests, the relay and
- * anything else outside the job workers never enter one here. A process that runs jobs does, at its
- * first job (`inLane`).
+ * Only work in a lane is held back, so only there is a context entered: an entered context turns on
+ * Node's promise hooks (Node 20 and 22; every promise pays while they are on), so requests, the relay
+ * and anything else outside the job workers never enter one here. A process that runs jobs does,
+ * while lane work is under way (see the file comment).
  */
 export function holding<T>(fn: () => T): T {
   const now = context.getStore();
   if (now?.lane === undefined) return fn();
-  return context.run({ ...now, holding: true }, fn);
+  return enter({ ...now, holding: true }, fn);
 }
 
 type Class = Lane | 'request';

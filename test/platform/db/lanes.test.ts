@@ -2,6 +2,7 @@
  * The pool's lanes (src/platform/db/lanes.ts) over a fake pool: who gets a freed connection, and the
  * job workers' share of the pool.
  */
+import { executionAsyncResource } from 'node:async_hooks';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { holding, inLane, laned, outsideLanes } from '../../../src/platform/db/lanes.js';
@@ -34,14 +35,18 @@ describe('lanes', () => {
     const a = await source.acquire();
     const b = await source.acquire();
     const order: string[] = [];
-    const wait = (label: string, acquire: () => Promise<pg.Client>) =>
-      acquire().then((client) => {
-        order.push(label);
-        return client;
-      });
-    const normal = wait('normal', () => inLane('normal', () => source.acquire()));
-    const request = wait('request', () => source.acquire());
-    const urgent = wait('urgent', () => inLane('urgent', () => source.acquire()));
+    // Noted in the lane's own work, as soon as the connection is lent.
+    const wait = (label: string, lane?: 'urgent' | 'normal') => {
+      const acquire = () =>
+        source.acquire().then((client) => {
+          order.push(label);
+          return client;
+        });
+      return lane ? inLane(lane, acquire) : acquire();
+    };
+    const normal = wait('normal', 'normal');
+    const request = wait('request');
+    const urgent = wait('urgent', 'urgent');
     await settle();
     expect(order).toEqual([]);
     source.release(a);
@@ -135,5 +140,52 @@ describe('lanes', () => {
     source.release(outside);
     source.release(held);
     expect(pool.out.size).toBe(0);
+  });
+
+  it('keep work in its lane while other lane work ends, and run no promise hooks once the last has ended', async () => {
+    // With Node's promise hooks on, an async function resumes in a promise's async resource.
+    const hooksOn = async () => {
+      await null;
+      return executionAsyncResource() instanceof Promise;
+    };
+    expect(await hooksOn()).toBe(false);
+    const pool = fakePool();
+    const source = laned(pool, 2);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const first = inLane('normal', () => gate);
+    const second = inLane('urgent', async () => {
+      await first;
+      await settle();
+      // Still the urgent lane's: its share (a fifth of 2: 1) holds the next one back.
+      const held = await source.acquire();
+      let next: pg.Client | null = null;
+      const asked = source.acquire().then((client) => {
+        next = client;
+      });
+      await settle();
+      expect(next).toBeNull();
+      source.release(held);
+      await asked;
+      source.release(next as unknown as pg.Client);
+    });
+    open();
+    await second;
+    await settle();
+    expect(pool.out.size).toBe(0);
+    expect(await hooksOn()).toBe(false);
+    // The lanes work again after that.
+    const again = await inLane('normal', () => source.acquire());
+    const blocked = inLane('normal', () => source.acquire());
+    let waited = true;
+    void blocked.then(() => {
+      waited = false;
+    });
+    await settle();
+    expect(waited).toBe(true);
+    source.release(again);
+    source.release(await blocked);
   });
 });
