@@ -34,7 +34,7 @@ import { setBounded } from '../util/bounded-map.js';
 import type { Clock } from '../util/clock.js';
 import type { LastUsedRecorder } from './last-used.js';
 import type { Principal, Role, Scope } from './principal.js';
-import { hashMatches, hashSecret, parseToken, type TokenEnv } from './tokens.js';
+import { checksumMatches, hashMatches, hashSecret, type TokenEnv, tokenShape } from './tokens.js';
 
 /** A row of the batch: one per request; the token's columns only on its first request in the batch. */
 interface AuthRow extends RateAndFused {
@@ -393,12 +393,10 @@ export function createAuthenticator(deps: {
   /** A request of a known token: accepted when its org's epoch has not moved; null to read it anew. */
   async function checkKnown(
     entry: KnownToken,
-    secretHash: Buffer,
     fusedKind: number,
     fusedKey: number,
   ): Promise<Authenticated | null> {
     const { facts } = entry;
-    if (!hashMatches(secretHash, facts.secretHash)) return null;
     const check = entry.limited ? checks.limited : checks.unlimited;
     const { row, now } = await check.load({ known: entry, fusedKind, fusedKey });
     if (!row.usable || (facts.expiresAt && facts.expiresAt.getTime() <= now)) {
@@ -426,15 +424,19 @@ export function createAuthenticator(deps: {
         { reason: 'wrong_environment' },
       );
     }
-    const parsed = parseToken(text);
+    const parsed = tokenShape(text);
     if (!parsed) throw unauthorized('Malformed token.', { reason: 'malformed' });
     const secretHash = hashSecret(parsed.secret);
     const fusedKind = (fused && kinds.get(fused.read)) || 0;
     const fusedKey = fusedKind ? (fused as FusedRequest).key : 0;
     const entry = known.get(parsed.tokenId);
-    if (entry) {
-      const answer = await checkKnown(entry, secretHash, fusedKind, fusedKey);
+    // A secret whose hash is a known token's is that token's, checksum and all: the checksum is
+    // checked only for the others, before any database read.
+    if (entry && hashMatches(secretHash, entry.facts.secretHash)) {
+      const answer = await checkKnown(entry, fusedKind, fusedKey);
       if (answer) return answer;
+    } else if (!checksumMatches(parsed)) {
+      throw unauthorized('Malformed token.', { reason: 'malformed' });
     }
     const { token, row, now } = await lookups.load({
       tokenId: parsed.tokenId,

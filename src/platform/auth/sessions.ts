@@ -44,19 +44,24 @@ export function withSessions(
   take: (key: string, policy: RatePolicy) => Promise<RateDecision | null>,
   defaults: RatePolicy,
 ): RequestAuthenticate {
-  return async (authorization, fused, request) => {
+  async function bySession(
+    registered: SessionAuthenticator,
+    request: IncomingRequest,
+    fused: FusedRequest | null | undefined,
+  ): Promise<Authenticated> {
+    const caller = await registered.authenticate(request);
+    if (!caller) return bearer(undefined, fused);
+    const { perMinute, burst } = caller.principal.rateLimit;
+    const rate = await take(caller.rateKey, {
+      perMinute: perMinute ?? defaults.perMinute,
+      burst: burst ?? defaults.burst,
+    });
+    return { principal: caller.principal, rate };
+  }
+  // A Bearer request goes straight to `bearer`: no wrapping promise on the path of every API call.
+  return (authorization, fused, request) => {
     const registered = sessions();
-    if (!authorization && request && registered) {
-      const caller = await registered.authenticate(request);
-      if (caller) {
-        const { perMinute, burst } = caller.principal.rateLimit;
-        const rate = await take(caller.rateKey, {
-          perMinute: perMinute ?? defaults.perMinute,
-          burst: burst ?? defaults.burst,
-        });
-        return { principal: caller.principal, rate };
-      }
-    }
+    if (!authorization && request && registered) return bySession(registered, request, fused);
     return bearer(authorization, fused);
   };
 }

@@ -65,6 +65,15 @@ describe('401 UNAUTHORIZED', () => {
     expect((await call(real.token)).status).toBe(200);
   });
 
+  it("a known token's text with its checksum broken is malformed, not the token", async () => {
+    const real = await t.token();
+    expect((await call(real.token)).status).toBe(200);
+    const last = real.token.endsWith('A') ? 'B' : 'A';
+    const res = await call(real.token.slice(0, -1) + last);
+    expect(res.status).toBe(401);
+    expect(res.body.error.details.reason).toBe('malformed');
+  });
+
   it('revoked token', async () => {
     const created = await t.token();
     expect((await call(created.token)).status).toBe(200);
