@@ -65,32 +65,19 @@ export function metricsRoutes(metrics: Metrics, token: string | undefined): Rout
   ];
 }
 
-/**
- * Counts each request and its latency by method, route pattern (`unmatched` when none) and status.
- * The labelled children are kept per (method, route, status), so a request pays no label hashing.
- */
-export function httpMetricsObserver(
-  metrics: Pick<Metrics, 'httpRequests' | 'httpDuration'>,
-): RequestObserver {
-  type Children = { count: { inc(): void }; latency: { observe(seconds: number): void } };
-  const children = new Map<string, Children>();
-  const childrenOf = (method: string, route: string, status: number): Children => {
-    const key = `${method} ${status} ${route}`;
-    let found = children.get(key);
-    if (!found) {
-      const labels = { method, route, status: String(status) };
-      found = { count: metrics.httpRequests.labels(labels), latency: metrics.httpDuration.labels(labels) };
-      children.set(key, found);
-    }
-    return found;
-  };
-  return async (request, handle) => {
+/** Counts each request and its latency by method, route pattern (`unmatched` when none) and status. */
+export function httpMetricsObserver(metrics: Pick<Metrics, 'http'>): RequestObserver {
+  return (request, handle) => {
     const started = performance.now();
-    const status = await handle();
-    const method = METHODS.has(request.method) ? request.method : 'other';
-    const { count, latency } = childrenOf(method, request.route ?? 'unmatched', status);
-    count.inc();
-    latency.observe((performance.now() - started) / 1000);
-    return status;
+    return handle().then((status) => {
+      const method = METHODS.has(request.method) ? request.method : 'other';
+      metrics.http.observe(
+        method,
+        request.route ?? 'unmatched',
+        status,
+        (performance.now() - started) / 1000,
+      );
+      return status;
+    });
   };
 }

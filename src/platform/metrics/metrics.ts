@@ -9,6 +9,7 @@
  * node reports the same value (aggregate them with `max`, not `sum`).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestTally } from './request-tally.js';
 
 /** A reading taken at scrape time that takes longer is left out (Prometheus waits 10 s by default). */
 const READING_TIMEOUT_MS = 2_000;
@@ -20,8 +21,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export interface Metrics {
   /** The registry of r3's own metrics (the process metrics are in a shared one; `render` gives both). */
   readonly registry: Registry;
-  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /** HTTP requests by method, route pattern and status, with their latency (request-tally.ts). */
+  readonly http: RequestTally;
   readonly runs: Counter<'kind' | 'status'>;
   readonly busPublished: Counter<'result'>;
   readonly busPublishDuration: Histogram;
@@ -78,21 +79,22 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     },
   });
 
-  return {
+  const http = new RequestTally(LATENCY_BUCKETS);
+  http.register(
     registry,
-    httpRequests: new Counter({
+    {
       name: 'r3_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    }),
-    httpDuration: new Histogram({
+    },
+    {
       name: 'r3_http_request_duration_seconds',
       help: 'Time from a request read to its answer written (to the stream opened, for streams).',
-      labelNames: ['method', 'route', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
+    },
+  );
+
+  return {
+    registry,
+    http,
     runs: new Counter({
       name: 'r3_runs_total',
       help: 'Runs that reached a status in this process (committed transitions), by kind and status.',

@@ -95,6 +95,17 @@ describe('GET /metrics without R3_METRICS_TOKEN', () => {
         'r3_http_request_duration_seconds_count{method="GET",route="/api/v1/runs/:id",status="404"}',
       ),
     ).toBe(after.value(key));
+    // The buckets are cumulative: the last bound's holds those within 30 s, +Inf every one.
+    const bucket = (le: string) =>
+      after.value(
+        `r3_http_request_duration_seconds_bucket{method="GET",route="/api/v1/runs/:id",status="404",le="${le}"}`,
+      );
+    expect(bucket('+Inf')).toBe(after.value(key));
+    expect(bucket('30')).toBe(after.value(key));
+    expect(bucket('0.001')).toBeLessThanOrEqual(bucket('0.0025'));
+    expect(
+      after.value('r3_http_request_duration_seconds_sum{method="GET",route="/api/v1/runs/:id",status="404"}'),
+    ).toBeGreaterThan(0);
     // An unknown path asks for a token first: 401.
     expect(
       after.value('r3_http_requests_total{method="GET",route="unmatched",status="401"}'),
