@@ -143,7 +143,7 @@ function responses(route: RouteDef, shared: SharedDefs): JsonSchema {
   if (route.access.kind !== 'public') {
     errors.add(401);
     errors.add(429);
-  }
+  } else if (route.limitByAddress) errors.add(429);
   if (route.access.kind === 'scope' || route.access.kind === 'approve') errors.add(403);
   // Path parameters are checked on every route (input-guard.ts), with or without a schema.
   if (route.params || route.query || route.body || route.path.includes(':')) errors.add(400);

@@ -93,6 +93,11 @@ export interface RouteDef {
   errors?: readonly number[];
   /** Left out of the OpenAPI document. */
   hidden?: boolean;
+  /**
+   * A public route charged to the caller's address like an unauthenticated request (sign-in: its
+   * answers carry the rate-limit headers, and guessing is limited); other public routes are free.
+   */
+  limitByAddress?: boolean;
   // biome-ignore lint/suspicious/noExplicitAny: the typed handler is checked by defineRoute
   handler(ctx: RequestContext<any, any, any>): Promise<Reply> | Reply;
 }
@@ -122,6 +127,7 @@ export function defineRoute<
   responses?: Readonly<Partial<Record<number | 'default', RouteAnswer>>>;
   errors?: readonly number[];
   hidden?: boolean;
+  limitByAddress?: boolean;
   handler(
     ctx: RequestContext<
       PS extends z.ZodType ? z.output<PS> : Record<string, string>,
@@ -324,6 +330,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
           if (rate && !rate.allowed) throw rateLimited(rate.retryAfterSec);
           throw error;
         }
+        if (rate && !rate.allowed) throw rateLimited(rate.retryAfterSec);
+      } else if (route.limitByAddress) {
+        rate = await deps.rateLimitAddress(address());
         if (rate && !rate.allowed) throw rateLimited(rate.retryAfterSec);
       }
       if (lookup.kind !== 'match') {

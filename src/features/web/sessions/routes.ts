@@ -40,6 +40,8 @@ export function sessionRoutes(sessions: SessionService, baseUrl: () => string): 
       method: 'POST',
       path: '/api/v1/sessions',
       access: access.public,
+      // Charged to the address: a sign-in attempt, good or not, is limited like any anonymous call.
+      limitByAddress: true,
       body: signInSchema,
       summary:
         'Browser sign-in: start a session from a sign-in link code (`link`) or a pasted API token (`token`); sets the HttpOnly session cookie. Needs a same-origin Origin.',
