@@ -469,6 +469,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reviews/{kind}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One review item — the open one of the subject, else its last one — with its subject as the subject’s GET answers it; `ETag` is the open item’s revision. */
+        get: operations["getReviewsByKindById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reviews/assign": {
         parameters: {
             query?: never;
@@ -3000,6 +3017,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getReviewsByKindById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {review, subject}; header ETag: "<revision>" while the item is open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A review item: an open one carries its revision, what a reviewer saw. */
+                        review: {
+                            ageSeconds: number;
+                            assignedTo: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: number;
+                            /** @enum {string} */
+                            kind: "skill" | "workflow" | "mission" | "action";
+                            note: string | null;
+                            pausedAt: string | null;
+                            pollUrl: string;
+                            reviewUrl: string;
+                            revision: string | null;
+                            slug: string | null;
+                            snoozedUntil: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "paused" | "awaiting_review" | "decided" | "cancelled";
+                            title: string;
+                        };
+                        subject: unknown;
+                    };
                 };
             };
             400: components["responses"]["Error400"];

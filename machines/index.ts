@@ -76,6 +76,7 @@ export {
   type ReviewItemEvent,
   type ReviewItemInput,
   type ReviewSnoozeEvent,
+  type ReviewSubjectChangedEvent,
   type ReviewWakeEvent,
   reviewAssignEventSchema,
   reviewCancelEventSchema,
@@ -83,6 +84,7 @@ export {
   reviewItemEventSchema,
   reviewItemInputSchema,
   reviewSnoozeEventSchema,
+  reviewSubjectChangedEventSchema,
   reviewWakeEventSchema,
 } from './review-item/events.js';
 export {
@@ -120,6 +122,7 @@ export {
   type StartTaskParams,
   type TimerEvent,
   toEffects,
+  type UpdateReviewParams,
 } from './shared/effects.js';
 export {
   type RunApproveEvent,

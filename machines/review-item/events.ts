@@ -67,6 +67,18 @@ export const reviewDecideEventSchema = z.strictObject({
 /** A reviewer decided. */
 export type ReviewDecideEvent = z.infer<typeof reviewDecideEventSchema>;
 
+/**
+ * What a reviewer sees of the subject changed while the item is open (a pending skill run's draft
+ * arrived): the item stays as it is, with a new version, so its revision changes.
+ */
+export const reviewSubjectChangedEventSchema = z.strictObject({
+  type: z.literal('SUBJECT_CHANGED'),
+  at: isoTimestampSchema,
+});
+
+/** What a reviewer sees of the subject changed. */
+export type ReviewSubjectChangedEvent = z.infer<typeof reviewSubjectChangedEventSchema>;
+
 /** The run went away (cancelled or failed): the item leaves the queue undecided. */
 export const reviewCancelEventSchema = z.strictObject({
   type: z.literal('CANCEL'),
@@ -82,6 +94,7 @@ export const reviewItemEventSchema = z.discriminatedUnion('type', [
   reviewSnoozeEventSchema,
   reviewWakeEventSchema,
   reviewDecideEventSchema,
+  reviewSubjectChangedEventSchema,
   reviewCancelEventSchema,
 ]);
 

@@ -10,7 +10,10 @@
  *   carries the `until` it was scheduled for. Snoozing again replaces that timer (same timer id), and
  *   a WAKE whose `until` is not the current one is stale and refused.
  * - review event: every transition publishes one domain event (`emitReviewEvent`): `opened` at
- *   creation, then `assigned`, `snoozed`, `woken`, `decided` or `cancelled`.
+ *   creation, then `assigned`, `snoozed`, `woken`, `updated`, `decided` or `cancelled`.
+ * - revision: what a reviewer saw, as the API names it (the item's id and version). Every
+ *   transition changes the version; SUBJECT_CHANGED exists only to change it when the subject
+ *   changes under an open item (a skill run's draft arrived), leaving the state as it is.
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { effectActionsOf, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
@@ -44,6 +47,9 @@ const snoozeTransition = {
 } as const;
 
 const assignTransition = { target: 'routing', actions: ['storeAssignment', emit('assigned')] } as const;
+
+/** The subject changed under the open item: a new version (revision), nothing else. */
+const subjectChanged = { actions: emit('updated') } as const;
 
 const cancelSnoozeTimer = { type: 'cancelTimer', params: { timerId: SNOOZE_TIMER_ID } } as const;
 
@@ -104,6 +110,7 @@ export const reviewItemMachine = setup({
         ASSIGN: assignTransition,
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
+        SUBJECT_CHANGED: subjectChanged,
         CANCEL: { target: 'cancelled' },
       },
     },
@@ -112,6 +119,7 @@ export const reviewItemMachine = setup({
         ASSIGN: assignTransition,
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
+        SUBJECT_CHANGED: subjectChanged,
         CANCEL: { target: 'cancelled' },
       },
     },
@@ -122,6 +130,7 @@ export const reviewItemMachine = setup({
         SNOOZE: snoozeTransition,
         WAKE: { guard: 'isCurrentSnooze', target: 'routing', actions: ['clearSnooze', emit('woken')] },
         DECIDE: { target: 'decided', actions: ['clearSnooze', cancelSnoozeTimer] },
+        SUBJECT_CHANGED: subjectChanged,
         CANCEL: { target: 'cancelled', actions: ['clearSnooze', cancelSnoozeTimer] },
       },
     },

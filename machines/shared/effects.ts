@@ -58,7 +58,15 @@ export const MISSION_EVENT_NAMES = [
 export type MissionEventName = (typeof MISSION_EVENT_NAMES)[number];
 
 /** The names of a review item's domain events (the last token of `evt.<org>.review.<itemId>.<name>`). */
-export const REVIEW_EVENT_NAMES = ['opened', 'assigned', 'snoozed', 'woken', 'decided', 'cancelled'] as const;
+export const REVIEW_EVENT_NAMES = [
+  'opened',
+  'assigned',
+  'snoozed',
+  'woken',
+  'updated',
+  'decided',
+  'cancelled',
+] as const;
 
 /** A review event name. */
 export type ReviewEventName = (typeof REVIEW_EVENT_NAMES)[number];
@@ -134,6 +142,9 @@ export interface OpenReviewParams {
   assignTo?: string | null;
 }
 
+/** Params of `updateReview`: what a reviewer sees changed under the open review item (none). */
+export type UpdateReviewParams = Record<string, never>;
+
 /** Params of `closeReview`: close the run's review item (decided, or cancelled with its run). */
 export interface CloseReviewParams {
   reason: 'decided' | 'cancelled';
@@ -161,6 +172,7 @@ export type Effect =
   | { type: 'scheduleTimer'; params: ScheduleTimerParams }
   | { type: 'cancelTimer'; params: CancelTimerParams }
   | { type: 'openReview'; params: OpenReviewParams }
+  | { type: 'updateReview'; params: UpdateReviewParams }
   | { type: 'closeReview'; params: CloseReviewParams }
   | { type: 'emitReviewEvent'; params: EmitReviewEventParams }
   | { type: 'emitProposalEvent'; params: EmitProposalEventParams }
@@ -177,6 +189,7 @@ export const EFFECT_TYPES = [
   'scheduleTimer',
   'cancelTimer',
   'openReview',
+  'updateReview',
   'closeReview',
   'emitReviewEvent',
   'emitProposalEvent',
@@ -197,6 +210,7 @@ export const effectActions = {
   scheduleTimer: (_args: unknown, _params: ScheduleTimerParams): void => undefined,
   cancelTimer: (_args: unknown, _params: CancelTimerParams): void => undefined,
   openReview: (_args: unknown, _params: OpenReviewParams): void => undefined,
+  updateReview: (_args: unknown, _params: UpdateReviewParams): void => undefined,
   closeReview: (_args: unknown, _params: CloseReviewParams): void => undefined,
   emitReviewEvent: (_args: unknown, _params: EmitReviewEventParams): void => undefined,
   emitProposalEvent: (_args: unknown, _params: EmitProposalEventParams): void => undefined,

@@ -73,7 +73,7 @@ export const skillRunMachine = setup({
     input: {} as SkillRunInput,
   },
   actions: {
-    ...effectActionsOf('closeReview', 'enqueueJob', 'openReview', 'recordEvent'),
+    ...effectActionsOf('closeReview', 'enqueueJob', 'openReview', 'recordEvent', 'updateReview'),
     storeDraft: assign(({ context, event }) => {
       assertEvent(event, 'STEP_SUCCEEDED');
       return {
@@ -165,11 +165,17 @@ export const skillRunMachine = setup({
       initial: 'awaitingModel',
       states: { ...toolLoopStates, draftReady: {} },
       on: {
-        // The draft is ready while the item waits: that is when a human is needed.
+        // The draft is ready while the item waits: that is when a human is needed (and what the
+        // item's reviewers see changed: its revision moves on).
         STEP_SUCCEEDED: {
           guard: 'isAwaitedStepResult',
           target: '.draftReady',
-          actions: ['storeDraft', recordStep('step_completed'), record('paused_for_review')],
+          actions: [
+            'storeDraft',
+            recordStep('step_completed'),
+            record('paused_for_review'),
+            { type: 'updateReview', params: {} },
+          ],
         },
         STEP_FAILED: {
           guard: 'isAwaitedStepResult',

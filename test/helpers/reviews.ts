@@ -4,9 +4,13 @@
  * of everything a refused call must leave alone.
  */
 import { expect } from 'vitest';
+import type { ConnectorAction } from '../../src/features/connectors/index.js';
 import type { CreatedToken } from '../../src/features/tokens/service.js';
+import { orgIdOf } from './api.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
+import { createMission, createTeam } from './missions.js';
 import { createSkill, createWorkflow } from './resources.js';
+import { waitFor } from './wait.js';
 
 /** An org set up for review tests: an owner token (every scope) and its resources. */
 export interface ReviewOrg {
@@ -114,4 +118,53 @@ export async function footprint(t: TestApp, token: string, runId: number, kind =
 /** The run ids of a queue answer. */
 export function ids(body: { reviews: Array<{ id: number }> }): number[] {
   return body.reviews.map((r) => r.id);
+}
+
+/**
+ * A mission run of mission `slug` awaiting review of its plan (the team `writer`, `editor`; the echo
+ * planner's plan: one task each). Creates the team and the mission (review `plan`) on first use in
+ * the org, and drains the jobs until the planner's plan is in.
+ */
+export async function missionAwaitingPlan(t: TestApp, token: string, slug = 'launch'): Promise<number> {
+  const existing = await t.request('GET', `/api/v1/missions/${slug}`, { token });
+  if (existing.status === 404) {
+    await createTeam(t, token, ['writer', 'editor']);
+    await createMission(t, token, slug, ['writer', 'editor'], { review: 'plan' });
+  }
+  const res = await t.request('POST', '/api/v1/mission-runs', {
+    token,
+    body: { missionSlug: slug, input: { product: 'r3' } },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const id = res.body.missionRunId as number;
+  await waitFor(async () => {
+    await t.app.jobs.drain();
+    const run = await t.request('GET', `/api/v1/mission-runs/${id}`, { token });
+    return run.body.status === 'awaiting_review';
+  }, `mission run ${id} to await review of its plan`);
+  return id;
+}
+
+/**
+ * A pending proposal of `crm.update_deal` in `org` (created as `propose_action` would after its
+ * checks; its source need not exist: nothing executes it while nobody approves it).
+ */
+export async function pendingProposal(
+  t: TestApp,
+  org: string,
+  params: Record<string, unknown> = { dealId: '42', properties: { dealstage: 'closedwon' } },
+): Promise<number> {
+  const orgId = await orgIdOf(t, org);
+  const { proposalId } = await t.app.proposals.create({
+    orgId,
+    action: { action: 'crm.update_deal', params } as ConnectorAction,
+    source: 'hubspot',
+    agentSlug: null,
+    rationale: 'The customer signed.',
+    runId: null,
+    callKey: null,
+    actingAs: { actor: 'mcp', apiTokenId: null },
+    requestId: null,
+  });
+  return proposalId;
 }

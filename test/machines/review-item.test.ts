@@ -57,6 +57,7 @@ const reject: ReviewItemEvent = {
   at: T2,
 };
 const cancel: ReviewItemEvent = { type: 'CANCEL', at: T2 };
+const subjectChanged: ReviewItemEvent = { type: 'SUBJECT_CHANGED', at: T1 };
 
 const wakeTimer = (until: string) => ({
   type: 'scheduleTimer',
@@ -197,6 +198,33 @@ const transitionRows: TransitionRow<M>[] = [
     actions: [emitted('woken')],
   },
   {
+    name: 'unassigned: the subject changed (a draft arrived): same state, a new version',
+    input: triage,
+    from: [],
+    event: subjectChanged,
+    to: 'unassigned',
+    actions: [emitted('updated')],
+    context: { assignedTo: null, decision: null, closedAt: null },
+  },
+  {
+    name: 'assigned: the subject changed: same state and assignee',
+    input: routed,
+    from: [],
+    event: subjectChanged,
+    to: 'assigned',
+    actions: [emitted('updated')],
+    context: { assignedTo: 'user:lee' },
+  },
+  {
+    name: 'snoozed: the subject changed: still snoozed, the wake-up kept',
+    input: triage,
+    from: [snooze1],
+    event: subjectChanged,
+    to: 'snoozed',
+    actions: [emitted('updated')],
+    context: { snoozedUntil: U1 },
+  },
+  {
     name: 'unassigned: deciding closes the item with the decision',
     input: triage,
     from: [],
@@ -267,7 +295,7 @@ function refused(state: keyof typeof paths, events: ReviewItemEvent[], why: stri
   return events.map((event) => ({ name: `${event.type} in ${state}: ${why}`, ...paths[state], event }));
 }
 
-const everything = [assignAnn, unassign, snooze1, wake1, approve, reject, cancel];
+const everything = [assignAnn, unassign, snooze1, wake1, approve, reject, subjectChanged, cancel];
 
 const refusedRows: RefusedRow<M>[] = [
   ...refused('decided (approved)', everything, 'the item is closed'),
@@ -326,7 +354,7 @@ describe('review-item schemas', () => {
   it('accept the inputs and every event used above', () => {
     expect(reviewItemInputSchema.parse(triage)).toEqual(triage);
     expect(reviewItemInputSchema.parse(routed)).toEqual(routed);
-    for (const event of [assignAnn, unassign, snooze1, wake1, approve, reject, cancel]) {
+    for (const event of [assignAnn, unassign, snooze1, wake1, approve, reject, subjectChanged, cancel]) {
       expect(reviewItemEventSchema.parse(event)).toEqual(event);
     }
   });

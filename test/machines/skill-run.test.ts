@@ -72,6 +72,7 @@ const started = [
   { type: 'enqueueJob', params: { job: 'execute_step', step: 'summarize', attempt: 1 } },
 ];
 const stepCompleted = { type: 'recordEvent', params: { event: 'step_completed', step: 'summarize' } };
+const updateReview = { type: 'updateReview', params: {} };
 const approvedReview = {
   decision: 'approved',
   by: 'token:abc',
@@ -191,7 +192,7 @@ const transitionRows: TransitionRow<M>[] = [
     from: [toolsRequested, lastToolDone],
     event: succeeded,
     to: { pending: 'draftReady' },
-    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }],
+    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }, updateReview],
     context: { draftReady: true, output: { text: 'draft' } },
   },
   {
@@ -265,12 +266,12 @@ const transitionRows: TransitionRow<M>[] = [
     context: { completedAt: T2, reviewState: 'auto' },
   },
   {
-    name: 'pending: the draft is ready, so the run stays pending and asks for a human',
+    name: 'pending: the draft is ready, so the run stays pending, asks for a human and tells its item (a new revision)',
     input: gated,
     from: [],
     event: succeeded,
     to: { pending: 'draftReady' },
-    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }],
+    actions: [stepCompleted, { type: 'recordEvent', params: { event: 'paused_for_review' } }, updateReview],
     context: {
       draftReady: true,
       output: { text: 'draft' },

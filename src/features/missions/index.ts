@@ -62,6 +62,7 @@ export const missionsFeature = defineFeature({
           requestId: decision.requestId,
           audit: decision.audit,
         }),
+      view: (principal, id) => missions.get(principal, id),
       reviewUrl: (id) => `${platform.baseUrl()}/review/missions/${id}`,
       table: 'mission_runs',
       pollUrl: (id) => `/api/v1/mission-runs/${id}`,

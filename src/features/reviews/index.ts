@@ -9,6 +9,7 @@ import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import { createReviewItems, type ReviewItems } from './items.js';
 import { Migration0004Reviews } from './migrations/0004-reviews.js';
+import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subject-index.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -38,7 +39,10 @@ export interface ReviewsApi {
 
 export const reviewsFeature = defineFeature({
   name: 'reviews',
-  migrations: [{ name: '0004-reviews', class: Migration0004Reviews }],
+  migrations: [
+    { name: '0004-reviews', class: Migration0004Reviews },
+    { name: '0036-review-subject-index', class: Migration0036ReviewSubjectIndex },
+  ],
   machines: { 'review-item': reviewItemMachine },
   register(platform: Platform): ReviewsApi {
     platform.actors.register(reviewItemKind);

@@ -2,7 +2,8 @@
  * Opening and closing review items, for the features whose actors wait for review: the owner's
  * transition opens its subject's item when it starts to wait and closes it when it stops, as
  * follow-ups in the owner's transaction (`ctx.writes.followUp`), so a subject waits exactly while its
- * item is open.
+ * item is open. When what a reviewer sees of a waiting subject changes (a draft arrives), the owner
+ * tells the item (`update`), whose revision then changes.
  */
 
 import type { ReviewItemEvent } from '../../../machines/index.js';
@@ -37,6 +38,12 @@ export interface ReviewItems {
     subject: ReviewSubjectRef,
     item: { title: string; assignTo: string | null; actingAs: Attribution },
   ): Promise<void>;
+  /** Tells the open item of `subject` that what its reviewers see changed (a new revision). */
+  update(
+    tx: ActorTx,
+    subject: ReviewSubjectRef,
+    change: { at: string; actingAs: Attribution },
+  ): Promise<void>;
   /** Closes the open item of `subject`: decided (`decision`) or cancelled (null). */
   close(
     tx: ActorTx,
@@ -61,27 +68,46 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
         actingAs: item.actingAs,
       });
     },
-    async close(tx, subject, { decision, at, actingAs }) {
-      const item = await tx.sql.maybeOne<{ id: number }>(
-        'select id from review_items where org_id = $1 and kind = $2 and run_id = $3 and open',
-        [subject.orgId, subject.kind, subject.id],
-      );
-      if (!item) {
-        log.warn({ kind: subject.kind, id: subject.id }, 'a subject closed a review item it does not have');
-        return;
-      }
+    update: (tx, subject, { at, actingAs }) =>
+      sendToOpen(
+        tx,
+        subject,
+        { type: 'SUBJECT_CHANGED', at },
+        actingAs,
+        'review item did not take the change',
+      ),
+    close(tx, subject, { decision, at, actingAs }) {
       const event: ReviewItemEvent = decision
         ? { type: 'DECIDE', action: decision.action, by: decision.by, reason: decision.reason, at }
         : { type: 'CANCEL', at };
-      const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: subject.orgId, id: item.id }, event, {
-        actingAs,
-      });
-      if (result.outcome !== 'applied') {
-        log.warn(
-          { kind: subject.kind, id: subject.id, itemId: item.id, outcome: result.outcome },
-          'review item did not close',
-        );
-      }
+      return sendToOpen(tx, subject, event, actingAs, 'review item did not close');
     },
   };
+
+  /** Sends `event` to the open item of `subject`; a subject without one, or a refusal, is logged. */
+  async function sendToOpen(
+    tx: ActorTx,
+    subject: ReviewSubjectRef,
+    event: ReviewItemEvent,
+    actingAs: Attribution,
+    refusal: string,
+  ): Promise<void> {
+    const item = await tx.sql.maybeOne<{ id: number }>(
+      'select id from review_items where org_id = $1 and kind = $2 and run_id = $3 and open',
+      [subject.orgId, subject.kind, subject.id],
+    );
+    if (!item) {
+      log.warn(
+        { kind: subject.kind, id: subject.id, event: event.type },
+        'a subject has no open review item',
+      );
+      return;
+    }
+    const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: subject.orgId, id: item.id }, event, {
+      actingAs,
+    });
+    if (result.outcome !== 'applied') {
+      log.warn({ kind: subject.kind, id: subject.id, itemId: item.id, outcome: result.outcome }, refusal);
+    }
+  }
 }

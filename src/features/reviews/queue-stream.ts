@@ -3,8 +3,8 @@
  * events as server-sent events, live only. The first frame after the subscription is in place is
  * `event: ready`; a client that reads the queue after it misses no change (EventSource reconnects
  * and sends `ready` again: read the queue again then). Each change is `event: review` with data
- * `{kind, id, event, status, assignedTo, snoozedUntil, decision, by, at}` (`id`: the run's, as in
- * `GET /reviews`). A comment heartbeat is sent every 15 s.
+ * `{kind, id, event, status, revision, assignedTo, snoozedUntil, decision, by, at}` (`id`: the
+ * run's, as in `GET /reviews`; `revision`: the item's after the change, null once closed). A comment heartbeat is sent every 15 s.
  */
 import { access } from '../../platform/auth/guard.js';
 import type { Bus, Subscription } from '../../platform/bus/bus.js';
@@ -57,6 +57,7 @@ export function reviewStreamRoutes(bus: Bus, heartbeatMs = 15_000): RouteDef[] {
                 id: p.runId,
                 event: p.event,
                 status: p.status,
+                revision: p.revision,
                 assignedTo: p.assignedTo,
                 snoozedUntil: p.snoozedUntil,
                 decision: p.decision,

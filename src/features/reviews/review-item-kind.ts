@@ -15,6 +15,7 @@ import {
 } from '../../../machines/index.js';
 import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
+import { revisionOf } from './revision.js';
 import type { ReviewKind } from './subjects.js';
 
 /** The actor kind name of review items. */
@@ -34,6 +35,8 @@ export interface ReviewEventPayload {
   event: ReviewEventName;
   /** The item's own status: unassigned, assigned, snoozed, decided, cancelled. */
   status: string;
+  /** The item's revision after the transition (what a reviewer now sees); null once it closed. */
+  revision: string | null;
   assignedTo: string | null;
   snoozedUntil: string | null;
   note: string | null;
@@ -54,6 +57,8 @@ const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMac
     runId: context.runId,
     event,
     status: ctx.projection.status as string,
+    // The transition's write moves the version on by one (a creation writes the first, 1).
+    revision: ctx.projection.open ? revisionOf(ctx.row.id, ctx.row.version + 1) : null,
     assignedTo: context.assignedTo,
     snoozedUntil: context.snoozedUntil,
     note: context.note,

@@ -7,10 +7,19 @@
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { notFound } from '../../platform/errors.js';
 import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
 import { ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
-import { REVIEW_KINDS, type ReviewPage, type ReviewQuery, type ReviewService } from './service.js';
+import { etagOf } from './revision.js';
+import {
+  REVIEW_KINDS,
+  REVIEW_STATUS_OF_KIND,
+  type ReviewKind,
+  type ReviewPage,
+  type ReviewQuery,
+  type ReviewService,
+} from './service.js';
 
 /** `assignedTo=unassigned` names the triage lane (items assigned to nobody). */
 export const UNASSIGNED_LANE = 'unassigned';
@@ -53,6 +62,37 @@ export const reviewSnoozeBodySchema = z.strictObject({
   until: z.iso.datetime({ offset: true }),
 });
 
+/** A review item as the API shows it (`ReviewView`), for the OpenAPI document. */
+export const reviewViewSchema = z
+  .object({
+    kind: kindSchema,
+    id: z.number().int(),
+    title: z.string(),
+    status: z.enum([...new Set(Object.values(REVIEW_STATUS_OF_KIND)), 'decided', 'cancelled']),
+    revision: z.string().nullable(),
+    assignedTo: z.string().nullable(),
+    snoozedUntil: z.iso.datetime().nullable(),
+    note: z.string().nullable(),
+    slug: z.string().nullable(),
+    pausedAt: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+    ageSeconds: z.number().int(),
+    reviewUrl: z.string(),
+    pollUrl: z.string(),
+  })
+  .meta({ description: 'A review item: an open one carries its revision, what a reviewer saw.' });
+
+/** Path of `GET /reviews/:kind/:id` (strings: anything else than a kind and an id is 404). */
+const itemParams = z.object({ kind: z.string(), id: z.string() });
+
+/** The item `{kind, id}` a path names; 404 for an unknown kind or an id that is no positive integer. */
+function itemRef(params: { kind: string; id: string }): { kind: ReviewKind; id: number } {
+  const kind = kindSchema.safeParse(params.kind);
+  const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : 0;
+  if (!kind.success || id < 1) throw notFound(`${params.kind} review`, params.id);
+  return { kind: kind.data, id };
+}
+
 type ListQuery = z.output<typeof reviewListQuerySchema>;
 
 /** The service's query for the API's. */
@@ -92,6 +132,25 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       summary:
         'The review queue, oldest first: active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true; {reviews, nextCursor}.',
       handler: async ({ principal, query }) => ok(pageBody(await reviews.list(principal, toQuery(query)))),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/reviews/:kind/:id',
+      access: access.read,
+      params: itemParams,
+      summary:
+        'One review item — the open one of the subject, else its last one — with its subject as the subject’s GET answers it; `ETag` is the open item’s revision.',
+      responses: {
+        200: {
+          description: '{review, subject}; header ETag: "<revision>" while the item is open.',
+          schema: z.object({ review: reviewViewSchema, subject: z.unknown() }),
+        },
+      },
+      handler: async ({ principal, params }) => {
+        const found = await reviews.get(principal, itemRef(params));
+        const revision = found.review.revision;
+        return ok(found, revision === null ? undefined : { ETag: etagOf(revision) });
+      },
     }),
     defineRoute({
       method: 'POST',

@@ -32,6 +32,7 @@ import type { Db } from '../../platform/db/sql.js';
 import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
+import { revisionOf } from './revision.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
 
 export { REVIEW_KINDS, REVIEW_STATUS_OF_KIND, type ReviewKind } from './subjects.js';
@@ -42,7 +43,13 @@ export interface ReviewView {
   /** The run's id. */
   id: number;
   title: string;
-  status: (typeof REVIEW_STATUS_OF_KIND)[ReviewKind];
+  /**
+   * An open item: what its subject is while it waits (`REVIEW_STATUS_OF_KIND`); a closed one (only
+   * `GET /reviews/:kind/:id` shows those): `decided` or `cancelled`.
+   */
+  status: (typeof REVIEW_STATUS_OF_KIND)[ReviewKind] | 'decided' | 'cancelled';
+  /** What a reviewer saw (see revision.ts); null once the item is closed. */
+  revision: string | null;
   /** A user id of the org, or null (the triage lane). */
   assignedTo: string | null;
   /** Set while a snooze is pending (only listed with `includeSnoozed`, or once it has passed). */
@@ -126,6 +133,11 @@ export interface ReviewServiceDeps {
 
 interface ItemRow {
   id: number;
+  version: number;
+  /** Whether the item is in the queue (only `get` reads closed ones). */
+  open: boolean;
+  /** The item's own status (`decided`, `cancelled` for a closed one). */
+  status: string;
   kind: ReviewKind;
   run_id: number;
   title: string;
@@ -142,6 +154,21 @@ interface Target {
   loaded: LoadedActor;
   itemId: number;
 }
+
+/**
+ * An item with what its view shows of its run. Missions and actions have no row in `runs`: the join
+ * is for skill and workflow items only.
+ */
+const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.assigned_to,
+         i.snoozed_until, i.note, i.created_at, r.slug, r.paused_at
+    from review_items i
+    left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
+
+/** The latest item of subject `$3` of kind `$2` in org `$1`: its open one, else its last closed one. */
+const LATEST_ITEM = `${ITEM_SELECT}
+   where i.org_id = $1 and i.kind = $2 and i.run_id = $3
+   order by i.open desc, i.id desc
+   limit 1`;
 
 /**
  * The list statement of one variant and its values. Each variant is its own prepared statement with
@@ -172,11 +199,7 @@ function listStatement(
       `(i.created_at, i.id) > (${param(query.after.createdAt)}::timestamptz, ${param(query.after.itemId)}::bigint)`,
     );
   }
-  // Missions have no row in `runs`: the join is for skill and workflow items only.
-  const text = `select i.id, i.kind, i.run_id, i.title, i.assigned_to, i.snoozed_until, i.note, i.created_at,
-         r.slug, r.paused_at
-    from review_items i
-    left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id
+  const text = `${ITEM_SELECT}
    where ${where.join(' and ')}
    order by i.created_at, i.id
    limit ${param(query.limit + 1)}`;
@@ -212,6 +235,24 @@ export class ReviewService {
       reviews: page.map((row) => this.view(row, now)),
       next: more && last ? { createdAt: last.created_at.toISOString(), itemId: last.id } : null,
     };
+  }
+
+  /**
+   * The item `{kind, id}` of the caller's org — its open one, else its last closed one — and its
+   * subject as the subject's own GET answers it. 404 when the subject never waited for review (or is
+   * another org's, or of another kind).
+   */
+  async get(principal: Principal, ref: ReviewRef): Promise<{ review: ReviewView; subject: unknown }> {
+    const subject = this.deps.subjects.get(ref.kind);
+    if (!subject) throw notFound(`${ref.kind} review`, ref.id);
+    const rows = await this.deps.db.prepared<ItemRow>('reviews_get', LATEST_ITEM, [
+      principal.orgId,
+      ref.kind,
+      ref.id,
+    ]);
+    const row = rows[0];
+    if (!row) throw notFound(`${ref.kind} review`, ref.id);
+    return { review: this.view(row, this.deps.clock.now()), subject: await subject.view(principal, ref.id) };
   }
 
   /**
@@ -366,7 +407,8 @@ export class ReviewService {
       kind: row.kind,
       id: row.run_id,
       title: row.title,
-      status: REVIEW_STATUS_OF_KIND[row.kind],
+      status: row.open ? REVIEW_STATUS_OF_KIND[row.kind] : (row.status as 'decided' | 'cancelled'),
+      revision: row.open ? revisionOf(row.id, row.version) : null,
       assignedTo: row.assigned_to,
       snoozedUntil: row.snoozed_until?.toISOString() ?? null,
       note: row.note,

@@ -44,6 +44,8 @@ export interface ReviewSubject<View = unknown> {
    * item in the same transaction. Throws only what is not a refusal (NOT_FOUND, VALIDATION_FAILED…).
    */
   decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome<View>>;
+  /** The subject as its own GET answers it (the run, mission run or proposal); 404 when it is not the org's. */
+  view(principal: Principal, id: number): Promise<View>;
   /** The subject's review screen. */
   reviewUrl(id: number): string;
   /** The subject's resource in the API. */

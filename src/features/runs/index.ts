@@ -127,6 +127,7 @@ export const runsFeature = defineFeature({
             ? runs.decision(principal, id, 'approve', { ...args, note: decision.reason ?? undefined })
             : runs.decision(principal, id, 'reject', { ...args, reason: decision.reason ?? undefined });
         },
+        view: (principal, id) => runs.get(principal, id),
         reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
         pollUrl: runPath,
       });

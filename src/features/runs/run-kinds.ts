@@ -15,6 +15,7 @@ import {
   skillRunContextSchema,
   skillRunEventSchema,
   skillRunMachine,
+  type UpdateReviewParams,
   workflowRunContextSchema,
   workflowRunEventSchema,
   workflowRunMachine,
@@ -210,6 +211,7 @@ export function reviewTitle(name: string, runId: number, gate?: { title?: string
 
 function reviewEffects(items: ReviewItems): {
   openReview: EffectHandler<OpenReviewParams, RunMachine>;
+  updateReview: EffectHandler<UpdateReviewParams, RunMachine>;
   closeReview: EffectHandler<CloseReviewParams, RunMachine>;
 } {
   return {
@@ -225,6 +227,11 @@ function reviewEffects(items: ReviewItems): {
         actingAs: ctx.actingAs,
       };
       ctx.writes.followUp((tx) => items.open(tx, { orgId: ctx.row.orgId, kind, id: runId }, item));
+    },
+    updateReview(_params, ctx) {
+      const kind = ctx.row.columns.kind as 'skill' | 'workflow';
+      const subject = { orgId: ctx.row.orgId, kind, id: ctx.row.id };
+      ctx.writes.followUp((tx) => items.update(tx, subject, { at: ctx.at, actingAs: ctx.actingAs }));
     },
     closeReview({ reason }, ctx) {
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';

@@ -1,6 +1,7 @@
 /**
  * `GET /api/v1/reviews/stream`: `ready` once subscribed, then one `review` event per change of an
- * item of the caller's org (opened, assigned, decided), never another org's.
+ * item of the caller's org (opened, assigned, decided), each with the revision it left, never
+ * another org's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
@@ -39,11 +40,20 @@ describe('the review queue stream', () => {
       (all) => all.some((e) => e.event === 'review' && e.json.event === 'decided'),
       'decided',
     );
-    const changes = events.filter((e) => e.event === 'review').map((e) => e.json);
+    // The draft arrives (`updated`) whenever the worker gets to it: before or after the assignment.
+    const changes = events
+      .filter((e) => e.event === 'review' && e.json.event !== 'updated')
+      .map((e) => e.json);
     expect(changes.map((c) => c.event)).toEqual(['opened', 'assigned', 'decided']);
     expect(changes.every((c) => c.kind === 'skill' && c.id === id)).toBe(true);
     expect(changes[1]).toMatchObject({ assignedTo: 'acme-owner', status: 'assigned' });
-    expect(changes[2]).toMatchObject({ decision: 'approve' });
+    expect(changes[2]).toMatchObject({ decision: 'approve', revision: null });
+    // Each change names the revision it left, the one the queue lists.
+    const revisions = events
+      .filter((e) => e.event === 'review' && e.json.revision)
+      .map((e) => e.json.revision);
+    expect(new Set(revisions).size).toBe(revisions.length);
+    expect(changes[0]?.revision).toEqual(expect.any(String));
     stream.close();
   });
 

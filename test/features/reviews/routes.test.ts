@@ -76,6 +76,7 @@ describe('GET /reviews', () => {
           id: skillRun,
           title: `Gated draft (run ${skillRun})`,
           status: 'pending',
+          revision: expect.stringMatching(/^[0-9a-z]+\.[0-9a-z]+$/),
           assignedTo: null,
           snoozedUntil: null,
           note: null,
@@ -91,6 +92,7 @@ describe('GET /reviews', () => {
           id: workflowRun,
           title: `Go? (run ${workflowRun})`,
           status: 'paused',
+          revision: expect.stringMatching(/^[0-9a-z]+\.[0-9a-z]+$/),
           assignedTo: null,
           snoozedUntil: null,
           note: null,
@@ -616,7 +618,13 @@ describe('review events', () => {
       expect.objectContaining({ event: 'assigned', status: 'assigned', assignedTo: 'ann', note: 'n', by }),
       expect.objectContaining({ event: 'snoozed', status: 'snoozed', snoozedUntil: until, by }),
       expect.objectContaining({ event: 'woken', status: 'assigned', snoozedUntil: null, by: 'timer' }),
-      expect.objectContaining({ event: 'decided', status: 'decided', decision: 'reject', by }),
+      expect.objectContaining({
+        event: 'decided',
+        status: 'decided',
+        decision: 'reject',
+        revision: null,
+        by,
+      }),
     ]);
     expect(rows[1]?.payload).toEqual({
       eventId: rows[1]?.event_id,
@@ -626,6 +634,8 @@ describe('review events', () => {
       runId: id,
       event: 'assigned',
       status: 'assigned',
+      // The item's second version: its creation wrote the first.
+      revision: `${item.id.toString(36)}.2`,
       assignedTo: 'ann',
       snoozedUntil: null,
       note: 'n',

@@ -448,11 +448,14 @@ describe('GET /runs/:id/transitions (extension)', () => {
       ['skill-run', null, 'pending.awaitingModel'],
       ['review-item', null, 'unassigned'],
       ['skill-run', 'pending.awaitingModel', 'pending.draftReady'],
+      // The draft changed what the item's reviewers see: a new revision.
+      ['review-item', 'unassigned', 'unassigned'],
       ['skill-run', 'pending.draftReady', 'approved'],
       ['review-item', 'unassigned', 'decided'],
     ]);
     expect(rows[2]?.actor).toBe('worker');
-    expect(rows[3]?.actor).toBe(`token:${admin.id}`);
+    expect(rows[3]?.actor).toBe('worker');
+    expect(rows[4]?.actor).toBe(`token:${admin.id}`);
   });
 });
 

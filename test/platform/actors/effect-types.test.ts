@@ -18,14 +18,14 @@ describe('typed effects', () => {
   it("type a kind's effects by its machine: a union discriminated by type, each with its params", () => {
     type SkillRunEffect = EffectOf<typeof skillRunMachine>;
     expectTypeOf<SkillRunEffect['type']>().toEqualTypeOf<
-      'closeReview' | 'enqueueJob' | 'openReview' | 'recordEvent'
+      'closeReview' | 'enqueueJob' | 'openReview' | 'recordEvent' | 'updateReview'
     >();
     expectTypeOf<
       Extract<SkillRunEffect, { type: 'recordEvent' }>['params']
     >().toEqualTypeOf<RecordEventParams>();
     // The host performs enqueueJob; the kind handles the rest.
     expectTypeOf<keyof EffectHandlers<typeof skillRunMachine>>().toEqualTypeOf<
-      'closeReview' | 'openReview' | 'recordEvent'
+      'closeReview' | 'openReview' | 'recordEvent' | 'updateReview'
     >();
     expectTypeOf<
       Parameters<EffectHandlers<typeof webhookEndpointMachine>['notify']>[0]
