@@ -145,7 +145,7 @@ const VARIABLES = {
   ),
   R3_WEBHOOK_ALLOW_PRIVATE: variable(
     bool,
-    'allow webhook targets on loopback/private networks (and plain http)',
+    'allow webhook targets on loopback/private networks (and plain http); never cloud metadata or link-local addresses',
     { default: 'false' },
   ),
   R3_WEBHOOK_CONCURRENCY: variable(
@@ -241,7 +241,7 @@ const VARIABLES = {
   ),
   R3_CONNECTORS_ALLOW_PRIVATE: variable(
     bool,
-    'allow source connectors (HubSpot, IMAP/SMTP, Zoom) to reach loopback/private hosts (and plain http)',
+    'allow source connectors (HubSpot, IMAP/SMTP, Zoom) to reach loopback/private hosts (and plain http); never cloud metadata or link-local addresses',
     { default: 'false' },
   ),
   R3_CONNECTOR_TIMEOUT: variable(
@@ -274,7 +274,7 @@ const VARIABLES = {
   ),
   R3_TOOLS_ALLOW_PRIVATE: variable(
     bool,
-    'let the agent tools `fetch_url` / `crawl_site` reach loopback/private hosts (tests, intranets)',
+    'let the agent tools `fetch_url` / `crawl_site` reach loopback/private hosts (tests, intranets); never cloud metadata or link-local addresses',
     { default: 'false' },
   ),
   R3_WEB_SEARCH: variable(
