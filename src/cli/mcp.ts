@@ -47,7 +47,11 @@ async function mcp(args: string[], ctx: CliContext): Promise<number> {
       );
       return 1;
     }
-    const toolset = createToolset(platform.mcp.all, { httpAuthoring: config.mcp.httpAuthoring, log });
+    const toolset = createToolset(platform.mcp.all, {
+      httpAuthoring: config.mcp.httpAuthoring,
+      validateOutput: config.mcp.validateOutput,
+      log,
+    });
     // Workers, timers and (with a shared bus) the outbox relay: see the role `worker` in platform.ts.
     await platform.start();
     const session = await serveStdio(toolset, stdioPrincipal(org));

@@ -169,6 +169,11 @@ const VARIABLES = {
     { default: '256' },
   ),
   R3_MCP_HTTP_AUTHORING: variable(bool, 'enable the MCP authoring tools over HTTP', { default: 'false' }),
+  R3_MCP_VALIDATE_OUTPUT: variable(
+    bool,
+    "check every MCP tool result against the tool's `outputSchema` before it is answered (a result outside it is logged and answered `INTERNAL`)",
+    { default: 'true' },
+  ),
   R3_MCP_ALLOWED_ORIGINS: variable(
     z.string(),
     "comma list of browser `Origin`s allowed on `/api/mcp` (BASE_URL's own origin always is)",
@@ -424,7 +429,11 @@ export interface Config {
   };
   /** Per-run event streams: heartbeat period, open streams per token (0: no cap), events held for a slow client. */
   sse: { heartbeatMs: number; maxStreamsPerToken: number; queueLimit: number };
-  mcp: { httpAuthoring: boolean; allowedOrigins: string[] };
+  /**
+   * MCP: authoring tools over HTTP (R3_MCP_HTTP_AUTHORING), browser origins allowed on /api/mcp, and
+   * whether every tool result is checked against its output schema (R3_MCP_VALIDATE_OUTPUT).
+   */
+  mcp: { httpAuthoring: boolean; allowedOrigins: string[]; validateOutput: boolean };
   model: {
     provider: 'echo' | 'openai';
     openai: { baseUrl: string; apiKey: string | undefined; model: string };
@@ -559,6 +568,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     mcp: {
       httpAuthoring: e.R3_MCP_HTTP_AUTHORING,
+      validateOutput: e.R3_MCP_VALIDATE_OUTPUT,
       allowedOrigins: e.R3_MCP_ALLOWED_ORIGINS.split(',')
         .map((o) => o.trim())
         .filter(Boolean),

@@ -73,6 +73,7 @@ export function createServing(platform: PlatformHost): Serving {
   );
   const toolset = createToolset(platform.mcp.all, {
     httpAuthoring: config.mcp.httpAuthoring,
+    validateOutput: config.mcp.validateOutput,
     log,
     metrics: platform.metrics,
     tracing: platform.tracing,

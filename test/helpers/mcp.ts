@@ -1,7 +1,10 @@
 /**
  * MCP clients for tests: the official SDK client over streamable HTTP (with a Bearer token) and over
  * stdio (spawning `r3 mcp --org <slug>`), and a call helper that checks the result's two copies of its
- * JSON agree (docs/mcp.md) and hands back the JSON.
+ * JSON agree (docs/mcp.md) and hands back the JSON. Each client lists the tools once it connects, so
+ * the SDK checks every successful result of every test against its tool's `outputSchema` (a result
+ * outside it, or one without `structuredContent`, fails the call); the server checks them too
+ * (`R3_MCP_VALIDATE_OUTPUT`, on by default), for tests that post JSON-RPC themselves.
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,6 +26,7 @@ export async function connectHttp(baseUrl: string, token: string): Promise<Clien
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
+  await client.listTools();
   return client;
 }
 
@@ -44,10 +48,14 @@ export async function connectStdio(
   });
   const client = new Client({ name: 'r3-tests', version: '1.0.0' });
   await client.connect(transport);
+  await client.listTools();
   return { client, transport, stderr: () => stderr };
 }
 
-/** Calls `name`; asserts the text item and `structuredContent` carry the same JSON. */
+/**
+ * Calls `name`; asserts a result's text item and `structuredContent` carry the same JSON, and an
+ * error's text is its only copy.
+ */
 export async function call<T = any>(
   client: Client,
   name: string,
@@ -58,7 +66,8 @@ export async function call<T = any>(
   expect(content).toHaveLength(1);
   expect(content[0]?.type).toBe('text');
   const body = JSON.parse(content[0]?.text ?? 'null') as T;
-  expect(result.structuredContent).toEqual(body);
+  if (result.isError) expect(result.structuredContent).toBeUndefined();
+  else expect(result.structuredContent).toEqual(body);
   return { isError: result.isError === true, body };
 }
 

@@ -10,7 +10,13 @@ import { artifactRoutes } from './routes.js';
 import { ArtifactService } from './service.js';
 
 export type { ArtifactMaker, ArtifactView, NewArtifact } from './service.js';
-export { ArtifactService, artifactNameSchema, artifactTooLarge, mediaTypeSchema } from './service.js';
+export {
+  ArtifactService,
+  artifactNameSchema,
+  artifactTooLarge,
+  artifactViewSchema,
+  mediaTypeSchema,
+} from './service.js';
 
 /** What the artifacts feature offers. */
 export interface ArtifactsApi {

@@ -14,7 +14,7 @@ import { notFound } from '../../platform/errors.js';
 import { idCursorSchema, limitSchema, nextCursor } from '../../platform/http/pagination.js';
 import { ok, type RawReply } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
-import type { ArtifactService } from './service.js';
+import { type ArtifactService, artifactViewSchema } from './service.js';
 
 /** Media types a browser shows without running anything: the only ones served inline. */
 const INLINE_MEDIA_TYPES: ReadonlySet<string> = new Set([
@@ -25,19 +25,6 @@ const INLINE_MEDIA_TYPES: ReadonlySet<string> = new Set([
   'image/avif',
   'image/bmp',
 ]);
-
-export const artifactViewSchema = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  mediaType: z.string(),
-  bytes: z.number().int(),
-  sha256: z.string(),
-  runId: z.number().int().nullable(),
-  missionRunId: z.number().int().nullable(),
-  createdBy: z.string(),
-  createdAt: z.string(),
-  url: z.string(),
-});
 
 const idParams = z.object({ id: z.string() });
 const positiveId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);

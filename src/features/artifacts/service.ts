@@ -32,19 +32,20 @@ export const artifactNameSchema = z
   .describe('The file name (report.md, chart.png).');
 
 /** An artifact as the API shows it (no bytes). */
-export interface ArtifactView {
-  id: number;
-  name: string;
-  mediaType: string;
-  bytes: number;
-  sha256: string;
-  runId: number | null;
-  missionRunId: number | null;
-  createdBy: string;
-  createdAt: string;
-  /** `BASE_URL/api/v1/artifacts/<id>/content`. */
-  url: string;
-}
+/** An artifact as the API shows it (`url`: `BASE_URL/api/v1/artifacts/<id>/content`). */
+export const artifactViewSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  mediaType: z.string(),
+  bytes: z.number().int(),
+  sha256: z.string(),
+  runId: z.number().int().nullable(),
+  missionRunId: z.number().int().nullable(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  url: z.string(),
+});
+export type ArtifactView = z.output<typeof artifactViewSchema>;
 
 /** Who makes an artifact, in which org, for which run. */
 export interface ArtifactMaker {

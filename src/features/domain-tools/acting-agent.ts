@@ -13,6 +13,7 @@
 
 import { access } from '../../platform/auth/guard.js';
 import { forbidden, notFound } from '../../platform/errors.js';
+import { READ_ONLY } from '../../platform/mcp/tool.js';
 import type { AgentToolDef, ToolCall } from '../../platform/tools/registry.js';
 import type { SourceConfig } from '../connectors/index.js';
 import type { AgentManifest, AppliedResources } from '../workspace/index.js';
@@ -23,7 +24,7 @@ export const DOMAIN_READ = {
   uses: ['run', 'mcp'],
   access: access.read,
   agentScoped: true,
-  hints: { readOnlyHint: true, openWorldHint: false },
+  hints: READ_ONLY,
 } as const satisfies Partial<AgentToolDef>;
 
 /** Who a call acts for and the sources it may use. */

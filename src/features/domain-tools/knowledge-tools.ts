@@ -11,7 +11,12 @@
 import { z } from 'zod';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import type { Clock } from '../../platform/util/clock.js';
-import type { RecordQueries, SearchService, StoredRecord } from '../objects/index.js';
+import {
+  type RecordQueries,
+  type SearchService,
+  type StoredRecord,
+  searchResultSchema,
+} from '../objects/index.js';
 import { slugSchema } from '../workspace/index.js';
 import { type ActingAgents, DOMAIN_READ } from './acting-agent.js';
 
@@ -32,18 +37,7 @@ const CONTENT_CHARS = 4_000;
 const BRIEFING_TOP = 10;
 const DAY_MS = 86_400_000;
 
-const searchResult = z.object({
-  results: z.array(
-    z.object({
-      id: z.number().int(),
-      type: z.string(),
-      title: z.string(),
-      snippet: z.string(),
-      score: z.number(),
-      url: z.string(),
-    }),
-  ),
-});
+const searchResult = z.object({ results: z.array(searchResultSchema) });
 
 const objectSchema = z.object({
   id: z.number().int(),

@@ -22,6 +22,7 @@ import {
   toolUnavailable,
   validationFailed,
 } from '../../platform/errors.js';
+import { READ_ONLY } from '../../platform/mcp/tool.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import type { Clock } from '../../platform/util/clock.js';
 import {
@@ -165,7 +166,8 @@ export function sourceTools(deps: SourceToolDeps): AgentToolDef[] {
       uses: ['run', 'mcp'],
       access: access.read,
       agentScoped: true,
-      hints: { readOnlyHint: true, openWorldHint: true },
+      // Reads: a miss is read live and kept as the next sync would keep it, which changes no answer.
+      hints: { ...READ_ONLY, openWorldHint: true },
       async execute({ meetingId }, call) {
         const name = 'get_meeting_transcript';
         const scope = await acting.resolve(call, name);
@@ -220,7 +222,8 @@ export function sourceTools(deps: SourceToolDeps): AgentToolDef[] {
       uses: ['run', 'mcp'],
       access: access.read,
       agentScoped: true,
-      hints: { readOnlyHint: true, openWorldHint: true },
+      // Reads: a miss is read live and kept as the next sync would keep it, which changes no answer.
+      hints: { ...READ_ONLY, openWorldHint: true },
       async execute(args, call) {
         const name = 'get_mail_thread';
         const threadId = bareId(args.threadId);

@@ -8,12 +8,19 @@ import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access } from '../../platform/auth/guard.js';
 import { conflict, validationFailed } from '../../platform/errors.js';
-import { bodyFieldsAsArguments, defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { bodyFieldsAsArguments, defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
-import { slugSchema, type WorkspaceServices } from '../workspace/index.js';
+import {
+  missionDetailSchema,
+  slugSchema,
+  type WorkspaceServices,
+  workflowManifestSchema,
+  writeResultSchema,
+} from '../workspace/index.js';
 import { promotedResources } from './promote.js';
 import { adHocTeamSchema, MISSION_RUN_STATUS_FILTERS } from './routes/mission-runs.js';
 import type { MissionService, StartBody } from './service.js';
+import { missionRunViewSchema } from './view.js';
 
 const missionRunIdSchema = z
   .number()
@@ -23,6 +30,17 @@ const missionRunIdSchema = z
   .describe('The mission run id (missionRunId).');
 
 const PAGE = 200;
+
+/** A mission as `mission_list` lists it. */
+const missionListedSchema = missionDetailSchema.pick({
+  slug: true,
+  name: true,
+  description: true,
+  goal: true,
+  team: true,
+  planner: true,
+  review: true,
+});
 
 export function missionTools(
   missions: MissionService,
@@ -35,8 +53,9 @@ export function missionTools(
       group: 'missions',
       description: 'The missions of the organization (slug, name, description, goal, team, review), by slug.',
       input: z.strictObject({}),
+      output: z.object({ missions: z.array(missionListedSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run(_args, { principal }) {
         const list = [];
         let after: string | undefined;
@@ -75,6 +94,10 @@ export function missionTools(
         goal: z.string().min(1).max(20_000).optional(),
         input: z.record(z.string(), z.unknown()).optional(),
         idempotencyKey: z.string().min(1).max(255).optional(),
+      }),
+      output: z.object({
+        missionRunId: missionRunViewSchema.shape.id,
+        status: missionRunViewSchema.shape.status,
       }),
       access: access.invoke,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -123,8 +146,9 @@ export function missionTools(
         status: z.enum(MISSION_RUN_STATUS_FILTERS).optional(),
         limit: z.number().int().min(1).max(200).default(50).describe('At most this many (default 50).'),
       }),
+      output: z.object({ missionRuns: z.array(missionRunViewSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run({ status, limit }, { principal }) {
         const page = await missions.list(principal, { status, limit });
         return { missionRuns: page.missionRuns };
@@ -138,9 +162,10 @@ export function missionTools(
         'One mission run as GET /api/v1/mission-runs/:id answers it: status, goal, plan (tasks with status, ' +
         'runId, output), artifacts, review, error.',
       input: z.strictObject({ missionRunId: missionRunIdSchema }),
+      output: missionRunViewSchema,
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
-      run: async ({ missionRunId }, { principal }) => ({ ...(await missions.get(principal, missionRunId)) }),
+      hints: READ_ONLY,
+      run: ({ missionRunId }, { principal }) => missions.get(principal, missionRunId),
     }),
     defineTool({
       name: 'mission_approve',
@@ -150,15 +175,15 @@ export function missionTools(
         'Approves a mission run awaiting review: its plan (it goes on executing) or its result (it completes). ' +
         'Needs the approve capability; CONFLICT when the run is not awaiting review.',
       input: z.strictObject({ missionRunId: missionRunIdSchema, note: z.string().max(10_000).optional() }),
+      output: missionRunViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async ({ missionRunId, note }, ctx) => ({
-        ...(await missions.decide(ctx.principal, missionRunId, {
+      run: ({ missionRunId, note }, ctx) =>
+        missions.decide(ctx.principal, missionRunId, {
           action: 'approve',
           note: note ?? null,
           requestId: ctx.requestId,
-        })),
-      }),
+        }),
     }),
     defineTool({
       name: 'mission_cancel',
@@ -168,11 +193,11 @@ export function missionTools(
         'Cancels a mission run that is planning, awaiting review or executing, and its running child runs. ' +
         'CONFLICT from a final status.',
       input: z.strictObject({ missionRunId: missionRunIdSchema, reason: z.string().max(10_000).optional() }),
+      output: missionRunViewSchema,
       access: access.invoke,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: async ({ missionRunId, reason }, ctx) => ({
-        ...(await missions.cancel(ctx.principal, missionRunId, { reason, requestId: ctx.requestId })),
-      }),
+      run: ({ missionRunId, reason }, ctx) =>
+        missions.cancel(ctx.principal, missionRunId, { reason, requestId: ctx.requestId }),
     }),
     defineTool({
       name: 'mission_promote',
@@ -189,6 +214,7 @@ export function missionTools(
         name: z.string().min(1).max(200).optional().describe('Its name (default: the mission’s name).'),
         autoApply: z.boolean().default(false).describe('Apply the new version at once (default false).'),
       }),
+      output: writeResultSchema.extend({ workflow: z.object(workflowManifestSchema.shape) }),
       access: access.write,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       async run({ missionRunId, slug, name, autoApply }, ctx) {

@@ -44,7 +44,7 @@ export type StartBody =
 /** The 202 answer of a start. */
 export interface StartAnswer {
   missionRunId: number;
-  status: string;
+  status: MissionRunView['status'];
   pollUrl: string;
 }
 
@@ -136,7 +136,7 @@ export class MissionService {
       const id = created.actor.row.id;
       const answer: StartAnswer = {
         missionRunId: id,
-        status: created.projection.status as string,
+        status: created.projection.status as StartAnswer['status'],
         pollUrl: missionRunPath(id),
       };
       if (key !== undefined) await completeKey(tx.sql, tokenKey, key, id, answer);

@@ -7,28 +7,8 @@
 import { z } from 'zod';
 import { MISSION_REVIEW_STAGES, type MissionReview, runReviewSchema } from '../../../machines/index.js';
 import type { Db } from '../../platform/db/sql.js';
-import type { ArtifactView } from '../artifacts/index.js';
+import { artifactViewSchema } from '../artifacts/index.js';
 import type { MissionDefinition } from './definition.js';
-
-/** A mission run as the API shows it. */
-export interface MissionRunView {
-  id: number;
-  mission: string | null;
-  status: string;
-  goal: string;
-  input: Record<string, unknown>;
-  plan: { tasks: unknown[] } | null;
-  artifacts: ArtifactView[];
-  review: MissionReview | null;
-  reviewStage: 'plan' | 'result' | null;
-  reviewUrl: string;
-  error: unknown;
-  team: MissionDefinition['team'];
-  createdBy: string;
-  createdAt: string;
-  completedAt: string | null;
-  pollUrl: string;
-}
 
 /** `MissionRunView` as a schema (the OpenAPI document's MissionRun). */
 export const missionRunViewSchema = z
@@ -55,7 +35,7 @@ export const missionRunViewSchema = z
         ),
       })
       .nullable(),
-    artifacts: z.array(z.record(z.string(), z.unknown())),
+    artifacts: z.array(artifactViewSchema),
     review: runReviewSchema
       .extend({
         stage: z
@@ -74,6 +54,8 @@ export const missionRunViewSchema = z
     pollUrl: z.string(),
   })
   .meta({ description: 'A mission run.' });
+/** A mission run as the API shows it. */
+export type MissionRunView = z.output<typeof missionRunViewSchema>;
 
 /** The path of a mission run's resource (`pollUrl`). */
 export function missionRunPath(id: number): string {
@@ -83,11 +65,11 @@ export function missionRunPath(id: number): string {
 interface Row {
   id: number;
   mission_slug: string | null;
-  status: string;
+  status: MissionRunView['status'];
   goal: string;
   input: Record<string, unknown>;
   definition: MissionDefinition;
-  plan: { tasks: unknown[] } | null;
+  plan: MissionRunView['plan'];
   /** The projected decision; one stored before the stage was recorded has no `stage`. */
   review: (Omit<MissionReview, 'stage'> & { stage?: MissionReview['stage'] }) | null;
   error: unknown;

@@ -44,6 +44,7 @@ export {
   UnknownObjectTypeError,
   type WrittenRecords,
 } from './source-records.js';
+export { searchResultSchema } from './view-schemas.js';
 
 /** What the objects feature offers. */
 export type ObjectsApi = Pick<ObjectServices, 'objects' | 'search' | 'reindex'> & {

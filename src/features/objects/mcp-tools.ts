@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { notFound } from '../../platform/errors.js';
-import { defineTool, type ToolDef } from '../../platform/mcp/tool.js';
-import type { ObjectTypeView } from '../workspace/index.js';
-import { slugSchema } from '../workspace/index.js';
+import { defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
+import { type ObjectTypeView, objectTypeViewSchema, slugSchema } from '../workspace/index.js';
 import { MAX_SEARCH_LIMIT } from './search/search-service.js';
 import type { ObjectServices } from './services.js';
+import { objectDetailSchema, objectViewSchema, searchResultSchema } from './view-schemas.js';
 
 /** The data tools over `s`. */
 export function dataTools(s: Pick<ObjectServices, 'objects' | 'search' | 'resources'>): ToolDef[] {
@@ -26,8 +26,9 @@ export function dataTools(s: Pick<ObjectServices, 'objects' | 'search' | 'resour
         type: slugSchema.optional().describe('Only instances of this object type.'),
         limit: z.number().int().min(1).max(200).default(50).describe('At most this many (default 50).'),
       }),
+      output: z.object({ objects: z.array(objectViewSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run({ type, limit }, { principal }) {
         const page = await s.objects.list(principal.orgId, { type }, { limit });
         return { objects: page.items };
@@ -39,12 +40,13 @@ export function dataTools(s: Pick<ObjectServices, 'objects' | 'search' | 'resour
       group: 'data',
       description: 'One object instance with its metadata, content, url and linked documents.',
       input: z.strictObject({ id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
+      output: objectDetailSchema,
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run({ id }, { principal }) {
         const detail = await s.objects.get(principal.orgId, id);
         if (!detail) throw notFound('object', id);
-        return { ...detail };
+        return detail;
       },
     }),
     defineTool({
@@ -55,8 +57,9 @@ export function dataTools(s: Pick<ObjectServices, 'objects' | 'search' | 'resour
         'Every object type of the organization with its metadata JSON Schema and search language. ' +
         'Answers {objectTypes}.',
       input: z.strictObject({}),
+      output: z.object({ objectTypes: z.array(objectTypeViewSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run(_args, { principal }) {
         const objectTypes: ObjectTypeView[] = [];
         let after: string | undefined;
@@ -81,11 +84,11 @@ export function dataTools(s: Pick<ObjectServices, 'objects' | 'search' | 'resour
         types: z.array(slugSchema).max(50).optional().describe('Only instances of these object types.'),
         limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe('Default 10.'),
       }),
+      output: z.object({ results: z.array(searchResultSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
-      run: async ({ query, types, limit }, { principal }) => ({
-        ...(await s.search.search(principal.orgId, query, { types, limit })),
-      }),
+      hints: READ_ONLY,
+      run: ({ query, types, limit }, { principal }) =>
+        s.search.search(principal.orgId, query, { types, limit }),
     }),
   ];
 }

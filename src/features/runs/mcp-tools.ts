@@ -8,17 +8,27 @@
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { JsonText } from '../../platform/mcp/results.js';
-import { bodyFieldsAsArguments, defineTool, type ToolDef } from '../../platform/mcp/tool.js';
+import { bodyFieldsAsArguments, defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
-import type { RunFilter, RunView } from './view.js';
+import { type RunFilter, type RunView, runViewSchema } from './view.js';
 import { type WaitDeps, waitForRun } from './wait-for-run.js';
 
 const runIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The run id (runId).');
 
 /** What `runtime_run_skill` answers: docs/mcp.md's fields, plus `error` and `reviewUrl`. */
-function runOutcome(run: RunView) {
+export const runOutcomeSchema = z.object({
+  runId: runViewSchema.shape.id,
+  status: runViewSchema.shape.status,
+  output: runViewSchema.shape.output,
+  error: runViewSchema.shape.error,
+  traceId: runViewSchema.shape.traceId,
+  reviewUrl: runViewSchema.shape.reviewUrl,
+});
+
+/** A run as `runtime_run_skill` answers it. */
+export function runOutcome(run: RunView): z.input<typeof runOutcomeSchema> {
   return {
     runId: run.id,
     status: run.status,
@@ -45,6 +55,7 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
         'idempotencyKey (per token, 24 h) makes retries safe.',
       // The REST trigger body's fields, after the skill's slug (the path parameter on REST).
       input: z.strictObject({ slug: slugSchema.describe('The skill to run.'), ...triggerBodySchema.shape }),
+      output: runOutcomeSchema,
       access: access.invoke,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       async run({ slug, ...body }, ctx) {
@@ -79,8 +90,9 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
         status: z.enum(RUN_STATUS_FILTERS).optional(),
         limit: z.number().int().min(1).max(200).default(50).describe('At most this many runs (default 50).'),
       }),
+      output: z.object({ runs: z.array(runViewSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run({ skillSlug, status, limit }, { principal }) {
         const filter: RunFilter = { limit };
         if (skillSlug) filter.skillSlug = skillSlug;
@@ -96,8 +108,9 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
       description:
         'One run, as GET /api/v1/runs/:id answers it (status, output, stepResults, error, review …).',
       input: z.strictObject({ runId: runIdSchema }),
+      output: runViewSchema,
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       fusedRun: ({ runId }) => (runIdSchema.safeParse(runId).success ? (runId as number) : null),
       run: async ({ runId }, { principal, fusedRun }) =>
         new JsonText(await s.runs.getJson(principal, runId, fusedRun)),
@@ -110,11 +123,10 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
         'Approves a pending skill run (its draft) — or a paused workflow run, which resumes. Needs the ' +
         'approve capability; CONFLICT when the run is in another status. Answers the run.',
       input: z.strictObject({ runId: runIdSchema, note: z.string().max(10_000).optional() }),
+      output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async ({ runId, note }, ctx) => ({
-        ...(await s.runs.approve(ctx.principal, runId, { note, requestId: ctx.requestId })),
-      }),
+      run: ({ runId, note }, ctx) => s.runs.approve(ctx.principal, runId, { note, requestId: ctx.requestId }),
     }),
     defineTool({
       name: 'runtime_reject_draft',
@@ -124,11 +136,11 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
         'Rejects a pending skill run (its draft) — or a paused workflow run, which is cancelled — with an ' +
         'optional reason. Needs the approve capability; CONFLICT when the run is in another status.',
       input: z.strictObject({ runId: runIdSchema, reason: z.string().max(10_000).optional() }),
+      output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: async ({ runId, reason }, ctx) => ({
-        ...(await s.runs.reject(ctx.principal, runId, { reason, requestId: ctx.requestId })),
-      }),
+      run: ({ runId, reason }, ctx) =>
+        s.runs.reject(ctx.principal, runId, { reason, requestId: ctx.requestId }),
     }),
   ];
 }

@@ -42,7 +42,8 @@ export type { WorkspaceServices } from './services.js';
 export { type SkillManifest, skillManifestSchema, skillMaxToolCalls, skillTools } from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
 export type { ApplyListener, WorkspaceStore } from './store.js';
-export type { WorkflowManifest } from './workflow-manifest.js';
+export { missionDetailSchema, objectTypeViewSchema, writeResultSchema } from './view-schemas.js';
+export { type WorkflowManifest, workflowManifestSchema } from './workflow-manifest.js';
 
 /** What the workspace feature offers. */
 export type WorkspaceApi = WorkspaceServices;

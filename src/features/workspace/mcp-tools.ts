@@ -9,7 +9,13 @@ import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access, authorize } from '../../platform/auth/guard.js';
 import { ApiError, type FieldIssue, notFound, validationFailed } from '../../platform/errors.js';
-import { defineTool, type ToolContext, type ToolDef } from '../../platform/mcp/tool.js';
+import {
+  defineTool,
+  READ_ONLY,
+  type ToolContext,
+  type ToolDef,
+  type ToolHints,
+} from '../../platform/mcp/tool.js';
 import { agentManifestSchema } from './agent-manifest.js';
 import { manifestPath, promptPath } from './files.js';
 import { slugSchema } from './manifest-fields.js';
@@ -20,6 +26,18 @@ import type { SlugPage } from './resource-views.js';
 import type { WorkspaceServices } from './services.js';
 import { promptMdSchema, skillManifestSchema } from './skill-manifest.js';
 import type { VersionRecord } from './store-sql.js';
+import {
+  agentDetailSchema,
+  applyResultSchema,
+  missionDetailSchema,
+  objectTypeDetailSchema,
+  resourceBriefSchema,
+  skillDetailSchema,
+  versionViewSchema,
+  workflowDetailSchema,
+  workspaceDiffSchema,
+  writeResultSchema,
+} from './view-schemas.js';
 
 /** The kinds `workspace_get` and `workspace_delete` name (docs/mcp.md). */
 export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'mission'] as const;
@@ -66,6 +84,23 @@ async function all<T>(page: (after: string | undefined) => Promise<SlugPage<T>>)
 }
 
 const PAGE = 200;
+
+/** A create-or-replace: writing the same manifest again changes nothing. */
+const WRITE: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** What `workspace_get` answers: the detail of one kind, tagged with it. */
+const resourceDetailSchema = z.discriminatedUnion('kind', [
+  agentDetailSchema.extend({ kind: z.literal('agent') }),
+  skillDetailSchema.extend({ kind: z.literal('skill') }),
+  workflowDetailSchema.extend({ kind: z.literal('workflow') }),
+  objectTypeDetailSchema.extend({ kind: z.literal('object_type') }),
+  missionDetailSchema.extend({ kind: z.literal('mission') }),
+]);
 const brief = <T extends { slug: string; name: string; description: string }>(items: T[]) =>
   items.map(({ slug, name, description }) => ({ slug, name, description }));
 
@@ -135,7 +170,7 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         (current) => ({ put: [build(current.get(kind, slug))] }),
         writeOptions(flags, kind, slug, `${kind}.write`),
       );
-      return { ...result };
+      return result;
     } catch (error) {
       throw rebase(error, kind, slug);
     }
@@ -150,8 +185,15 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'Slug, name and description of every agent, skill, workflow, object type and mission of the organization ' +
         '(as applied). Use workspace_get for one resource in full.',
       input: z.strictObject({}),
+      output: z.object({
+        agents: z.array(resourceBriefSchema),
+        skills: z.array(resourceBriefSchema),
+        workflows: z.array(resourceBriefSchema),
+        objectTypes: z.array(resourceBriefSchema),
+        missions: z.array(resourceBriefSchema),
+      }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run(_args, { principal }) {
         const org = principal.orgId;
         const [agents, skills, workflows, objectTypes, missions] = await Promise.all([
@@ -180,24 +222,26 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'a workflow with its steps and inputSchema, an object type with its schema and sourceRelevance, a ' +
         'mission with its goal, team, planner, review and limits.',
       input: z.strictObject(refSchema),
+      output: resourceDetailSchema,
       // Agents and skills are open to read:skills as on REST; the other kinds need read:all (below).
       access: access.readSkills,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run({ kind, slug }, { principal }) {
         if (kind !== 'agent' && kind !== 'skill') authorize(principal, access.read);
         const org = principal.orgId;
+        const tagged = <K extends WorkspaceKind, T>(k: K, found: T | null) => found && { kind: k, ...found };
         const found =
           kind === 'agent'
-            ? await s.resources.agent(org, slug)
+            ? tagged(kind, await s.resources.agent(org, slug))
             : kind === 'skill'
-              ? await s.resources.skill(org, slug)
+              ? tagged(kind, await s.resources.skill(org, slug))
               : kind === 'workflow'
-                ? await s.resources.workflow(org, slug)
+                ? tagged(kind, await s.resources.workflow(org, slug))
                 : kind === 'mission'
-                  ? await s.resources.mission(org, slug)
-                  : await s.resources.objectType(org, slug);
+                  ? tagged(kind, await s.resources.mission(org, slug))
+                  : tagged(kind, await s.resources.objectType(org, slug));
         if (!found) throw notFound(LABEL[kind], slug);
-        return { kind, ...found };
+        return found;
       },
     }),
     defineTool({
@@ -208,9 +252,10 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'Dry run of workspace_apply: how the written files differ from the applied version, with ' +
         'created/updated/unchanged/deleted counts and the change of every resource.',
       input: z.strictObject({}),
+      output: workspaceDiffSchema,
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
-      run: async (_args, { principal }) => ({ ...(await s.workspace.diff(principal.orgId)) }),
+      hints: READ_ONLY,
+      run: async (_args, { principal }) => await s.workspace.diff(principal.orgId),
     }),
     defineTool({
       name: 'workspace_version_history',
@@ -222,8 +267,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       input: z.strictObject({
         limit: z.number().int().min(1).max(200).default(20).describe('How many versions (default 20).'),
       }),
+      output: z.object({ versions: z.array(versionViewSchema) }),
       access: access.read,
-      hints: { readOnlyHint: true, openWorldHint: false },
+      hints: READ_ONLY,
       async run({ limit }, { principal }) {
         const versions = await s.workspace.history(principal.orgId, limit);
         return { versions: versions.map(versionView) };
@@ -244,8 +290,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         promptMd: promptMdSchema.optional(),
         ...writeFlags,
       }),
+      output: writeResultSchema,
       access: access.write,
-      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      hints: WRITE,
       run: ({ manifest, promptMd, ...flags }, ctx) =>
         put(
           ctx,
@@ -277,8 +324,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'systemPrompt, skillSlugs, workflowSlugs, sourceSlugs) is written whole; omitted fields take ' +
         'their defaults. Answers {written, commit, apply}.',
       input: z.strictObject({ manifest: agentManifestSchema, ...writeFlags }),
+      output: writeResultSchema,
       access: access.write,
-      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      hints: WRITE,
       run: ({ manifest, ...flags }, ctx) =>
         put(ctx, 'agent', manifest.slug, () => ({ kind: 'agent', manifest }), flags),
     }),
@@ -292,8 +340,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'schema — the JSON Schema of instance metadata —, sourceRelevance, language) is written whole. ' +
         'Answers {written, commit, apply}.',
       input: z.strictObject({ manifest: objectTypeManifestSchema, ...writeFlags }),
+      output: writeResultSchema,
       access: access.write,
-      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      hints: WRITE,
       run: ({ manifest, ...flags }, ctx) =>
         put(ctx, 'object_type', manifest.slug, () => ({ kind: 'object_type', manifest }), flags),
     }),
@@ -308,8 +357,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'first), review plan|result|both (default result), limits {maxTasks 20, maxParallel 3, ' +
         'maxToolCalls 50}) is written whole. Team agents must exist and be active. Answers {written, commit, apply}.',
       input: z.strictObject({ manifest: missionManifestSchema, ...writeFlags }),
+      output: writeResultSchema,
       access: access.write,
-      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      hints: WRITE,
       run: ({ manifest, ...flags }, ctx) =>
         put(ctx, 'mission', manifest.slug, () => ({ kind: 'mission', manifest }), flags),
     }),
@@ -322,6 +372,7 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'Removes an agent, skill, workflow, object type or mission from the workspace (refused with ' +
         'VALIDATION_FAILED while another resource refers to it). Answers {written, commit, apply}.',
       input: z.strictObject({ ...refSchema, ...writeFlags }),
+      output: writeResultSchema,
       access: access.write,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       async run({ kind, slug, ...flags }, ctx) {
@@ -331,7 +382,7 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
           { kind, slug },
           writeOptions(flags, kind, slug, `${kind}.delete`),
         );
-        return { ...result };
+        return result;
       },
     }),
     defineTool({
@@ -343,15 +394,16 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         'Reconciles the database to the written files: commits pending files (after writes with ' +
         'autoCommit false) as a version, then applies the newest version. Answers {commit, apply}.',
       input: z.strictObject({ message: writeFlags.message }),
+      output: applyResultSchema,
       access: access.write,
-      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      hints: WRITE,
       async run({ message }, ctx) {
         const result = await s.workspace.apply(
           ctx.principal.orgId,
           attributionOf(ctx.principal, ctx.requestId),
           message === undefined ? {} : { message },
         );
-        return { ...result };
+        return result;
       },
     }),
   ];

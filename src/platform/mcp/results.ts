@@ -1,7 +1,9 @@
 /**
  * Tool results (docs/mcp.md): the JSON answer both as `structuredContent` and as one text item; a
- * failure is a result with `isError: true` carrying the REST error object `{error: {code, message,
- * details}}` the same way, so a client handles MCP and REST errors alike.
+ * failure is a result with `isError: true` whose one text item is the REST error object `{error:
+ * {code, message, details}}`, so a client handles MCP and REST errors alike. An error carries no
+ * `structuredContent`: that is the tool's `outputSchema`'s, and SDK clients check any they get
+ * against it, error or not.
  */
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, internal } from '../errors.js';
@@ -61,10 +63,5 @@ export function toolError(error: unknown, log: Logger, context: Record<string, u
     log.error({ err: error, ...context }, 'MCP tool failed');
     apiError = internal();
   }
-  const body = apiError.toBody();
-  return {
-    isError: true,
-    content: [{ type: 'text', text: JSON.stringify(body) }],
-    structuredContent: body,
-  };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(apiError.toBody()) }] };
 }

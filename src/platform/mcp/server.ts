@@ -20,12 +20,12 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { RateDecision } from '../ratelimit/limiter.js';
 import type { McpTransportKind, ToolContext } from './tool.js';
 import type { Toolset } from './toolset.js';
+import { JSON_SCHEMA_VALIDATOR } from './validator.js';
 
 const CALL_TOOL = 'tools/call';
 const LIST_TOOLS = 'tools/list';
@@ -39,12 +39,6 @@ const INSTRUCTIONS =
   'object types; runtime_* tools run skills and approve or reject drafts; objects_*, object_types_list ' +
   'and search_query read the organization’s data. Errors are results whose JSON is ' +
   '{"error": {"code", "message", "details"}}.';
-
-/**
- * The server validates nothing against JSON Schema itself (it is for elicitation, which r3 does not
- * use); one shared validator spares each per-request server building its own Ajv instance.
- */
-const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** The caller an MCP server serves. */
 export interface McpSession {
@@ -71,7 +65,7 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
-    jsonSchemaValidator: SHARED_VALIDATOR,
+    jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
   });
   // tools/list and tools/call are the protocol's fallback handler: a handler set with
   // setRequestHandler costs its registration on every per-request server, and on tools/call, the hot

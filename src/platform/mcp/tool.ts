@@ -1,7 +1,9 @@
 /**
- * What an MCP tool is in r3: a name, an input schema (zod, the same field schemas REST uses), the
- * access rule REST applies to the same operation, and a function from validated arguments to a JSON
- * object. The toolset (toolset.ts) turns that object, or the error it throws, into a tool result.
+ * What an MCP tool is in r3: a name, an input schema (zod, the same field schemas REST uses), an
+ * output schema (zod: the type `run` must answer and the `outputSchema` clients see, so the two
+ * cannot drift), the access rule REST applies to the same operation, its behaviour hints, and a
+ * function from validated arguments to a JSON object. The toolset (toolset.ts) turns that object, or
+ * the error it throws, into a tool result.
  */
 
 import { z } from 'zod';
@@ -44,26 +46,47 @@ export interface ToolContext {
 /** The tool groups r3 exposes (docs/mcp.md#tools; a feature may name its own). */
 export type ToolGroup = 'workspace' | 'runtime' | 'data' | (string & {});
 
-/** MCP's behaviour hints for clients (all optional). */
+/**
+ * MCP's behaviour hints for clients, every one stated (`tools/list` carries them as `annotations`):
+ * `readOnlyHint` — changes nothing; `destructiveHint` — may undo or end something (a delete, a
+ * cancel, a rejection); `idempotentHint` — calling again with the same arguments has no further
+ * effect; `openWorldHint` — reaches beyond r3 (the web, a model, an upstream API).
+ */
 export interface ToolHints {
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
 }
 
-/** One tool. `input` is an object schema; `run` returns the JSON the result carries (or its text). */
-export interface ToolDef<S extends z.ZodType = z.ZodType> {
+/** The hints of a tool that only reads r3's own data. */
+export const READ_ONLY: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/**
+ * One tool. `input` and `output` are object schemas; `run` returns the JSON the result carries (or
+ * its text), of `output`'s type.
+ */
+export interface ToolDef<S extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
   group: ToolGroup;
   description: string;
   input: S;
+  /**
+   * What a successful call answers (`structuredContent`): its JSON Schema is the tool's
+   * `outputSchema`, and with `R3_MCP_VALIDATE_OUTPUT` every result is checked against it.
+   */
+  output: O;
   /** Checked before the arguments are validated, as REST checks before it reads a body. */
   access: Access;
   /** An authoring tool: over HTTP only when `R3_MCP_HTTP_AUTHORING=true`. */
   authoring?: boolean;
-  hints?: ToolHints;
+  hints: ToolHints;
   /**
    * The run a call reads first, from its raw arguments (null: none): over HTTP it is read in the
    * statement that authenticates the request, and handed to `run` as `ctx.fusedRun`.
@@ -75,22 +98,37 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
    * to `run` as `ctx.appliedSha` (a resource read at that version may be answered from memory).
    */
   readsApplied?: boolean;
-  run(args: z.output<S>, ctx: ToolContext): Promise<Record<string, unknown> | JsonText>;
+  run(args: z.output<S>, ctx: ToolContext): Promise<z.input<O> | JsonText>;
 }
 
-/** Declares a tool whose `run` receives its schema's output type. */
-export function defineTool<S extends z.ZodType>(def: ToolDef<S>): ToolDef {
+/**
+ * Declares a tool whose `run` receives its input schema's output type and must answer its output
+ * schema's type (a `JsonText` is checked when results are validated).
+ */
+export function defineTool<S extends z.ZodType, O extends z.ZodType>(def: ToolDef<S, O>): ToolDef {
   return def as unknown as ToolDef;
 }
 
-/** The JSON Schema of a zod schema as tool lists carry it (draft-7, input side, no `$schema`). */
-export function toolJsonSchema(schema: z.ZodType): Record<string, unknown> {
+/**
+ * The JSON Schema of a zod schema as tool lists carry it (draft-7, no `$schema`): the input side for
+ * arguments, the output side for results.
+ */
+export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-7',
-    io: 'input',
+    io,
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * A tool's `outputSchema`: its output schema's JSON Schema, whose root MCP requires to be an object
+ * (a union of object shapes is stated so at the root too).
+ */
+export function toolOutputSchema(schema: z.ZodType): Record<string, unknown> & { type: 'object' } {
+  const json = toolJsonSchema(schema, 'output');
+  return { ...json, type: 'object' };
 }
 
 /**

@@ -2,26 +2,39 @@
  * The toolset: every tool r3 exposes over MCP, built once per process. The tool listings (with their
  * JSON Schemas, converted from zod once) are precomputed, so a per-request MCP server only binds a
  * caller to this registry. A call runs: exists → authoring gate → access (FORBIDDEN) → arguments (zod,
- * VALIDATION_FAILED naming `arguments.<field>`) → the tool → a result; every failure is an error
- * result, never a failed request.
+ * VALIDATION_FAILED naming `arguments.<field>`) → the tool → its result checked against the tool's
+ * `outputSchema` as SDK clients check it (`validateOutput`; outside it: logged, INTERNAL) → a result;
+ * every failure is an error result, never a failed request.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { FusedRequest } from '../auth/authenticate.js';
 import { authorize } from '../auth/guard.js';
-import { ApiError, forbidden, rateLimited, validationFailed } from '../errors.js';
+import { ApiError, forbidden, internal, rateLimited, validationFailed } from '../errors.js';
 import { inputIssues } from '../http/input-guard.js';
 import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Tracing } from '../tracing/tracing.js';
-import { toolError, toolResult } from './results.js';
-import { type McpTransportKind, type ToolContext, type ToolDef, toolJsonSchema } from './tool.js';
+import { JsonText, toolError, toolResult } from './results.js';
+import {
+  type McpTransportKind,
+  type ToolContext,
+  type ToolDef,
+  toolJsonSchema,
+  toolOutputSchema,
+} from './tool.js';
+import { JSON_SCHEMA_VALIDATOR } from './validator.js';
 
 /** Options of the toolset. */
 export interface ToolsetOptions {
   /** Authoring tools over HTTP (`R3_MCP_HTTP_AUTHORING`); stdio always has them. */
   httpAuthoring: boolean;
+  /**
+   * Checks every result against its tool's output schema (`R3_MCP_VALIDATE_OUTPUT`): one outside it is
+   * a fault of r3, logged and answered INTERNAL, never handed to a client that trusts the schema.
+   */
+  validateOutput?: boolean;
   /** Where unexpected faults of tools are logged. */
   log: Logger;
   /** Counts calls by tool and result (`r3_mcp_tool_calls_total`) and their duration. */
@@ -57,8 +70,24 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
     if (byName.has(tool.name)) throw new Error(`MCP tool ${tool.name} registered twice`);
     byName.set(tool.name, tool);
   }
-  const everything = tools.map(listing);
-  const withoutAuthoring = tools.filter((tool) => !tool.authoring).map(listing);
+  const listings = new Map(tools.map((tool) => [tool.name, listing(tool)]));
+  const everything = [...listings.values()];
+  /** Each tool's result check, compiled from its listed `outputSchema` on the tool's first call. */
+  const checks = new Map<string, (value: unknown) => string | null>();
+  const checkOf = (tool: ToolDef) => {
+    let check = checks.get(tool.name);
+    if (!check) {
+      const schema = listings.get(tool.name)?.outputSchema ?? toolOutputSchema(tool.output);
+      const validate = JSON_SCHEMA_VALIDATOR.getValidator(schema);
+      check = (value) => {
+        const verdict = validate(value instanceof JsonText ? JSON.parse(value.text) : value);
+        return verdict.valid ? null : (verdict.errorMessage ?? 'invalid');
+      };
+      checks.set(tool.name, check);
+    }
+    return check;
+  };
+  const withoutAuthoring = everything.filter((entry) => !byName.get(entry.name)?.authoring);
   const log = options.log;
 
   return {
@@ -114,7 +143,19 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
       if (unstorable.length > 0) throw validationFailed(unstorable);
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
-      const result = toolResult(await tool.run(parsed.data, ctx));
+      const value = await tool.run(parsed.data, ctx);
+      if (options.validateOutput) {
+        const broken = checkOf(tool)(value);
+        if (broken) {
+          log.error(
+            { tool: name, reqId: ctx.requestId, broken },
+            'MCP tool answered outside its output schema',
+          );
+          throw internal();
+        }
+      }
+      // An object by contract: `output` is an object schema (its `outputSchema` root is `object`).
+      const result = toolResult(value as Record<string, unknown> | JsonText);
       count('ok');
       return result;
     } catch (error) {
@@ -132,6 +173,7 @@ function listing(tool: ToolDef): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: inputSchema as Tool['inputSchema'],
+    outputSchema: toolOutputSchema(tool.output) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.hints },
   };
 }

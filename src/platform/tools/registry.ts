@@ -77,7 +77,8 @@ export interface AgentToolDef<A extends z.ZodType = z.ZodType, R extends z.ZodTy
    * as `call.agentSlug`; in a run the run's agent is. The model never sees `agent_slug`.
    */
   agentScoped?: boolean;
-  hints?: ToolHints;
+  /** Over MCP, the tool's annotations (every hint stated). */
+  hints: ToolHints;
   execute(args: z.output<A>, call: ToolCall): Promise<z.output<R>>;
 }
 
@@ -188,8 +189,9 @@ export function mcpToolOf(tool: AgentToolDef): ToolDef {
     group: tool.group,
     description: tool.description,
     input,
+    output: tool.result,
     access: tool.access,
-    ...(tool.hints ? { hints: tool.hints } : {}),
+    hints: tool.hints,
     ...(tool.agentScoped ? { readsApplied: true } : {}),
     async run(parsed, ctx) {
       let args = parsed as Record<string, unknown>;

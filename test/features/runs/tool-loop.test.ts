@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { access } from '../../../src/platform/auth/guard.js';
+import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
 import { defineAgentTool } from '../../../src/platform/tools/registry.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import {
@@ -45,6 +46,7 @@ const probe = defineAgentTool({
   idempotency: 'safe',
   uses: ['run'],
   access: access.invoke,
+  hints: READ_ONLY,
   async execute(args) {
     const start = performance.now();
     probeStarted?.();

@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { access } from '../../../src/platform/auth/guard.js';
+import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
 import { defineAgentTool } from '../../../src/platform/tools/registry.js';
 import type { TestApp } from '../../helpers/app.js';
 import {
@@ -44,6 +45,7 @@ const hold = defineAgentTool({
   idempotency: 'safe',
   uses: ['run'],
   access: access.invoke,
+  hints: READ_ONLY,
   async execute(args) {
     held?.();
     if (gate) await gate;

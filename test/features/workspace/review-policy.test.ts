@@ -90,7 +90,7 @@ describe('changing what needs review', () => {
     expect(solo.status).toBe(201);
     const res = await mcpCall(specialist, 'workspace_delete', { kind: 'skill', slug: 'solo' });
     expect(res.isError, JSON.stringify(res)).toBe(true);
-    expect(res.structuredContent.error.code).toBe('FORBIDDEN');
+    expect(JSON.parse(res.content[0].text).error.code).toBe('FORBIDDEN');
     expect((await t.request('GET', '/api/v1/skills/solo', { token: owner })).status).toBe(200);
   });
 
@@ -134,7 +134,7 @@ describe('changing what needs review', () => {
       manifest: { slug: 'gated', name: 'Gated', requiresApproval: false },
     });
     expect(res.isError, JSON.stringify(res)).toBe(true);
-    expect(res.structuredContent.error.code).toBe('FORBIDDEN');
+    expect(JSON.parse(res.content[0].text).error.code).toBe('FORBIDDEN');
     expect((await skill()).requiresApproval).toBe(true);
   });
 

@@ -1,9 +1,11 @@
 /**
  * The toolset in-process, where the test drives the workers: how `runtime_run_skill` waits (until the
  * run settles, at most its limit, or until the caller goes away), the stdio principal's idempotency keys
- * (per org), unexpected faults as INTERNAL results, and the Origin allow-list.
+ * (per org), unexpected faults as INTERNAL results, results checked against their output schema, and
+ * the Origin allow-list.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { dataTools } from '../../../src/features/objects/mcp-tools.js';
 import { runtimeTools } from '../../../src/features/runs/mcp-tools.js';
 import type { RunService } from '../../../src/features/runs/service.js';
@@ -11,9 +13,12 @@ import type { RunView } from '../../../src/features/runs/view.js';
 import { isSettled, waitForRun } from '../../../src/features/runs/wait-for-run.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { workspaceTools } from '../../../src/features/workspace/mcp-tools.js';
+import { access } from '../../../src/platform/auth/guard.js';
 import { runEventSubject } from '../../../src/platform/bus/subjects.js';
 import { originAllowed } from '../../../src/platform/mcp/http-routes.js';
+import { JsonText } from '../../../src/platform/mcp/results.js';
 import { stdioPrincipal } from '../../../src/platform/mcp/stdio.js';
+import { defineTool, READ_ONLY } from '../../../src/platform/mcp/tool.js';
 import { createToolset, type Toolset } from '../../../src/platform/mcp/toolset.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill } from '../../helpers/resources.js';
@@ -210,19 +215,103 @@ describe('faults', () => {
       {},
       { principal: await acme(), transport: 'stdio', requestId: 'test', signal: undefined },
     );
-    expect(result).toMatchObject({
+    expect(result).toEqual({
       isError: true,
-      structuredContent: { error: { code: 'INTERNAL', message: 'Internal server error.', details: {} } },
+      content: [
+        {
+          type: 'text',
+          text: JSON.stringify({
+            error: { code: 'INTERNAL', message: 'Internal server error.', details: {} },
+          }),
+        },
+      ],
     });
     expect(JSON.stringify(result)).not.toContain('connection reset');
     expect(log).toHaveLength(1);
   });
 });
 
+describe('output schemas', () => {
+  /** A tool that answers whatever the test gives it, declaring `{n: integer}`. */
+  const answering = (answer: () => unknown) =>
+    defineTool({
+      name: 'count',
+      title: 'Count',
+      group: 'test',
+      description: 'Answers a count.',
+      input: z.strictObject({}),
+      output: z.object({ n: z.number().int() }),
+      access: access.read,
+      hints: READ_ONLY,
+      run: async () => answer() as { n: number },
+    });
+  const ctx = async () => ({
+    principal: await acme(),
+    transport: 'stdio' as const,
+    requestId: 'out',
+    signal: undefined,
+  });
+
+  it('lists every tool with its title, an object outputSchema and all four hints', () => {
+    for (const tool of tools.list('stdio')) {
+      expect(tool.title, tool.name).toEqual(expect.any(String));
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(Object.keys(tool.annotations ?? {}).sort(), tool.name).toEqual([
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+        'readOnlyHint',
+        'title',
+      ]);
+    }
+    const listed = createToolset([answering(() => ({ n: 1 }))], { httpAuthoring: false, log: t.app.log });
+    expect(listed.list('stdio')[0]?.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    });
+  });
+
+  it('answers a result outside the schema as INTERNAL and logs it, when validating (the default)', async () => {
+    const log: unknown[] = [];
+    const quiet = { ...t.app.log, error: (entry: unknown) => log.push(entry) } as unknown as typeof t.app.log;
+    for (const wrong of [{ n: 'three' }, { m: 3 }, new JsonText('{"n":1.5}')]) {
+      const toolset = createToolset([answering(() => wrong)], {
+        httpAuthoring: false,
+        validateOutput: true,
+        log: quiet,
+      });
+      const result = await toolset.call('count', {}, await ctx());
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(JSON.parse((result.content[0] as { text: string }).text).error.code).toBe('INTERNAL');
+    }
+    expect(log).toHaveLength(3);
+    expect(log[0]).toMatchObject({ tool: 'count', broken: expect.stringContaining('must be') });
+    const right = createToolset([answering(() => new JsonText('{"n":2}'))], {
+      httpAuthoring: false,
+      validateOutput: true,
+      log: quiet,
+    });
+    expect((await right.call('count', {}, await ctx())).structuredContent).toEqual(new JsonText('{"n":2}'));
+  });
+
+  it('passes results unchecked with validation off', async () => {
+    const toolset = createToolset([answering(() => ({ n: 'three' }))], {
+      httpAuthoring: false,
+      validateOutput: false,
+      log: t.app.log,
+    });
+    const result = await toolset.call('count', {}, await ctx());
+    expect(result).toMatchObject({ structuredContent: { n: 'three' } });
+    expect(result.isError).toBeUndefined();
+  });
+});
+
 describe('Origin allow-list', () => {
   const config = {
     baseUrl: 'https://r3.example.com/base',
-    mcp: { httpAuthoring: false, allowedOrigins: ['http://localhost:6274'] },
+    mcp: { httpAuthoring: false, allowedOrigins: ['http://localhost:6274'], validateOutput: true },
   };
 
   it('passes no Origin, BASE_URL’s origin and listed origins; refuses others, `null` and garbage', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { access } from '../../../src/platform/auth/guard.js';
 import type { ToolDef } from '../../../src/platform/mcp/tool.js';
+import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
 import {
   createAgentToolRegistry,
   defineAgentTool,
@@ -26,6 +27,7 @@ const echo = defineAgentTool({
   idempotency: 'safe',
   uses: ['run', 'mcp'],
   access: access.invoke,
+  hints: READ_ONLY,
   execute: async ({ text }) => ({ text: text === 'bad' ? 1 : `${text}${text}` }) as { text: string },
 });
 
