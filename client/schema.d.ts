@@ -82,7 +82,8 @@ export interface paths {
         get: operations["getAgentsBySlug"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes a agent (a new workspace version, applied); 409 while another resource names it (`details.referencedBy`). */
+        delete: operations["deleteAgentsBySlug"];
         options?: never;
         head?: never;
         /** Updates any subset of an agent’s fields, the system prompt included. */
@@ -272,7 +273,8 @@ export interface paths {
         get: operations["getMissionsBySlug"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes a mission (a new workspace version, applied); 409 while another resource names it (`details.referencedBy`). */
+        delete: operations["deleteMissionsBySlug"];
         options?: never;
         head?: never;
         /** Updates any subset of a mission’s fields (goal, team, planner, review, limits, …). */
@@ -360,7 +362,8 @@ export interface paths {
         get: operations["getObjectsTypesBySlug"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes a object type (a new workspace version, applied); 409 while another resource names it (`details.referencedBy`). */
+        delete: operations["deleteObjectsTypesBySlug"];
         options?: never;
         head?: never;
         /** Extension: updates any subset of an object type’s fields. */
@@ -771,7 +774,8 @@ export interface paths {
         get: operations["getSkillsBySlug"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes a skill (a new workspace version, applied); 409 while another resource names it (`details.referencedBy`). */
+        delete: operations["deleteSkillsBySlug"];
         options?: never;
         head?: never;
         /** Updates manifest fields (`manifest`, any subset) and/or the prompt (`promptMd`). */
@@ -1136,7 +1140,8 @@ export interface paths {
         get: operations["getWorkflowsBySlug"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes a workflow (a new workspace version, applied); 409 while another resource names it (`details.referencedBy`). */
+        delete: operations["deleteWorkflowsBySlug"];
         options?: never;
         head?: never;
         /** Updates any subset of a workflow’s fields (trigger, steps, inputSchema, name, description). */
@@ -1663,6 +1668,40 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    deleteAgentsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        slug: string;
+                        workspaceSha: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     patchAgentsBySlug: {
         parameters: {
             query?: never;
@@ -1898,7 +1937,16 @@ export interface operations {
                     "application/json": {
                         missionRuns: {
                             artifacts: {
-                                [key: string]: unknown;
+                                bytes: number;
+                                createdAt: string;
+                                createdBy: string;
+                                id: number;
+                                mediaType: string;
+                                missionRunId: number | null;
+                                name: string;
+                                runId: number | null;
+                                sha256: string;
+                                url: string;
                             }[];
                             completedAt: string | null;
                             /** Format: date-time */
@@ -2033,7 +2081,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         artifacts: {
-                            [key: string]: unknown;
+                            bytes: number;
+                            createdAt: string;
+                            createdBy: string;
+                            id: number;
+                            mediaType: string;
+                            missionRunId: number | null;
+                            name: string;
+                            runId: number | null;
+                            sha256: string;
+                            url: string;
                         }[];
                         completedAt: string | null;
                         /** Format: date-time */
@@ -2119,7 +2176,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         artifacts: {
-                            [key: string]: unknown;
+                            bytes: number;
+                            createdAt: string;
+                            createdBy: string;
+                            id: number;
+                            mediaType: string;
+                            missionRunId: number | null;
+                            name: string;
+                            runId: number | null;
+                            sha256: string;
+                            url: string;
                         }[];
                         completedAt: string | null;
                         /** Format: date-time */
@@ -2337,6 +2403,40 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteMissionsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mission is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        slug: string;
+                        workspaceSha: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -2651,6 +2751,40 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteObjectsTypesBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object type is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        slug: string;
+                        workspaceSha: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4078,6 +4212,40 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    deleteSkillsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skill is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        slug: string;
+                        workspaceSha: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     patchSkillsBySlug: {
         parameters: {
             query?: never;
@@ -5318,6 +5486,40 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteWorkflowsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        slug: string;
+                        workspaceSha: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };

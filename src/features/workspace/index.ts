@@ -37,7 +37,7 @@ export {
 } from './reindex-queue.js';
 export type { MissionDetail, ObjectTypeView, ResourceViews } from './resource-views.js';
 export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
-export { createAuthored, patchAuthored } from './routes/authored.js';
+export { createAuthored, deleteAuthoredRoute, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';
 export { type SkillManifest, skillManifestSchema, skillMaxToolCalls, skillTools } from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';

@@ -1,9 +1,10 @@
 /**
  * Workspace tools: read the authored resources (`workspace_list`, `workspace_get`, `workspace_diff`,
- * `workspace_version_history`) and author them (`workspace_write_skill`, `workspace_write_agent`,
- * `workspace_write_object_type`, `workspace_write_mission`, `workspace_delete`, `workspace_apply`). Writes go through the
- * workspace's one write path (validate → write files → commit → apply, in one transaction), with the
- * per-call `autoCommit`/`autoApply` flags, and answer `{written, commit, apply}`.
+ * `workspace_version_history`) and author them (`workspace_write_skill`, one `workspace_write_<kind>` per
+ * entry of `MANIFEST_WRITES` — agent, workflow, object type, mission —, `workspace_delete`,
+ * `workspace_apply`). Writes go through the workspace's one write path (validate → write files →
+ * commit → apply, in one transaction), with the per-call `autoCommit`/`autoApply` flags, and answer
+ * `{written, commit, apply}`.
  */
 import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
@@ -19,7 +20,7 @@ import {
 import { agentManifestSchema } from './agent-manifest.js';
 import { manifestPath, promptPath } from './files.js';
 import { slugSchema } from './manifest-fields.js';
-import type { ResourceKind, WorkspaceResource } from './manifests.js';
+import type { MANIFEST_SCHEMAS, ResourceKind, WorkspaceResource } from './manifests.js';
 import { missionManifestSchema } from './mission-manifest.js';
 import { objectTypeManifestSchema } from './object-type-manifest.js';
 import type { SlugPage } from './resource-views.js';
@@ -38,6 +39,7 @@ import {
   workspaceDiffSchema,
   writeResultSchema,
 } from './view-schemas.js';
+import { workflowManifestSchema } from './workflow-manifest.js';
 
 /** The kinds `workspace_get` and `workspace_delete` name (docs/mcp.md). */
 export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'mission'] as const;
@@ -153,16 +155,98 @@ function writeOptions(flags: WriteFlags, kind: string, slug: string | undefined,
   };
 }
 
+/**
+ * A resource written whole from its manifest (every kind but skills, whose prompt is a second file):
+ * its write tool is one entry here. `manifest` is the schema REST's create takes.
+ */
+interface ManifestWrite<K extends ManifestKind> {
+  kind: K;
+  name: string;
+  title: string;
+  description: string;
+  manifest: (typeof MANIFEST_SCHEMAS)[K];
+}
+type ManifestKind = Exclude<ResourceKind, 'skill' | 'source'>;
+const manifestWrite = <K extends ManifestKind>(write: ManifestWrite<K>) =>
+  write as ManifestWrite<ManifestKind>;
+
+/** The manifest write tools (`workspace_write_<kind>`), in the order they are listed. */
+const MANIFEST_WRITES: readonly ManifestWrite<ManifestKind>[] = [
+  manifestWrite({
+    kind: 'agent',
+    name: 'workspace_write_agent',
+    title: 'Create or update an agent',
+    description:
+      'Creates the agent, or replaces it when its slug exists: the manifest (name, description, active, ' +
+      'systemPrompt, skillSlugs, workflowSlugs, sourceSlugs) is written whole; omitted fields take ' +
+      'their defaults. Answers {written, commit, apply}.',
+    manifest: agentManifestSchema,
+  }),
+  manifestWrite({
+    kind: 'workflow',
+    name: 'workspace_write_workflow',
+    title: 'Create or update a workflow',
+    description:
+      'Creates the workflow, or replaces it when its slug exists: the manifest (name, description, trigger ' +
+      'manual|schedule {cron}|object.created {objectType}, inputSchema, steps — skill steps {name, type: ' +
+      '"skill", skill, input} with {{input.x}} and {{steps.<name>.output.<field>}} templates, approve ' +
+      'gates {name, type: "approve", title?, assignTo?}) is written whole. Skills a step names and an ' +
+      'object type a trigger names must exist. Answers {written, commit, apply}.',
+    manifest: workflowManifestSchema,
+  }),
+  manifestWrite({
+    kind: 'object_type',
+    name: 'workspace_write_object_type',
+    title: 'Create or update an object type',
+    description:
+      'Creates the object type, or replaces it when its slug exists: the manifest (name, description, ' +
+      'schema — the JSON Schema of instance metadata —, sourceRelevance, language) is written whole. ' +
+      'Answers {written, commit, apply}.',
+    manifest: objectTypeManifestSchema,
+  }),
+  manifestWrite({
+    kind: 'mission',
+    name: 'workspace_write_mission',
+    title: 'Create or update a mission',
+    description:
+      'Creates the mission, or replaces it when its slug exists: the manifest (name, description, goal — ' +
+      'a template over {{input.x}} —, inputSchema, team [{agent, role}], planner (a member; default the ' +
+      'first), review plan|result|both (default result), limits {maxTasks 20, maxParallel 3, ' +
+      'maxToolCalls 50}) is written whole. Team agents must exist and be active. Answers {written, commit, apply}.',
+    manifest: missionManifestSchema,
+  }),
+];
+
+/** Writes one resource of a kind; the write path of {@link workspaceTools}. */
+type Put = (
+  ctx: ToolContext,
+  kind: ResourceKind,
+  slug: string,
+  build: (existing: WorkspaceResource | undefined) => WorkspaceResource,
+  flags: WriteFlags,
+) => Promise<z.input<typeof writeResultSchema>>;
+
+/** The authoring tool of a {@link ManifestWrite}: `{manifest, autoCommit?, autoApply?, message?}`. */
+function manifestWriteTool(put: Put, write: ManifestWrite<ManifestKind>): ToolDef {
+  return defineTool({
+    name: write.name,
+    title: write.title,
+    group: 'workspace',
+    authoring: true,
+    description: write.description,
+    input: z.strictObject({ manifest: write.manifest, ...writeFlags }),
+    output: writeResultSchema,
+    access: access.write,
+    hints: WRITE,
+    run: ({ manifest, ...flags }, ctx) =>
+      put(ctx, write.kind, manifest.slug, () => ({ kind: write.kind, manifest }) as WorkspaceResource, flags),
+  });
+}
+
 /** The workspace tools over `s`. */
 export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): ToolDef[] {
   /** Creates or replaces one resource through the write path. */
-  const put = async (
-    ctx: ToolContext,
-    kind: ResourceKind,
-    slug: string,
-    build: (existing: WorkspaceResource | undefined) => WorkspaceResource,
-    flags: WriteFlags,
-  ) => {
+  const put: Put = async (ctx, kind, slug, build, flags) => {
     try {
       const result = await s.workspace.write(
         ctx.principal.orgId,
@@ -314,55 +398,7 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
           flags,
         ),
     }),
-    defineTool({
-      name: 'workspace_write_agent',
-      title: 'Create or update an agent',
-      group: 'workspace',
-      authoring: true,
-      description:
-        'Creates the agent, or replaces it when its slug exists: the manifest (name, description, active, ' +
-        'systemPrompt, skillSlugs, workflowSlugs, sourceSlugs) is written whole; omitted fields take ' +
-        'their defaults. Answers {written, commit, apply}.',
-      input: z.strictObject({ manifest: agentManifestSchema, ...writeFlags }),
-      output: writeResultSchema,
-      access: access.write,
-      hints: WRITE,
-      run: ({ manifest, ...flags }, ctx) =>
-        put(ctx, 'agent', manifest.slug, () => ({ kind: 'agent', manifest }), flags),
-    }),
-    defineTool({
-      name: 'workspace_write_object_type',
-      title: 'Create or update an object type',
-      group: 'workspace',
-      authoring: true,
-      description:
-        'Creates the object type, or replaces it when its slug exists: the manifest (name, description, ' +
-        'schema — the JSON Schema of instance metadata —, sourceRelevance, language) is written whole. ' +
-        'Answers {written, commit, apply}.',
-      input: z.strictObject({ manifest: objectTypeManifestSchema, ...writeFlags }),
-      output: writeResultSchema,
-      access: access.write,
-      hints: WRITE,
-      run: ({ manifest, ...flags }, ctx) =>
-        put(ctx, 'object_type', manifest.slug, () => ({ kind: 'object_type', manifest }), flags),
-    }),
-    defineTool({
-      name: 'workspace_write_mission',
-      title: 'Create or update a mission',
-      group: 'workspace',
-      authoring: true,
-      description:
-        'Creates the mission, or replaces it when its slug exists: the manifest (name, description, goal — ' +
-        'a template over {{input.x}} —, inputSchema, team [{agent, role}], planner (a member; default the ' +
-        'first), review plan|result|both (default result), limits {maxTasks 20, maxParallel 3, ' +
-        'maxToolCalls 50}) is written whole. Team agents must exist and be active. Answers {written, commit, apply}.',
-      input: z.strictObject({ manifest: missionManifestSchema, ...writeFlags }),
-      output: writeResultSchema,
-      access: access.write,
-      hints: WRITE,
-      run: ({ manifest, ...flags }, ctx) =>
-        put(ctx, 'mission', manifest.slug, () => ({ kind: 'mission', manifest }), flags),
-    }),
+    ...MANIFEST_WRITES.map((write) => manifestWriteTool(put, write)),
     defineTool({
       name: 'workspace_delete',
       title: 'Delete an authored resource',
@@ -370,7 +406,7 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       authoring: true,
       description:
         'Removes an agent, skill, workflow, object type or mission from the workspace (refused with ' +
-        'VALIDATION_FAILED while another resource refers to it). Answers {written, commit, apply}.',
+        'CONFLICT while another resource names it: details.referencedBy). Answers {written, commit, apply}.',
       input: z.strictObject({ ...refSchema, ...writeFlags }),
       output: writeResultSchema,
       access: access.write,

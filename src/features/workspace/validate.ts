@@ -123,6 +123,33 @@ function references(
   return refs;
 }
 
+/** A resource that names another, and the field that names it (`skillSlugs.0`, `steps.1.skill`). */
+export interface Referrer {
+  kind: ResourceKind;
+  slug: string;
+  field: string;
+}
+
+/**
+ * The resources of `tree` that name `kind`/`slug` (each reference once, in kind then slug order):
+ * what keeps it from being deleted. Resources whose files do not parse name nothing.
+ */
+export function referrersOf(tree: ReadonlyMap<string, string>, kind: ResourceKind, slug: string): Referrer[] {
+  const found: Referrer[] = [];
+  for (const group of groupResourceFiles(tree.keys()).resources.values()) {
+    if (!SLUG_PATTERN.test(group.slug)) continue;
+    const parsed = parseResource(group.kind, group.slug, tree);
+    if (!parsed.ok) continue;
+    for (const ref of references(parsed.value)) {
+      if (ref.kind === kind && ref.slug === slug) {
+        found.push({ kind: group.kind, slug: group.slug, field: ref.path.join('.') });
+      }
+    }
+  }
+  const order = (r: Referrer) => RESOURCE_KINDS.indexOf(r.kind);
+  return found.sort((a, b) => order(a) - order(b) || a.slug.localeCompare(b.slug));
+}
+
 /** A mission's team members whose agent is in the tree but not active (missing ones are reported as such). */
 function inactiveMembers(
   mission: MissionManifest,

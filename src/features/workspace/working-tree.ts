@@ -3,13 +3,14 @@
  * write changes, and how a version made from it is described (author, message).
  */
 import type { Sql } from '../../platform/db/sql.js';
-import { notFound } from '../../platform/errors.js';
+import { conflict, notFound } from '../../platform/errors.js';
 import { manifestPath, parseResource, putResource, removeResource } from './files.js';
 import { type GitIdentity, hashBlob } from './git-objects.js';
 import { issuesFromZod, type WorkspaceIssue } from './issues.js';
 import { MANIFEST_SCHEMAS, type ResourceKind, type WorkspaceResource } from './manifests.js';
 import { DEFAULT_OBJECT_LANGUAGE } from './object-type-manifest.js';
 import { saveBlobs, saveWorkingFiles, type TreeFile } from './store-sql.js';
+import { referrersOf } from './validate.js';
 
 /** A resource named by kind and slug. */
 export interface ResourceRef {
@@ -83,7 +84,8 @@ export function workingTree(files: ReadonlyMap<string, string>): WorkingTree {
 
 /**
  * Applies `changes` to `tree` in place. Returns the problems of the resources handed in (a manifest
- * that does not match its schema); a delete of an absent resource throws 404.
+ * that does not match its schema); a delete of an absent resource throws 404, of one that a resource
+ * of the resulting tree still names 409 CONFLICT, `details.referencedBy` naming them.
  */
 export function applyChanges(tree: Map<string, string>, changes: WorkspaceChanges): WorkspaceIssue[] {
   const problems: WorkspaceIssue[] = [];
@@ -99,6 +101,15 @@ export function applyChanges(tree: Map<string, string>, changes: WorkspaceChange
     }
     removeResource(tree, resource.kind, resource.manifest.slug);
     putResource(tree, resource);
+  }
+  for (const ref of changes.delete ?? []) {
+    const referencedBy = referrersOf(tree, ref.kind, ref.slug);
+    if (referencedBy.length === 0) continue;
+    const names = referencedBy.map((r) => `${KIND_LABEL[r.kind]} "${r.slug}" (${r.field})`).join(', ');
+    throw conflict(
+      `The ${KIND_LABEL[ref.kind]} "${ref.slug}" is still named by ${names}; remove those references first.`,
+      { kind: ref.kind, slug: ref.slug, referencedBy },
+    );
   }
   return problems;
 }

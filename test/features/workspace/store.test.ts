@@ -129,18 +129,28 @@ describe('versions', () => {
     expect(error.code).toBe('NOT_FOUND');
   });
 
-  it('a delete that breaks a reference fails validation naming the referring file', async () => {
+  it('a delete of a resource another still names is CONFLICT naming the referrers; with them it goes', async () => {
     const org = await freshOrg();
     await t.app.workspace.write(org, by, { put: validResources() });
     const error = await caught(t.app.workspace.delete(org, by, { kind: 'skill', slug: 'summarize' }));
-    expect(error.code).toBe('VALIDATION_FAILED');
-    expect(error.details.issues).toEqual(
+    expect(error.code).toBe('CONFLICT');
+    expect(error.details.referencedBy).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ file: 'agents/sales.yaml', path: ['skillSlugs', 0] }),
-        expect.objectContaining({ file: 'workflows/deal-follow-up.yaml', path: ['steps', 0, 'skill'] }),
+        { kind: 'agent', slug: 'sales', field: 'skillSlugs.0' },
+        { kind: 'workflow', slug: 'deal-follow-up', field: 'steps.0.skill' },
       ]),
     );
     expect(await t.app.workspace.history(org)).toHaveLength(1);
+    // One write that also removes every referrer is not refused.
+    const refs = (error.details.referencedBy as Array<{ kind: 'agent' | 'workflow'; slug: string }>).map(
+      ({ kind, slug }) => ({ kind, slug }),
+    );
+    const reviewer = { ...by, mayChangeReview: true };
+    const together = await t.app.workspace.delete(org, reviewer, [
+      { kind: 'skill', slug: 'summarize' },
+      ...refs,
+    ]);
+    expect(together.apply).toMatchObject({ deleted: 3 });
   });
 
   it('reads a resource as it was in an earlier version (by sha or workspaceSha)', async () => {

@@ -45,11 +45,12 @@ const SKILL = { slug: 'triage', name: 'Triage', description: 'Sorts the inbox' }
 describe('authoring tools', () => {
   it('are listed when R3_MCP_HTTP_AUTHORING=true', async () => {
     const names = (await mcp.listTools()).tools.map((tool) => tool.name);
-    expect(names).toHaveLength(45);
+    expect(names).toHaveLength(46);
     expect(names).toEqual(
       expect.arrayContaining([
         'workspace_write_skill',
         'workspace_write_agent',
+        'workspace_write_workflow',
         'workspace_write_object_type',
         'workspace_write_mission',
         'workspace_delete',
@@ -180,6 +181,42 @@ describe('authoring tools', () => {
     ]);
   });
 
+  it('workspace_write_workflow creates and replaces a workflow; a step naming no skill names the argument', async () => {
+    const manifest = {
+      slug: 'intake',
+      name: 'Intake',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      steps: [
+        { name: 'sort', type: 'skill', skill: 'triage', input: { text: '{{input.text}}' } },
+        { name: 'check', type: 'approve', title: 'Check the sorting' },
+      ],
+    };
+    const created = await ok(mcp, 'workspace_write_workflow', { manifest });
+    expect(created).toMatchObject({ written: ['workflows/intake.yaml'], apply: { created: 1 } });
+    const rest = await t.request('GET', '/api/v1/workflows/intake', { token: admin.token });
+    expect(rest.body).toMatchObject({ slug: 'intake', trigger: { type: 'manual' }, steps: manifest.steps });
+    const replaced = await ok(mcp, 'workspace_write_workflow', {
+      manifest: { ...manifest, name: 'Intake 2', steps: manifest.steps.slice(0, 1) },
+    });
+    expect(replaced).toMatchObject({ apply: { updated: 1 } });
+    expect(await ok(mcp, 'workspace_get', { kind: 'workflow', slug: 'intake' })).toMatchObject({
+      kind: 'workflow',
+      name: 'Intake 2',
+      steps: [{ name: 'sort' }],
+    });
+    const missing = await fails(
+      mcp,
+      'workspace_write_workflow',
+      { manifest: { ...manifest, slug: 'broken', steps: [{ ...manifest.steps[0], skill: 'nope' }] } },
+      'VALIDATION_FAILED',
+    );
+    expect(missing.details.issues.map((i: { field: string }) => i.field)).toEqual([
+      'arguments.manifest.steps.0.skill',
+    ]);
+    expect((await t.request('GET', '/api/v1/workflows/broken', { token: admin.token })).status).toBe(404);
+    await ok(mcp, 'workspace_delete', { kind: 'workflow', slug: 'intake' });
+  });
+
   it('autoApply false commits without applying; autoCommit false writes files only; workspace_apply catches up', async () => {
     const noApply = await ok(mcp, 'workspace_write_agent', {
       manifest: { slug: 'later', name: 'Later' },
@@ -215,13 +252,12 @@ describe('authoring tools', () => {
     await ok(mcp, 'workspace_write_agent', {
       manifest: { slug: 'bot', name: 'Bot', skillSlugs: ['triage'] },
     });
-    const referenced = await fails(
-      mcp,
-      'workspace_delete',
-      { kind: 'skill', slug: 'triage' },
-      'VALIDATION_FAILED',
-    );
-    expect(referenced.details.issues).toEqual([expect.objectContaining({ file: 'agents/bot.yaml' })]);
+    const referenced = await fails(mcp, 'workspace_delete', { kind: 'skill', slug: 'triage' }, 'CONFLICT');
+    expect(referenced.details).toEqual({
+      kind: 'skill',
+      slug: 'triage',
+      referencedBy: [{ kind: 'agent', slug: 'bot', field: 'skillSlugs.0' }],
+    });
     const deleted = await ok(mcp, 'workspace_delete', { kind: 'agent', slug: 'bot' });
     expect(deleted).toMatchObject({ written: ['agents/bot.yaml'], apply: { deleted: 1 } });
     await fails(mcp, 'workspace_get', { kind: 'agent', slug: 'bot' }, 'NOT_FOUND');

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/missions`: list, detail (goal, team, planner, review, limits), create, update
+ * `/api/v1/missions`: list, detail (goal, team, planner, review, limits), create, update, delete
  * (docs/api.md#missions).
  */
 
@@ -11,6 +11,7 @@ import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import {
   createAuthored,
+  deleteAuthoredRoute,
   missionManifestPatchSchema,
   missionManifestSchema,
   patchAuthored,
@@ -71,5 +72,6 @@ export function missionRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspac
         return ok(await detail(principal.orgId, params.slug));
       },
     }),
+    deleteAuthoredRoute(s, 'mission', '/api/v1/missions'),
   ];
 }

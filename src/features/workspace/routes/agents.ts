@@ -1,4 +1,4 @@
-/** `/api/v1/agents`: list, detail (with the wired skills and workflows), create, update (docs/api.md "Authored resources"). */
+/** `/api/v1/agents`: list, detail (with the wired skills and workflows), create, update, delete (docs/api.md "Authored resources"). */
 
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
@@ -9,7 +9,7 @@ import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { agentManifestPatchSchema, agentManifestSchema } from '../agent-manifest.js';
 import { slugParams } from '../manifest-fields.js';
 import type { WorkspaceServices } from '../services.js';
-import { createAuthored, patchAuthored } from './authored.js';
+import { createAuthored, deleteAuthoredRoute, patchAuthored } from './authored.js';
 
 export function agentRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
@@ -63,5 +63,6 @@ export function agentRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'
         return ok(await detail(principal.orgId, params.slug));
       },
     }),
+    deleteAuthoredRoute(s, 'agent', '/api/v1/agents'),
   ];
 }

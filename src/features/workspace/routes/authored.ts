@@ -1,15 +1,21 @@
 /**
- * Create and update of authored resources over REST, on the workspace's one write path: a create is
- * refused with 409 when the slug exists, a patch with 404 when it does not, both decided under the org's
- * write lock. Workspace validation issues about the resource being written are renamed to the body
- * fields they came from (`body.skillSlugs.0`, `body.manifest.inputSchema.type`, `body.promptMd`).
+ * Create, update and delete of authored resources over REST, on the workspace's one write path: a
+ * create is refused with 409 when the slug exists, a patch or delete with 404 when it does not, a
+ * delete with 409 while another resource names it (`details.referencedBy`), all decided under the
+ * org's write lock. Workspace validation issues about the resource being written are renamed to the
+ * body fields they came from (`body.skillSlugs.0`, `body.manifest.inputSchema.type`, `body.promptMd`).
  */
+import { z } from 'zod';
 
 import { attributionOf } from '../../../platform/auth/attribution.js';
+import { access } from '../../../platform/auth/guard.js';
 import type { Principal } from '../../../platform/auth/principal.js';
 import { ApiError, conflict, type FieldIssue, notFound, validationFailed } from '../../../platform/errors.js';
+import { ok } from '../../../platform/http/reply.js';
+import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { manifestPath, promptPath } from '../files.js';
 import type { FieldIssue as ManifestIssue } from '../issues.js';
+import { slugParams } from '../manifest-fields.js';
 import type { ManifestOf, ResourceKind, WorkspaceResource } from '../manifests.js';
 import { mergeManifestPatch } from '../patch.js';
 import type { WorkspaceServices } from '../services.js';
@@ -111,4 +117,39 @@ export async function patchAuthored<K extends ResourceKind>(
   } catch (error) {
     throw rebase(error, kind, slug);
   }
+}
+
+/** What a REST delete answers: the slug, and the workspace version that no longer has it. */
+const deletedSchema = z.object({ slug: z.string(), deleted: z.literal(true), workspaceSha: z.string() });
+
+/**
+ * `DELETE <collection>/:slug` of an authored resource (`write:resources`): removes it through the write
+ * path (a new version, applied); 404 when it is not in the workspace, 409 CONFLICT while another
+ * resource names it (`details.referencedBy: [{kind, slug, field}]`).
+ */
+export function deleteAuthoredRoute(
+  s: Pick<WorkspaceServices, 'workspace'>,
+  kind: Exclude<ResourceKind, 'source'>,
+  collection: string,
+): RouteDef {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${collection}/:slug`,
+    access: access.write,
+    params: slugParams,
+    summary: `Deletes a ${LABEL[kind]} (a new workspace version, applied); 409 while another resource names it (\`details.referencedBy\`).`,
+    responses: { 200: { description: `The ${LABEL[kind]} is gone.`, schema: deletedSchema } },
+    errors: [404, 409],
+    handler: async ({ principal, params, requestId }) => {
+      const result = await s.workspace.delete(
+        principal.orgId,
+        attributionOf(principal, requestId),
+        { kind, slug: params.slug },
+        { audit: { action: `${kind}.delete`, targetKind: kind, targetId: params.slug } },
+      );
+      // A delete always changes the tree, so the (auto-committed) write made a version.
+      const workspaceSha = result.commit?.workspaceSha ?? '';
+      return ok({ slug: params.slug, deleted: true as const, workspaceSha });
+    },
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * `/api/v1/objects/types`: list (schemas), detail with `sourceRelevance`, create; and, as an extension,
- * `PATCH /objects/types/:slug`.
+ * `PATCH` and `DELETE /objects/types/:slug`.
  */
 
 import { z } from 'zod';
@@ -12,7 +12,7 @@ import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { slugParams } from '../manifest-fields.js';
 import { objectTypeManifestPatchSchema, objectTypeManifestSchema } from '../object-type-manifest.js';
 import type { WorkspaceServices } from '../services.js';
-import { createAuthored, patchAuthored } from './authored.js';
+import { createAuthored, deleteAuthoredRoute, patchAuthored } from './authored.js';
 
 export function objectTypeRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
@@ -66,5 +66,6 @@ export function objectTypeRoutes(s: Pick<WorkspaceServices, 'resources' | 'works
         return ok(await detail(principal.orgId, params.slug));
       },
     }),
+    deleteAuthoredRoute(s, 'object_type', '/api/v1/objects/types'),
   ];
 }

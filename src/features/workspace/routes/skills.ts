@@ -1,4 +1,4 @@
-/** `/api/v1/skills`: list (status, category), detail with `promptMd`, create `{manifest, promptMd}`, update. */
+/** `/api/v1/skills`: list (status, category), detail with `promptMd`, create `{manifest, promptMd}`, update, delete. */
 
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
@@ -9,7 +9,7 @@ import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { slugParams } from '../manifest-fields.js';
 import type { WorkspaceServices } from '../services.js';
 import { SKILL_STATUSES, skillCreateBodySchema, skillPatchBodySchema } from '../skill-manifest.js';
-import { createAuthored, patchAuthored } from './authored.js';
+import { createAuthored, deleteAuthoredRoute, patchAuthored } from './authored.js';
 
 export function skillRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
@@ -82,5 +82,6 @@ export function skillRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'
         return ok(await detail(principal.orgId, params.slug));
       },
     }),
+    deleteAuthoredRoute(s, 'skill', '/api/v1/skills'),
   ];
 }

@@ -1,4 +1,4 @@
-/** `/api/v1/workflows`: list, detail (trigger, steps, inputSchema), create, update. */
+/** `/api/v1/workflows`: list, detail (trigger, steps, inputSchema), create, update, delete. */
 
 import { z } from 'zod';
 import { access } from '../../../platform/auth/guard.js';
@@ -9,7 +9,7 @@ import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { slugParams } from '../manifest-fields.js';
 import type { WorkspaceServices } from '../services.js';
 import { workflowManifestPatchSchema, workflowManifestSchema } from '../workflow-manifest.js';
-import { createAuthored, patchAuthored } from './authored.js';
+import { createAuthored, deleteAuthoredRoute, patchAuthored } from './authored.js';
 
 export function workflowRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspace'>): RouteDef[] {
   const detail = async (orgId: number, slug: string) => {
@@ -63,5 +63,6 @@ export function workflowRoutes(s: Pick<WorkspaceServices, 'resources' | 'workspa
         return ok(await detail(principal.orgId, params.slug));
       },
     }),
+    deleteAuthoredRoute(s, 'workflow', '/api/v1/workflows'),
   ];
 }
