@@ -133,11 +133,15 @@ export function r3Cli(args: string[], env: Record<string, string>): Promise<stri
 }
 
 /**
- * `r3 token create` for user `bench`, owner of org `bench` (created on first use); the plaintext token.
- * Without `scopes`, the CLI's default scopes.
+ * `r3 token create` for user `bench`, owner of org `org` (default `bench`; created on first use); the
+ * plaintext token. Without `scopes`, the CLI's default scopes.
  */
-export async function createBenchToken(databaseUrl: string, scopes?: readonly string[]): Promise<string> {
-  const args = ['token', 'create', '--org', 'bench', '--user', 'bench', '--role', 'owner', '--name', 'bench'];
+export async function createBenchToken(
+  databaseUrl: string,
+  scopes?: readonly string[],
+  org = 'bench',
+): Promise<string> {
+  const args = ['token', 'create', '--org', org, '--user', 'bench', '--role', 'owner', '--name', 'bench'];
   if (scopes) args.push('--scope', scopes.join(','));
   const created = JSON.parse(await r3Cli([...args, '--json'], { DATABASE_URL: databaseUrl })) as {
     token: string;

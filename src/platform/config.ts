@@ -282,6 +282,21 @@ const VARIABLES = {
     'let the agent tools `fetch_url` / `crawl_site` reach loopback/private hosts (tests, intranets); never cloud metadata or link-local addresses',
     { default: 'false' },
   ),
+  R3_RUN_CODE_WORKERS: variable(
+    z.coerce.number().int().min(1).max(64),
+    "`run_code`'s sandbox workers per process (one script each at a time; one of them is kept for orgs running no script)",
+    { default: '2' },
+  ),
+  R3_RUN_CODE_ORG_CONCURRENCY: variable(
+    z.coerce.number().int().min(1).max(64),
+    "`run_code` scripts one org runs at once per process; the org's further scripts wait in its own queue, served round-robin with other orgs'",
+    { default: '1' },
+  ),
+  R3_RUN_CODE_ORG_QUEUE: variable(
+    z.coerce.number().int().min(1).max(10_000),
+    '`run_code` scripts one org may have waiting per process; beyond it a call is `RATE_LIMITED` (`details.limit: "queue"`)',
+    { default: '32' },
+  ),
   R3_WEB_SEARCH: variable(
     z
       .string()
@@ -479,6 +494,11 @@ export interface ToolsConfig {
   /** `fetch_url`/`crawl_site` may reach loopback/private/reserved addresses (R3_TOOLS_ALLOW_PRIVATE; tests). */
   allowPrivate: boolean;
   /**
+   * `run_code`'s sandbox pool: `workers` (R3_RUN_CODE_WORKERS), scripts of one org at once
+   * (`perOrg`, R3_RUN_CODE_ORG_CONCURRENCY) and waiting (`queuePerOrg`, R3_RUN_CODE_ORG_QUEUE).
+   */
+  runCode: { workers: number; perOrg: number; queuePerOrg: number };
+  /**
    * `web_search`'s backend (R3_WEB_SEARCH): a SearXNG instance's JSON API, or Brave's Search API
    * (`brave`, at api.search.brave.com unless `brave:<base URL>` names a compatible one) with
    * R3_BRAVE_API_KEY. Unset: the tool answers TOOL_UNAVAILABLE.
@@ -599,6 +619,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     artifacts: { maxBytes: e.R3_ARTIFACT_MAX_BYTES },
     tools: {
       allowPrivate: e.R3_TOOLS_ALLOW_PRIVATE,
+      runCode: {
+        workers: e.R3_RUN_CODE_WORKERS,
+        perOrg: e.R3_RUN_CODE_ORG_CONCURRENCY,
+        queuePerOrg: e.R3_RUN_CODE_ORG_QUEUE,
+      },
       webSearch: webSearchConfig(e.R3_WEB_SEARCH, e.R3_BRAVE_API_KEY),
       imageModel: e.R3_IMAGE_MODEL,
     },

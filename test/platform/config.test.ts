@@ -74,12 +74,18 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' }).port).toBe(8080);
   });
 
-  it('reads the agent tools settings: private targets, the web_search backend, the image model', () => {
+  it("reads the agent tools settings: private targets, run_code's pool, the web_search backend, the image model", () => {
     expect(loadConfig({}).tools).toEqual({
       allowPrivate: false,
+      runCode: { workers: 2, perOrg: 1, queuePerOrg: 32 },
       webSearch: undefined,
       imageModel: undefined,
     });
+    expect(
+      loadConfig({ R3_RUN_CODE_WORKERS: '4', R3_RUN_CODE_ORG_CONCURRENCY: '2', R3_RUN_CODE_ORG_QUEUE: '5' })
+        .tools.runCode,
+    ).toEqual({ workers: 4, perOrg: 2, queuePerOrg: 5 });
+    expect(() => loadConfig({ R3_RUN_CODE_WORKERS: '0' })).toThrow(/R3_RUN_CODE_WORKERS/);
     expect(loadConfig({ R3_IMAGE_MODEL: 'gpt-image-1' }).tools.imageModel).toBe('gpt-image-1');
     expect(loadConfig({ R3_TOOLS_ALLOW_PRIVATE: 'true' }).tools.allowPrivate).toBe(true);
     expect(loadConfig({ R3_WEB_SEARCH: 'searxng:http://searx.internal:8888/' }).tools.webSearch).toEqual({

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
-import { toolFailed, toolTimeout } from '../../platform/errors.js';
+import { rateLimited, toolFailed, toolTimeout } from '../../platform/errors.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import {
   type ArtifactService,
@@ -121,9 +121,10 @@ export function builtinTools(deps: { artifacts: ArtifactService; sandbox: Sandbo
       uses: ['run', 'mcp'],
       access: access.invoke,
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      async execute(args) {
+      async execute(args, call) {
         const inputJson = JSON.stringify(args.input ?? null);
-        const outcome = await sandbox.run(args.code, inputJson);
+        // The org's share of the sandbox: its scripts queue behind its own, not another org's.
+        const outcome = await sandbox.run(args.code, inputJson, String(call.orgId));
         const limits = sandbox.limits;
         if (outcome.kind === 'ok') {
           return {
@@ -134,6 +135,13 @@ export function builtinTools(deps: { artifacts: ArtifactService; sandbox: Sandbo
         }
         if (outcome.kind === 'crash')
           throw toolFailed('The sandbox failed to run the script.', { reason: 'sandbox' });
+        if (outcome.kind === 'busy') {
+          throw rateLimited(
+            Math.ceil(limits.timeoutMs / 1000),
+            `The organization already has ${outcome.queued} scripts waiting for the sandbox; retry later.`,
+            { limit: 'queue', queued: outcome.queued },
+          );
+        }
         if (outcome.limit === 'time') {
           throw toolTimeout(`The script ran longer than ${limits.timeoutMs} ms and was stopped.`, {
             limit: 'time',

@@ -25,7 +25,10 @@ export interface ToolsApi {
 export const toolsFeature = defineFeature({
   name: 'tools',
   register(platform: Platform, { artifacts }: { artifacts: ArtifactsApi }): ToolsApi {
-    const sandbox = new Sandbox();
+    const { workers, perOrg, queuePerOrg } = platform.config.tools.runCode;
+    const sandbox = new Sandbox({
+      pool: { size: workers, spares: 1, perOwner: perOrg, queuePerOwner: queuePerOrg },
+    });
     platform.agentTools.add(...builtinTools({ artifacts: artifacts.artifacts, sandbox }));
     const fetcher = new WebFetcher({ allowPrivate: platform.config.tools.allowPrivate });
     const reader = new PageReader();

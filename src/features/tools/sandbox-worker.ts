@@ -7,6 +7,15 @@
  * a frozen copy of the JSON given. The script's completion value (a promise is awaited) is answered as
  * JSON text. Nothing of the host is put in the context: no `process`, `require`, module loader, timers,
  * network or filesystem — QuickJS has none of its own.
+ *
+ * The memory limit is the WebAssembly memory's own maximum: the module is given a memory that starts
+ * at the size the build expects (16 MiB) and may grow by the limit, no further. QuickJS's allocator
+ * limit alone does not hold in this build: its allocator counts each block's usable size, which the
+ * Emscripten build reports as 0, so only single allocations over the limit were refused while any
+ * number of smaller ones (typed arrays, strings, arrays) accumulated up to the 2 GiB the module allows.
+ * Every allocation of the script lands in that memory, so the maximum bounds them all; an allocation
+ * past it fails inside QuickJS as "out of memory". A memory that grew never shrinks: the worker says
+ * so after the script, and the host replaces it.
  */
 export const SANDBOX_WORKER_SOURCE = String.raw`
 'use strict';
@@ -21,9 +30,29 @@ const wasmModule = workerData.moduleFollows
       moduleArrived = resolve;
     })
   : Promise.resolve(workerData.wasmModule);
+const PAGE = 65536;
+const INITIAL_BYTES = 16 * 1024 * 1024;
+const memory = new WebAssembly.Memory({
+  initial: INITIAL_BYTES / PAGE,
+  maximum: INITIAL_BYTES / PAGE + Math.ceil(workerData.memoryBytes / PAGE),
+});
+// The module grows its memory through this call; a refusal means an allocation hit the limit (the
+// module may then try a smaller step, so a refusal alone is not a failed allocation).
+let growRefused = false;
+const grow = memory.grow;
+memory.grow = (pages) => {
+  try {
+    return grow.call(memory, pages);
+  } catch (error) {
+    growRefused = true;
+    throw error;
+  }
+};
 const loaded = wasmModule.then((module) => {
   const variant = baseVariant.default ?? baseVariant;
-  return core.newQuickJSWASMModuleFromVariant(module ? core.newVariant(variant, { wasmModule: module }) : variant);
+  return core.newQuickJSWASMModuleFromVariant(
+    core.newVariant(variant, module ? { wasmModule: module, wasmMemory: memory } : { wasmMemory: memory }),
+  );
 });
 
 function describe(ctx, handle) {
@@ -41,18 +70,61 @@ function describe(ctx, handle) {
 
 let disposeFailed = false;
 
+// A script that runs long gives way: past DEMOTE_AFTER_MS its worker thread takes the lowest CPU
+// priority (Linux: the nice value is per thread), so the event loop that serves HTTP and the workers
+// running other scripts come first on a busy machine; the host replaces a demoted worker afterwards
+// (a thread cannot take its priority back without privileges). Elsewhere, nothing changes.
+const DEMOTE_AFTER_MS = 250;
+let demoted = false;
+let threadId = null;
+try {
+  threadId = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+} catch {}
+function demote() {
+  if (demoted || threadId === null) return;
+  demoted = true;
+  try {
+    require('node:os').setPriority(threadId, 19);
+  } catch {}
+}
+
+/**
+ * Runs a script (see \`execute\`) and holds its answer to the limits whatever the script did on the
+ * way: a script that filled its output or ran past its deadline — while the host read its thrown value
+ * or result, say (a getter or Proxy trap that never returns) — is that limit, not a success; a script
+ * that ended in an error after an allocation was refused at the memory's maximum is the memory limit
+ * (the error itself may be unreadable then: reading it needs memory too).
+ */
 async function run(job) {
   const QuickJS = await loaded;
+  growRefused = false;
+  const state = { interrupted: false, overflow: false };
+  let answer;
+  try {
+    answer = execute(QuickJS, job, state);
+  } catch (error) {
+    // The module itself failed (a trap): at the memory's maximum, that is the memory limit.
+    if (growRefused) return { kind: 'limit', limit: 'memory', stdout: '' };
+    throw error;
+  }
+  if (state.overflow) return { kind: 'limit', limit: 'output', stdout: '' };
+  if (state.interrupted) return { kind: 'limit', limit: 'time', stdout: answer.stdout ?? '' };
+  if (answer.kind === 'ok' && answer.error !== null && growRefused) return { kind: 'limit', limit: 'memory', stdout: answer.stdout };
+  return answer;
+}
+
+function execute(QuickJS, job, state) {
   const started = Date.now();
   const deadline = started + job.timeoutMs;
   const runtime = QuickJS.newRuntime();
-  let interrupted = false;
-  let overflow = false;
   runtime.setMemoryLimit(job.memoryBytes);
   runtime.setMaxStackSize(job.stackBytes);
+  const demoteAt = started + DEMOTE_AFTER_MS;
   runtime.setInterruptHandler(() => {
-    if (Date.now() > deadline) interrupted = true;
-    return interrupted || overflow;
+    const now = Date.now();
+    if (now > deadline) state.interrupted = true;
+    if (now > demoteAt) demote();
+    return state.interrupted || state.overflow;
   });
   const ctx = runtime.newContext();
   let stdout = '';
@@ -86,7 +158,7 @@ async function run(job) {
         outputBytes += Buffer.byteLength(line);
         if (outputBytes > job.outputBytes) {
           // Stops the script at the next interrupt check, even if it catches this error.
-          overflow = true;
+          state.overflow = true;
           throw new Error('output limit exceeded');
         }
         stdout += line;
@@ -118,7 +190,7 @@ async function run(job) {
         if (test.error) test.error.dispose();
         else test.value.dispose();
         if (promise) {
-          while (!interrupted && ctx.getPromiseState(valueHandle).type === 'pending') {
+          while (!state.interrupted && ctx.getPromiseState(valueHandle).type === 'pending') {
             const ran = runtime.executePendingJobs(64);
             if (ran.error) {
               errorHandle = ran.error;
@@ -126,7 +198,7 @@ async function run(job) {
             }
             if (ran.value === 0) break;
           }
-          if (!errorHandle && !interrupted) {
+          if (!errorHandle && !state.interrupted) {
             const final = ctx.getPromiseState(valueHandle);
             valueHandle.dispose();
             valueHandle = null;
@@ -137,12 +209,13 @@ async function run(job) {
         }
       }
     }
-    if (overflow) return { kind: 'limit', limit: 'output', stdout: '' };
-    if (interrupted) return { kind: 'limit', limit: 'time', stdout };
+    if (state.overflow || state.interrupted) return { kind: 'limit', limit: state.overflow ? 'output' : 'time', stdout };
     if (errorHandle) {
+      // Reading the error may run the script's code (getters, Proxy traps): \`run\` holds it to the limits.
       const message = describe(ctx, errorHandle);
       errorHandle.dispose();
       if (/out of memory/i.test(message)) return { kind: 'limit', limit: 'memory', stdout };
+      if (Buffer.byteLength(message) + outputBytes > job.outputBytes) state.overflow = true;
       return { kind: 'ok', resultJson: 'null', stdout, error: message };
     }
     let resultJson = 'null';
@@ -152,14 +225,13 @@ async function run(job) {
       if (out.error) {
         const message = describe(ctx, out.error);
         out.error.dispose();
-        if (interrupted) return { kind: 'limit', limit: 'time', stdout };
         if (/out of memory/i.test(message)) return { kind: 'limit', limit: 'memory', stdout };
         return { kind: 'ok', resultJson: 'null', stdout, error: 'the result is not JSON: ' + message };
       }
       if (ctx.typeof(out.value) === 'string') resultJson = ctx.getString(out.value);
       out.value.dispose();
     }
-    if (Buffer.byteLength(resultJson) + outputBytes > job.outputBytes) return { kind: 'limit', limit: 'output', stdout: '' };
+    if (Buffer.byteLength(resultJson) + outputBytes > job.outputBytes) state.overflow = true;
     return { kind: 'ok', resultJson, stdout, error: null };
   } finally {
     for (const handle of handles) if (handle.alive) handle.dispose();
@@ -180,7 +252,8 @@ parentPort.on('message', (job) => {
     return;
   }
   run(job).then(
-    (answer) => parentPort.postMessage({ id: job.id, ...answer, recycle: disposeFailed }),
+    // A memory that grew stays grown: the host replaces the worker, and the process gives it back.
+    (answer) => parentPort.postMessage({ id: job.id, ...answer, recycle: disposeFailed || demoted || memory.buffer.byteLength > INITIAL_BYTES }),
     (error) => parentPort.postMessage({ id: job.id, kind: 'crash', message: String(error && error.stack || error) }),
   );
 });

@@ -5,14 +5,21 @@
  * (nor a worker: a spare is kept ready, see `Sandbox`). The module is compiled once per process and
  * handed to each new worker, which only instantiates it.
  *
- * Limits (docs/mcp.md#built-in-tools): memory (QuickJS's allocator limit), time (QuickJS's interrupt handler
- * at the deadline, and a watchdog that terminates the worker if a single native operation overruns it by a
- * second), output (`console.*` plus the result's JSON). A worker that hit a limit or failed is
- * replaced, so nothing a script did survives into the next one.
+ * Limits (docs/mcp.md#built-in-tools): memory (the worker's WebAssembly memory cannot grow past the
+ * limit, whatever allocates it — see sandbox-worker.ts), time (QuickJS's interrupt handler at the
+ * deadline, and a watchdog that terminates the worker if a single native operation overruns it by a
+ * second), output (`console.*`, the uncaught error and the result's JSON). A worker that hit a limit,
+ * failed, or whose memory grew is replaced, so nothing a script did survives into the next one and
+ * the process's memory returns to its level.
+ *
+ * The pool is shared fairly between owners (orgs, see fair-queue.ts): a queue per owner, at most
+ * `perOwner` scripts of one owner at once, round-robin across owners, and the last idle worker kept
+ * for an owner running nothing.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { FairQueue, type FairShare } from './fair-queue.js';
 import { SANDBOX_WORKER_SOURCE } from './sandbox-worker.js';
 
 const require = createRequire(import.meta.url);
@@ -63,14 +70,29 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   stackBytes: 1024 * 1024,
 };
 
-/** What a script did: its JSON result, what it printed, its uncaught error; or the limit it hit. */
+/**
+ * What a script did: its JSON result, what it printed, its uncaught error; or the limit it hit; or
+ * `busy` when its owner already had `queuePerOwner` scripts waiting (it did not run).
+ */
 export type SandboxOutcome =
   | { kind: 'ok'; resultJson: string; stdout: string; error: string | null }
   | { kind: 'limit'; limit: 'time' | 'memory' | 'output'; stdout: string }
+  | { kind: 'busy'; queued: number }
   | { kind: 'crash'; message: string };
+
+/** The pool: its workers, the idle ones kept ready, and how owners share it. */
+export interface SandboxPool extends FairShare {
+  /** Workers at most. */
+  size: number;
+  /** Idle workers kept ready (once warmed or used). */
+  spares: number;
+}
+
+export const DEFAULT_SANDBOX_POOL: SandboxPool = { size: 2, spares: 1, perOwner: 1, queuePerOwner: 32 };
 
 interface Job {
   id: number;
+  owner: string;
   code: string;
   inputJson: string;
   resolve(outcome: SandboxOutcome): void;
@@ -94,22 +116,43 @@ const WATCHDOG_GRACE_MS = 1_000;
  * starts another in the background, so the next call does not wait for a worker to start (Node's
  * worker bootstrap alone is 55–100 ms). A script waits only for a *ready* worker: a burst beyond the
  * spares queues for whichever comes first, a worker finishing its script or a new one becoming ready.
- * Workers are reused, a fresh QuickJS runtime per script; one that hit a limit or crashed is replaced.
- * A worker keeps the process alive only while it runs a script or one is waiting for it.
+ * Workers are reused, a fresh QuickJS runtime per script; one that hit a limit, crashed or whose memory
+ * grew is replaced. A worker keeps the process alive only while it runs a script or one is waiting for it.
+ *
+ * Fair shares (`FairQueue`): scripts wait in their owner's queue and start round-robin across owners,
+ * at most `perOwner` of one owner at once. The last `spares` idle workers (fewer when the pool is that
+ * small) go only to an owner running nothing with nothing else waiting: an owner that floods the pool
+ * waits for a worker to free or start, while another owner's script starts at once on the spare.
  */
 export class Sandbox {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue: FairQueue<Job>;
   private nextId = 1;
+  private spawned = 0;
   private closed = false;
   /** Set by `warm` or the first call: from then on `spares` idle workers are kept ready. */
   private keepSpares = false;
+  /** Idle workers only an owner running nothing may take. */
+  private readonly reserve: number;
+  readonly limits: SandboxLimits;
+  readonly pool: SandboxPool;
 
-  constructor(
-    readonly limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
-    private readonly size = 2,
-    private readonly spares = 1,
-  ) {}
+  constructor(options: { limits?: SandboxLimits; pool?: Partial<SandboxPool> } = {}) {
+    this.limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
+    this.pool = { ...DEFAULT_SANDBOX_POOL, ...options.pool };
+    this.queue = new FairQueue(this.pool);
+    this.reserve = Math.min(this.pool.spares, this.pool.size - 1);
+  }
+
+  /** Workers started so far (replacements included). */
+  get started(): number {
+    return this.spawned;
+  }
+
+  /** Scripts waiting for a worker, all owners together. */
+  get waiting(): number {
+    return this.queue.size;
+  }
 
   /** How many workers are starting, idle and running a script. */
   get workers(): { booting: number; idle: number; busy: number } {
@@ -125,32 +168,48 @@ export class Sandbox {
     await Promise.all(this.slots.map((slot) => slot.ready));
   }
 
-  /** Runs `code` with `input` bound to a frozen copy of `inputJson`. Never rejects. */
-  run(code: string, inputJson: string): Promise<SandboxOutcome> {
+  /**
+   * Runs `code` for `owner` (an org: see the class) with `input` bound to a frozen copy of
+   * `inputJson`. Never rejects.
+   */
+  run(code: string, inputJson: string, owner = ''): Promise<SandboxOutcome> {
     if (this.closed) return Promise.resolve({ kind: 'crash', message: 'the sandbox is closed' });
     this.keepSpares = true;
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, code, inputJson, resolve });
+      if (!this.queue.push(owner, { id: this.nextId++, owner, code, inputJson, resolve })) {
+        resolve({ kind: 'busy', queued: this.pool.queuePerOwner });
+        return;
+      }
       this.pump();
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.resolve({ kind: 'crash', message: 'the sandbox is closed' });
+    for (const job of this.queue.drain()) job.resolve({ kind: 'crash', message: 'the sandbox is closed' });
     await Promise.all(this.slots.splice(0).map((slot) => this.retire(slot, 'the sandbox is closed')));
   }
 
   /** Hands queued scripts to idle workers, then starts the workers the queue and the spares need. */
   private pump(): void {
+    let idle = this.slots.filter((slot) => slot.state === 'idle').length;
     for (const slot of this.slots) {
-      const job = slot.state === 'idle' ? this.queue.shift() : undefined;
-      if (job) this.start(slot, job);
+      if (slot.state !== 'idle') continue;
+      // Beyond the reserve any owner below its share may start; the reserve only an owner that runs
+      // nothing and has nothing else waiting.
+      const free = idle;
+      const job = this.queue.take(
+        ({ running, waiting }) => free > this.reserve || (running === 0 && waiting === 1),
+      );
+      if (!job) break;
+      idle--;
+      this.start(slot, job);
     }
     this.replenish();
     // Only running scripts and the workers that waiting ones will get keep the process alive.
+    const waiting = this.queue.size > 0;
     for (const slot of this.slots) {
-      if (slot.state === 'busy' || (slot.state === 'booting' && this.queue.length > 0)) slot.worker.ref();
+      if (slot.state === 'busy' || (slot.state === 'booting' && waiting)) slot.worker.ref();
       else slot.worker.unref();
     }
   }
@@ -163,12 +222,14 @@ export class Sandbox {
   private replenish(): void {
     if (this.closed) return;
     const { booting, idle } = this.workers;
+    const startable = this.queue.startable;
+    const { size, spares } = this.pool;
     // A worker started for a waiting script skips the primer (the script does the same).
-    for (let missing = this.queue.length - booting; missing > 0 && this.slots.length < this.size; missing--) {
+    for (let missing = startable - booting; missing > 0 && this.slots.length < size; missing--) {
       this.slots.push(this.spawn(false));
     }
-    const spareWanted = this.keepSpares && this.queue.length === 0 && booting === 0 && idle < this.spares;
-    if (spareWanted && this.slots.length < this.size) this.slots.push(this.spawn(true));
+    const spareWanted = this.keepSpares && booting === 0 && idle < spares;
+    if (spareWanted && this.slots.length < size) this.slots.push(this.spawn(true));
   }
 
   private start(slot: Slot, job: Job): void {
@@ -190,6 +251,12 @@ export class Sandbox {
     });
   }
 
+  /** Answers a job that was taken from the queue: its owner may start another. */
+  private settle(job: Job, outcome: SandboxOutcome): void {
+    this.queue.finished(job.owner);
+    job.resolve(outcome);
+  }
+
   private finish(slot: Slot, outcome: SandboxOutcome, recycle: boolean): void {
     const job = slot.job;
     if (!job) return;
@@ -197,7 +264,7 @@ export class Sandbox {
     slot.state = 'idle';
     if (slot.watchdog) clearTimeout(slot.watchdog);
     slot.watchdog = null;
-    job.resolve(outcome);
+    this.settle(job, outcome);
     if (recycle || outcome.kind !== 'ok') {
       // Nothing a script did survives it: the worker goes, and pump starts a replacement.
       this.remove(slot);
@@ -215,10 +282,17 @@ export class Sandbox {
     // The compiled module goes with the start-up data when there is one already, else in a message
     // once compiled (the worker starts meanwhile).
     const module = compiledModule;
+    this.spawned++;
     const worker = new Worker(SANDBOX_WORKER_SOURCE, {
       eval: true,
-      workerData: { ...PATHS, wasmModule: module, moduleFollows: module === null, prime },
-      // The worker's own heap (the WebAssembly memory is outside it and bounded by QuickJS's limit).
+      workerData: {
+        ...PATHS,
+        wasmModule: module,
+        moduleFollows: module === null,
+        prime,
+        memoryBytes: this.limits.memoryBytes,
+      },
+      // The worker's own heap (the WebAssembly memory is outside it, bounded by the worker itself).
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
       stdout: true,
       stderr: true,
@@ -242,11 +316,11 @@ export class Sandbox {
       // The script it ran fails; a worker that could not start fails the first script waiting (the
       // others get another worker) and stops the spares until a call asks again, so a module that
       // cannot load is not restarted in a loop.
-      const job = slot.job ?? (booting ? this.queue.shift() : undefined);
+      const job = slot.job ?? (booting ? this.queue.take() : undefined);
       slot.job = null;
       if (booting) this.keepSpares = false;
       void this.retire(slot, null);
-      job?.resolve({ kind: 'crash', message: String(error) });
+      if (job) this.settle(job, { kind: 'crash', message: String(error) });
       this.pump();
     };
     worker.on(

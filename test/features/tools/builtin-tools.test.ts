@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
 let owner: CreatedToken;
@@ -206,6 +207,18 @@ describe('run_code', () => {
     expect(caught.details.limit).toBe('time');
   });
 
+  it('stops a thrown or rejected value whose reading never ends with TOOL_TIMEOUT, not a success', async () => {
+    const looping = 'new Proxy({}, { get() { while (true) {} } })';
+    for (const code of [
+      `throw ${looping}`,
+      `Promise.reject(${looping})`,
+      'throw { get message() { while (true) {} } }',
+    ]) {
+      const error = await fails(mcp, 'run_code', { language: 'javascript', code }, 'TOOL_TIMEOUT');
+      expect(error.details, code).toEqual({ limit: 'time', limitMs: 5000 });
+    }
+  });
+
   it('stops a 1 GB string and unbounded allocation with TOOL_FAILED (memory)', async () => {
     for (const code of [
       '"x".repeat(1024 * 1024 * 1024 - 1)',
@@ -213,12 +226,43 @@ describe('run_code', () => {
       // steps up to the limit take QuickJS seconds on their last allocations, past the 5 s limit on
       // a slow machine: the time limit still stops such a script, but reported as TOOL_TIMEOUT.)
       'const a = []; for (let n = 1 << 20; ; n *= 2) a.push(new ArrayBuffer(n))',
+      // Many allocations each far under the limit, kept alive together (1 GB asked for): typed
+      // arrays, strings, arrays.
+      'let a = []; for (let i = 0; i < 1000; i++) a.push(new Uint8Array(1e6)); a.length',
+      'let a = []; for (let i = 0; i < 1000; i++) a.push("x".repeat(4e6) + i); a.length',
+      'let a = []; for (let i = 0; i < 1000; i++) a.push(new Array(1e6).fill(i)); a.length',
     ]) {
       const error = await fails(mcp, 'run_code', { language: 'javascript', code }, 'TOOL_FAILED');
       expect(error.details).toEqual({ limit: 'memory', limitBytes: 64 * 1024 * 1024 });
     }
     // A string longer than QuickJS can hold at all is the script's own RangeError.
     expect((await run('"x".repeat(2 ** 30)')).error).toMatch(/RangeError/);
+  });
+
+  it("shares the sandbox fairly: an org flooding it with endless loops does not hold up another org's call", async () => {
+    const other = await connectHttp(
+      t.url,
+      (await t.token({ org: 'umbrella', scopes: ['run:invoke'] })).token,
+    );
+    let floodSettled = false;
+    const flood = Array.from({ length: 4 }, () =>
+      fails(mcp, 'run_code', { language: 'javascript', code: 'while (true) {}' }, 'TOOL_TIMEOUT'),
+    );
+    void Promise.all(flood).then(() => {
+      floodSettled = true;
+    });
+    // Every loop has reached the sandbox: running, or waiting for a worker.
+    const { sandbox } = t.app;
+    await waitFor(() => sandbox.workers.busy + sandbox.waiting === 4, 'the flood in the sandbox');
+    for (let n = 0; n < 3; n++) {
+      expect(await ok(other, 'run_code', { language: 'javascript', code: `${n} + 1` })).toMatchObject({
+        result: n + 1,
+      });
+    }
+    // Answered while the flood's first loop still ran (each runs 5 s, one at a time for its org).
+    expect(floodSettled).toBe(false);
+    await Promise.all(flood);
+    await other.close();
   });
 
   it('stops output past 1 MiB with TOOL_FAILED (output), even when the script catches the error', async () => {

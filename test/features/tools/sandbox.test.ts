@@ -44,7 +44,7 @@ const INSPECT = `({
 describe('Sandbox', () => {
   it('a script on a reused worker sees nothing of the scripts before it', async () => {
     // One worker: every script runs on it.
-    const sandbox = newSandbox(DEFAULT_SANDBOX_LIMITS, 1, 1);
+    const sandbox = newSandbox({ pool: { size: 1, spares: 1 } });
     await sandbox.warm();
     const clean = await result(sandbox, INSPECT, { n: 1 });
     const first = await sandbox.run(
@@ -74,7 +74,7 @@ describe('Sandbox', () => {
   });
 
   it('keeps a spare ready: a call takes it and another starts; a burst beyond it is served by both', async () => {
-    const sandbox = newSandbox(DEFAULT_SANDBOX_LIMITS, 2, 1);
+    const sandbox = newSandbox({ pool: { size: 2, spares: 1 } });
     expect(sandbox.workers).toEqual({ booting: 0, idle: 0, busy: 0 });
     await sandbox.warm();
     expect(sandbox.workers).toEqual({ booting: 0, idle: 1, busy: 0 });
@@ -91,7 +91,10 @@ describe('Sandbox', () => {
   });
 
   it('serves a call on a pool nobody warmed, and the waiting scripts while a worker that hit a limit is replaced', async () => {
-    const sandbox = newSandbox({ ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 200 }, 1, 1);
+    const sandbox = newSandbox({
+      limits: { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 200 },
+      pool: { size: 1, spares: 1 },
+    });
     expect(await result(sandbox, '1+1')).toBe(2);
     const looping = sandbox.run('while (true) {}', 'null');
     const waiting = [result(sandbox, '"after"'), result(sandbox, 'typeof globalThis.x')];
@@ -99,8 +102,65 @@ describe('Sandbox', () => {
     expect(await Promise.all(waiting)).toEqual(['after', 'undefined']);
   });
 
+  it('holds the memory limit whatever allocates it, and replaces a worker whose memory grew', async () => {
+    // Time enough for the slowest of these on a busy machine: the memory limit is what must stop them.
+    const sandbox = newSandbox({
+      limits: { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 60_000 },
+      pool: { size: 1, spares: 1 },
+    });
+    await sandbox.warm();
+    const memory: SandboxOutcome = { kind: 'limit', limit: 'memory', stdout: '' };
+    for (const code of [
+      // Each allocation well under the limit, kept alive together: typed arrays, strings, arrays,
+      // objects, an ArrayBuffer resized in place.
+      'const a = []; for (let i = 0; i < 1000; i++) a.push(new Uint8Array(1e6)); a.length',
+      'const a = []; for (let i = 0; i < 1000; i++) a.push("x".repeat(4e6) + i); a.length',
+      'const a = []; for (let i = 0; i < 1000; i++) a.push(new Array(1e6).fill(i)); a.length',
+      'const a = []; for (let i = 0; i < 1000; i++) a.push(Array.from({ length: 1e5 }, (_, k) => ({ k }))); a.length',
+      'let a = []; for (let i = 0; ; i++) a.push(i)',
+    ]) {
+      expect(await sandbox.run(code, 'null'), code).toEqual(memory);
+    }
+    // A script that used 24 MB and ended well: its answer, and then a fresh worker.
+    const before = sandbox.started;
+    expect(
+      await result(
+        sandbox,
+        'const k = []; for (let i = 0; i < 24; i++) k.push(new Uint8Array(1e6)); k.length',
+      ),
+    ).toBe(24);
+    await sandbox.warm();
+    expect(sandbox.started).toBe(before + 1);
+    // A small one keeps its worker.
+    expect(await result(sandbox, '[1, 2].length')).toBe(2);
+    await sandbox.warm();
+    expect(sandbox.started).toBe(before + 1);
+  });
+
+  it('shares the pool between owners: one flooding it waits behind its own scripts, another starts on the spare', async () => {
+    const sandbox = newSandbox({ pool: { size: 2, spares: 1, perOwner: 1, queuePerOwner: 3 } });
+    await sandbox.warm();
+    let floodSettled = false;
+    const flood = Array.from({ length: 4 }, () => sandbox.run('while (true) {}', 'null', 'a'));
+    void Promise.all(flood).then(() => {
+      floodSettled = true;
+    });
+    // Beyond its queue the flooding owner is refused at once (one runs, three wait).
+    expect(await sandbox.run('1', 'null', 'a')).toEqual({ kind: 'busy', queued: 3 });
+    for (const n of [1, 2, 3]) {
+      expect(await sandbox.run(`${n} + 1`, 'null', 'b')).toMatchObject({
+        kind: 'ok',
+        resultJson: String(n + 1),
+      });
+    }
+    // All of that while the flooding owner's first script still runs.
+    expect(floodSettled).toBe(false);
+    expect(sandbox.workers.busy).toBe(1);
+    await sandbox.close();
+  });
+
   it('ends waiting and running scripts when closed, and answers later calls as closed', async () => {
-    const sandbox = newSandbox(DEFAULT_SANDBOX_LIMITS, 1, 1);
+    const sandbox = newSandbox({ pool: { size: 1, spares: 1 } });
     await sandbox.warm();
     const running = sandbox.run('while (true) {}', 'null');
     const waiting = sandbox.run('1', 'null');
