@@ -101,7 +101,7 @@ export function proposeActionTool(deps: ProposeToolDeps): AgentToolDef {
   return defineAgentTool({
     name: PROPOSE_ACTION,
     title: 'Propose a connector action',
-    group: 'agent domain tools',
+    group: 'domain',
     description:
       'Proposes a write in a connected system — update a HubSpot deal, add a HubSpot note, send a mail — for a ' +
       'human to approve in the review queue. Nothing is executed by this call (only an approval executes it, ' +

@@ -97,11 +97,11 @@ const WRITE: ToolHints = {
 
 /** What `workspace_get` answers: the detail of one kind, tagged with it. */
 const resourceDetailSchema = z.discriminatedUnion('kind', [
-  agentDetailSchema.extend({ kind: z.literal('agent') }),
-  skillDetailSchema.extend({ kind: z.literal('skill') }),
-  workflowDetailSchema.extend({ kind: z.literal('workflow') }),
-  objectTypeDetailSchema.extend({ kind: z.literal('object_type') }),
-  missionDetailSchema.extend({ kind: z.literal('mission') }),
+  z.object({ kind: z.literal('agent'), ...agentDetailSchema.shape }),
+  z.object({ kind: z.literal('skill'), ...skillDetailSchema.shape }),
+  z.object({ kind: z.literal('workflow'), ...workflowDetailSchema.shape }),
+  z.object({ kind: z.literal('object_type'), ...objectTypeDetailSchema.shape }),
+  z.object({ kind: z.literal('mission'), ...missionDetailSchema.shape }),
 ]);
 const brief = <T extends { slug: string; name: string; description: string }>(items: T[]) =>
   items.map(({ slug, name, description }) => ({ slug, name, description }));
