@@ -11,5 +11,9 @@ export default defineConfig({
     // such a run.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // expect.poll waits for a condition (a row to show, a run to move): like the timeouts above it
+    // only bounds a hang. Its 1 s default failed browser tests on a loaded 2-core machine while the
+    // page was still drawing its first answer.
+    expect: { poll: { timeout: 20_000 } },
   },
 });

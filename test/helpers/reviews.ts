@@ -69,8 +69,12 @@ export async function pausedWorkflowRun(t: TestApp, token: string, slug = 'gate-
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect(res.body.status).toBe('running');
   await t.app.jobs.drain();
-  const run = await t.request('GET', `/api/v1/runs/${res.body.runId}`, { token });
-  expect(run.body.status).toBe('paused');
+  // The app's own workers may hold the step while drain() looks: wait for the gate.
+  await expect
+    .poll(async () => (await t.request('GET', `/api/v1/runs/${res.body.runId}`, { token })).body.status, {
+      timeout: 30_000,
+    })
+    .toBe('paused');
   return res.body.runId as number;
 }
 
