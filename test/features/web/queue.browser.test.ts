@@ -1,6 +1,8 @@
 /**
- * The review queue in a real browser: cleared with the keyboard alone (j/k, x, a, r, s, g, ?), kept
- * live over SSE in a second browser, buttons and keys by capability, a cross-site POST refused.
+ * The review queue in a real browser: cleared with the keyboard alone (j/k, x, a, r, s, g with the
+ * user picker, ?), keys scoped to the list and single-key shortcuts that can be turned off (WCAG
+ * 2.1.4), lanes with counts and filters (the action kind too) kept in the address, kept live over SSE
+ * in a second browser, buttons and keys by capability, a cross-site POST refused.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
-import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import { pausedWorkflowRun, pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 
 describeInBrowser('the review queue in the browser', (suite) => {
   let t: TestApp;
@@ -23,6 +25,14 @@ describeInBrowser('the review queue in the browser', (suite) => {
     suite.signIn({ org: 'acme', userId, role });
 
   const rows = (page: Page) => page.locator('ol.queue > li');
+  /** Tabs from where the focus is until it is in the list (the cursor row), as a keyboard user does. */
+  const tabIntoList = async (page: Page) => {
+    for (let presses = 0; presses < 30; presses++) {
+      if (await page.evaluate(`!!document.activeElement?.closest('ol.queue')`)) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error('the list cannot be reached with Tab');
+  };
   const run = async (id: number) =>
     (await t.request('GET', `/api/v1/runs/${id}`, { token: org.owner.token })).body;
 
@@ -34,6 +44,7 @@ describeInBrowser('the review queue in the browser', (suite) => {
     await expect.poll(() => rows(page).count()).toBe(20);
     await screenshot(page, 'queue');
     expect(await checkAccessibility(page)).toEqual([]);
+    await tabIntoList(page);
 
     // j/k move the cursor.
     const current = page.locator('ol.queue > li[aria-current="true"]');
@@ -59,11 +70,12 @@ describeInBrowser('the review queue in the browser', (suite) => {
     await page.keyboard.press('Enter');
     await expect.poll(() => rows(page).count()).toBe(18);
 
-    // g: assign to someone; it stays (now assigned).
+    // g: assign to someone picked from the org's users (typed ahead in the list); it stays.
     await page.keyboard.press('g');
-    await page.getByLabel('User id (empty: unassigned)').waitFor();
-    await page.keyboard.press('Control+A');
+    const picker = page.getByLabel('Assign to');
+    await expect.poll(() => picker.locator('option').allTextContents()).toContain('acme-owner · owner');
     await page.keyboard.type('acme-owner');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await expect.poll(() => current.textContent()).toContain('→ acme-owner');
 
@@ -96,6 +108,90 @@ describeInBrowser('the review queue in the browser', (suite) => {
     await expect.poll(() => rows(page).count()).toBe(1);
     expect(await rows(page).first().getAttribute('data-key')).toBe(`skill:${ids[2]}`);
     expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('keeps lane and filters in the address, counts each lane, and filters by kind action too', async () => {
+    const skillId = await pendingSkillRun(t, org.owner.token);
+    const workflowId = await pausedWorkflowRun(t, org.owner.token);
+    const page = await signedIn('filter-fay');
+    const errors = watchPageErrors(page);
+    await page.goto(`${t.url}/review?lane=unassigned&kind=workflow`);
+    const workflowRow = page.locator(`ol.queue > li[data-key="workflow:${workflowId}"]`);
+    await workflowRow.waitFor();
+    expect(await rows(page).evaluateAll((li) => li.map((e) => e.getAttribute('data-key')))).not.toContain(
+      `skill:${skillId}`,
+    );
+    expect(await page.getByLabel('Kind').inputValue()).toBe('workflow');
+    expect(await page.getByRole('button', { name: /^Unassigned/ }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByLabel('Kind').locator('option').allTextContents()).toEqual([
+      'any',
+      'skill',
+      'workflow',
+      'mission',
+      'action',
+    ]);
+
+    // A lane's count: the mine lane gains the item assigned to me.
+    const mine = page.getByRole('button', { name: /^Mine/ });
+    const count = async () => Number((await mine.locator('.count').textContent())?.match(/\d+/)?.[0]);
+    const before = await count();
+    const assigned = await t.request('POST', '/api/v1/reviews/assign', {
+      token: org.owner.token,
+      body: { kind: 'skill', id: skillId, assignedTo: 'filter-fay' },
+    });
+    expect(assigned.status).toBe(200);
+    await expect.poll(count).toBe(before + 1);
+
+    // Choosing writes the address; a reload shows the same view; back and forward follow it.
+    await page.getByLabel('Kind').selectOption('skill');
+    await mine.click();
+    await page.waitForURL(`${t.url}/review?lane=mine&kind=skill`);
+    await page.reload();
+    await page.locator(`ol.queue > li[data-key="skill:${skillId}"]`).waitFor();
+    expect(await rows(page).count()).toBe(1);
+    expect(await page.getByLabel('Kind').inputValue()).toBe('skill');
+    await page.getByLabel('Kind').selectOption('action');
+    await page.waitForURL(`${t.url}/review?lane=mine&kind=action`);
+    await page.getByText('Nothing waits for review here.').waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('single-key shortcuts act only in the list, and can be turned off for good', async () => {
+    const first = await pendingSkillRun(t, org.owner.token);
+    const page = await signedIn('speech-sue');
+    const decisions: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/v1/reviews/decide')) decisions.push(r.url());
+    });
+    await page.locator(`ol.queue > li[data-key="skill:${first}"]`).waitFor();
+    const current = page.locator('ol.queue > li[aria-current="true"]');
+    const start = await current.getAttribute('data-key');
+
+    // Outside the list a letter is just a letter.
+    await page.getByRole('button', { name: 'Single-key shortcuts' }).focus();
+    await page.keyboard.press('a');
+    await page.keyboard.press('j');
+    // Turned off: letters do nothing in the list either; the arrows still move.
+    await page.getByRole('button', { name: 'Single-key shortcuts' }).click();
+    expect(
+      await page.getByRole('button', { name: 'Single-key shortcuts' }).getAttribute('aria-pressed'),
+    ).toBe('false');
+    await tabIntoList(page);
+    await page.keyboard.press('a');
+    await page.keyboard.press('j');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => current.getAttribute('data-key')).not.toBe(start);
+    expect(decisions).toEqual([]);
+    expect((await run(first)).status).toBe('pending');
+
+    // The choice holds after a reload (this browser remembers it).
+    await page.reload();
+    await page.locator(`ol.queue > li[data-key="skill:${first}"]`).waitFor();
+    expect(
+      await page.getByRole('button', { name: 'Single-key shortcuts' }).getAttribute('aria-pressed'),
+    ).toBe('false');
     await page.context().close();
   });
 

@@ -1,5 +1,6 @@
 /**
- * The review screen in a real browser: approve from a run's `reviewUrl`, watch a workflow pause
+ * The review screen in a real browser: approve from a run's `reviewUrl` (people named by user and
+ * token name), watch a workflow pause
  * live and resume it, feedback, buttons by capability, another org's run as a 404 page, and a
  * hostile draft (script, event handlers, `javascript:` links, 6 MB) rendered inert and cut.
  */
@@ -48,6 +49,9 @@ describeInBrowser('the review screen in the browser', (suite) => {
     const errors = watchPageErrors(page);
     await page.goto(reviewUrl);
     await page.getByRole('heading', { name: 'Draft', exact: true }).waitFor();
+    // People by name: the token that started the run as its user and the token's name.
+    const startedBy = page.locator('dt:text-is("Started by") + dd');
+    await expect.poll(() => startedBy.textContent()).toMatch(/^acme-owner \(test token \d+\)$/);
     await screenshot(page, 'review-run');
     expect(await checkAccessibility(page)).toEqual([]);
     await page.getByLabel('Note (optional)', { exact: true }).fill('looks right');
@@ -59,6 +63,9 @@ describeInBrowser('the review screen in the browser', (suite) => {
       by: 'user:rev-rosa',
     });
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="review-title"]').textContent())
+      .toContain('by rev-rosa');
 
     await page.getByRole('button', { name: 'Thumbs up' }).click();
     await expect.poll(async () => (await run(id)).rating).toBe('up');

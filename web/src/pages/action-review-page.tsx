@@ -5,6 +5,7 @@
  * (its stream), so the outcome of an approval (executed with its result, or failed with the error)
  * shows without a reload.
  */
+import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { DecideForms } from '../review/decide-forms.js';
 import { JsonBlock } from '../review/draft-view.js';
@@ -44,6 +45,7 @@ export function ActionReviewPage({ id }: { id: number }) {
     id,
     path: `/proposals/${id}`,
     events: EVENTS,
+    people: (subject) => [subject.createdBy, subject.review?.by],
   });
 
   if (loaded.state === 'missing') return <NotFoundPage what="proposal" />;
@@ -84,7 +86,9 @@ export function ActionReviewPage({ id }: { id: number }) {
           </>
         )}
         <dt>Proposed by</dt>
-        <dd>{p.createdBy}</dd>
+        <dd>
+          <PersonName actor={p.createdBy} />
+        </dd>
         <dt>Proposed</dt>
         <dd>{when(p.createdAt)}</dd>
         {p.attempts > 0 && (
@@ -124,7 +128,7 @@ export function ActionReviewPage({ id }: { id: number }) {
         <section aria-labelledby="review-title">
           <h2 id="review-title">Review</h2>
           <p>
-            <strong>{p.review.decision}</strong> by {p.review.by} on {when(p.review.at)}
+            <strong>{p.review.decision}</strong> by <PersonName actor={p.review.by} /> on {when(p.review.at)}
             {p.review.note && <> — note: {p.review.note}</>}
             {p.review.reason && <> — reason: {p.review.reason}</>}
           </p>

@@ -6,6 +6,7 @@
  * or its result) — approve or reject. Live while it moves (its stream), so tasks starting and
  * finishing, and the outcome of a decision, show without a reload.
  */
+import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { DecideForms } from '../review/decide-forms.js';
 import { JsonBlock } from '../review/draft-view.js';
@@ -138,6 +139,7 @@ export function MissionReviewPage({ id }: { id: number }) {
     id,
     path: `/mission-runs/${id}`,
     events: EVENTS,
+    people: (subject) => [subject.createdBy, subject.review?.by],
   });
 
   if (loaded.state === 'missing') return <NotFoundPage what="mission run" />;
@@ -176,7 +178,9 @@ export function MissionReviewPage({ id }: { id: number }) {
             .join(', ')}
         </dd>
         <dt>Started by</dt>
-        <dd>{m.createdBy}</dd>
+        <dd>
+          <PersonName actor={m.createdBy} />
+        </dd>
         <dt>Started</dt>
         <dd>{when(m.createdAt)}</dd>
         {m.completedAt && (
@@ -248,7 +252,7 @@ export function MissionReviewPage({ id }: { id: number }) {
         <section aria-labelledby="review-title">
           <h2 id="review-title">{m.review.stage ? DECISION_HEADINGS[m.review.stage] : 'Review'}</h2>
           <p>
-            <strong>{m.review.decision}</strong> by {m.review.by}
+            <strong>{m.review.decision}</strong> by <PersonName actor={m.review.by} />
             {m.review.onBehalfOf && <> for {m.review.onBehalfOf}</>} on {when(m.review.at)}
             {m.review.note && <> — note: {m.review.note}</>}
             {m.review.reason && <> — reason: {m.review.reason}</>}

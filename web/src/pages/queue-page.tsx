@@ -1,30 +1,23 @@
 /**
- * The review queue (/review): lanes (mine, unassigned, all, snoozed), filters by kind and skill or
- * workflow, live over SSE, and driven from the keyboard (j/k, Enter, x, a, r, s, g, ?). Actions
- * apply to the checked rows when there are any, else to the cursor row.
+ * The review queue (/review): lanes (mine, unassigned, all, snoozed) with their counts, filters by
+ * kind and by skill or workflow — all kept in the address — live over SSE, and driven from the
+ * keyboard inside the list (j/k or the arrows, Enter, x, a, r, s, g, ?; the single-character keys can
+ * be turned off). Actions apply to the checked rows when there are any, else to the cursor row.
  */
 import { useEffect, useMemo } from 'preact/hooks';
-import { assign, decide, followQueue, loadQueue, snooze } from '../queue/queue-data.js';
+import { loadUsers } from '../people/people-data.js';
+import { laneCounts, type QueueView, searchOfView, viewFromSearch } from '../queue/lanes.js';
+import { assign, decide, followQueue, snooze } from '../queue/queue-data.js';
 import { AssignDialog, HelpDialog, RejectDialog, SnoozeDialog } from '../queue/queue-dialogs.js';
+import { queueCommand } from '../queue/queue-keys.js';
 import { QueueList, reviewPath } from '../queue/queue-list.js';
-import { navigate } from '../stores/location-store.js';
-import {
-  cursorIndex,
-  itemKey,
-  type Lane,
-  queueStore,
-  type ReviewItem,
-  visibleItems,
-} from '../stores/queue-store.js';
+import { QueueToolbar } from '../queue/queue-toolbar.js';
+import { locationStore, navigate } from '../stores/location-store.js';
+import { peopleStore } from '../stores/people-store.js';
+import { preferencesStore } from '../stores/preferences-store.js';
+import { cursorIndex, itemKey, queueStore, type ReviewItem, visibleItems } from '../stores/queue-store.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
-
-const LANES: Array<[Lane, string]> = [
-  ['mine', 'Mine'],
-  ['unassigned', 'Unassigned'],
-  ['all', 'All'],
-  ['snoozed', 'Snoozed'],
-];
 
 /** The rows an action applies to: the checked ones, else the cursor row. */
 function targets(): ReviewItem[] {
@@ -35,21 +28,24 @@ function targets(): ReviewItem[] {
   return current ? [current] : [];
 }
 
-const NOT_TYPED = new Set(['checkbox', 'radio', 'button', 'submit', 'reset']);
-
-/** Whether a key press goes into a field (then it is not a queue key). */
-function isTyping(target: EventTarget | null): boolean {
-  const element = target as HTMLElement | null;
-  if (!element) return false;
-  if (element.tagName === 'INPUT') return !NOT_TYPED.has((element as HTMLInputElement).type);
-  return element.isContentEditable || element.tagName === 'TEXTAREA' || element.tagName === 'SELECT';
+/** Shows `view` and writes it in the address (replacing the entry: filters are not history). */
+function show(view: Partial<QueueView>): void {
+  queueStore.trigger.viewed({ view });
+  navigate(`/review${searchOfView(queueStore.getSnapshot().context.view)}`, { replace: true });
 }
 
 export function QueuePage() {
   const context = useSelector(queueStore, (c) => c);
   const session = useSelector(sessionStore, (c) => c.session);
+  const search = useSelector(locationStore, (c) => c.search);
+  const users = useSelector(peopleStore, (c) => c.users);
+  const shortcuts = useSelector(preferencesStore, (c) => c.shortcuts);
   const canAct = session?.canApprove ?? false;
   const visible = useMemo(() => visibleItems(context), [context]);
+  const counts = useMemo(
+    () => (context.loaded ? laneCounts(context.items, context.me, Date.now()) : null),
+    [context.items, context.loaded, context.me],
+  );
   const cursor = cursorIndex(context, visible);
   const slugs = useMemo(
     () => [...new Set(context.items.map((i) => i.slug).filter((s): s is string => !!s))].sort(),
@@ -57,130 +53,90 @@ export function QueuePage() {
   );
 
   useEffect(() => {
-    const lane = new URLSearchParams(window.location.search).get('lane') as Lane | null;
-    if (lane && LANES.some(([l]) => l === lane) && lane !== queueStore.getSnapshot().context.lane) {
-      queueStore.trigger.laneChosen({ lane });
-    }
+    queueStore.trigger.opened({ view: viewFromSearch(window.location.search), me: session?.userId ?? '' });
+    if (canAct) void loadUsers();
     return followQueue();
   }, []);
 
+  // Back and forward between addresses of the queue show their view.
   useEffect(() => {
-    document.querySelector('.queue li.current')?.scrollIntoView({ block: 'nearest' });
-  }, [cursor, visible.length]);
+    const view = viewFromSearch(search);
+    const shown = queueStore.getSnapshot().context.view;
+    if (view.lane !== shown.lane || view.kind !== shown.kind || view.slug !== shown.slug) {
+      queueStore.trigger.viewed({ view });
+    }
+  }, [search]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
-      const c = queueStore.getSnapshot().context;
-      if (c.dialog) return;
-      const rows = visibleItems(c);
-      const at = cursorIndex(c, rows);
-      const move = (to: number) => {
-        const row = rows[Math.max(0, Math.min(rows.length - 1, to))];
-        if (row) queueStore.trigger.moved({ cursor: itemKey(row) });
-      };
-      const needsCapability = () => {
-        if (canAct) return false;
-        queueStore.trigger.noticed({ notice: 'You cannot decide reviews: it needs the approve capability.' });
-        return true;
-      };
-      switch (event.key) {
-        case 'j':
-          move(at + 1);
-          break;
-        case 'k':
-          move(at - 1);
-          break;
-        case 'Enter': {
-          const row = rows[at];
-          if (row && (event.target as HTMLElement | null)?.tagName !== 'A') navigate(reviewPath(row));
-          else return;
-          break;
-        }
-        case 'x': {
-          const row = rows[at];
-          if (row) queueStore.trigger.toggled({ key: itemKey(row) });
-          break;
-        }
-        case 'a':
-          if (!needsCapability() && targets().length) void decide(targets(), 'approve');
-          break;
-        case 'r':
-          if (!needsCapability() && targets().length) queueStore.trigger.dialogOpened({ dialog: 'reject' });
-          break;
-        case 's':
-          if (!needsCapability() && targets().length) queueStore.trigger.dialogOpened({ dialog: 'snooze' });
-          break;
-        case 'g':
-          if (!needsCapability() && targets().length) queueStore.trigger.dialogOpened({ dialog: 'assign' });
-          break;
-        case '?':
-          queueStore.trigger.dialogOpened({ dialog: 'help' });
-          break;
-        default:
-          return;
-      }
-      event.preventDefault();
+  const onKey = (event: KeyboardEvent) => {
+    const command = queueCommand(event, preferencesStore.getSnapshot().context.shortcuts);
+    if (!command) return;
+    const c = queueStore.getSnapshot().context;
+    if (c.dialog) return;
+    const rows = visibleItems(c);
+    const at = cursorIndex(c, rows);
+    const move = (to: number) => {
+      const row = rows[Math.max(0, Math.min(rows.length - 1, to))];
+      if (row) queueStore.trigger.moved({ cursor: itemKey(row) });
     };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [canAct]);
+    const mayAct = () => {
+      if (canAct) return targets().length > 0;
+      queueStore.trigger.noticed({ notice: 'You cannot decide reviews: it needs the approve capability.' });
+      return false;
+    };
+    switch (command) {
+      case 'next':
+        move(at + 1);
+        break;
+      case 'previous':
+        move(at - 1);
+        break;
+      case 'open': {
+        const row = rows[at];
+        // Enter on a row's link follows it already.
+        if (!row || (event.target as HTMLElement | null)?.tagName === 'A') return;
+        navigate(reviewPath(row));
+        break;
+      }
+      case 'toggle': {
+        const row = rows[at];
+        if (row) queueStore.trigger.toggled({ key: itemKey(row) });
+        break;
+      }
+      case 'approve':
+        if (mayAct()) void decide(targets(), 'approve');
+        break;
+      case 'reject':
+        if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'reject' });
+        break;
+      case 'snooze':
+        if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'snooze' });
+        break;
+      case 'assign':
+        if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'assign' });
+        break;
+      case 'help':
+        queueStore.trigger.dialogOpened({ dialog: 'help' });
+        break;
+    }
+    event.preventDefault();
+  };
 
   const close = () => queueStore.trigger.dialogOpened({ dialog: null });
-  const chooseLane = (lane: Lane) => {
-    queueStore.trigger.laneChosen({ lane });
-    navigate(`/review?lane=${lane}`, { replace: true });
-    void loadQueue();
-  };
+  const setShortcuts = (on: boolean) => preferencesStore.trigger.shortcutsSet({ on });
 
   return (
     <main id="main" class="queue-page">
       <h1>Review queue</h1>
-      <fieldset class="row lanes">
-        <legend class="visually-hidden">Lane</legend>
-        {LANES.map(([lane, label]) => (
-          <button
-            key={lane}
-            type="button"
-            aria-pressed={context.lane === lane}
-            onClick={() => chooseLane(lane)}
-          >
-            {label}
-          </button>
-        ))}
-      </fieldset>
-      <div class="row filters">
-        <label for="filter-kind">Kind</label>
-        <select
-          id="filter-kind"
-          value={context.kind}
-          onChange={(e) => queueStore.trigger.filtered({ kind: e.currentTarget.value })}
-        >
-          <option value="">any</option>
-          <option value="skill">skill</option>
-          <option value="workflow">workflow</option>
-          <option value="mission">mission</option>
-        </select>
-        <label for="filter-slug">Skill or workflow</label>
-        <select
-          id="filter-slug"
-          value={context.slug}
-          onChange={(e) => queueStore.trigger.filtered({ slug: e.currentTarget.value })}
-        >
-          <option value="">any</option>
-          {slugs.map((slug) => (
-            <option key={slug} value={slug}>
-              {slug}
-            </option>
-          ))}
-        </select>
-        <span class="muted" aria-live="polite">
-          {context.loaded ? `${visible.length} waiting` : 'Loading…'}
-        </span>
-        <button type="button" onClick={() => queueStore.trigger.dialogOpened({ dialog: 'help' })}>
-          Keys (?)
-        </button>
-      </div>
+      <QueueToolbar
+        view={context.view}
+        counts={counts}
+        slugs={slugs}
+        shown={context.loaded ? visible.length : null}
+        shortcuts={shortcuts}
+        onView={show}
+        onShortcuts={setShortcuts}
+        onHelp={() => queueStore.trigger.dialogOpened({ dialog: 'help' })}
+      />
       {canAct && context.checked.size > 0 && (
         <fieldset class="row bulk">
           <legend class="visually-hidden">Selected items</legend>
@@ -224,6 +180,7 @@ export function QueuePage() {
             const row = visible[index];
             if (row) queueStore.trigger.moved({ cursor: itemKey(row) });
           }}
+          onKey={onKey}
         />
       )}
       {context.dialog === 'reject' && (
@@ -250,6 +207,7 @@ export function QueuePage() {
       {context.dialog === 'assign' && (
         <AssignDialog
           me={session?.userId ?? ''}
+          users={users}
           onClose={close}
           onAssign={(userId) => {
             const items = targets();
@@ -258,7 +216,9 @@ export function QueuePage() {
           }}
         />
       )}
-      {context.dialog === 'help' && <HelpDialog onClose={close} />}
+      {context.dialog === 'help' && (
+        <HelpDialog shortcuts={shortcuts} onShortcuts={setShortcuts} onClose={close} />
+      )}
     </main>
   );
 }

@@ -6,7 +6,9 @@
  * completes).
  */
 import { useEffect } from 'preact/hooks';
+import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
+import { loadUsers } from '../people/people-data.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
 import { FeedbackButtons } from '../review/feedback-buttons.js';
 import { ReviewActions } from '../review/review-actions.js';
@@ -69,7 +71,9 @@ function RunFacts({ run }: { run: Run }) {
         </>
       )}
       <dt>Started by</dt>
-      <dd>{run.createdBy}</dd>
+      <dd>
+        <PersonName actor={run.createdBy} />
+      </dd>
       <dt>Created</dt>
       <dd>{when(run.createdAt)}</dd>
       {run.completedAt && (
@@ -89,6 +93,7 @@ export function ReviewPage({ runId }: { runId: number }) {
   useEffect(() => {
     reviewStore.trigger.opened({ runId });
     void loadRun(runId);
+    if (session?.canApprove) void loadUsers();
     return followRun(runId);
   }, [runId]);
 
@@ -131,7 +136,8 @@ export function ReviewPage({ runId }: { runId: number }) {
         <section aria-labelledby="review-title">
           <h2 id="review-title">Review</h2>
           <p>
-            <strong>{run.review.decision}</strong> by {run.review.by} on {when(run.review.at)}
+            <strong>{run.review.decision}</strong> by <PersonName actor={run.review.by} /> on{' '}
+            {when(run.review.at)}
             {run.review.note && <> — note: {run.review.note}</>}
             {run.review.reason && <> — reason: {run.review.reason}</>}
           </p>
@@ -168,7 +174,7 @@ export function ReviewPage({ runId }: { runId: number }) {
           {state.transitions.map((t) => (
             <li key={t.id}>
               {when(t.at)} · <a href={`/inspect/${t.actorKind}/${t.actorId}`}>{t.actorKind}</a> ·{' '}
-              {t.from ?? '∅'} → {t.to} · {eventName(t.event)} · {t.actor}
+              {t.from ?? '∅'} → {t.to} · {eventName(t.event)} · <PersonName actor={t.actor} />
             </li>
           ))}
         </ol>

@@ -1,36 +1,27 @@
 /**
- * Reading the queue and acting on it: the lane's items (every page), the live stream that keeps them
+ * Reading the queue and acting on it: every open item (every page), the live stream that keeps them
  * current, and the decide, assign and snooze calls.
  */
 import { ApiError, api } from '../api.js';
-import { itemKey, type Lane, queueStore, type ReviewItem } from '../stores/queue-store.js';
-import { sessionStore } from '../stores/session-store.js';
+import { itemKey, queueStore, type ReviewItem } from '../stores/queue-store.js';
 
 const PAGE = 200;
 const MAX_ITEMS = 5_000;
 
-function laneQuery(lane: Lane): string {
-  const me = sessionStore.getSnapshot().context.session?.userId ?? '';
-  if (lane === 'mine') return `assignedTo=${encodeURIComponent(me)}`;
-  if (lane === 'unassigned') return 'assignedTo=unassigned';
-  if (lane === 'snoozed') return 'includeSnoozed=true';
-  return '';
-}
-
 let generation = 0;
 
-/** Reads the current lane, every page, and puts it in the store (a newer read wins over an older). */
+/**
+ * Reads every open item of the org (snoozed ones too: the lanes are worked out here), every page,
+ * and puts them in the store; a newer read wins over an older one.
+ */
 export async function loadQueue(): Promise<void> {
   const mine = ++generation;
   const startedAt = performance.now();
-  const { lane } = queueStore.getSnapshot().context;
   const items: ReviewItem[] = [];
   let cursor: string | null = null;
   try {
     do {
-      const query = [laneQuery(lane), `limit=${PAGE}`, cursor ? `cursor=${encodeURIComponent(cursor)}` : '']
-        .filter(Boolean)
-        .join('&');
+      const query = `includeSnoozed=true&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const page: { reviews: ReviewItem[]; nextCursor: string | null } = await api(
         'GET',
         `/reviews?${query}`,
@@ -38,15 +29,12 @@ export async function loadQueue(): Promise<void> {
       items.push(...page.reviews);
       cursor = page.nextCursor;
       // The first page is shown while the rest is read (a long queue draws its top at once).
-      if (cursor && items.length === page.reviews.length && mine === generation && lane !== 'snoozed') {
+      if (cursor && items.length === page.reviews.length && mine === generation) {
         queueStore.trigger.loaded({ items: [...items], startedAt });
       }
     } while (cursor && items.length < MAX_ITEMS);
     if (mine !== generation) return;
-    const now = Date.now();
-    const shown =
-      lane === 'snoozed' ? items.filter((i) => i.snoozedUntil && Date.parse(i.snoozedUntil) > now) : items;
-    queueStore.trigger.loaded({ items: shown, startedAt });
+    queueStore.trigger.loaded({ items, startedAt });
   } catch (error) {
     if (mine === generation) queueStore.trigger.failed({ error: (error as Error).message });
   }
@@ -93,35 +81,37 @@ export function followQueue(): () => void {
 type Target = Pick<ReviewItem, 'kind' | 'id'>;
 
 /**
- * Runs `call` for each of `items`; those done (or already gone: 409/404) leave the queue when
- * `leaves` (a decision, a snooze), else the lane is read again (an assignment).
+ * Runs `call` for each of `items` and says how it went: those done are handed to `after`, those
+ * already gone (409, 404) leave the queue, and the first other failure is shown as an alert.
  */
 async function each(
   items: Target[],
   call: (item: Target) => Promise<unknown>,
   done: string,
-  leaves = true,
+  after: (keys: string[]) => void,
 ): Promise<void> {
+  const finished: string[] = [];
   const gone: string[] = [];
   const failures: string[] = [];
   for (const item of items) {
     try {
       await call(item);
-      gone.push(itemKey(item));
+      finished.push(itemKey(item));
     } catch (error) {
       if (error instanceof ApiError && (error.status === 409 || error.status === 404))
         gone.push(itemKey(item));
       else failures.push(error instanceof Error ? error.message : String(error));
     }
   }
-  if (leaves) queueStore.trigger.removed({ keys: gone });
-  else await loadQueue();
+  queueStore.trigger.removed({ keys: gone });
+  after(finished);
   const count = items.length === 1 ? 'one item' : `${items.length} items`;
   queueStore.trigger.noticed(
     failures.length ? { notice: `Failed: ${failures[0]}`, failed: true } : { notice: `${done} ${count}.` },
   );
 }
 
+/** Decides `items` (each leaves the queue). */
 export function decide(items: Target[], action: 'approve' | 'reject', reason?: string): Promise<void> {
   return each(
     items,
@@ -133,23 +123,27 @@ export function decide(items: Target[], action: 'approve' | 'reject', reason?: s
         ...(reason ? { reason } : {}),
       }),
     action === 'approve' ? 'Approved' : 'Rejected',
+    (keys) => queueStore.trigger.removed({ keys }),
   );
 }
 
+/** Assigns `items` to user `assignedTo` (null: back to triage). */
 export function assign(items: Target[], assignedTo: string | null): Promise<void> {
   return each(
     items,
     (item) => api('POST', '/reviews/assign?limit=1', { kind: item.kind, id: item.id, assignedTo }),
     assignedTo ? `Assigned to ${assignedTo}:` : 'Sent back to triage:',
-    false,
+    (keys) => queueStore.trigger.patched({ keys, patch: { assignedTo } }),
   );
 }
 
-export async function snooze(items: Target[], until: Date): Promise<void> {
-  await each(
+/** Snoozes `items` until `until` (they move to the snoozed lane). */
+export function snooze(items: Target[], until: Date): Promise<void> {
+  return each(
     items,
     (item) =>
       api('POST', '/reviews/snooze?limit=1', { kind: item.kind, id: item.id, until: until.toISOString() }),
     'Snoozed',
+    (keys) => queueStore.trigger.patched({ keys, patch: { snoozedUntil: until.toISOString() } }),
   );
 }

@@ -1,6 +1,8 @@
 /** The queue's dialogs: reject with a reason, snooze, assign, and the keyboard help. */
 import { useState } from 'preact/hooks';
 import { ModalDialog } from '../components/modal-dialog.js';
+import type { User } from '../stores/people-store.js';
+import { QUEUE_KEYS } from './queue-keys.js';
 
 /** Reject: the reason is required. */
 export function RejectDialog(props: {
@@ -76,9 +78,11 @@ export function SnoozeDialog(props: { onSnooze: (until: Date) => void; onClose: 
   );
 }
 
-/** Assign: a user id of the org (empty: back to the unassigned lane). */
+/** Assign: a user of the org from the list (or nobody: back to the unassigned lane). */
 export function AssignDialog(props: {
   me: string;
+  /** The org's users; null while they are read (then a user id is typed). */
+  users: User[] | null;
   onAssign: (userId: string | null) => void;
   onClose: () => void;
 }) {
@@ -93,8 +97,19 @@ export function AssignDialog(props: {
           props.onAssign(userId.trim() || null);
         }}
       >
-        <label for="assign-to">User id (empty: unassigned)</label>
-        <input id="assign-to" value={userId} onInput={(e) => setUserId(e.currentTarget.value)} />
+        <label for="assign-to">Assign to</label>
+        {props.users ? (
+          <select id="assign-to" value={userId} onChange={(e) => setUserId(e.currentTarget.value)}>
+            <option value="">Nobody (unassigned)</option>
+            {props.users.map((user) => (
+              <option key={user.id} value={user.id}>
+                {user.id === props.me ? `${user.id} (me)` : user.id} · {user.role}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input id="assign-to" value={userId} onInput={(e) => setUserId(e.currentTarget.value)} />
+        )}
         <div class="row">
           <button type="submit" class="primary">
             Assign
@@ -108,30 +123,35 @@ export function AssignDialog(props: {
   );
 }
 
-const KEYS: Array<[string, string]> = [
-  ['j / k', 'next / previous item'],
-  ['Enter', 'open the item'],
-  ['x', 'select or unselect the item (bulk)'],
-  ['a', 'approve (the selected items, else this one)'],
-  ['r', 'reject with a reason'],
-  ['s', 'snooze'],
-  ['g', 'assign'],
-  ['?', 'this help'],
-];
-
-export function HelpDialog(props: { onClose: () => void }) {
+/** The keys, and the switch that turns single-character ones off. */
+export function HelpDialog(props: {
+  shortcuts: boolean;
+  onShortcuts: (on: boolean) => void;
+  onClose: () => void;
+}) {
   return (
     <ModalDialog title="Keyboard" onClose={props.onClose}>
+      <p>The keys work while the focus is in the list.</p>
       <dl class="keys">
-        {KEYS.map(([key, what]) => (
-          <div key={key}>
+        {QUEUE_KEYS.map(({ keys, what, single }) => (
+          <div key={keys} class={single && !props.shortcuts ? 'off' : undefined}>
             <dt>
-              <kbd>{key}</kbd>
+              <kbd>{keys}</kbd>
             </dt>
             <dd>{what}</dd>
           </div>
         ))}
       </dl>
+      <p>
+        <label>
+          <input
+            type="checkbox"
+            checked={props.shortcuts}
+            onChange={(e) => props.onShortcuts(e.currentTarget.checked)}
+          />{' '}
+          Single-key shortcuts (j, k, x, a, r, s, g, ?)
+        </label>
+      </p>
       <button type="button" onClick={props.onClose}>
         Close
       </button>

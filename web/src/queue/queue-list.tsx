@@ -1,4 +1,10 @@
-/** The queue's rows: what waits, its age and who it is assigned to; the cursor row is marked. */
+/**
+ * The queue's rows: what waits, its age and who it is assigned to; the cursor row is marked. One row
+ * at a time is in the tab order (the cursor's): Tab enters the list at it and leaves the list from
+ * it, and the cursor's moves carry the focus along — also when the row it was on leaves the queue.
+ * Key presses inside the list go to `onKey` (the queue's keys are scoped to the list).
+ */
+import { useEffect, useRef } from 'preact/hooks';
 import { age } from '../format.js';
 import { itemKey, type ReviewItem } from '../stores/queue-store.js';
 
@@ -15,28 +21,75 @@ export function QueueList(props: {
   checked: ReadonlySet<string>;
   onToggle: (key: string) => void;
   onPick: (index: number) => void;
+  onKey: (event: KeyboardEvent) => void;
 }) {
+  const list = useRef<HTMLOListElement>(null);
+  // Whether the person works in the list: the focus went into it and not elsewhere since.
+  const working = useRef(false);
+  const current = props.items[props.cursor];
+  const currentKey = current ? itemKey(current) : null;
+
+  useEffect(() => {
+    list.current?.querySelector('li.current')?.scrollIntoView({ block: 'nearest' });
+  }, [currentKey]);
+
+  // After every render: the focus follows the cursor, and comes back from a dialog or a row that left.
+  useEffect(() => {
+    const ol = list.current;
+    const row = ol?.querySelector<HTMLElement>('li.current');
+    if (!ol || !row || !working.current) return;
+    const active = document.activeElement;
+    const lost = active === null || active === document.body;
+    if (lost || (ol.contains(active) && !row.contains(active))) {
+      row.querySelector<HTMLElement>('a.title')?.focus();
+    }
+  });
+
+  useEffect(() => {
+    // A click or focus elsewhere on the page ends work in the list (a dialog opened from it does not).
+    const outside = (event: Event) => {
+      const target = event.target as Element | null;
+      if (!list.current?.contains(target) && !target?.closest?.('dialog')) working.current = false;
+    };
+    document.addEventListener('mousedown', outside);
+    document.addEventListener('focusin', outside);
+    return () => {
+      document.removeEventListener('mousedown', outside);
+      document.removeEventListener('focusin', outside);
+    };
+  }, []);
+
   if (props.items.length === 0) return <p class="muted">Nothing waits for review here.</p>;
   return (
-    <ol class="queue" aria-label="Review items">
+    <ol
+      ref={list}
+      class="queue"
+      aria-label="Review items"
+      onKeyDown={props.onKey}
+      onFocusIn={() => {
+        working.current = true;
+      }}
+    >
       {props.items.map((item, index) => {
         const key = itemKey(item);
-        const current = index === props.cursor;
+        const isCurrent = index === props.cursor;
+        const tab = isCurrent ? 0 : -1;
         return (
           <li
             key={key}
-            class={current ? 'current' : undefined}
-            aria-current={current ? 'true' : undefined}
+            class={isCurrent ? 'current' : undefined}
+            aria-current={isCurrent ? 'true' : undefined}
             data-key={key}
             onFocusIn={() => props.onPick(index)}
           >
             <input
               type="checkbox"
+              tabIndex={tab}
               aria-label={`Select ${item.title}`}
               checked={props.checked.has(key)}
               onChange={() => props.onToggle(key)}
             />
-            <a href={reviewPath(item)} class="title">
+            <a href={reviewPath(item)} class="title" tabIndex={tab}>
               {item.title}
             </a>
             <span class="meta">
@@ -44,7 +97,7 @@ export function QueueList(props: {
               {item.slug && <span>{item.slug}</span>}
               <span title={item.createdAt}>{age(item.createdAt)} old</span>
               <span>{item.assignedTo ? `→ ${item.assignedTo}` : 'unassigned'}</span>
-              {item.snoozedUntil && <span>snoozed</span>}
+              {item.snoozedUntil && Date.parse(item.snoozedUntil) > Date.now() && <span>snoozed</span>}
             </span>
           </li>
         );

@@ -4,13 +4,16 @@
  */
 import { useState } from 'preact/hooks';
 import { AssignDialog, SnoozeDialog } from '../queue/queue-dialogs.js';
+import { peopleStore } from '../stores/people-store.js';
 import type { Run } from '../stores/review-store.js';
+import { useSelector } from '../stores/use-selector.js';
 import { DecideForms } from './decide-forms.js';
 import { approveRun, assignRun, rejectRun, snoozeRun } from './review-data.js';
 
 export function ReviewActions(props: { run: Run; me: string; busy: boolean }) {
   const { run } = props;
   const [dialog, setDialog] = useState<null | 'assign' | 'snooze'>(null);
+  const users = useSelector(peopleStore, (c) => c.users);
   return (
     <section class="actions" aria-labelledby="decide-title">
       <h2 id="decide-title">Decide</h2>
@@ -30,6 +33,7 @@ export function ReviewActions(props: { run: Run; me: string; busy: boolean }) {
       {dialog === 'assign' && (
         <AssignDialog
           me={props.me}
+          users={users}
           onClose={() => setDialog(null)}
           onAssign={(userId) => {
             setDialog(null);

@@ -1,5 +1,6 @@
 /** Reading a run for the review screen, following it live, and acting on it. */
 import { ApiError, api } from '../api.js';
+import { namePeople } from '../people/people-data.js';
 import { openRunStream } from '../run-stream.js';
 import { type Run, reviewStore, type Transition } from '../stores/review-store.js';
 
@@ -11,6 +12,7 @@ export async function loadRun(runId: number): Promise<void> {
       api<{ transitions: Transition[] }>('GET', `/runs/${runId}/transitions`),
     ]);
     reviewStore.trigger.loaded({ run, transitions });
+    void namePeople([run.createdBy, run.review?.by, ...transitions.map((t) => t.actor)]);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) reviewStore.trigger.missing();
     else reviewStore.trigger.failed({ error: (error as Error).message });

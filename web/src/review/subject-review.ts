@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
+import { namePeople } from '../people/people-data.js';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'missing' } | { state: 'loaded'; subject: T };
 
@@ -16,6 +17,8 @@ export function useSubjectReview<T>(options: {
   path: string;
   /** Its stream's event names. */
   events: readonly string[];
+  /** The people (actors) the page names, read of a loaded subject. */
+  people: (subject: T) => ReadonlyArray<string | null | undefined>;
 }) {
   const { kind, id, path, events } = options;
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
@@ -25,7 +28,9 @@ export function useSubjectReview<T>(options: {
 
   const load = async () => {
     try {
-      setLoaded({ state: 'loaded', subject: await api<T>('GET', path) });
+      const subject = await api<T>('GET', path);
+      setLoaded({ state: 'loaded', subject });
+      void namePeople(options.people(subject));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) setLoaded({ state: 'missing' });
       else setError((e as Error).message);

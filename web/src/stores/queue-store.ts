@@ -1,8 +1,10 @@
 /**
- * The review queue as the queue page shows it: the lane's items (all pages), filters, the cursor row
- * (keyboard), the checked rows (bulk), and which dialog is open.
+ * The review queue as the queue page shows it: every open item (all pages, snoozed ones included),
+ * the view (lane and filters, see queue/lanes.ts), the cursor row (keyboard), the checked rows (bulk),
+ * and which dialog is open.
  */
 import { createStore } from '@xstate/store';
+import { DEFAULT_VIEW, type QueueView, rowsOf } from '../queue/lanes.js';
 
 /** A review item as `GET /api/v1/reviews` lists it. */
 export interface ReviewItem {
@@ -21,20 +23,20 @@ export interface ReviewItem {
   pollUrl: string;
 }
 
-export type Lane = 'mine' | 'unassigned' | 'all' | 'snoozed';
 export type QueueDialog = null | 'reject' | 'snooze' | 'assign' | 'help';
 
 /** An item's identity in the queue. */
 export const itemKey = (item: { kind: string; id: number }): string => `${item.kind}:${item.id}`;
 
 export interface QueueContext {
-  lane: Lane;
+  /** Every open item of the org, oldest first. */
   items: ReviewItem[];
   loaded: boolean;
   error: string | null;
-  /** Filters: a kind, a skill or workflow slug ('' = any). */
-  kind: string;
-  slug: string;
+  /** The lane and filters shown. */
+  view: QueueView;
+  /** The signed-in user (the `mine` lane). */
+  me: string;
   /** The cursor row, by key (null: the first row). */
   cursor: string | null;
   checked: ReadonlySet<string>;
@@ -52,12 +54,11 @@ const removedAt = new Map<string, number>();
 
 export const queueStore = createStore({
   context: {
-    lane: 'all',
     items: [],
     loaded: false,
     error: null,
-    kind: '',
-    slug: '',
+    view: DEFAULT_VIEW,
+    me: '',
     cursor: null,
     checked: new Set<string>(),
     dialog: null,
@@ -65,21 +66,27 @@ export const queueStore = createStore({
     failed: false,
   } as QueueContext,
   on: {
-    laneChosen: (context, event: { lane: Lane }) => ({
+    /** The page opened for user `me`, showing `view`. */
+    opened: (context, event: { view: QueueView; me: string }) => ({
       ...context,
-      lane: event.lane,
-      items: [],
-      loaded: false,
+      view: event.view,
+      me: event.me,
       cursor: null,
       checked: new Set<string>(),
     }),
-    /** A read of the lane that started at `startedAt`: items removed since then stay removed. */
+    /** Another lane or filter: the cursor goes to the first row, nothing stays checked. */
+    viewed: (context, event: { view: Partial<QueueView> }) => ({
+      ...context,
+      view: { ...context.view, ...event.view },
+      cursor: null,
+      checked: new Set<string>(),
+    }),
+    /** A read of the queue that started at `startedAt`: items removed since then stay removed. */
     loaded: (context, event: { items: ReviewItem[]; startedAt: number }) => {
       const items = event.items.filter((item) => (removedAt.get(itemKey(item)) ?? -1) < event.startedAt);
       return { ...context, items, loaded: true, error: null };
     },
     failed: (context, event: { error: string }) => ({ ...context, error: event.error }),
-    filtered: (context, event: { kind?: string; slug?: string }) => ({ ...context, ...event, cursor: null }),
     moved: (context, event: { cursor: string | null }) => ({ ...context, cursor: event.cursor }),
     toggled: (context, event: { key: string }) => {
       const checked = new Set(context.checked);
@@ -88,26 +95,41 @@ export const queueStore = createStore({
       return { ...context, checked };
     },
     allChecked: (context, event: { keys: string[] }) => ({ ...context, checked: new Set(event.keys) }),
-    /** Items gone from the queue (decided, cancelled, moved out of the lane): the cursor moves to the next row. */
+    /** Items gone from the queue (decided, cancelled): the cursor moves to the next row. */
     removed: (context, event: { keys: string[] }) => {
       const gone = new Set(event.keys);
       const now = performance.now();
       for (const key of gone) removedAt.set(key, now);
       if (removedAt.size > 10_000) removedAt.clear();
       if (!context.items.some((item) => gone.has(itemKey(item)))) return context;
-      let cursor = context.cursor;
-      if (cursor && gone.has(cursor)) {
-        const visible = visibleItems(context);
-        const at = visible.findIndex((item) => itemKey(item) === cursor);
-        const after = visible.slice(at + 1).find((item) => !gone.has(itemKey(item)));
-        const before = visible
-          .slice(0, Math.max(at, 0))
-          .reverse()
-          .find((item) => !gone.has(itemKey(item)));
-        cursor = after ? itemKey(after) : before ? itemKey(before) : null;
-      }
       const checked = new Set([...context.checked].filter((key) => !gone.has(key)));
-      return { ...context, items: context.items.filter((item) => !gone.has(itemKey(item))), cursor, checked };
+      return {
+        ...context,
+        items: context.items.filter((item) => !gone.has(itemKey(item))),
+        cursor: cursorPast(context, gone),
+        checked,
+      };
+    },
+    /**
+     * Items changed here (assigned, snoozed) before the queue is read again: those that leave the
+     * lane move the cursor to the next row, as a decision does.
+     */
+    patched: (
+      context,
+      event: { keys: string[]; patch: Partial<Pick<ReviewItem, 'assignedTo' | 'snoozedUntil'>> },
+    ) => {
+      const keys = new Set(event.keys);
+      const items = context.items.map((item) =>
+        keys.has(itemKey(item)) ? { ...item, ...event.patch } : item,
+      );
+      const still = new Set(visibleItems({ ...context, items }).map(itemKey));
+      const left = new Set([...keys].filter((key) => !still.has(key)));
+      return {
+        ...context,
+        items,
+        cursor: cursorPast(context, left),
+        checked: new Set([...context.checked].filter((key) => !left.has(key))),
+      };
     },
     dialogOpened: (context, event: { dialog: QueueDialog }) => ({ ...context, dialog: event.dialog }),
     noticed: (context, event: { notice: string; failed?: boolean }) => ({
@@ -119,10 +141,22 @@ export const queueStore = createStore({
 });
 
 /** The rows shown: the lane's items that pass the filters. */
-export function visibleItems(context: QueueContext): ReviewItem[] {
-  return context.items.filter(
-    (item) => (!context.kind || item.kind === context.kind) && (!context.slug || item.slug === context.slug),
-  );
+export function visibleItems(context: QueueContext, now = Date.now()): ReviewItem[] {
+  return rowsOf(context.items, context.view, context.me, now);
+}
+
+/** The cursor after the rows `gone` leave the view: the next row, else the previous, else none. */
+function cursorPast(context: QueueContext, gone: ReadonlySet<string>): string | null {
+  const cursor = context.cursor;
+  if (!cursor || !gone.has(cursor)) return cursor;
+  const visible = visibleItems(context);
+  const at = visible.findIndex((item) => itemKey(item) === cursor);
+  const after = visible.slice(at + 1).find((item) => !gone.has(itemKey(item)));
+  const before = visible
+    .slice(0, Math.max(at, 0))
+    .reverse()
+    .find((item) => !gone.has(itemKey(item)));
+  return after ? itemKey(after) : before ? itemKey(before) : null;
 }
 
 /** The cursor row's index among the visible rows (0 when unset or gone). */

@@ -1,0 +1,108 @@
+/**
+ * The queue's lanes and filters, worked out in the browser from one read of every open item (snoozed
+ * ones included): which lane an item is in, how many each lane holds, which rows the filters leave,
+ * and how lane and filters are written in the page's address (`/review?lane=mine&kind=action`), so a
+ * reload or a shared link opens the same view. Pure: no DOM, no store.
+ *
+ * Terminology: an *active* item is not snoozed (or its snooze has passed); the lanes `mine`,
+ * `unassigned` and `all` hold active items only, `snoozed` the others.
+ */
+
+/** A lane of the queue. */
+export type Lane = 'mine' | 'unassigned' | 'all' | 'snoozed';
+
+/** The lanes in the order the page shows them, with their labels. */
+export const LANES: ReadonlyArray<readonly [Lane, string]> = [
+  ['mine', 'Mine'],
+  ['unassigned', 'Unassigned'],
+  ['all', 'All'],
+  ['snoozed', 'Snoozed'],
+];
+
+/** The review kinds the kind filter offers. */
+export const KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
+
+/** What lanes and filters read of an item. */
+export interface LaneItem {
+  kind: string;
+  assignedTo: string | null;
+  snoozedUntil: string | null;
+  slug: string | null;
+}
+
+/** The view the page shows: a lane, a kind ('' = any) and a skill or workflow slug ('' = any). */
+export interface QueueView {
+  lane: Lane;
+  kind: string;
+  slug: string;
+}
+
+export const DEFAULT_VIEW: QueueView = { lane: 'all', kind: '', slug: '' };
+
+/** Whether `item` is snoozed at `now` (ms since the epoch). */
+export function isSnoozed(item: LaneItem, now: number): boolean {
+  return item.snoozedUntil !== null && Date.parse(item.snoozedUntil) > now;
+}
+
+/** Whether `item` is in `lane` for user `me` at `now`. */
+export function inLane(item: LaneItem, lane: Lane, me: string, now: number): boolean {
+  if (lane === 'snoozed') return isSnoozed(item, now);
+  if (isSnoozed(item, now)) return false;
+  if (lane === 'mine') return item.assignedTo === me;
+  if (lane === 'unassigned') return item.assignedTo === null;
+  return true;
+}
+
+/** How many of `items` each lane holds (the filters do not change them). */
+export function laneCounts(items: readonly LaneItem[], me: string, now: number): Record<Lane, number> {
+  const counts: Record<Lane, number> = { mine: 0, unassigned: 0, all: 0, snoozed: 0 };
+  for (const item of items) {
+    if (isSnoozed(item, now)) {
+      counts.snoozed++;
+      continue;
+    }
+    counts.all++;
+    if (item.assignedTo === null) counts.unassigned++;
+    else if (item.assignedTo === me) counts.mine++;
+  }
+  return counts;
+}
+
+/** The rows of `view`: `items` in its lane that pass its filters, in their order. */
+export function rowsOf<T extends LaneItem>(
+  items: readonly T[],
+  view: QueueView,
+  me: string,
+  now: number,
+): T[] {
+  return items.filter(
+    (item) =>
+      inLane(item, view.lane, me, now) &&
+      (!view.kind || item.kind === view.kind) &&
+      (!view.slug || item.slug === view.slug),
+  );
+}
+
+const isLane = (value: string | null): value is Lane => LANES.some(([lane]) => lane === value);
+
+/** The view a page address's query names (unknown values fall back to the defaults). */
+export function viewFromSearch(search: string): QueueView {
+  const query = new URLSearchParams(search);
+  const lane = query.get('lane');
+  const kind = query.get('kind') ?? '';
+  return {
+    lane: isLane(lane) ? lane : DEFAULT_VIEW.lane,
+    kind: (KINDS as readonly string[]).includes(kind) ? kind : '',
+    slug: query.get('slug') ?? '',
+  };
+}
+
+/** The page address of `view` (defaults left out), e.g. `/review?lane=mine&kind=action`. */
+export function searchOfView(view: QueueView): string {
+  const query = new URLSearchParams();
+  if (view.lane !== DEFAULT_VIEW.lane) query.set('lane', view.lane);
+  if (view.kind) query.set('kind', view.kind);
+  if (view.slug) query.set('slug', view.slug);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
