@@ -1,21 +1,21 @@
 /**
  * `r3 login-link` (docs/api.md#browser-sessions-the-web-ui): a one-time browser sign-in URL for a user,
- * valid 10 minutes; and
+ * valid 10 minutes, optionally opening a given page (`--next /review/runs/5`); and
  * `r3 session revoke`: end every browser session of a user at once.
  */
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../../platform/auth/principal.js';
 import { type CliCommand, UsageError } from '../../platform/cli.js';
 import type { WebApi } from './index.js';
-import { MissingUserError } from './sessions/session-service.js';
+import { isSitePath, MissingUserError } from './sessions/session-service.js';
 
 const ORG_SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export const loginLinkCommand: CliCommand<WebApi> = {
   name: 'login-link',
-  usage: '  r3 login-link --org <slug> --user <userId> [--role <role>] [--json]',
+  usage: '  r3 login-link --org <slug> --user <userId> [--role <role>] [--next <path>] [--json]',
   async run(args, { out, err, open }) {
-    let values: { org?: string; user?: string; role?: string; json?: boolean };
+    let values: { org?: string; user?: string; role?: string; next?: string; json?: boolean };
     try {
       ({ values } = parseArgs({
         args,
@@ -23,6 +23,7 @@ export const loginLinkCommand: CliCommand<WebApi> = {
           org: { type: 'string' },
           user: { type: 'string' },
           role: { type: 'string' },
+          next: { type: 'string' },
           json: { type: 'boolean' },
         },
         strict: true,
@@ -38,12 +39,16 @@ export const loginLinkCommand: CliCommand<WebApi> = {
     if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role)) {
       throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
     }
+    if (values.next !== undefined && !isSitePath(values.next)) {
+      throw new UsageError('--next must be a path of this site, such as /review/runs/5');
+    }
     const { sessions } = await open();
     try {
       const link = await sessions.createLoginLink({
         org: values.org,
         userId: values.user,
         ...(values.role ? { role: values.role as Role } : {}),
+        ...(values.next !== undefined ? { next: values.next } : {}),
       });
       if (values.json) out(JSON.stringify(link));
       else {

@@ -88,6 +88,38 @@ describe('sign-in by link', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no user "nobody"');
   });
+
+  it('r3 login-link --next puts the page to open in the query, the code still in the fragment; another origin is refused', async () => {
+    const env = { DATABASE_URL: t.database.url, BASE_URL: t.url };
+    const res = await runCli(
+      [
+        'login-link',
+        '--org',
+        'acme',
+        '--user',
+        'cli-user',
+        '--role',
+        'pm',
+        '--next',
+        '/review/runs/5?x=1',
+        '--json',
+      ],
+      env,
+    );
+    expect(res.code).toBe(0);
+    const url = new URL(JSON.parse(res.stdout).url);
+    expect(url.pathname).toBe('/login');
+    expect(url.searchParams.get('next')).toBe('/review/runs/5?x=1');
+    expect(url.hash).toMatch(/^#link=[A-Za-z0-9_-]{43}$/);
+    for (const next of ['//evil.example/x', 'review']) {
+      const refused = await runCli(
+        ['login-link', '--org', 'acme', '--user', 'cli-user', '--next', next],
+        env,
+      );
+      expect(refused.code, next).toBe(2);
+      expect(refused.stderr).toContain('--next must be a path of this site');
+    }
+  });
 });
 
 describe('the session cookie on API routes', () => {

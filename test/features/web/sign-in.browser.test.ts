@@ -1,6 +1,6 @@
 /**
  * Signing in from a real browser (Chromium through Playwright): by one-time link, by pasted token,
- * an expired session sent back to sign-in, sign-out; no CSP violation and no serious axe-core finding
+ * either keeping the deep link asked for, an expired session sent back to sign-in, sign-out; no CSP violation and no serious axe-core finding
  * on the pages; usable at 360 px wide.
  */
 import { beforeAll, expect, it } from 'vitest';
@@ -35,6 +35,36 @@ describeInBrowser('sign-in in the browser', (suite) => {
     await screenshot(other, 'login-link-used');
     expect(await checkAccessibility(other)).toEqual([]);
     await other.context().close();
+    await context.close();
+  });
+
+  it('a sign-in link keeps the deep link: its own next, or the page that sent the browser to sign in', async () => {
+    // The link names the page to open (r3 login-link --next).
+    const direct = await t.app.sessions.createLoginLink({
+      org: 'acme',
+      userId: 'deep-dora',
+      role: 'pm',
+      next: '/admin/tokens',
+    });
+    const first = await (await suite.b.context()).newPage();
+    await first.goto(direct.url);
+    await first.waitForURL(`${t.url}/admin/tokens`);
+    await first.context().close();
+
+    // A deep link opened signed out goes to sign-in; a plain link opened in another tab of the same
+    // browser then opens the page asked for.
+    const context = await suite.b.context();
+    const asked = await context.newPage();
+    await asked.goto(`${t.url}/admin/webhooks`);
+    await asked.waitForURL(/\/login\?next=%2Fadmin%2Fwebhooks$/);
+    const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'deep-dora' });
+    const tab = await context.newPage();
+    await tab.goto(link.url);
+    await tab.waitForURL(`${t.url}/admin/webhooks`);
+    // Remembered once: the next plain link opens the queue.
+    const again = await context.newPage();
+    await again.goto((await t.app.sessions.createLoginLink({ org: 'acme', userId: 'deep-dora' })).url);
+    await again.waitForURL(`${t.url}/review`);
     await context.close();
   });
 

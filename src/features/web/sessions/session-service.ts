@@ -38,6 +38,14 @@ export const LINK_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   specialist: ['read:all', 'run:invoke'],
 };
 
+/**
+ * Whether `path` is a page of this site a sign-in may go on to: an absolute path (`/review/runs/5`),
+ * never another origin (`//evil.example`, `/\evil.example`), nor a space or control character.
+ */
+export function isSitePath(path: string): boolean {
+  return /^\/(?![/\\])\S{0,2000}$/.test(path) && !/\p{Cc}/u.test(path);
+}
+
 /** What the browser is told about its session (`GET /api/v1/session`). */
 export interface SessionView {
   id: string | null;
@@ -104,12 +112,16 @@ export class SessionService {
 
   /**
    * A one-time sign-in URL for a user. With `role` the org and user are created when missing (the
-   * user's role set to it, as `r3 token create` does); without, the user must exist.
+   * user's role set to it, as `r3 token create` does); without, the user must exist. With `next` (a
+   * path of this site, see `isSitePath`) the browser opens that page once signed in.
    */
-  async createLoginLink(input: { org: string; userId: string; role?: Role }): Promise<{
+  async createLoginLink(input: { org: string; userId: string; role?: Role; next?: string }): Promise<{
     url: string;
     expiresAt: string;
   }> {
+    if (input.next !== undefined && !isSitePath(input.next)) {
+      throw new Error(`a sign-in link's next page must be a path of this site: ${input.next}`);
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.deps.sql.tx((sql) => this.createLinkIn(sql, input));
@@ -120,7 +132,7 @@ export class SessionService {
     }
   }
 
-  private async createLinkIn(sql: Sql, input: { org: string; userId: string; role?: Role }) {
+  private async createLinkIn(sql: Sql, input: { org: string; userId: string; role?: Role; next?: string }) {
     const now = new Date(this.deps.clock.now());
     let user: { pk: number; org_id: number } | null;
     if (input.role) {
@@ -160,7 +172,9 @@ export class SessionService {
       at: now,
     });
     // The code travels in the fragment: browsers never send it, so no access log or proxy sees it.
-    return { url: `${this.deps.baseUrl()}/login#link=${code}`, expiresAt: expiresAt.toISOString() };
+    // The page to open (not secret) goes in the query.
+    const next = input.next === undefined ? '' : `?next=${encodeURIComponent(input.next)}`;
+    return { url: `${this.deps.baseUrl()}/login${next}#link=${code}`, expiresAt: expiresAt.toISOString() };
   }
 
   /** Spends a sign-in link and starts a session; 401 when it is unknown, used or expired. */
