@@ -178,7 +178,7 @@ export function QueuePage() {
           onToggle={(key) => queueStore.trigger.toggled({ key })}
           onPick={(index) => {
             const row = visible[index];
-            if (row) queueStore.trigger.moved({ cursor: itemKey(row) });
+            if (row && index !== cursor) queueStore.trigger.moved({ cursor: itemKey(row) });
           }}
           onKey={onKey}
         />

@@ -4,7 +4,7 @@
  * it, and the cursor's moves carry the focus along — also when the row it was on leaves the queue.
  * Key presses inside the list go to `onKey` (the queue's keys are scoped to the list).
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { age } from '../format.js';
 import { itemKey, type ReviewItem } from '../stores/queue-store.js';
 
@@ -33,8 +33,9 @@ export function QueueList(props: {
     list.current?.querySelector('li.current')?.scrollIntoView({ block: 'nearest' });
   }, [currentKey]);
 
-  // After every render: the focus follows the cursor, and comes back from a dialog or a row that left.
-  useEffect(() => {
+  // After every render, before the next key press can arrive: the focus follows the cursor, and comes
+  // back from a dialog or from a row that left (its removal dropped the focus on the body).
+  useLayoutEffect(() => {
     const ol = list.current;
     const row = ol?.querySelector<HTMLElement>('li.current');
     if (!ol || !row || !working.current) return;
