@@ -6,6 +6,7 @@
 
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,7 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { createR3Client, type R3Client } from '../client/index.js';
 import { createNamespace } from '../src/platform/bus/namespace.js';
-import { runLoad } from './loadgen.js';
+import { type LoadStats, runLoad, runOpenLoad } from './loadgen.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const R3_BIN = path.join(ROOT, 'bin/r3.js');
@@ -248,26 +249,27 @@ export interface LoadResult {
   statuses: Record<number, number>;
 }
 
-/** Drives `url` with the closed-loop load generator for DURATION_S seconds. */
-export async function load(
-  label: string,
-  url: string,
-  connections: number,
-  options: {
-    headers?: Record<string, string>;
-    method?: string;
-    body?: string | (() => string);
-    duration?: number;
-  } = {},
-): Promise<LoadResult> {
-  const stats = await runLoad({
+/** What a load row sends: headers, method, body (or one per request), and seconds (default DURATION_S). */
+export interface LoadRequest {
+  headers?: Record<string, string>;
+  method?: string;
+  body?: string | (() => string);
+  duration?: number;
+}
+
+/** The load generators' options for `url` and `request`. */
+function generatorOptions(url: string, request: LoadRequest) {
+  return {
     url,
-    connections,
-    durationMs: (options.duration ?? DURATION_S) * 1000,
-    ...(options.method ? { method: options.method } : {}),
-    ...(options.headers ? { headers: options.headers } : {}),
-    ...(options.body !== undefined ? { body: options.body } : {}),
-  });
+    durationMs: (request.duration ?? DURATION_S) * 1000,
+    ...(request.method ? { method: request.method } : {}),
+    ...(request.headers ? { headers: request.headers } : {}),
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  };
+}
+
+/** A table row of `label` from a load generator's figures. */
+function resultOf(label: string, connections: number, stats: LoadStats): LoadResult {
   const ok = Object.entries(stats.statuses)
     .filter(([status]) => Number(status) < 300)
     .reduce((sum, [, n]) => sum + n, 0);
@@ -281,6 +283,76 @@ export async function load(
     non2xx: stats.requests - ok,
     statuses: stats.statuses,
   };
+}
+
+/** Drives `url` with the closed-loop load generator for DURATION_S seconds. */
+export async function load(
+  label: string,
+  url: string,
+  connections: number,
+  request: LoadRequest = {},
+): Promise<LoadResult> {
+  return resultOf(label, connections, await runLoad({ ...generatorOptions(url, request), connections }));
+}
+
+// The kernel's clock ticks per second (USER_HZ): 100 on Linux.
+const TICKS_PER_S = 100;
+
+/** The CPU time (ms) of process `pid` so far, all its threads — and of its thread `tid`; null off Linux. */
+export function cpuMs(pid: number, tid?: number): number | null {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CPU time (ms) so far of the PostgreSQL backends connected to the database of `url` now (the
+ * server on this machine; null when its processes cannot be read): what the statements of a
+ * benchmark's r3 cost the server, apart from other databases' work. Read it at both ends of a
+ * window in which the same connections stay open (a pool's).
+ */
+export async function databaseCpuMs(url: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    let total = 0;
+    for (const { pid } of rows) {
+      const ms = cpuMs(pid);
+      if (ms === null) return null;
+      total += ms;
+    }
+    return total;
+  } finally {
+    await client.end();
+  }
+}
+
+/** What an open-loop row adds: the requests offered and the most connections it needed. */
+export interface OpenLoadResult extends LoadResult {
+  offered: number;
+  rate: number;
+}
+
+/**
+ * Offers requests to `url` at `rate` a second for DURATION_S seconds (open loop: latency from each
+ * request's due time, see loadgen.ts); `connections` of the result is the most it had open.
+ */
+export async function openLoad(
+  label: string,
+  url: string,
+  rate: number,
+  request: LoadRequest = {},
+): Promise<OpenLoadResult> {
+  const stats = await runOpenLoad({ ...generatorOptions(url, request), rate });
+  return { ...resultOf(label, stats.connections, stats), offered: stats.offered, rate };
 }
 
 /** Prints results as an aligned table, with each row's throughput as a share of `baseline`'s. */

@@ -26,11 +26,10 @@
  * (commits not waiting for the disk), for diagnosis only: it shows what the disk's flushes cost the
  * delay; r3 itself never runs so (a crash of PostgreSQL could lose commits r3 acted on).
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { api, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
+import { api, cpuMs, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
 
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 200);
 // Worker slots of the r3 under test (R3_WORKER_CONCURRENCY): the default, 32, unless BENCH_WORKERS says
@@ -101,25 +100,16 @@ const db = new pg.Client({ connectionString: bench.url });
 await db.connect();
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
-// The kernel's clock ticks per second (USER_HZ): 100 on Linux.
-const TICKS_PER_S = 100;
 
 /**
  * The r3 process's CPU time so far, in ms (Linux: /proc; null elsewhere): all its threads, and its main
  * thread (the event loop) alone.
  */
 function cpuOfR3(): { process: number; main: number } | null {
-  const pid = server.child.pid;
-  const ticks = (file: string) => {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
-  };
-  try {
-    return { process: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
-  } catch {
-    return null;
-  }
+  const pid = server.child.pid as number;
+  const all = cpuMs(pid);
+  const main = cpuMs(pid, pid);
+  return all === null || main === null ? null : { process: all, main };
 }
 
 /** r3's commits so far by time (`r3_db_commit_duration_seconds`): the count at or under each bound (s). */
