@@ -52,6 +52,27 @@ module.exports = {
       to: { path: '^src/platform/http/errors\\.ts$' },
     },
     {
+      name: 'product-not-to-harness',
+      comment: 'r3 itself does not depend on its tests, benchmarks or fakes.',
+      severity: 'error',
+      from: { path: '^(src|machines|client)/' },
+      to: { path: '^(test|bench|fakes)/' },
+    },
+    {
+      name: 'bench-not-to-test',
+      comment: 'Benchmarks share fakes with the tests through fakes/, not by importing test/.',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'fakes-standalone',
+      comment: 'The fakes stand for outside services: they import neither the tests nor the benchmarks.',
+      severity: 'error',
+      from: { path: '^fakes/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
       name: 'no-circular',
       comment:
         'Import cycles make start-up order and ownership unclear. A cycle closed only by type imports ' +

@@ -26,9 +26,8 @@
  * (commits not waiting for the disk), for diagnosis only: it shows what the disk's flushes cost the
  * delay; r3 itself never runs so (a crash of PostgreSQL could lose commits r3 acted on).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { startFakeOpenAI } from '../fakes/openai-server.js';
 import { api, cpuMs, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
 
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 200);
@@ -56,24 +55,8 @@ const diamond = JSON.stringify({
 });
 
 // The planner's model: every chat completion answers the diamond.
-const model = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    res.setHeader('content-type', 'application/json');
-    res.end(
-      JSON.stringify({
-        id: 'chatcmpl-bench',
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: 'planner',
-        choices: [{ index: 0, message: { role: 'assistant', content: diamond }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }),
-    );
-  });
-});
-await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
-const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+const model = await startFakeOpenAI({ chatContent: () => diamond });
+const modelUrl = model.baseUrl;
 
 const bench = await createBenchDatabase('missions');
 const SYNCHRONOUS_COMMIT = process.env.BENCH_SYNCHRONOUS_COMMIT;
@@ -302,5 +285,5 @@ try {
   await db.end();
   await server.stop();
   await bench.drop();
-  model.close();
+  await model.close();
 }

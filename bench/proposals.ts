@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
-import { startFakeHubspot } from '../test/features/connectors/fakes/hubspot-server.js';
+import { startFakeHubspot } from '../fakes/hubspot-server.js';
 import { api, type Child, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
 
 const N = Number(process.env.BENCH_PROPOSALS ?? 500);

@@ -32,9 +32,9 @@
  * until accepted, so every one of the BENCH_RUNS runs is created exactly once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { type ChatBody, type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-server.js';
+import { type Receiver, startReceiver } from '../fakes/webhook-receiver.js';
 import {
   api,
   BENCH_NATS_URL,
@@ -67,65 +67,28 @@ interface ModelCall {
   run: number;
 }
 
-/**
- * A local HTTP server in this process: `handle` gets each request's headers and parsed JSON body and
- * answers `{status, body}`, sent after `delayMs`.
- */
-async function serveJson(
-  delayMs: number,
-  handle: (headers: http.IncomingHttpHeaders, body: any) => { status: number; body?: unknown },
-): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const answer = handle(req.headers, JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'));
-      setTimeout(() => {
-        res.writeHead(answer.status, { 'content-type': 'application/json' });
-        res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
-      }, delayMs);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+/** The last user message of a chat request. */
+function promptOf(chat: ChatBody): string {
+  return chat.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
 }
 
-/** An OpenAI-compatible chat endpoint that echoes the prompt after MODEL_DELAY_MS. */
-async function startModel(): Promise<{ baseUrl: string; calls: ModelCall[]; close(): Promise<void> }> {
-  const calls: ModelCall[] = [];
-  const server = await serveJson(MODEL_DELAY_MS, (_headers, body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: string }>;
-    const prompt = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
-    const marker = /(?:(s\d) )?run-(\d+)/.exec(prompt);
-    if (marker) calls.push({ step: marker[1] ?? 'skill', run: Number(marker[2]) });
-    return {
-      status: 200,
-      body: {
-        id: 'chatcmpl-bench',
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: body.model ?? 'bench',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: `ok ${prompt.slice(0, 40)}` },
-            finish_reason: 'stop',
-          },
-        ],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-      },
-    };
+/** An OpenAI-compatible model (fakes/) that answers `ok <prompt>` after MODEL_DELAY_MS. */
+function startModel(): Promise<FakeOpenAI> {
+  return startFakeOpenAI({
+    delayMs: MODEL_DELAY_MS,
+    chatContent: (chat) => `ok ${promptOf(chat).slice(0, 40)}`,
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, calls, close: server.close };
+}
+
+/** The steps the model was asked to run, by the marker in their prompts (one per call). */
+function modelCalls(model: FakeOpenAI): ModelCall[] {
+  const calls: ModelCall[] = [];
+  for (const request of model.requests) {
+    if (request.path !== '/v1/chat/completions') continue;
+    const marker = /(?:(s\d) )?run-(\d+)/.exec(promptOf(request.body as ChatBody));
+    if (marker) calls.push({ step: marker[1] ?? 'skill', run: Number(marker[2]) });
+  }
+  return calls;
 }
 
 interface Receipt {
@@ -134,18 +97,20 @@ interface Receipt {
   at: number;
 }
 
-/** Records every delivery (its id and run) and answers 204 after RECEIVER_DELAY_MS. */
-async function startReceiver(): Promise<{ url: string; receipts: Receipt[]; close(): Promise<void> }> {
-  const receipts: Receipt[] = [];
-  const server = await serveJson(RECEIVER_DELAY_MS, (headers, body) => {
-    receipts.push({
-      deliveryId: String(headers['x-service-delivery'] ?? ''),
-      runId: Number(body.data?.runId),
-      at: Date.now(),
-    });
-    return { status: 204 };
-  });
-  return { url: `http://127.0.0.1:${server.port}`, receipts, close: server.close };
+/** The deliveries `receiver` got: id, run, when. */
+function receipts(receiver: Receiver): Receipt[] {
+  return receiver.received.items.map((r) => ({
+    deliveryId: String(r.headers['x-service-delivery'] ?? ''),
+    runId: Number(r.json?.data?.runId),
+    at: r.at,
+  }));
+}
+
+/** A webhook receiver (fakes/) that answers 204 after RECEIVER_DELAY_MS. */
+async function startDelayedReceiver(): Promise<Receiver> {
+  const receiver = await startReceiver({ delayMs: RECEIVER_DELAY_MS });
+  receiver.respondWith(204, '');
+  return receiver;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -259,7 +224,7 @@ async function phase(mode: Mode, kills: number): Promise<PhaseResult> {
   const db = await createBenchDatabase(`recovery_${mode.replace('-', '')}`);
   const bus = mode === 'memory' ? null : benchBusPrefix('recovery');
   const model = await startModel();
-  const receiver = await startReceiver();
+  const receiver = await startDelayedReceiver();
   const env: Record<string, string> = {
     DATABASE_URL: db.url,
     R3_RATE_LIMIT_PER_MIN: '0',
@@ -436,11 +401,11 @@ async function phase(mode: Mode, kills: number): Promise<PhaseResult> {
                 (select count(*) from jobs)::int as jobs`,
       );
       const row = rows[0] as { unfinished: number; completed: number; pending: number; jobs: number };
-      if (receiver.receipts.length !== lastReceipts) {
-        lastReceipts = receiver.receipts.length;
+      if (receiver.received.items.length !== lastReceipts) {
+        lastReceipts = receiver.received.items.length;
         quietSince = performance.now();
       }
-      const runsDelivered = new Set(receiver.receipts.map((r) => r.runId)).size;
+      const runsDelivered = new Set(receipts(receiver).map((r) => r.runId)).size;
       const settled = row.unfinished === 0 && row.pending === 0 && row.jobs === 0;
       if (settled && (runsDelivered >= row.completed || performance.now() - quietSince > quietMs)) break;
       if (performance.now() > deadline) break;
@@ -476,21 +441,21 @@ async function phase(mode: Mode, kills: number): Promise<PhaseResult> {
       'select count(*)::int as n from webhook_deliveries where attempts > 1',
     );
     const callsPerStep = new Map<string, number>();
-    for (const c of model.calls)
+    const got = receipts(receiver);
+    for (const c of modelCalls(model))
       callsPerStep.set(`${c.run}/${c.step}`, (callsPerStep.get(`${c.run}/${c.step}`) ?? 0) + 1);
     const deliveriesPerRun = new Map<number, Set<string>>();
-    for (const r of receiver.receipts) {
+    for (const r of got) {
       const set = deliveriesPerRun.get(r.runId) ?? new Set<string>();
       set.add(r.deliveryId);
       deliveriesPerRun.set(r.runId, set);
     }
     const firstReceipt = new Map<number, number>();
-    for (const r of receiver.receipts)
-      firstReceipt.set(r.runId, Math.min(firstReceipt.get(r.runId) ?? r.at, r.at));
+    for (const r of got) firstReceipt.set(r.runId, Math.min(firstReceipt.get(r.runId) ?? r.at, r.at));
     const webhookDelays = completedRuns
       .filter((r) => firstReceipt.has(r.id))
       .map((r) => (firstReceipt.get(r.id) as number) - (r.completed as Date).getTime());
-    const distinctDeliveries = new Set(receiver.receipts.map((r) => r.deliveryId)).size;
+    const distinctDeliveries = new Set(got.map((r) => r.deliveryId)).size;
     return {
       runsPerSec: completedRuns.length / ((lastCompleted - firstCreated) / 1000),
       latency: percentiles(completedRuns.map((r) => (r.completed as Date).getTime() - r.created.getTime())),
@@ -510,7 +475,7 @@ async function phase(mode: Mode, kills: number): Promise<PhaseResult> {
       deliveriesRetried: retried[0]?.n ?? 0,
       dispatchLate: dispatch.filter((d) => Number(d.ms) > 5_000).length,
       webhooksLate: webhookDelays.filter((d) => d > 5_000).length,
-      duplicateDeliveries: receiver.receipts.length - distinctDeliveries,
+      duplicateDeliveries: got.length - distinctDeliveries,
       runsDeliveredTwice: [...deliveriesPerRun.values()].filter((s) => s.size > 1).length,
       kills: killRecords,
       seconds,

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
-import { startFakeHubspot } from '../test/features/connectors/fakes/hubspot-server.js';
+import { startFakeHubspot } from '../fakes/hubspot-server.js';
 import { api, createBenchDatabase, createBenchToken, percentiles, spawnR3, unlimitOrg } from './lib.js';
 
 const RECORDS = Number(process.env.BENCH_SYNC_RECORDS ?? 50_000);

@@ -24,9 +24,8 @@
  *    started for it, the process's compiled QuickJS WebAssembly module instantiated in it);
  *    and the process's first such call, which compiles the module as well. Goal: < 50 ms.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-server.js';
 import { Sandbox } from '../src/features/tools/sandbox.js';
 import {
   api,
@@ -42,65 +41,25 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const COLD_STARTS = Number(process.env.BENCH_COLD_STARTS ?? 30);
 const BURST = Number(process.env.BENCH_BURST ?? 8);
 
-interface ChatMessage {
-  role: string;
-  content: string | null;
-  tool_call_id?: string;
-}
-
-/** A minimal OpenAI-compatible chat server: the tools skill's script, else an echo. */
-async function startModel(): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        model: string;
-        messages: ChatMessage[];
-        tools?: unknown[];
+/** The model: the tools skill's script (two run_code calls, then an answer), else an echo. */
+function startModel(): Promise<FakeOpenAI> {
+  return startFakeOpenAI({
+    assistant(chat) {
+      const answered = chat.messages.filter((m) => m.role === 'tool').length;
+      if (!chat.tools || answered >= 2) return { content: `done: ${chat.messages.at(-1)?.content ?? ''}` };
+      const code = answered === 0 ? '1+1' : '2+2';
+      return {
+        content: null,
+        toolCalls: [
+          {
+            id: `call_${answered + 1}`,
+            name: 'run_code',
+            arguments: JSON.stringify({ language: 'javascript', code }),
+          },
+        ],
       };
-      const answered = body.messages.filter((m) => m.role === 'tool').length;
-      let message: Record<string, unknown>;
-      if (body.tools && answered < 2) {
-        const code = answered === 0 ? '1+1' : '2+2';
-        message = {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
-              id: `call_${answered + 1}`,
-              type: 'function',
-              function: { name: 'run_code', arguments: JSON.stringify({ language: 'javascript', code }) },
-            },
-          ],
-        };
-      } else {
-        const last = body.messages.at(-1)?.content ?? '';
-        message = { role: 'assistant', content: `done: ${last}` };
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 'chatcmpl-bench',
-          object: 'chat.completion',
-          created: 1_700_000_000,
-          model: body.model,
-          choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 interface RunsResult {

@@ -13,13 +13,12 @@
  * event→delivery latency (the body's `createdAt` to its arrival).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { type Received, startReceiver } from '../fakes/webhook-receiver.js';
 import {
   api,
   type Child,
+  cpuMs,
   createBenchDatabase,
   createBenchToken,
   DURATION_S,
@@ -36,54 +35,45 @@ interface Receipt {
   latency: number;
 }
 
-/** The receiver: verifies each signature with node:crypto and answers 204. */
-async function startReceiver(): Promise<{
+/** Whether a delivery's `X-Service-Signature` is SECRET's over its body, checked with node:crypto. */
+function signed(delivery: Received): boolean {
+  const header = String(delivery.headers['x-service-signature'] ?? '');
+  let t = '';
+  const sigs: Buffer[] = [];
+  for (const part of header.split(',')) {
+    if (part.startsWith('t=')) t = part.slice(2);
+    else if (part.startsWith('v1=')) sigs.push(Buffer.from(part.slice(3), 'hex'));
+  }
+  const expected = createHmac('sha256', SECRET).update(`${t}.`).update(delivery.raw).digest();
+  return (
+    /^\d+$/.test(t) &&
+    Math.abs(delivery.at / 1000 - Number(t)) <= 300 &&
+    sigs.some((s) => s.length === expected.length && timingSafeEqual(s, expected))
+  );
+}
+
+/** The receiver (fakes/): answers 204 to every delivery; `receipts` are those correctly signed. */
+async function startVerifyingReceiver(): Promise<{
   url: string;
-  receipts: Receipt[];
-  invalid: () => number;
+  /** Deliveries received so far, signed or not. */
+  received(): number;
+  receipts(): Receipt[];
+  invalid(): number;
   close(): Promise<void>;
 }> {
-  const receipts: Receipt[] = [];
-  let invalid = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const now = Date.now();
-      const raw = Buffer.concat(chunks);
-      const header = String(req.headers['x-service-signature'] ?? '');
-      let t = '';
-      const sigs: Buffer[] = [];
-      for (const part of header.split(',')) {
-        if (part.startsWith('t=')) t = part.slice(2);
-        else if (part.startsWith('v1=')) sigs.push(Buffer.from(part.slice(3), 'hex'));
-      }
-      const expected = createHmac('sha256', SECRET).update(`${t}.`).update(raw).digest();
-      const ok =
-        /^\d+$/.test(t) &&
-        Math.abs(now / 1000 - Number(t)) <= 300 &&
-        sigs.some((s) => s.length === expected.length && timingSafeEqual(s, expected));
-      if (!ok) invalid++;
-      else {
-        const createdAt = /"createdAt":"([^"]+)"/.exec(raw.toString('utf8'))?.[1];
-        receipts.push({ at: now, latency: createdAt ? now - Date.parse(createdAt) : 0 });
-      }
-      res.writeHead(ok ? 204 : 400);
-      res.end();
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const receiver = await startReceiver();
+  receiver.respondWith(204, '');
+  const valid = () => receiver.received.items.filter(signed);
   return {
-    url: `http://127.0.0.1:${port}`,
-    receipts,
-    invalid: () => invalid,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+    url: receiver.url,
+    received: () => receiver.received.items.length,
+    receipts: () =>
+      valid().map((delivery) => {
+        const createdAt = /"createdAt":"([^"]+)"/.exec(delivery.raw)?.[1];
+        return { at: delivery.at, latency: createdAt ? delivery.at - Date.parse(createdAt) : 0 };
       }),
+    invalid: () => receiver.received.items.length - valid().length,
+    close: () => receiver.close(),
   };
 }
 
@@ -127,11 +117,9 @@ async function ingestWhile(r3: Child, token: string, more: (done: number) => boo
   return events;
 }
 
-/** CPU seconds (user + system) a process has used so far. */
+/** CPU seconds (user + system) a process has used so far (0 off Linux). */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return (cpuMs(pid) ?? 0) / 1000;
 }
 
 async function count(dbUrl: string, sql: string): Promise<number> {
@@ -179,7 +167,7 @@ console.log(
 //    ATTEMPT_SUCCEEDED with its attempt row and the job's completion.
 {
   const db = await createBenchDatabase('webhooks_drain');
-  const receiver = await startReceiver();
+  const receiver = await startVerifyingReceiver();
   const children: Child[] = [];
   try {
     const producer = await spawnR3(db.url, { ...R3_ENV, R3_WORKER_CONCURRENCY: '0' });
@@ -197,20 +185,21 @@ console.log(
     const deliverer = await spawnR3(db.url, { ...R3_ENV, R3_WORKER_CONCURRENCY: workers });
     children.push(deliverer);
     const cpuAtStart = cpuSeconds(deliverer.child.pid as number);
-    await until(async () => receiver.receipts.length >= expected, 300_000);
+    await until(async () => receiver.received() >= expected, 300_000);
     const cpu = cpuSeconds(deliverer.child.pid as number) - cpuAtStart;
     const attempts = await count(db.url, 'select count(*)::int as n from webhook_attempts');
     const delivered = await count(
       db.url,
       `select count(*)::int as n from webhook_deliveries where api_status = 'delivered'`,
     );
+    const receipts = receiver.receipts();
     report(
       `backlog drain: ${expected} queued deliveries (${events} events × ${WEBHOOKS} webhooks)`,
-      receiver.receipts,
+      receipts,
       expected,
       receiver.invalid(),
       [
-        `start of the delivering process to the last delivery: ${((Math.max(...receiver.receipts.map((r) => r.at)) - started) / 1000).toFixed(1)} s`,
+        `start of the delivering process to the last delivery: ${((Math.max(...receipts.map((r) => r.at)) - started) / 1000).toFixed(1)} s`,
         `attempt rows ${attempts}, deliveries delivered ${delivered}`,
         `r3 CPU ${cpu.toFixed(1)} s: ${((cpu * 1000) / expected).toFixed(2)} ms per delivery ` +
           `(${(expected / cpu).toFixed(0)} deliveries per r3 CPU-second)`,
@@ -226,7 +215,7 @@ console.log(
 // 2. End to end while ingesting: ingest → outbox → bus → dispatcher → deliveries → receiver.
 {
   const db = await createBenchDatabase('webhooks_e2e');
-  const receiver = await startReceiver();
+  const receiver = await startVerifyingReceiver();
   let child: Child | null = null;
   try {
     const r3 = await spawnR3(db.url, { ...R3_ENV, R3_WORKER_CONCURRENCY: workers });
@@ -237,13 +226,14 @@ console.log(
     const events = await ingestWhile(r3, token, () => performance.now() < stopAt);
     const ingestEnded = Date.now();
     const expected = events * WEBHOOKS;
-    await until(async () => receiver.receipts.length >= expected, 300_000);
-    const inWindow = receiver.receipts.filter((r) => r.at >= started && r.at <= ingestEnded).length;
+    await until(async () => receiver.received() >= expected, 300_000);
+    const receipts = receiver.receipts();
+    const inWindow = receipts.filter((r) => r.at >= started && r.at <= ingestEnded).length;
     const attempts = await count(db.url, 'select count(*)::int as n from webhook_attempts');
-    const p = percentiles(receiver.receipts.map((r) => r.latency));
+    const p = percentiles(receipts.map((r) => r.latency));
     report(
       `end to end: ${INGESTERS} clients ingesting for ${DURATION_S}s`,
-      receiver.receipts,
+      receipts,
       expected,
       receiver.invalid(),
       [

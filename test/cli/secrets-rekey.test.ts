@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../fakes/webhook-receiver.js';
 import { secretsCommand } from '../../src/cli/secrets.js';
 import { createCredentialBox } from '../../src/features/connectors/credentials.js';
 import { UsageError } from '../../src/platform/cli.js';
@@ -17,7 +18,6 @@ import { ALL_SCOPES, startTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_SECRET_KEY } from '../helpers/process.js';
 import { orgIdOf } from '../helpers/runs.js';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 import {
   createObjectType,
   independentVerify,

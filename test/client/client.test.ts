@@ -11,10 +11,10 @@ import {
   runEvents,
   verifySignature,
 } from '../../client/index.js';
+import { type Receiver, startReceiver } from '../../fakes/webhook-receiver.js';
 import { skillBody } from '../helpers/api.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../helpers/app.js';
 import { openApiChecker } from '../helpers/openapi-check.js';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 let t: TestApp;
 let token: string;

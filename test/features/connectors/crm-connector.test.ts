@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
 import { parseAction } from '../../../src/features/connectors/actions.js';
 import type { Connector, SourceRecord, SyncPage } from '../../../src/features/connectors/connector.js';
 import {
@@ -6,7 +7,6 @@ import {
   crmConnectionSchema,
 } from '../../../src/features/connectors/crm/crm-connector.js';
 import { ConnectorError } from '../../../src/features/connectors/errors.js';
-import { type FakeHubspot, startFakeHubspot } from './fakes/hubspot-server.js';
 
 let hub: FakeHubspot;
 const sleeps: number[] = [];

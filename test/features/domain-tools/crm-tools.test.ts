@@ -7,10 +7,10 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
 import { type Callers, callers, orgIdOf } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
-import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
 
 let t: TestApp;
 let c: Callers;

@@ -5,14 +5,9 @@
  * was started twice (one child run per task) and the task that had finished was not run again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatBody, chatReply, type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import { request } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import {
-  type ChatBody,
-  chatReply,
-  type FakeOpenAI,
-  startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
 import { createCliToken, type ServeProcess, spawnServe } from '../../helpers/process.js';
 import { waitFor } from '../../helpers/wait.js';
 

@@ -7,12 +7,12 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatBody, type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { type Callers, callers } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { type ChatBody, type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
 import { waitFor } from '../../helpers/wait.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 
 const SECRET = 'whsec_mission_failed_secret_0123456789';
 

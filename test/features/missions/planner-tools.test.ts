@@ -6,14 +6,14 @@
  * PLANNER_FAILED (docs/api.md "Missions") before any task starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Callers, callers } from '../../helpers/api.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   type AssistantTurn,
   type ChatBody,
   type FakeOpenAI,
   startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
+} from '../../../fakes/openai-server.js';
+import { type Callers, callers } from '../../helpers/api.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createMission, waitForMissionRun } from '../../helpers/missions.js';
 
 let t: TestApp;

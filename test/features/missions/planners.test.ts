@@ -7,16 +7,11 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ChatBody, chatReply, type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import { RUN_KINDS } from '../../../src/features/runs/run-kinds.js';
 import { WORKER } from '../../../src/platform/actors/acting-as.js';
 import { type Callers, callers } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  type ChatBody,
-  chatReply,
-  type FakeOpenAI,
-  startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
 import { loggedEvents, orgIdOf } from '../../helpers/runs.js';
 

@@ -4,10 +4,10 @@
  * the webhook's run filter does not hold them back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { type Callers, callers } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 
 let t: TestApp;
 let c: Callers;

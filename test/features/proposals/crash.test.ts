@@ -7,12 +7,12 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
 import { request } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
 import { createCliToken, type ServeProcess, spawnServe } from '../../helpers/process.js';
 import { waitFor } from '../../helpers/wait.js';
-import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
 
 describe('kill -9 of the node executing an approved proposal', () => {
   let database: TestDatabase;

@@ -8,6 +8,8 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { executeTool, type ToolCall } from '../../../src/platform/tools/registry.js';
 import { type Callers, callers, fields, orgIdOf } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -15,8 +17,6 @@ import { call, connectHttp, fails, ok } from '../../helpers/mcp.js';
 import { createSkill } from '../../helpers/resources.js';
 import { openSse } from '../../helpers/sse.js';
 import { waitFor } from '../../helpers/wait.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
-import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
 
 const ORG = 'prop-org';
 let t: TestApp;

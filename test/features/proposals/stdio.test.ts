@@ -6,10 +6,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectStdio, ok } from '../../helpers/mcp.js';
 import { waitFor } from '../../helpers/wait.js';
-import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
 
 let t: TestApp;
 let hub: FakeHubspot;

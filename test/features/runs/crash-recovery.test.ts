@@ -6,13 +6,13 @@
  * after the 5-minute lease.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { request } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
 import { createCliToken, type ServeProcess, spawnServe } from '../../helpers/process.js';
 import { waitFor } from '../../helpers/wait.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 
 const nats = await probeNats();
 

@@ -4,14 +4,9 @@
  * outputSchema, the run's trace id as traceparent, and provider failures fail the run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatBody, type FakeOpenAI, openaiEnv, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  type ChatBody,
-  type FakeOpenAI,
-  openaiEnv,
-  startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
 import { createAgent, createSkill } from '../../helpers/resources.js';
 
 let t: TestApp;

@@ -8,15 +8,15 @@
  * the restarted one, because run_code is idempotent (`safe`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from '../../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import {
   type AssistantTurn,
   type ChatBody,
   type FakeOpenAI,
   openaiEnv,
   startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
+} from '../../../fakes/openai-server.js';
+import { request } from '../../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
 import { createCliToken, type ServeProcess, spawnServe } from '../../helpers/process.js';
 import { waitFor } from '../../helpers/wait.js';

@@ -8,18 +8,18 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { CreatedToken } from '../../../src/features/tokens/service.js';
-import { access } from '../../../src/platform/auth/guard.js';
-import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
-import { defineAgentTool } from '../../../src/platform/tools/registry.js';
-import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   type AssistantTurn,
   type ChatBody,
   type FakeOpenAI,
   openaiEnv,
   startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
+} from '../../../fakes/openai-server.js';
+import type { CreatedToken } from '../../../src/features/tokens/service.js';
+import { access } from '../../../src/platform/auth/guard.js';
+import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
+import { defineAgentTool } from '../../../src/platform/tools/registry.js';
+import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createAgent, createSkill, createWorkflow } from '../../helpers/resources.js';
 import { loggedEvents } from '../../helpers/runs.js';
 import { openSse } from '../../helpers/sse.js';

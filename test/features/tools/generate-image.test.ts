@@ -7,10 +7,10 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, ONE_PIXEL_PNG, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { executeTool } from '../../../src/platform/tools/registry.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { type FakeOpenAI, ONE_PIXEL_PNG, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 
 let openai: FakeOpenAI;

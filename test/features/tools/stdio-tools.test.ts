@@ -8,8 +8,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
 import { connectStdio, fails, ok } from '../../helpers/mcp.js';
 import { html, page, startWebSite, type WebSite } from '../../helpers/web-server.js';
 

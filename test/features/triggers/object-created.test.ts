@@ -6,10 +6,10 @@
  * and a job that runs again starts nothing twice; instances a sync only updates start nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
 import { type Callers, callers, orgIdOf } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createWorkflow } from '../../helpers/resources.js';
-import { type FakeHubspot, startFakeHubspot } from '../connectors/fakes/hubspot-server.js';
 
 let t: TestApp;
 let c: Callers;

@@ -5,9 +5,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { webhookedOrg } from '../../helpers/webhooks.js';
 
 describeInBrowser('the admin pages in the browser', (suite) => {

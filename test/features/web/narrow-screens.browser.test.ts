@@ -3,6 +3,7 @@
  * axe-core finds no serious violation; a screenshot of each is kept.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { TestApp } from '../../helpers/app.js';
 import {
   checkAccessibility,
@@ -13,7 +14,6 @@ import {
 } from '../../helpers/browser.js';
 import { createTeam, waitForMissionRun } from '../../helpers/missions.js';
 import { pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { register } from '../../helpers/webhooks.js';
 
 describeInBrowser('the pages at 360 px wide', (suite) => {

@@ -7,6 +7,13 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
+import {
+  type AssistantTurn,
+  type ChatBody,
+  type FakeOpenAI,
+  openaiEnv,
+  startFakeOpenAI,
+} from '../../../fakes/openai-server.js';
 import { access } from '../../../src/platform/auth/guard.js';
 import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
 import { defineAgentTool } from '../../../src/platform/tools/registry.js';
@@ -18,13 +25,6 @@ import {
   screenshot,
   watchPageErrors,
 } from '../../helpers/browser.js';
-import {
-  type AssistantTurn,
-  type ChatBody,
-  type FakeOpenAI,
-  openaiEnv,
-  startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
 import { createSkill } from '../../helpers/resources.js';
 import { type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 import { deferred } from '../../helpers/wait.js';

@@ -3,10 +3,10 @@
  * (R3_WEBHOOK_CONCURRENCY), and jobs beyond the bound go back to the queue instead of holding workers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import type { Collector } from '../../helpers/wait.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { createObjectType, ingest, register, watchDispatcher } from '../../helpers/webhooks.js';
 
 let t: TestApp;

@@ -8,13 +8,13 @@
 
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { verifySignature } from '../../../src/features/webhooks/signature.js';
 import type { BusMessage } from '../../../src/platform/bus/bus.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill, createWorkflow } from '../../helpers/resources.js';
 import { type Collector, createCollector } from '../../helpers/wait.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import {
   createObjectType,
   independentVerify,

@@ -4,10 +4,10 @@
  * `{active: true}` re-enables it. One attempt per delivery here, so each failure is one delivery.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import type { Collector } from '../../helpers/wait.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { createObjectType, ingest, register, watchDispatcher } from '../../helpers/webhooks.js';
 
 let t: TestApp;

@@ -5,11 +5,11 @@
  * as failed when it was the last.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { WEBHOOK_DELIVERY_KIND } from '../../../src/features/webhooks/webhook-kinds.js';
 import { WORKER } from '../../../src/platform/actors/acting-as.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import {
   createObjectType,
   independentVerify,

@@ -4,9 +4,9 @@
  * stored sealed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { type Callers, callers, fields } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { createObjectType, ingest, watchDispatcher } from '../../helpers/webhooks.js';
 
 let t: TestApp;

@@ -4,8 +4,8 @@
  * whose target turned internal after registration is never connected to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { createObjectType, ingest, watchDispatcher } from '../../helpers/webhooks.js';
 
 let t: TestApp;

@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, randomPrefix, request, startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
 import { createSkill } from '../../helpers/resources.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { webhookedOrg } from '../../helpers/webhooks.js';
 import { parseMetrics, type Samples } from './parse.js';
 

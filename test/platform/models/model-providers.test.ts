@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import {
   completionOutput,
   isProviderError,
@@ -9,7 +10,6 @@ import {
   createModelProvider,
   createModelProviderRegistry,
 } from '../../../src/platform/models/providers/index.js';
-import { type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
 
 describe('echo provider', () => {
   it('answers with the prompt, which a skill maps to {text}', async () => {

@@ -1,19 +1,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ChatBody,
+  type FakeOpenAI,
+  type FakeOpenAIOptions,
+  startFakeOpenAI,
+} from '../../../fakes/openai-server.js';
 import { isProviderError } from '../../../src/platform/models/model-provider.js';
 import {
   createOpenAIProvider,
   type OpenAIProviderOptions,
 } from '../../../src/platform/models/providers/openai.js';
 import { newTraceId, parseTraceparent } from '../../../src/platform/util/trace.js';
-import {
-  type ChatBody,
-  type FakeOpenAI,
-  type FakeOpenAIOptions,
-  providerFailure,
-  startFakeOpenAI,
-} from '../../helpers/fake-openai-server.js';
+import { providerFailure } from '../../helpers/providers.js';
 
 let server: FakeOpenAI;
 

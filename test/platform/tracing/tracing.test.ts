@@ -10,15 +10,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../fakes/openai-server.js';
+import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import { createHttpClient } from '../../../src/features/connectors/http-client.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ConfigError, loadConfig } from '../../../src/platform/config.js';
 import { createTracing } from '../../../src/platform/tracing/tracing.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai-server.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
 import { createSkill } from '../../helpers/resources.js';
-import { type Receiver, startReceiver } from '../../helpers/webhook-receiver.js';
 import { webhookedOrg } from '../../helpers/webhooks.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -5,9 +5,9 @@
  * credentials, 429s, an upstream that is down and comes back — plus scheduled syncs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeHubspot, startFakeHubspot } from '../../../../fakes/hubspot-server.js';
 import { type Callers, callers, fields, orgIdOf } from '../../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
-import { type FakeHubspot, startFakeHubspot } from '../fakes/hubspot-server.js';
 
 let t: TestApp;
 let c: Callers;

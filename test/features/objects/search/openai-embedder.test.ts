@@ -1,15 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, fakeEmbedding, startFakeOpenAI } from '../../../../fakes/openai-server.js';
 import {
   createOpenAIEmbedder,
   type OpenAIEmbedderOptions,
 } from '../../../../src/features/objects/search/openai-embedder.js';
 import { dot } from '../../../../src/features/objects/search/vector-codec.js';
-import {
-  type FakeOpenAI,
-  fakeEmbedding,
-  providerFailure,
-  startFakeOpenAI,
-} from '../../../helpers/fake-openai-server.js';
+import { providerFailure } from '../../../helpers/providers.js';
 
 let server: FakeOpenAI;
 

@@ -1,12 +1,11 @@
 /**
- * A local OpenAI-compatible server on a real socket: `POST /v1/chat/completions`,
+ * A local OpenAI-compatible server on a real socket (tests and benchmarks start it): `POST /v1/chat/completions`,
  * `POST /v1/embeddings` and `POST /v1/images/generations` in the shapes OpenAI answers with, Bearer authentication, and OpenAI-style
  * error bodies. Tests queue scripted replies (failures, hangs, dropped connections) that are served
  * before the default behaviour.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ProviderError } from '../../src/platform/models/model-provider.js';
 
 export interface RecordedRequest {
   method: string;
@@ -85,6 +84,8 @@ export interface FakeOpenAIOptions {
   embeddingDimensions?: number;
   /** Bytes of a generated image (`POST /v1/images/generations`). Default: a 1×1 PNG. */
   image?: (body: ImagesBody) => Buffer;
+  /** Milliseconds every default answer waits before it is sent (a model's thinking time). Default 0. */
+  delayMs?: number;
 }
 
 export interface FakeOpenAI {
@@ -334,7 +335,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     const answer = defaultReply(recorded, options);
     if ('hang' in answer) return;
-    send(res, answer.status, answer.body);
+    if (options.delayMs) setTimeout(() => send(res, answer.status, answer.body), options.delayMs);
+    else send(res, answer.status, answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -369,14 +371,4 @@ export function openaiEnv(fake: FakeOpenAI, extra: Record<string, string> = {}):
     R3_MODEL: 'gpt-test',
     ...extra,
   };
-}
-
-/** The ProviderError `promise` rejects with (anything else fails the test). */
-export async function providerFailure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
 }

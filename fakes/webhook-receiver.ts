@@ -1,10 +1,11 @@
 /**
- * A local webhook receiver for tests: records every request with its raw body and answers with a
- * status the test chooses (per request, so it can fail, then succeed).
+ * A local webhook receiver for tests and benchmarks: records every request with its raw body and
+ * arrival time, and answers with a status the caller chooses (per request, so it can fail, then
+ * succeed), at once or after a delay.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Collector, createCollector } from './wait.js';
+import { type Collector, createCollector } from './collector.js';
 
 /** One request the receiver got. */
 export interface Received {
@@ -13,6 +14,8 @@ export interface Received {
   /** The body exactly as it arrived. */
   raw: string;
   json: any;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface Receiver {
@@ -28,8 +31,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Starts a receiver on a free port of 127.0.0.1. */
-export async function startReceiver(): Promise<Receiver> {
+/** Starts a receiver on a free port of 127.0.0.1; `delayMs`: each answer waits that long (default 0). */
+export async function startReceiver(options: { delayMs?: number } = {}): Promise<Receiver> {
   const received = createCollector<Received>();
   let status = 200;
   let answer = 'ok';
@@ -38,6 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const at = Date.now();
       const raw = Buffer.concat(chunks).toString('utf8');
       let json: unknown = null;
       try {
@@ -45,15 +49,18 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         // kept as raw only
       }
-      const respond = () => {
+      const write = () => {
         res.writeHead(status, { 'content-type': 'text/plain' });
         res.end(answer);
       };
-      received.push({ path: req.url ?? '/', headers: req.headers, raw, json });
+      const respond = options.delayMs ? () => setTimeout(write, options.delayMs) : write;
+      received.push({ path: req.url ?? '/', headers: req.headers, raw, json, at });
       if (holding) holding.push(respond);
       else respond();
     });
   });
+  // Deliveries come in bursts minutes apart in the benchmarks: idle connections stay open meanwhile.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
