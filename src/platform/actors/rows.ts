@@ -6,8 +6,25 @@ import type { StateValue } from 'xstate';
 import type { Attribution } from '../auth/attribution.js';
 import type { ActorKindDef, ActorRow, MachineSnapshotLike } from './kind.js';
 import type { TransitionRows } from './statements.js';
-import type { SendOptions } from './types.js';
+import type { LoadedActor, SendOptions } from './types.js';
 import type { TransitionWrites } from './writes.js';
+
+/** The name of a snapshot's state: the value of a flat state, the dotted path of a compound one. */
+export function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  // A compound state as its path, `running.awaitingModel` for `{running: 'awaitingModel'}`.
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    const [only] = entries;
+    if (entries.length === 1 && only) return `${only[0]}.${stateName(only[1])}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The `status` column an actor's snapshot projects to (what a refused caller is told it is). */
+export function actorStatus(actor: LoadedActor): string {
+  return String(actor.def.project(actor.snapshot).status);
+}
 
 /** Resolves a stored snapshot, validating its context first (zod at the database edge). */
 export function resolveSnapshot(def: ActorKindDef, stored: unknown): MachineSnapshotLike {

@@ -116,3 +116,10 @@ export function singleTx(pool: Sql, state: TxState, attempt = 1): ActorTx {
 export function deeper(tx: ActorTx): ActorTx {
   return { ...tx, depth: tx.depth + 1 };
 }
+
+/** Where a transaction's reads go: its own statements, or the pool in a single transaction. */
+export function reader(tx: ActorTx): Sql {
+  if (!tx.single) return tx.sql;
+  if (tx.single.wrote) throw new Error('a single transaction went on after its write');
+  return tx.single.pool;
+}
