@@ -61,6 +61,7 @@ export const missionsFeature = defineFeature({
           reviewedBy: decision.reviewedBy,
           requestId: decision.requestId,
           audit: decision.audit,
+          loaded: [decision.item],
         }),
       view: (principal, id) => missions.get(principal, id),
       reviewUrl: (id) => `${platform.baseUrl()}/review/missions/${id}`,

@@ -11,7 +11,12 @@ import type {
   RunRejectEvent,
 } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
-import { type ActorHost, actorStatus, type SendResult } from '../../platform/actors/host.js';
+import {
+  type ActorHost,
+  actorStatus,
+  type LoadedActor,
+  type SendResult,
+} from '../../platform/actors/host.js';
 import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -65,6 +70,8 @@ export interface MissionDecision {
   reviewedBy?: string | null | undefined;
   requestId?: string | null | undefined;
   audit?: { action: string; details?: Record<string, unknown> } | undefined;
+  /** Actors the caller already read, for the decision's transaction (`TransactOptions.loaded`). */
+  loaded?: readonly LoadedActor[] | undefined;
 }
 
 /** Statuses a mission run can be cancelled from. */
@@ -183,20 +190,17 @@ export class MissionService {
   /** Approves (resumes) or rejects (cancels) a mission run awaiting review; 409 otherwise. */
   async decide(principal: Principal, id: number, decision: MissionDecision): Promise<MissionRunView> {
     const outcome = await this.decision(principal, id, decision);
-    if ('decided' in outcome) return outcome.decided;
-    throw this.refusal(id, decision.action, 'awaiting_review', outcome.refused.status);
+    if ('refused' in outcome)
+      throw this.refusal(id, decision.action, 'awaiting_review', outcome.refused.status);
+    return this.get(principal, id);
   }
 
   /**
-   * Approves or rejects mission run `id` (as `decide` does): the mission run after the decision, or,
+   * Approves or rejects mission run `id` (as `decide` does, without reading it after): decided, or,
    * when it no longer accepts one, the refusal as a value with its status (the review queue answers
    * it as the item having left the queue). NOT_FOUND for no such mission run in the org.
    */
-  async decision(
-    principal: Principal,
-    id: number,
-    decision: MissionDecision,
-  ): Promise<SubjectOutcome<MissionRunView>> {
+  async decision(principal: Principal, id: number, decision: MissionDecision): Promise<SubjectOutcome> {
     const by = principal.actor;
     const onBehalfOf = decision.reviewedBy ?? null;
     const at = this.now();
@@ -204,19 +208,26 @@ export class MissionService {
       decision.action === 'approve'
         ? { type: 'APPROVE', by, onBehalfOf, note: decision.note ?? null, at }
         : { type: 'REJECT', by, onBehalfOf, reason: decision.note ?? null, at };
-    const result = await this.send(principal, id, event, actingAs(principal), {
-      action: decision.audit?.action ?? `mission_run.${decision.action}`,
-      details: {
-        note: decision.note ?? null,
-        reviewedBy: decision.reviewedBy ?? null,
-        ...decision.audit?.details,
+    const result = await this.send(
+      principal,
+      id,
+      event,
+      actingAs(principal),
+      {
+        action: decision.audit?.action ?? `mission_run.${decision.action}`,
+        details: {
+          note: decision.note ?? null,
+          reviewedBy: decision.reviewedBy ?? null,
+          ...decision.audit?.details,
+        },
+        requestId: decision.requestId ?? null,
       },
-      requestId: decision.requestId ?? null,
-    });
+      decision.loaded,
+    );
     if (result.outcome === 'not_found') throw notFound('mission run', id);
     if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
-    return { decided: await this.get(principal, id) };
+    return { decided: true };
   }
 
   /** The definition mission run `id` was started with (name, team, planner, review, limits); 404 otherwise. */
@@ -291,13 +302,16 @@ export class MissionService {
     event: MissionRunEvent,
     by: ActingAs,
     audit: { action: string; details?: Record<string, unknown>; requestId: string | null },
+    loaded?: readonly LoadedActor[],
   ): Promise<SendResult> {
     const { host } = this.deps;
-    return host.transact((tx) =>
-      host.send(tx, MISSION_RUN_KIND, { orgId: principal.orgId, id }, event, {
-        actingAs: by,
-        audit: { ...audit, targetKind: 'mission_run', targetId: String(id) },
-      }),
+    return host.transact(
+      (tx) =>
+        host.send(tx, MISSION_RUN_KIND, { orgId: principal.orgId, id }, event, {
+          actingAs: by,
+          audit: { ...audit, targetKind: 'mission_run', targetId: String(id) },
+        }),
+      loaded ? { loaded } : {},
     );
   }
 

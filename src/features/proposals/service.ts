@@ -10,6 +10,7 @@ import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
   actorStatus,
+  type LoadedActor,
   type SendResult,
   type TransitionAudit,
 } from '../../platform/actors/host.js';
@@ -218,15 +219,11 @@ export class ProposalService {
 
   /**
    * Applies a review decision (the queue's `action` items): approve → executing (the execution is
-   * enqueued in the same transaction), reject → rejected; the proposal after it, or, when it no
-   * longer accepts one, the refusal as a value with its status (the queue answers it as the item
+   * enqueued in the same transaction), reject → rejected (the item closed from the queue's read of
+   * it, nothing read after); decided, or, when it no longer accepts one, the refusal as a value with its status (the queue answers it as the item
    * having left the queue). NOT_FOUND for no such proposal in the org.
    */
-  async decide(
-    principal: Principal,
-    id: number,
-    decision: SubjectDecision,
-  ): Promise<SubjectOutcome<ProposalView>> {
+  async decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome> {
     const at = this.now();
     const event: ProposalEvent =
       decision.action === 'approve'
@@ -238,17 +235,23 @@ export class ProposalService {
             reason: decision.reason,
             at,
           };
-    const result = await this.send(principal, id, event, {
-      action: decision.audit.action,
-      targetKind: 'proposal',
-      targetId: String(id),
-      details: { ...decision.audit.details, reviewedBy: decision.reviewedBy, reason: decision.reason },
-      requestId: decision.requestId,
-    });
+    const result = await this.send(
+      principal,
+      id,
+      event,
+      {
+        action: decision.audit.action,
+        targetKind: 'proposal',
+        targetId: String(id),
+        details: { ...decision.audit.details, reviewedBy: decision.reviewedBy, reason: decision.reason },
+        requestId: decision.requestId,
+      },
+      [decision.item],
+    );
     if (result.outcome === 'not_found') throw notFound('proposal', id);
     if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
-    return { decided: await this.get(principal, id) };
+    return { decided: true };
   }
 
   /** Withdraws a pending proposal: cancelled, never executed; 409 once decided. */
@@ -279,13 +282,16 @@ export class ProposalService {
     id: number,
     event: ProposalEvent,
     audit: TransitionAudit,
+    loaded?: readonly LoadedActor[],
   ): Promise<SendResult> {
     const { host } = this.deps;
-    return host.transact((tx) =>
-      host.send(tx, PROPOSAL_KIND, { orgId: principal.orgId, id }, event, {
-        actingAs: actingAs(principal),
-        audit,
-      }),
+    return host.transact(
+      (tx) =>
+        host.send(tx, PROPOSAL_KIND, { orgId: principal.orgId, id }, event, {
+          actingAs: actingAs(principal),
+          audit,
+        }),
+      loaded ? { loaded } : {},
     );
   }
 

@@ -7,7 +7,7 @@
  */
 
 import type { ReviewItemEvent } from '../../../machines/index.js';
-import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
+import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Logger } from '../../platform/log.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
@@ -52,7 +52,20 @@ export interface ReviewItems {
   ): Promise<void>;
 }
 
+/** The columns a load of an item reads (`ActorHost.resolveRow`); review items keep no run events. */
+export const ITEM_COLUMNS = 'i.id, i.org_id, i.version, 0 as last_seq, i.snapshot, i.kind, i.run_id';
+
 export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
+  /** The open item of `subject`, read in `tx` (one statement). */
+  async function openItem(tx: ActorTx, subject: ReviewSubjectRef): Promise<LoadedActor | null> {
+    const rows = await tx.sql.prepared<Record<string, unknown>>(
+      'review_item_open',
+      `select ${ITEM_COLUMNS} from review_items i where i.org_id = $1 and i.kind = $2 and i.run_id = $3 and i.open`,
+      [subject.orgId, subject.kind, subject.id],
+    );
+    return rows[0] ? host.resolveRow(REVIEW_ITEM_KIND, rows[0]) : null;
+  }
+
   return {
     async open(tx, subject, item) {
       await host.create(tx, REVIEW_ITEM_KIND, {
@@ -92,10 +105,8 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
     actingAs: Attribution,
     refusal: string,
   ): Promise<void> {
-    const item = await tx.sql.maybeOne<{ id: number }>(
-      'select id from review_items where org_id = $1 and kind = $2 and run_id = $3 and open',
-      [subject.orgId, subject.kind, subject.id],
-    );
+    // The item its transaction's caller read (the queue deciding it), else one read of it.
+    const item = (tx.attempt === 1 ? knownItem(tx, subject) : undefined) ?? (await openItem(tx, subject));
     if (!item) {
       log.warn(
         { kind: subject.kind, id: subject.id, event: event.type },
@@ -103,11 +114,26 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
       );
       return;
     }
-    const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: subject.orgId, id: item.id }, event, {
+    const itemId = item.row.id;
+    const result = await host.send(tx, REVIEW_ITEM_KIND, { orgId: subject.orgId, id: itemId }, event, {
       actingAs,
+      loaded: item,
     });
     if (result.outcome !== 'applied') {
-      log.warn({ kind: subject.kind, id: subject.id, itemId: item.id, outcome: result.outcome }, refusal);
+      log.warn({ kind: subject.kind, id: subject.id, itemId, outcome: result.outcome }, refusal);
     }
   }
+}
+
+/**
+ * The item of `subject` its transaction's caller read before it (`ActorTx.known`: the queue's read
+ * of the item it decides), if any.
+ */
+function knownItem(tx: ActorTx, subject: ReviewSubjectRef): LoadedActor | undefined {
+  for (const actor of tx.known.values()) {
+    const { orgId, columns } = actor.row;
+    if (actor.def.name !== REVIEW_ITEM_KIND || orgId !== subject.orgId) continue;
+    if (columns.kind === subject.kind && Number(columns.run_id) === subject.id) return actor;
+  }
+  return undefined;
 }

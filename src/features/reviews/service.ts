@@ -31,6 +31,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
+import { ITEM_COLUMNS } from './items.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
@@ -214,7 +215,7 @@ function listStatement(
 function targetStatement(table: string): string {
   if (!/^[a-z_]+$/.test(table)) throw new Error(`bad review subject table ${JSON.stringify(table)}`);
   return `
-  select r.status as run_status, i.id, i.org_id, i.version, 0 as last_seq, i.snapshot, i.kind, i.run_id
+  select r.status as run_status, ${ITEM_COLUMNS}
     from ${table} r
     left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
    where r.id = $1 and r.org_id = $2${table === 'runs' ? ' and r.kind = $3' : ''}`;
@@ -259,9 +260,10 @@ export class ReviewService {
    * Decides item `{kind, id}`: approve or reject its skill run, resume (approve) or cancel (reject)
    * its workflow run, resume (approve) or cancel (reject) its mission run. 404 for no such item in
    * the org; 409 when it is no longer in the queue (decided, or its run cancelled or failed), also when
-   * another reviewer wins a race for it. Returns the run after the decision.
+   * another reviewer wins a race for it. The item is read once: the subject's transition closes it
+   * from this read.
    */
-  async decide(principal: Principal, args: DecideArgs): Promise<unknown> {
+  async decide(principal: Principal, args: DecideArgs): Promise<void> {
     const target = await this.target(principal, args);
     const subject = this.subject(args.kind);
     const outcome = await subject.decide(principal, args.id, {
@@ -273,10 +275,10 @@ export class ReviewService {
         action: 'review.decide',
         details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
       },
+      item: target.loaded,
     });
     // Refused: the item left the queue after `target` read it (another reviewer won, say).
     if ('refused' in outcome) throw gone(args, outcome.refused.status);
-    return outcome.decided;
   }
 
   /**

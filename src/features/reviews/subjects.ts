@@ -3,6 +3,7 @@
  * feature (a skill run, a workflow run), which registers how a decision reaches it and where the
  * API points for it. The queue itself knows no subject.
  */
+import type { LoadedActor } from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
 
 /** The kinds of review items. */
@@ -29,13 +30,19 @@ export interface SubjectDecision {
   requestId: string | null;
   /** The audit row the owner writes with its transition. */
   audit: { action: string; details: Record<string, unknown> };
+  /**
+   * The subject's open item as the queue read it: the owner's transaction closes it from this copy
+   * (`TransactOptions.loaded`) instead of reading it again.
+   */
+  item: LoadedActor;
 }
 
 /**
- * What the owner answers a decision: the subject as the API shows it after the decision, or, when
- * the subject no longer accepts one, its status: an expected refusal, answered as a value.
+ * What the owner answers a decision: that it was taken, or, when the subject no longer accepts one,
+ * its status (an expected refusal, answered as a value). The queue answers neither with the subject,
+ * so the owner reads nothing after its transition.
  */
-export type SubjectOutcome<View = unknown> = { decided: View } | { refused: { status: string } };
+export type SubjectOutcome = { decided: true } | { refused: { status: string } };
 
 /** How the queue reaches the subjects of one kind. */
 export interface ReviewSubject<View = unknown> {
@@ -43,7 +50,7 @@ export interface ReviewSubject<View = unknown> {
    * Applies `decision` to subject `id` through the owner's own path, whose transition closes the
    * item in the same transaction. Throws only what is not a refusal (NOT_FOUND, VALIDATION_FAILED…).
    */
-  decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome<View>>;
+  decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome>;
   /** The subject as its own GET answers it (the run, mission run or proposal); 404 when it is not the org's. */
   view(principal: Principal, id: number): Promise<View>;
   /** The subject's review screen. */

@@ -122,6 +122,7 @@ export const runsFeature = defineFeature({
             reviewedBy: decision.reviewedBy ?? undefined,
             requestId: decision.requestId,
             audit: decision.audit,
+            loaded: [decision.item],
           };
           return decision.action === 'approve'
             ? runs.decision(principal, id, 'approve', { ...args, note: decision.reason ?? undefined })

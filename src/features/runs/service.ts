@@ -18,6 +18,7 @@ import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
   actorStatus,
+  type LoadedActor,
   type SendResult,
   type TransitionAudit,
 } from '../../platform/actors/host.js';
@@ -30,6 +31,7 @@ import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
+import type { SubjectOutcome } from '../reviews/index.js';
 import type { AppliedResources } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
 import { agentLearnings, type Learning } from './learnings.js';
@@ -97,6 +99,13 @@ export interface DecisionArgs {
   requestId?: string | null;
   /** How the audit row names the call (default `run.approve`/`run.reject`), and details it adds. */
   audit?: { action: string; details?: Record<string, unknown> } | undefined;
+  /** Actors the caller already read, for the decision's transaction (`TransactOptions.loaded`). */
+  loaded?: readonly LoadedActor[] | undefined;
+}
+
+/** Whether a run of `target` waits for review from its creation: a skill that requires approval. */
+function opensReview(target: RunTarget): boolean {
+  return target.manifest.kind === 'skill' && target.manifest.skill.manifest.requiresApproval;
 }
 
 export class RunService {
@@ -146,7 +155,10 @@ export class RunService {
     );
     this.checkInput(principal.orgId, kind, slug, target, body.input);
     const by = actingAs(principal);
-    // Without a key the creation is one statement (plus the review item's, when it needs review).
+    // Without a key the creation is one statement, a single transaction — unless the run waits for
+    // review from its start (a gated skill): its item is opened in a follow-up, which needs a real
+    // transaction, so it starts in one rather than computing the creation twice.
+    const single = key === undefined && !opensReview(target);
     return host.transact(
       async (tx) => {
         if (key !== undefined) {
@@ -174,7 +186,7 @@ export class RunService {
         if (key !== undefined) await completeKey(tx.sql, tokenKey, key, runId, answer);
         return { answer, replayed: false };
       },
-      { single: key === undefined },
+      { single },
     );
   }
 
@@ -248,25 +260,28 @@ export class RunService {
 
   /** Approves a pending skill run or a paused workflow run; 409 from any other status. */
   async approve(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
-    return this.decided(id, 'approve', await this.decision(principal, id, 'approve', args));
+    this.decided(id, 'approve', await this.decision(principal, id, 'approve', args));
+    return this.get(principal, id);
   }
 
   /** Rejects a pending skill run, or a paused workflow run (which cancels it); 409 otherwise. */
   async reject(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
-    return this.decided(id, 'reject', await this.decision(principal, id, 'reject', args));
+    this.decided(id, 'reject', await this.decision(principal, id, 'reject', args));
+    return this.get(principal, id);
   }
 
   /**
-   * Approves or rejects run `id` (as `approve` and `reject` do): the run after the decision, or,
-   * when the run no longer accepts one, the refusal as a value with the run's status (the review
-   * queue answers it as the item having left the queue). NOT_FOUND for no such run in the org.
+   * Approves or rejects run `id` (as `approve` and `reject` do, without reading the run after):
+   * decided, or, when the run no longer accepts one, the refusal as a value with the run's status
+   * (the review queue answers it as the item having left the queue). NOT_FOUND for no such run in
+   * the org.
    */
   async decision(
     principal: Principal,
     id: number,
     verb: 'approve' | 'reject',
     args: DecisionArgs = {},
-  ): Promise<{ decided: RunView } | { refused: { status: string } }> {
+  ): Promise<SubjectOutcome> {
     const by = principal.actor;
     const onBehalfOf = args.reviewedBy ?? null;
     const at = this.now();
@@ -274,33 +289,37 @@ export class RunService {
       verb === 'approve'
         ? { type: 'APPROVE', by, onBehalfOf, note: args.note ?? null, at }
         : { type: 'REJECT', by, onBehalfOf, reason: args.reason ?? null, at };
-    const result = await this.send(principal, id, event, actingAs(principal), {
-      action: args.audit?.action ?? `run.${verb}`,
-      targetKind: 'run',
-      targetId: String(id),
-      details: {
-        reviewedBy: args.reviewedBy ?? null,
-        note: args.note ?? null,
-        reason: args.reason ?? null,
-        ...args.audit?.details,
+    const result = await this.send(
+      principal,
+      id,
+      event,
+      actingAs(principal),
+      {
+        action: args.audit?.action ?? `run.${verb}`,
+        targetKind: 'run',
+        targetId: String(id),
+        details: {
+          reviewedBy: args.reviewedBy ?? null,
+          note: args.note ?? null,
+          reason: args.reason ?? null,
+          ...args.audit?.details,
+        },
+        requestId: args.requestId ?? null,
       },
-      requestId: args.requestId ?? null,
-    });
+      false,
+      args.loaded,
+    );
     if (result.outcome === 'not_found') throw notFound('run', id);
     if (result.outcome === 'invalid') throw validationFailed(result.issues);
     if (result.outcome === 'refused') {
       return { refused: { status: actorStatus(result.actor) } };
     }
-    return { decided: await this.get(principal, id) };
+    return { decided: true };
   }
 
-  /** The run a decision left, or 409 naming the status that refused it. */
-  private decided(
-    id: number,
-    verb: 'approve' | 'reject',
-    outcome: { decided: RunView } | { refused: { status: string } },
-  ): RunView {
-    if ('decided' in outcome) return outcome.decided;
+  /** Nothing when a decision was taken, else 409 naming the status that refused it. */
+  private decided(id: number, verb: 'approve' | 'reject', outcome: SubjectOutcome): void {
+    if ('decided' in outcome) return;
     const { status } = outcome.refused;
     throw conflict(
       `Run ${id} is ${status}; ${verb} is accepted only when it is pending (skill runs) or paused (workflow runs).`,
@@ -397,6 +416,7 @@ export class RunService {
     by: Attribution,
     audit: TransitionAudit | undefined,
     single = false,
+    loaded?: readonly LoadedActor[],
   ): Promise<SendResult> {
     const { host } = this.deps;
     return host.transact(
@@ -405,7 +425,7 @@ export class RunService {
           actingAs: by,
           ...(audit ? { audit } : {}),
         }),
-      { single },
+      { single, ...(loaded ? { loaded } : {}) },
     );
   }
 

@@ -1,8 +1,9 @@
 /**
  * The load stage: the actor a transition starts from. A send starts from, in this order: the actor as
  * its own transaction last updated it (`ActorTx.updated`: its row is locked by the transaction, so
- * no one else moved it); the actor its caller already read (`SendOptions.loaded`, on a first attempt
- * without lock: the write's version check covers its age); the locked load sent ahead for it
+ * no one else moved it); the actor its caller already read (`SendOptions.loaded`, or for any send of
+ * the transaction `TransactOptions.loaded`; on a first attempt without lock: the write's version
+ * check covers its age); the locked load sent ahead for it
  * (`loadAhead`, pipelined with the statements before); or a load of its row, `for update` when asked
  * to lock — each a named prepared statement with the org in the WHERE clause, so another org's id is
  * not found.
@@ -100,17 +101,17 @@ export function createLoadStage(kinds: KindRegistry): LoadStage {
     return found.loaded;
   }
 
-  /** The actor as `tx` last updated it (its row locked by `tx`), if it is one of `names` in `ref`'s org. */
-  function ownWrite(
-    tx: ActorTx,
+  /** The actor of `ref` in `actors` (a transaction's map of rows) if it is one of `names` in `ref`'s org. */
+  function found(
+    actors: ReadonlyMap<string, LoadedActor>,
     names: MachineKind | readonly MachineKind[],
     ref: ActorRef,
   ): LoadedActor | undefined {
-    if (tx.updated.size === 0) return undefined;
+    if (actors.size === 0) return undefined;
     const list = kinds.entriesOf(names);
-    const own = tx.updated.get(rowKey((list[0] as KindEntry).def.table, ref.id));
-    if (!own || own.row.orgId !== ref.orgId || !list.some((e) => e.def === own.def)) return undefined;
-    return own;
+    const actor = actors.get(rowKey((list[0] as KindEntry).def.table, ref.id));
+    if (!actor || actor.row.orgId !== ref.orgId || !list.some((e) => e.def === actor.def)) return undefined;
+    return actor;
   }
 
   return {
@@ -130,8 +131,10 @@ export function createLoadStage(kinds: KindRegistry): LoadStage {
 
     async forSend(tx, names, ref, options) {
       const lock = options.lock === true && !tx.single;
-      const own = ownWrite(tx, names, ref);
-      const given = own ?? (tx.attempt === 1 && !lock ? options.loaded : undefined);
+      // As the transaction last updated it (its row locked by the transaction), or the caller's copy.
+      const own = found(tx.updated, names, ref);
+      const given =
+        own ?? (tx.attempt === 1 && !lock ? (options.loaded ?? found(tx.known, names, ref)) : undefined);
       const ahead = given || !lock ? undefined : takeAhead(tx, names, ref);
       const actor = given ?? (ahead ? await ahead : await load(reader(tx), names, ref, lock));
       if (!actor) return null;

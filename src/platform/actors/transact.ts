@@ -11,8 +11,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Db, isRetryableTxError } from '../db/sql.js';
 import type { Logger } from '../log.js';
+import { rowKey } from './registry.js';
 import { type ActorTx, actorTx, NeedsTransaction, singleTx, TxState, type Wake } from './tx.js';
-import { OptimisticConflictError, type TransactOptions } from './types.js';
+import { type LoadedActor, OptimisticConflictError, type TransactOptions } from './types.js';
 
 /** The transact stage. */
 export interface TransactStage {
@@ -20,6 +21,14 @@ export interface TransactStage {
   transact<T>(fn: (tx: ActorTx) => Promise<T>, options?: TransactOptions): Promise<T>;
   /** Calls `listener` after each commit that gave `what` new work. */
   onWake(listener: (what: Wake) => void): void;
+}
+
+/** `actors` by their key in a transaction's maps of rows (`ActorTx.known`). */
+function knownActors(
+  actors: readonly LoadedActor[] | undefined,
+): ReadonlyMap<string, LoadedActor> | undefined {
+  if (!actors?.length) return undefined;
+  return new Map(actors.map((actor) => [rowKey(actor.def.table, actor.row.id), actor]));
 }
 
 /** The transact stage over `db`: `maxAttempts` attempts of a transaction (default 6). */
@@ -50,8 +59,9 @@ export function createTransactStage(deps: { db: Db; log: Logger; maxAttempts?: n
   return {
     async transact(fn, options = {}) {
       let single = options.single === true;
+      const known = knownActors(options.loaded);
       for (let attempt = 1; ; attempt++) {
-        const state = new TxState();
+        const state = new TxState(known);
         try {
           const result = single
             ? await fn(singleTx(db, state, attempt))

@@ -48,6 +48,8 @@ export interface ActorTx {
   readonly updated: Map<string, LoadedActor>;
   /** Locked loads sent ahead (`ActorHost.loadAhead`), by `<table>:<id>`, until a send takes one. */
   readonly ahead: Map<string, { orgId: number; loaded: Promise<LoadedActor | null> }>;
+  /** The actors the caller read before the transaction (`TransactOptions.loaded`), by `<table>:<id>`. */
+  readonly known: ReadonlyMap<string, LoadedActor>;
 }
 
 /** Raised inside a single transaction that turns out to need a real one; nothing was written yet. */
@@ -70,6 +72,9 @@ export class TxState {
   readonly updated = new Map<string, LoadedActor>();
   readonly ahead = new Map<string, { orgId: number; loaded: Promise<LoadedActor | null> }>();
   readonly gathered = new Map<string, Gathered>();
+
+  /** `known`: the actors the caller read before the transaction, by `<table>:<id>`. */
+  constructor(readonly known: ReadonlyMap<string, LoadedActor> = new Map()) {}
 
   /** Runs the flushes of what was gathered (`ActorTx.gather`), oldest key first, until none is left. */
   async flushGathered(tx: ActorTx): Promise<void> {
@@ -97,6 +102,7 @@ export function actorTx(sql: Sql, state: TxState, attempt = 1): ActorTx {
     },
     updated: state.updated,
     ahead: state.ahead,
+    known: state.known,
   };
 }
 

@@ -139,6 +139,13 @@ export interface SendItem {
 export interface TransactOptions {
   /** `fn` makes exactly one transition (see `ActorHost.transact`). */
   single?: boolean;
+  /**
+   * Actors the caller read before the transaction: a send to one of them in it — the caller's own,
+   * or a follow-up's — starts from that copy on the first attempt without lock, as
+   * `SendOptions.loaded` (safe however old: the write checks its version, and a conflict reruns the
+   * transaction, whose later attempts load afresh). Found by `ActorTx.known`.
+   */
+  loaded?: readonly LoadedActor[];
 }
 
 export interface ActorHostOptions {

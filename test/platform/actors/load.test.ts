@@ -1,7 +1,8 @@
 /**
  * The load stage (src/platform/actors/load.ts) against the real database: a load finds an actor only
- * in its org and picks the kind of a shared table by its discriminator; a send starts from the transaction's own write of the actor or the caller's copy
- * without a statement (the copy only on a first attempt without lock), from the locked load sent
+ * in its org and picks the kind of a shared table by its discriminator; a send starts from the
+ * transaction's own write of the actor or the caller's copy (its own, or the transaction's) without
+ * a statement (the copy only on a first attempt without lock), from the locked load sent
  * ahead without a second one, or else from a load — and knows whether the row is the transaction's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,32 @@ describe('the load stage', () => {
       }),
     );
     expect(locked).toEqual(['actor_lock_runs']);
+  });
+
+  it('starts a send from an actor the caller read before the transaction, on a first attempt only', async () => {
+    const load = stage();
+    const run = await createSkillRun(t.app, org);
+    const ref = { orgId: org, id: run.actor.row.id };
+    const known = new Map([[`runs:${ref.id}`, run.actor]]);
+    const inKnowing = async <T>(fn: (tx: ActorTx) => Promise<T>, attempt = 1) =>
+      t.app.db.sql.tx(async (sql: Sql) => fn(actorTx(sql, new TxState(known), attempt)));
+    expect(
+      await sent(() =>
+        inKnowing(async (tx) =>
+          expect(await load.forSend(tx, RUN_KINDS, ref, {})).toEqual({ actor: run.actor, locked: false }),
+        ),
+      ),
+    ).toEqual([]);
+    // Not for another org's id, nor on a later attempt, nor with the lock.
+    expect(
+      await sent(() => inKnowing((tx) => load.forSend(tx, RUN_KINDS, { ...ref, orgId: otherOrg }, {}))),
+    ).toEqual(['actor_load_runs']);
+    expect(await sent(() => inKnowing((tx) => load.forSend(tx, RUN_KINDS, ref, {}), 2))).toEqual([
+      'actor_load_runs',
+    ]);
+    expect(await sent(() => inKnowing((tx) => load.forSend(tx, RUN_KINDS, ref, { lock: true })))).toEqual([
+      'actor_lock_runs',
+    ]);
   });
 
   it('sends a locked load ahead once however often asked, and a locked send takes it once', async () => {

@@ -2,13 +2,13 @@
  * The transact stage (src/platform/actors/transact.ts) over a stand-in database whose transactions
  * commit or fail as the test says: a transaction is retried as a whole on a conflict (each attempt
  * numbered) up to its attempts, never on another error; a single transaction that needs a real one
- * reruns in one; what was gathered is flushed before the commit; the loops are woken and the
+ * reruns in one; every attempt knows the actors the caller read before it; what was gathered is flushed before the commit; the loops are woken and the
  * after-commit callbacks run after a commit only, a failing listener logged, never thrown.
  */
 import { describe, expect, it } from 'vitest';
 import { createTransactStage } from '../../../src/platform/actors/transact.js';
 import { type ActorTx, NeedsTransaction } from '../../../src/platform/actors/tx.js';
-import { OptimisticConflictError } from '../../../src/platform/actors/types.js';
+import { type LoadedActor, OptimisticConflictError } from '../../../src/platform/actors/types.js';
 import type { Db, Sql } from '../../../src/platform/db/sql.js';
 import { createLogger } from '../../../src/platform/log.js';
 
@@ -70,6 +70,21 @@ describe('the transact stage', () => {
       { single: false, attempt: 1 },
     ]);
     expect(transactions).toEqual(['begin', 'commit']);
+  });
+
+  it('gives every attempt the actors the caller read before it, by their key', async () => {
+    const { db } = standIn();
+    const stage = createTransactStage({ db, log });
+    const actor = { def: { table: 'runs' }, row: { id: 7 } } as unknown as LoadedActor;
+    const seen: Array<string[]> = [];
+    await stage.transact(
+      async (tx) => {
+        seen.push([...tx.known.keys()]);
+        if (tx.attempt === 1) throw new OptimisticConflictError('skill-run', 7);
+      },
+      { loaded: [actor] },
+    );
+    expect(seen).toEqual([['runs:7'], ['runs:7']]);
   });
 
   it('flushes what was gathered before the commit, and wakes and calls back after it only', async () => {
