@@ -843,7 +843,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Stores the source’s credentials sealed (crm `{accessToken}`, mail `{username, password}`, meetings `{accessToken}`); the answer shows `credentialsSet` and `credentialsUpdatedAt` only. */
+        /** Stores the source’s credentials sealed (crm `{accessToken}`, mail `{username, password}`, meetings `{accessToken}`), for its current connection target; the answer shows `credentialsSet` and `credentialsUpdatedAt` only. Needs the role owner or pm. */
         put: operations["putSourcesBySlugCredentials"];
         post?: never;
         delete?: never;
@@ -4556,7 +4556,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stores the source’s credentials sealed (crm `{accessToken}`, mail `{username, password}`, meetings `{accessToken}`); the answer shows `credentialsSet` and `credentialsUpdatedAt` only. */
+            /** @description Stores the source’s credentials sealed (crm `{accessToken}`, mail `{username, password}`, meetings `{accessToken}`), for its current connection target; the answer shows `credentialsSet` and `credentialsUpdatedAt` only. Needs the role owner or pm. */
             200: {
                 headers: {
                     [name: string]: unknown;

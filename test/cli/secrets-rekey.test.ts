@@ -53,7 +53,11 @@ beforeAll(async () => {
     expect(res.status, res.text).toBe(200);
     rotated = res.body.secret;
     hookOrg = await orgIdOf(t.app);
-    await t.app.connections.setCredentials(hookOrg, 'crm', CREDENTIALS);
+    await t.app.connections.setCredentials(
+      hookOrg,
+      { slug: 'crm', kind: 'crm', connection: {}, sync: null },
+      CREDENTIALS,
+    );
   } finally {
     await t.close();
   }

@@ -4,10 +4,14 @@
  * `disconnected` when never checked), and the connector built from both.
  *
  * New credentials reset the state to `disconnected`: what was found with the old ones no longer says
- * anything. Credentials never leave this module opened except into a connector.
+ * anything. Credentials never leave this module opened except into a connector, and only to the
+ * connection target they were set for (connection-target.ts): the target is stored with them; an
+ * apply that moves it clears them (`forgetMovedCredentials`), and a connector is never built with
+ * credentials of another target.
  */
 import type { Db, Sql } from '../../platform/db/sql.js';
 import type { Clock } from '../../platform/util/clock.js';
+import { connectionTarget } from './connection-target.js';
 import type { Connector } from './connector.js';
 import { CREDENTIAL_SCHEMAS, type CredentialBox } from './credentials.js';
 import { ConnectorError } from './errors.js';
@@ -30,12 +34,18 @@ export interface ConnectionView {
 interface ConnectionRow {
   source_slug: string;
   credentials: string | null;
+  /** The connection target the credentials were set for (null: set before targets were kept). */
+  credentials_target: string | null;
   credentials_updated_at: Date | null;
   state: ConnectionState;
   error: string | null;
   checked_at: Date | null;
   synced_through: Date | null;
 }
+
+/** Why a source whose target moved has no credentials. */
+const MOVED =
+  'the connection target changed since the credentials were set: PUT /sources/:slug/credentials again';
 
 /** A source's connection before anything was set or checked. */
 export const NEVER_CONNECTED: ConnectionView = {
@@ -98,20 +108,28 @@ export class ConnectionStore {
    */
   async setCredentials(
     orgId: number,
-    slug: string,
+    source: SourceConfig,
     credentials: Record<string, unknown>,
     alsoIn?: (sql: Sql) => Promise<void>,
   ): Promise<ConnectionView> {
+    const slug = source.slug;
     const sealed = (await this.deps.box()).seal(orgId, slug, credentials);
     return this.deps.db.tx(async (sql) => {
       const [row] = await sql.query<ConnectionRow>(
-        `insert into source_connections (org_id, source_slug, credentials, credentials_updated_at, state, error)
-         values ($1, $2, $3, $4, 'disconnected', null)
+        `insert into source_connections (org_id, source_slug, credentials, credentials_target, credentials_updated_at, state, error)
+         values ($1, $2, $3, $4, $5, 'disconnected', null)
          on conflict (org_id, source_slug) do update
-           set credentials = excluded.credentials, credentials_updated_at = excluded.credentials_updated_at,
+           set credentials = excluded.credentials, credentials_target = excluded.credentials_target,
+               credentials_updated_at = excluded.credentials_updated_at,
                state = 'disconnected', error = null, synced_through = null
          returning *`,
-        [orgId, slug, sealed, new Date(this.deps.clock.now())],
+        [
+          orgId,
+          slug,
+          sealed,
+          connectionTarget(source.kind, source.connection),
+          new Date(this.deps.clock.now()),
+        ],
       );
       await alsoIn?.(sql);
       return view(row);
@@ -159,10 +177,25 @@ export class ConnectionStore {
    * without credentials, `REJECTED` for a bad setting or a kind without connector).
    */
   async connector(orgId: number, source: SourceConfig): Promise<Connector> {
-    const row = await this.deps.db.maybeOne<{ credentials: string | null }>(
-      'select credentials from source_connections where org_id = $1 and source_slug = $2',
+    const row = await this.deps.db.maybeOne<{
+      credentials: string | null;
+      credentials_target: string | null;
+    }>(
+      'select credentials, credentials_target from source_connections where org_id = $1 and source_slug = $2',
       [orgId, source.slug],
     );
+    const target = connectionTarget(source.kind, source.connection);
+    if (row?.credentials && row.credentials_target === null) {
+      // Set before targets were kept: they belong to the target they are first used with.
+      await this.deps.db.query(
+        `update source_connections set credentials_target = $3
+          where org_id = $1 and source_slug = $2 and credentials_target is null`,
+        [orgId, source.slug, target],
+      );
+    } else if (row?.credentials && row.credentials_target !== target) {
+      // The target moved and the apply that moved it has not cleared them yet: they do not go there.
+      throw new ConnectorError('NOT_CONFIGURED', MOVED);
+    }
     let credentials: Record<string, unknown> | null = null;
     if (row?.credentials) {
       try {
@@ -175,6 +208,36 @@ export class ConnectionStore {
       }
     }
     return buildConnector(source.kind, source.connection, credentials, this.deps.env);
+  }
+
+  /**
+   * Clears the credentials of the org's sources whose connection target is no longer the one they were
+   * set for (or that are gone), in `sql` — the transaction of the apply that moved them, which already
+   * holds the new version: nothing ever sends them to the new target.
+   */
+  async forgetMovedCredentials(sql: Sql, orgId: number): Promise<void> {
+    const rows = await sql.query<{
+      source_slug: string;
+      credentials_target: string | null;
+      kind: string | null;
+      connection: unknown;
+    }>(
+      `select c.source_slug, c.credentials_target, s.manifest ->> 'kind' as kind, s.manifest -> 'connection' as connection
+         from source_connections c left join sources s on s.org_id = c.org_id and s.slug = c.source_slug
+        where c.org_id = $1 and c.credentials is not null and c.credentials_target is not null`,
+      [orgId],
+    );
+    const moved = rows
+      .filter((r) => r.kind === null || connectionTarget(r.kind, r.connection) !== r.credentials_target)
+      .map((r) => r.source_slug);
+    if (moved.length === 0) return;
+    await sql.query(
+      `update source_connections
+          set credentials = null, credentials_target = null, credentials_updated_at = null,
+              state = 'disconnected', error = $3, synced_through = null
+        where org_id = $1 and source_slug = any($2::text[])`,
+      [orgId, moved, MOVED],
+    );
   }
 
   /** Checks the connection of `source` and records the outcome; never throws for an upstream failure. */

@@ -9,11 +9,13 @@ import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import type { ObjectsApi } from '../objects/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
+import { assertConnectionTargetsKept } from './connection-target.js';
 import { ConnectionStore } from './connections.js';
 import { type CredentialBox, createCredentialBox } from './credentials.js';
 import { connectorEnvironment } from './environment.js';
 import { LiveRecords } from './live-records.js';
 import { Migration0014Connectors } from './migrations/0014-connectors.js';
+import { Migration0028CredentialsTarget } from './migrations/0028-credentials-target.js';
 import { connectionRoutes } from './routes/connections.js';
 import { sourceRoutes } from './routes/sources.js';
 import type { ConnectorServices } from './services.js';
@@ -48,7 +50,10 @@ export type ConnectorsApi = Pick<ConnectorServices, 'connections' | 'syncs' | 's
 
 export const connectorsFeature = defineFeature({
   name: 'connectors',
-  migrations: [{ name: '0014-connectors', class: Migration0014Connectors }],
+  migrations: [
+    { name: '0014-connectors', class: Migration0014Connectors },
+    { name: '0028-credentials-target', class: Migration0028CredentialsTarget },
+  ],
   register(
     platform: Platform,
     { workspace, objects }: { workspace: WorkspaceApi; objects: ObjectsApi },
@@ -116,6 +121,10 @@ export const connectorsFeature = defineFeature({
         ),
     });
     platform.addService(schedules);
+    // Credentials stay with the connection target they were set for: moving it needs a role that
+    // manages credentials, and clears them in the apply that moves it.
+    workspace.workspace.guardWrites(assertConnectionTargetsKept);
+    workspace.workspace.onApply((sql, orgId) => connections.forgetMovedCredentials(sql, orgId));
     platform.routes.add(...sourceRoutes(services), ...connectionRoutes(services, clock));
     const live = new LiveRecords({
       db: db.sql,

@@ -25,7 +25,8 @@ export interface ConnectorEnvironment {
   timeoutMs?: number;
 }
 
-const CONNECTION_SCHEMAS = {
+/** The `connection` settings of each kind with a connector. */
+export const CONNECTION_SCHEMAS = {
   crm: crmConnectionSchema,
   mail: mailConnectionSchema,
   meetings: meetingsConnectionSchema,

@@ -21,6 +21,7 @@ export type { AgentManifest } from './agent-manifest.js';
 export type { Applied, AppliedResources, AppliedSkill } from './applied.js';
 export { createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
 export { slugParams, slugSchema } from './manifest-fields.js';
+export type { WorkspaceResource } from './manifests.js';
 export {
   type MissionLimits,
   type MissionManifest,
@@ -41,7 +42,7 @@ export { createAuthored, deleteAuthoredRoute, patchAuthored } from './routes/aut
 export type { WorkspaceServices } from './services.js';
 export { type SkillManifest, skillManifestSchema, skillMaxToolCalls, skillTools } from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
-export type { ApplyListener, WorkspaceStore } from './store.js';
+export type { ApplyListener, WorkspaceStore, WriteGuard } from './store.js';
 export { missionDetailSchema, objectTypeViewSchema, writeResultSchema } from './view-schemas.js';
 export { type WorkflowManifest, workflowManifestSchema } from './workflow-manifest.js';
 

@@ -120,6 +120,16 @@ export interface WorkspaceStoreDeps {
  */
 export type ApplyListener = (sql: Sql, orgId: number, at: Date) => Promise<void>;
 
+/**
+ * A rule a write must keep, given the resources before and after it and who writes (the connectors'
+ * connection targets): throws (403, 400…) to refuse the write, which then changes nothing.
+ */
+export type WriteGuard = (
+  before: readonly WorkspaceResource[],
+  after: readonly WorkspaceResource[],
+  by: Attribution,
+) => void;
+
 /** A write or apply in progress: its transaction, the org's locked head, and the tree it commits. */
 interface Pass {
   sql: Sql;
@@ -133,12 +143,18 @@ interface Pass {
 
 export class WorkspaceStore {
   private readonly applyListeners: ApplyListener[] = [];
+  private readonly writeGuards: WriteGuard[] = [];
 
   constructor(private readonly deps: WorkspaceStoreDeps) {}
 
   /** Adds work to do in every apply's transaction (see {@link ApplyListener}). */
   onApply(listener: ApplyListener): void {
     this.applyListeners.push(listener);
+  }
+
+  /** Adds a rule every write must keep (see {@link WriteGuard}), checked under the org's lock. */
+  guardWrites(guard: WriteGuard): void {
+    this.writeGuards.push(guard);
   }
 
   /** The org with slug `slug`, or null. */
@@ -178,9 +194,11 @@ export class WorkspaceStore {
       if (!validation.ok) problems.push(...validation.errors);
       else problems.push(...(await languageIssues(sql, validation.resources)));
       if (problems.length > 0) throw workspaceInvalid(problems);
-      if (validation.ok && by.mayChangeReview !== true) {
+      if (validation.ok && (by.mayChangeReview !== true || this.writeGuards.length > 0)) {
         const previous = validateWorkspace(before);
-        assertReviewPolicyKept(previous.ok ? previous.resources : [], validation.resources, by);
+        const was = previous.ok ? previous.resources : [];
+        assertReviewPolicyKept(was, validation.resources, by);
+        for (const guard of this.writeGuards) guard(was, validation.resources, by);
       }
 
       const shas = shasOf(after, working);

@@ -4,7 +4,7 @@
  * request id that carried it. One type for every layer: services, the actor host's transition log
  * (`platform/actors/acting-as.ts` has r3's own roles) and the rows writes leave.
  */
-import { canApprove, type Principal } from './principal.js';
+import { canApprove, canManageCredentials, type Principal } from './principal.js';
 
 export interface Attribution {
   /** `token:<id>`, `mcp`, `user:<id>` or `cli`. */
@@ -16,6 +16,11 @@ export interface Attribution {
    * May change what needs review (the approve capability: workspace/review-policy.ts). Absent: no.
    */
   mayChangeReview?: boolean;
+  /**
+   * May manage sources' credentials, and so move a source's connection target (the connectors'
+   * write guard). Absent: no.
+   */
+  mayManageCredentials?: boolean;
 }
 
 /** The attribution of a call made by `principal`. */
@@ -25,6 +30,7 @@ export function attributionOf(principal: Principal, requestId: string | null = n
     apiTokenId: principal.tokenId,
     requestId,
     mayChangeReview: canApprove(principal),
+    mayManageCredentials: canManageCredentials(principal),
   };
 }
 
@@ -34,4 +40,5 @@ export const CLI_ATTRIBUTION: Attribution = {
   apiTokenId: null,
   requestId: null,
   mayChangeReview: true,
+  mayManageCredentials: true,
 };

@@ -31,6 +31,17 @@ export interface Principal {
   rateLimit: { perMinute: number | null; burst: number | null };
 }
 
+/**
+ * Roles whose users may manage a source's credentials — set them, and move the connection target
+ * they are sent to (given `write:resources` on the token).
+ */
+export const CREDENTIAL_ROLES: readonly Role[] = ['owner', 'pm'];
+
+/** May set a source's credentials and change where they go (docs/api.md "Sources and connectors"). */
+export function canManageCredentials(principal: Principal): boolean {
+  return CREDENTIAL_ROLES.includes(principal.role) && principal.scopes.has('write:resources');
+}
+
 /** The approve capability of docs/api.md "Scopes". */
 export function canApprove(principal: Principal): boolean {
   return APPROVING_ROLES.has(principal.role) && principal.scopes.has('run:approve');

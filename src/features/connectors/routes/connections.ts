@@ -11,10 +11,12 @@ import { z } from 'zod';
 import { recordAuditSql } from '../../../platform/audit/audit.js';
 import { attributionOf } from '../../../platform/auth/attribution.js';
 import { access } from '../../../platform/auth/guard.js';
+import { canManageCredentials } from '../../../platform/auth/principal.js';
 import { notFound, validationFailed } from '../../../platform/errors.js';
 import { json, ok } from '../../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { slugParams } from '../../workspace/index.js';
+import { credentialsForbidden } from '../connection-target.js';
 import { credentialIssues } from '../connections.js';
 import { isConnectorKind } from '../connector.js';
 import type { ConnectorServices } from '../services.js';
@@ -48,13 +50,15 @@ export function connectionRoutes(s: ConnectorServices, clock: { now(): number })
       params: slugParams,
       body: z.record(z.string(), z.unknown()),
       summary:
-        'Stores the source’s credentials sealed (crm `{accessToken}`, mail `{username, password}`, meetings `{accessToken}`); the answer shows `credentialsSet` and `credentialsUpdatedAt` only.',
+        'Stores the source’s credentials sealed (crm `{accessToken}`, mail `{username, password}`, meetings `{accessToken}`), for its current connection target; the answer shows `credentialsSet` and `credentialsUpdatedAt` only. Needs the role owner or pm.',
+      errors: [403],
       handler: async ({ principal, params, body, requestId }) => {
         const found = await connectorSource(principal.orgId, params.slug);
+        if (!canManageCredentials(principal)) throw credentialsForbidden('Setting credentials');
         const issues = credentialIssues(found.kind, body);
         if (issues.length > 0) throw validationFailed(issues);
         const by = attributionOf(principal, requestId);
-        const view = await s.connections.setCredentials(principal.orgId, params.slug, body, async (sql) => {
+        const view = await s.connections.setCredentials(principal.orgId, found, body, async (sql) => {
           await recordAuditSql(sql, {
             orgId: principal.orgId,
             apiTokenId: by.apiTokenId,

@@ -168,6 +168,111 @@ describe('POST /sources/:slug/test', () => {
   });
 });
 
+describe('the connection target and its credentials', () => {
+  const source = (baseUrl: string) => ({
+    slug: 'pinned',
+    name: 'Pinned',
+    kind: 'crm',
+    connection: { baseUrl, pageSize: 50 },
+  });
+  const detail = async () => (await t.request('GET', '/api/v1/sources/pinned', { token: c.reader })).body;
+
+  it('a role that may not manage credentials can neither move the target nor set them; the token never leaves', async () => {
+    const evil = await startFakeHubspot();
+    try {
+      expect(
+        (await t.request('POST', '/api/v1/sources', { token: c.writer, body: source(hub.url) })).status,
+      ).toBe(201);
+      expect((await put('pinned', { accessToken: hub.token })).status).toBe(200);
+      const specialist = (
+        await t.token({
+          org: 'conn-org',
+          role: 'specialist',
+          scopes: ['read:all', 'write:resources', 'run:invoke'],
+        })
+      ).token;
+      const moved = await t.request('PATCH', '/api/v1/sources/pinned', {
+        token: specialist,
+        body: { connection: { baseUrl: evil.url, pageSize: 50 } },
+      });
+      expect(moved.status).toBe(403);
+      expect(moved.body.error).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { sources: ['pinned'], roles: ['owner', 'pm'] },
+      });
+      expect((await put('pinned', { accessToken: 'pat-mine' }, specialist)).status).toBe(403);
+      // Settings that do not move the target stay theirs to change.
+      const paged = await t.request('PATCH', '/api/v1/sources/pinned', {
+        token: specialist,
+        body: { connection: { baseUrl: hub.url, pageSize: 20 } },
+      });
+      expect(paged.status).toBe(200);
+      expect(await detail()).toMatchObject({
+        connection: { baseUrl: hub.url, pageSize: 20 },
+        credentialsSet: true,
+      });
+      const checked = await t.request('POST', '/api/v1/sources/pinned/test', { token: specialist });
+      expect(checked.body).toMatchObject({ connectionState: 'connected' });
+      expect(evil.requests).toEqual([]);
+    } finally {
+      await evil.close();
+    }
+  });
+
+  it('moving the target clears the stored credentials: nothing is sent to the new host until they are set again', async () => {
+    const elsewhere = await startFakeHubspot();
+    try {
+      expect((await put('pinned', { accessToken: hub.token })).status).toBe(200);
+      const moved = await t.request('PATCH', '/api/v1/sources/pinned', {
+        token: c.writer,
+        body: { connection: { baseUrl: elsewhere.url } },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ credentialsSet: false, credentialsUpdatedAt: null });
+      const checked = await t.request('POST', '/api/v1/sources/pinned/test', { token: c.writer });
+      expect(checked.body).toMatchObject({
+        connectionState: 'error',
+        connectionError: expect.stringMatching(/no credentials/),
+      });
+      expect(elsewhere.requests).toEqual([]);
+      // Set again for the new host, they go there.
+      expect((await put('pinned', { accessToken: elsewhere.token })).status).toBe(200);
+      const again = await t.request('POST', '/api/v1/sources/pinned/test', { token: c.writer });
+      expect(again.body).toMatchObject({ connectionState: 'connected' });
+      expect(elsewhere.requests.length).toBeGreaterThan(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});
+
+describe('credentials stored with another target', () => {
+  const target = (value: string | null) =>
+    t.app.db.sql.query(
+      `update source_connections set credentials_target = $2 where org_id = $1 and source_slug = 'hubspot'`,
+      [orgId, value],
+    );
+  const check = () => t.request('POST', '/api/v1/sources/hubspot/test', { token: c.writer });
+
+  it('are never used; credentials stored before targets were kept are bound to the target they are first used with', async () => {
+    expect((await put('hubspot', { accessToken: hub.token })).status).toBe(200);
+    const served = hub.requests.length;
+    await target('["crm","https://elsewhere.example/"]');
+    expect((await check()).body).toMatchObject({
+      connectionState: 'error',
+      connectionError: expect.stringMatching(/connection target changed/),
+    });
+    expect(hub.requests.length).toBe(served);
+    await target(null);
+    expect((await check()).body).toMatchObject({ connectionState: 'connected' });
+    const [row] = await t.app.db.sql.query<{ credentials_target: string }>(
+      `select credentials_target from source_connections where org_id = $1 and source_slug = 'hubspot'`,
+      [orgId],
+    );
+    expect(JSON.parse(row?.credentials_target ?? 'null')).toEqual(['crm', new URL(hub.url).href]);
+  });
+});
+
 describe('POST /sources/:slug/sync', () => {
   it('upserts deals and contacts into instances by external id; skips malformed records and counts them', async () => {
     const old = { updatedAt: '2024-01-01T00:00:00.000Z' };
