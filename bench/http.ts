@@ -9,6 +9,10 @@
  * - `GET /api/v1/runs/:id` served over node:http instead of a native uWS build: on this Node
  *   (`R3_HTTP_ENGINE=node`) and on Node 22 where no native build loads (glibc < 2.38), so the README
  *   can say what the fallback costs (BENCH_ENGINES=0 leaves these rows out).
+ *
+ * BENCH_CONNECTIONS (default `1,16,64`) and BENCH_PARTS (default `runs,tokens,engines,limiter`) pick
+ * rows; the headlines (`npm run bench:summary`) are the two `GET /runs/:id` shares of bare uWS at the
+ * most connections measured.
  */
 import {
   completedRun,
@@ -20,12 +24,17 @@ import {
   nodeBinary,
   printTable,
   r3Cli,
+  reportHeadlines,
+  share,
   spawnR3,
   spawnServer,
   unlimitOrg,
 } from './lib.js';
 
-const CONNECTIONS = [1, 16, 64];
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'runs,tokens,engines,limiter').split(','));
+const RUNS_LABEL = 'r3 GET /runs/:id (auth, no limit)';
+const LIMITED_LABEL = 'r3 GET /runs/:id (auth + limiter)';
 
 const db = await createBenchDatabase('http');
 const env = { DATABASE_URL: db.url };
@@ -40,14 +49,16 @@ try {
   const tokensUrl = `${r3.url}/api/v1/tokens`;
   const rows: LoadResult[] = [];
   await load('warm-up', runUrl, 16, { headers, duration: 3 });
-  await load('warm-up', tokensUrl, 16, { headers, duration: 2 });
+  if (PARTS.has('tokens')) await load('warm-up', tokensUrl, 16, { headers, duration: 2 });
 
   for (const c of CONNECTIONS) rows.push(await load('bare uWS hello', `${bare.url}/`, c));
-  for (const c of CONNECTIONS)
-    rows.push(await load('r3 GET /runs/:id (auth, no limit)', runUrl, c, { headers }));
-  for (const c of CONNECTIONS)
-    rows.push(await load('r3 GET /tokens (auth, no limit)', tokensUrl, c, { headers }));
-  if (process.env.BENCH_ENGINES !== '0') {
+  if (PARTS.has('runs'))
+    for (const c of CONNECTIONS) rows.push(await load(RUNS_LABEL, runUrl, c, { headers }));
+  if (PARTS.has('tokens')) {
+    for (const c of CONNECTIONS)
+      rows.push(await load('r3 GET /tokens (auth, no limit)', tokensUrl, c, { headers }));
+  }
+  if (PARTS.has('engines') && process.env.BENCH_ENGINES !== '0') {
     const fallbacks: Array<[string, string | null, Record<string, string>]> = [
       [
         `r3 GET /runs/:id node:http, ${process.version.split('.')[0]}`,
@@ -72,9 +83,9 @@ try {
     }
   }
 
-  await r3Cli(['org', 'limits', '--org', 'bench', '--per-min', '100000000', '--burst', '100000000'], env);
-  for (const c of CONNECTIONS) {
-    rows.push(await load('r3 GET /runs/:id (auth + limiter)', runUrl, c, { headers }));
+  if (PARTS.has('limiter')) {
+    await r3Cli(['org', 'limits', '--org', 'bench', '--per-min', '100000000', '--burst', '100000000'], env);
+    for (const c of CONNECTIONS) rows.push(await load(LIMITED_LABEL, runUrl, c, { headers }));
   }
 
   printTable(
@@ -82,6 +93,27 @@ try {
     rows,
     (row) => rows.find((r) => r.label === 'bare uWS hello' && r.connections === row.connections),
   );
+  const most = Math.max(...CONNECTIONS);
+  const at = (label: string) => rows.find((r) => r.label === label && r.connections === most);
+  const ceiling = at('bare uWS hello');
+  const headline = (label: string, what: string, goal: string) => {
+    const row = at(label);
+    if (!row || !ceiling) return [];
+    const value = row.rps / ceiling.rps;
+    return [
+      {
+        what,
+        goal,
+        value,
+        better: 'higher' as const,
+        figure: `${share(value)} (${row.rps.toLocaleString('en')} vs ${ceiling.rps.toLocaleString('en')} req/s, ${most} conns)`,
+      },
+    ];
+  };
+  reportHeadlines([
+    ...headline(RUNS_LABEL, 'GET /runs/:id ÷ bare uWS (authenticated, no limiter)', '≥ 0.35'),
+    ...headline(LIMITED_LABEL, 'GET /runs/:id ÷ bare uWS (authenticated, limiter on)', '≥ 0.22 (ef5e43b)'),
+  ]);
 } finally {
   await Promise.all([r3.stop(), bare.stop()]);
   await db.drop();

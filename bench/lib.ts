@@ -6,7 +6,7 @@
 
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -354,6 +354,31 @@ export async function openLoad(
   const stats = await runOpenLoad({ ...generatorOptions(url, request), rate });
   return { ...resultOf(label, stats.connections, stats), offered: stats.offered, rate };
 }
+
+/**
+ * A headline figure of a benchmark, as `npm run bench:summary` records it in docs/performance.md's
+ * opening table: what was measured (the row's key there), the goal, the value compared with the
+ * record (`better`: which way is an improvement) and the figure as the table shows it.
+ */
+export interface Headline {
+  what: string;
+  goal: string;
+  value: number;
+  better: 'higher' | 'lower';
+  /** The table's figure: starts with `value` as written, then what it was computed from. */
+  figure: string;
+}
+
+/** Adds `headlines` to the JSON array in the file BENCH_JSON names (nothing without it). */
+export function reportHeadlines(headlines: readonly Headline[]): void {
+  const file = process.env.BENCH_JSON;
+  if (!file) return;
+  const earlier: Headline[] = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [];
+  writeFileSync(file, JSON.stringify([...earlier, ...headlines], null, 2));
+}
+
+/** A share (0–1) with two decimals, for a headline's figure. */
+export const share = (value: number): string => value.toFixed(2);
 
 /** Prints results as an aligned table, with each row's throughput as a share of `baseline`'s. */
 export function printTable(

@@ -28,7 +28,15 @@
  */
 import pg from 'pg';
 import { startFakeOpenAI } from '../fakes/openai-server.js';
-import { api, cpuMs, createBenchDatabase, createBenchToken, percentiles, spawnR3 } from './lib.js';
+import {
+  api,
+  cpuMs,
+  createBenchDatabase,
+  createBenchToken,
+  percentiles,
+  reportHeadlines,
+  spawnR3,
+} from './lib.js';
 
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 200);
 // Worker slots of the r3 under test (R3_WORKER_CONCURRENCY): the default, 32, unless BENCH_WORKERS says
@@ -277,6 +285,22 @@ try {
       `  r3's CPU per mission: ${perMission('process')} ms, of which its main thread ${perMission('main')} ms (the rest: V8's compiler and GC threads, libuv's)`,
     );
   }
+  reportHeadlines([
+    {
+      what: `missions/s (${MISSIONS} five-task diamonds at once, ${WARMUP ? `after ${WARMUP} warm-up` : 'cold process'})`,
+      goal: '≥ 20',
+      value: MISSIONS / total,
+      better: 'higher',
+      figure: `${(MISSIONS / total).toFixed(1)}/s`,
+    },
+    {
+      what: 'mission task scheduling delay p99',
+      goal: '< 50 ms',
+      value: p.p99,
+      better: 'lower',
+      figure: `${p.p99.toFixed(1)} ms (p50 ${p.p50.toFixed(1)} ms)`,
+    },
+  ]);
   const all = commits('+Inf');
   console.log(
     `  commits of the round: ${all}; over 50 ms ${all - commits('0.05')}, over 100 ms ${all - commits('0.1')}, over 250 ms ${all - commits('0.25')}, over 1 s ${all - commits('1')} (COMMIT sent → answer read: the disk's flush of the WAL, and r3's loop; synchronous_commit ${SYNCHRONOUS_COMMIT ?? "the server's"})`,

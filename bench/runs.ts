@@ -43,6 +43,8 @@ import {
   openLoad,
   percentiles,
   printTable,
+  reportHeadlines,
+  share,
   spawnR3,
   unlimitOrg,
 } from './lib.js';
@@ -486,6 +488,33 @@ try {
     console.log(`    POST→completed p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms`);
   }
   printGoals(rows, busy, e2eRows[0]?.figures);
+  const base = rows.find((r) => r.label.startsWith('baseline:') && r.connections === 64);
+  if (busy && base) {
+    const accepted = busy.closed.rps / base.rps;
+    reportHeadlines([
+      {
+        what: 'POST /skills/:slug/runs ÷ INSERT tx/s, workers executing on NATS',
+        goal: '≥ 0.30',
+        value: accepted,
+        better: 'higher',
+        figure: `${share(accepted)} (${busy.closed.rps.toLocaleString('en')} vs ${base.rps.toLocaleString('en')}/s, 64 conns; p99 ${busy.closed.p99.toFixed(0)} ms)`,
+      },
+      {
+        what: `POST /skills/:slug/runs p99 at ${OFFERED_RATE}/s offered, workers executing on NATS`,
+        goal: '< 50 ms',
+        value: busy.open.p99,
+        better: 'lower',
+        figure: `${busy.open.p99.toFixed(1)} ms (p50 ${busy.open.p50.toFixed(1)} ms; ${busy.open.rps}/s accepted)`,
+      },
+      {
+        what: 'runs completed end to end per second on NATS (while accepting)',
+        goal: '≥ 500',
+        value: busy.completedPerS,
+        better: 'higher',
+        figure: `${Math.round(busy.completedPerS)}/s`,
+      },
+    ]);
+  }
 } finally {
   await Promise.all(children.map((c) => c.stop()));
   await api.drop();
