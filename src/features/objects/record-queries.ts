@@ -140,9 +140,8 @@ export class RecordQueries {
     const p = (value: unknown) => `$${values.push(value)}`;
     // The metadata tests that decide, and the terms (migration 0026) that find the candidates: an
     // equality's term must be among the record's, a list's terms must meet them. Every test compares
-    // the property's text (`->>`), as the terms hash it: cheaper per row than a containment test (the
-    // total and facets statement alone, bench:sync's data: min 5.61 → 5.28 ms), and the same for an
-    // equality as for a list of one.
+    // the property's text (`->>`), as the terms hash it: cheaper per row than a containment test
+    // (docs/performance.md, "Choices in the code"), and the same for an equality as for a list of one.
     const tests: string[] = [];
     const equal: Array<[string, string]> = [];
     const lists: Array<[string, string[]]> = [];
@@ -211,14 +210,13 @@ export class RecordQueries {
             group by grouping sets (${['()', ...facetKeys.map((k) => `(${k})`)].join(', ')})`;
 
     // The page is planned for its values: a generic plan cannot know how many records a filter's terms
-    // post: it guessed 250 of 50,000 for `dealstage = closedwon` (8,333), and sorted them all for a page
-    // in id order instead of walking the id order (11 ms against 0.1 ms). The total and facets read
-    // every match whatever the plan, and a generic plan reads a filter's matches through the terms'
-    // index (a scan of every record of the scopes only when a filter has no terms, as any plan would):
-    // that statement is sent alone, three round trips fewer on the call's longer path (bench:sync p50
-    // 22.5 → 21.2 ms, load average 2–3.8). Its plan, generic anyway, is kept by the session: a named
-    // statement is parsed and planned once per session instead of at every call (about 0.4 ms of
-    // the statement's 5–6). Named only for the shapes a caller repeats, so a session keeps a bounded
+    // post, and for a common value sorted all of its records for a page in id order instead of
+    // walking the id order. The total and facets read every match whatever the plan, and a generic
+    // plan reads a filter's matches through the terms' index (a scan of every record of the scopes
+    // only when a filter has no terms, as any plan would): that statement is sent alone, three round
+    // trips fewer on the call's longer path. Its plan, generic anyway, is kept by the session: a named
+    // statement is parsed and planned once per session instead of at every call (figures:
+    // docs/performance.md, "Choices in the code"). Named only for the shapes a caller repeats, so a session keeps a bounded
     // number of them: one scope, at most NAMED_FILTERS filter properties (each an equality, a list or
     // missing), at most 10 facets — under 150 statements a session.
     const groupRows = <T>(text: string, values: unknown[]) =>

@@ -124,7 +124,7 @@ export function createSourceRecordWriter(deps: {
     // statistics say: with `external_id = any($4)` a table that grew since its last analyze (a first
     // sync writing 50,000 records) was planned as if the source held one row, the ids became a
     // filter over the index's whole (org, source, type) range, and every batch read every instance
-    // written so far (394 ms for 500 ids at 50,000 instances; 47 ms as probes). `limit 1` keeps the
+    // written so far (docs/performance.md, "Choices in the code"). `limit 1` keeps the
     // lateral from being flattened into that same join.
     const existing = await deps.sql.query<Existing>(
       `select o.id, o.external_id, o.title, o.content, o.metadata

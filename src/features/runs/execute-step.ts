@@ -105,8 +105,7 @@ interface RunRow {
 
 // Reads the run (with what the host needs to transition it) and any recorded result of the step.
 // Read-only: nothing is committed before the outcome is known. Prepared: sent unnamed, it was
-// planned on every execution, and planning cost more than executing (bench:runs end to end:
-// 0.17 ms planning against 0.06 ms executing per run).
+// planned on every execution, and planning cost more than executing (docs/performance.md, "Choices in the code").
 const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
          r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id,

@@ -276,9 +276,8 @@ export function runKinds(
     runEvents: true,
     effects,
     extraWrites: { step_executions: stepExecutionWrite, tool_calls: toolCallWrite },
-    // Run updates batch best one statement at a time: bench:runs end to end completed 505–555 runs
-    // a second with three in flight and 664–671 with one (batches of ~3 rows had paid a whole
-    // statement's set-up and commit each).
+    // Run updates batch best one statement at a time: with three in flight, batches of a few rows
+    // each paid a whole statement's set-up and commit (docs/performance.md, "Choices in the code").
     updatesInFlight: 1,
   };
   return [

@@ -5,7 +5,8 @@
  *
  * Plain SQL, not the ORM's unit of work: MikroORM's transactions and flushes run in an
  * AsyncLocalStorage context, and the first such call turns on Node's promise hooks for the rest of
- * the process — every later request then paid about a tenth more CPU after one token revocation.
+ * the process — every later request then paid for them after one token revocation (lanes.ts turns
+ * its own storage off when no lane work is under way for the same reason).
  */
 
 import { recordAuditSql } from '../../platform/audit/audit.js';

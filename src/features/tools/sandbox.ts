@@ -114,7 +114,7 @@ const WATCHDOG_GRACE_MS = 1_000;
  * A pool of at most `size` sandbox workers that keeps `spares` of them idle and ready (module loaded,
  * primed) once warmed or first used: a call is served by a ready worker, and taking the last spare
  * starts another in the background, so the next call does not wait for a worker to start (Node's
- * worker bootstrap alone is 55–100 ms). A script waits only for a *ready* worker: a burst beyond the
+ * worker bootstrap alone is long: docs/performance.md, "Choices in the code"). A script waits only for a *ready* worker: a burst beyond the
  * spares queues for whichever comes first, a worker finishing its script or a new one becoming ready.
  * Workers are reused, a fresh QuickJS runtime per script; one that hit a limit, crashed or whose memory
  * grew is replaced. A worker keeps the process alive only while it runs a script or one is waiting for it.

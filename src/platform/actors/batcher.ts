@@ -7,9 +7,8 @@
  *
  * For creations, one statement of a kind in flight per process (the default) measured best: with
  * three, batches of run creations were smaller and concurrent statements contended in PostgreSQL
- * (each takes a key-share lock on the org row for its foreign keys); bench:runs accepted ~20% more
- * runs per second with one, at lower latency, at 16 and 64 connections alike. The host keeps three
- * for updates: bench:webhooks drained ~10% more deliveries per second with three than with one.
+ * (each takes a key-share lock on the org row for its foreign keys). The host keeps three for
+ * updates, where more statements at once drained faster (both: docs/performance.md, "Choices in the code").
  *
  * Each transition still succeeds or fails on its own: the statement reports which actors it wrote
  * (a version miss leaves an actor out), two transitions of one actor never share a statement, and a

@@ -12,8 +12,8 @@
  *
  * A statement writes all its outbox messages as one batch row (`outbox.messages`, see
  * outbox-lines.ts), and only when it wrote every actor it carries: one row in place of one per
- * message (two per run created) took 6–20% off the creation statement and most of the relay's
- * claim. A creation writes every actor row or fails. An update may miss an actor's version: a single
+ * message (two per run created) is a fraction of the work for the creation statement and the
+ * relay's claim (docs/performance.md, "Choices in the code"). A creation writes every actor row or fails. An update may miss an actor's version: a single
  * transition that misses writes no message, and a batch that misses some of its actors fails
  * (`r3_outbox_partial_batch`), so that the batcher writes its transitions one at a time and only the
  * written ones publish. (Misses are rare: the batcher never puts two transitions of one actor in a

@@ -1,7 +1,7 @@
 /**
  * Pure steps of a machine, as the host takes them. xstate's `initialTransition()` and `transition()`
- * build a whole inert actor (and compute an initial snapshot it throws away) on every call: about
- * 35 µs, the largest single cost of creating a run. r3's persisted machines spawn, invoke and delay
+ * build a whole inert actor (and compute an initial snapshot it throws away) on every call, the
+ * largest single cost of creating a run (docs/performance.md, "Choices in the code"). r3's persisted machines spawn, invoke and delay
  * nothing (docs/conventions.md), so nothing of a step outlives it in the actor scope: one inert scope per
  * machine serves every step, collecting that step's actions. The result is the same snapshot and
  * the same actions as xstate's functions give (the machine table tests check both, row by row).

@@ -115,8 +115,8 @@ function rateAndFusedSql(reads: readonly FusedRead[], req: string, columns: stri
        case when req.usable then case req.fused_kind ${fused.join(' ')} end end as fused`
     : 'false as fused_read, null::text as fused';
   if (!limited) {
-    // One pass over the requests, streamed: no CTE to materialize (5% more GET /runs/:id per second
-    // than with one). $4 is not needed here; it is typed all the same, so one parameter list serves
+    // One pass over the requests, streamed: no CTE to materialize (docs/performance.md, "Choices in the code").
+    // $4 is not needed here; it is typed all the same, so one parameter list serves
     // every statement.
     return `select req.ord, ${columns}
        null::boolean as allowed, null::float8 as tat_ms, null::float8 as interval_ms, null::integer as burst,

@@ -3,8 +3,8 @@
  * stream's ack) and confirmed consumer acks (answered by the server once it recorded the ack).
  *
  * nats.js makes each of these a `RequestOne`, which arms a timer and builds an error object per
- * request, for a cancellation it then throws away once the answer came: 13% of r3's CPU while the
- * relay publishes and the dispatcher acks (NATS accept profile). Every request here gets a token on
+ * request, for a cancellation it then throws away once the answer came — a large share of r3's CPU
+ * while the relay publishes and the dispatcher acks (docs/performance.md, "Choices in the code"). Every request here gets a token on
  * one `<inbox>.*` subscription, pending requests wait in insertion order — their deadlines are in
  * the same order, the timeout being one — and one sweep rejects those past their deadline.
  */

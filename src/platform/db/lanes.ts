@@ -20,8 +20,8 @@
  *   and asks for another is never held back by the share — it would wait for itself.
  * - lane work under way: the contexts `inLane` and `holding` entered that have not yet ended. The
  *   lanes' AsyncLocalStorage is on only while there is some: on Node 20 and 22 an enabled storage
- *   runs Node's promise hooks on every promise of the process, requests' too (about a tenth of an
- *   authenticated read's CPU: docs/performance.md, "GET /runs/:id"); once the last lane work ends
+ *   runs Node's promise hooks on every promise of the process, requests' too (a noticeable share of
+ *   an authenticated read's CPU: docs/performance.md, "GET /runs/:id"); once the last lane work ends
  *   the storage is disabled, and the next `inLane` turns it on again.
  *
  * Why: 32 worker slots sharing 10 connections kept every statement waiting behind up to 31 others,
@@ -29,7 +29,7 @@
  * Missions): a task's hand-over waited behind new missions' planners at every step. Focus: with five
  * connections of job work at once, hand-overs (two round trips each) waited on each other and on the
  * normal lane's transactions for PostgreSQL's and r3's CPU; two at a time, first in line, they go
- * through in about half the time at the same throughput (measured: performance.md, Missions). Only
+ * through sooner at the same throughput (measured: performance.md, Missions). Only
  * while there is urgent work: a pool of echo runs (no urgent lane) keeps its half.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';

@@ -141,8 +141,7 @@ async function firstFailure(answers: readonly Promise<unknown>[]): Promise<unkno
  * their keys as arrays (`unnest`), one statement per batch of requests — and left to itself
  * PostgreSQL would see that a custom plan for a batch of 1 to 20 keys is estimated cheaper than the
  * generic plan for an array of unknown length, and plan every execution anew: binding then cost as
- * much as executing (0.16 ms a batch for authentication, 0.07 ms for the webhook candidates, whose
- * execution took 0.005 ms). The setting applies to unnamed statements too: a statement that needs its
+ * much as executing, or far more (docs/performance.md, "Choices in the code"). The setting applies to unnamed statements too: a statement that needs its
  * values planned as constants runs in a transaction that sets `plan_cache_mode = force_custom_plan`
  * locally (search candidates, the domain tools' page).
  */

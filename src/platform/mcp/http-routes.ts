@@ -286,7 +286,7 @@ const jsonRpcAnswer = z.union([
  * request the transport's work is checks that pass (Accept, Content-Type, protocol version, the
  * JSON-RPC shape) and four zod guards that fail (`isInitializeRequest` twice, the response guards
  * once each); every failed zod parse builds a result object with accessors of its own, whose
- * hidden class outlives scavenges, and that was a fifth of this route's CPU under load. The checks
+ * hidden class outlives scavenges, a large share of this route's CPU under load (docs/performance.md, "Choices in the code"). The checks
  * are made here the way the transport makes them, and the request is the schema's parse, as the
  * transport's would be. Anything else — a batch, a notification, `initialize`, a header or message
  * the transport refuses — goes through the transport and gets its own answer.

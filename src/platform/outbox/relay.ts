@@ -15,9 +15,7 @@
  * Passes linger: a wake-up less than `lingerMs` after the previous pass ended waits for the rest of
  * it, so under load a pass publishes what many commits wrote, and the relay's own transactions
  * (three statements and a WAL flush each) stay at most one per `lingerMs`. A wake-up after a quiet
- * spell is served at once. (bench:runs: with passes after every commit, the relay ran ~240
- * transactions a second at 64 connections; lingering 10 ms took 5–7% more runs a second and cut
- * PostgreSQL's CPU per run by a tenth.)
+ * spell is served at once. (Measured: docs/performance.md, "Choices in the code".)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Bus } from '../bus/bus.js';

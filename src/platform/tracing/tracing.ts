@@ -7,7 +7,8 @@
  * Each process (each app, in tests) has its own tracer provider, never registered globally; the
  * context manager (AsyncLocalStorage) is the process's one global, so the active span follows
  * awaits. Without an endpoint nothing is created and `inSpan` runs its function with no span; the
- * SDK is imported only when tracing is on (it costs ~150 ms of start-up).
+ * SDK is imported only when tracing is on (its import is a noticeable part of a start:
+ * docs/performance.md, "Choices in the code").
  */
 import {
   type Attributes,

@@ -363,8 +363,8 @@ export class SyncService {
     // facets pick their index by it): refresh both tables' statistics now rather than when
     // autovacuum gets to it. The projection is vacuumed too: only a vacuum updates the counts its
     // GIN index of terms keeps (an index filled by inserts since the last one is costed as if it
-    // were all posting pages, and a filter then reads the whole table: 20–25 against 10–13 ms of
-    // backend CPU for bench:sync's facet statement) and empties that index's list of pending entries.
+    // were all posting pages, and a filter then reads the whole table: docs/performance.md, "Choices in the code")
+    // and empties that index's list of pending entries.
     const wrote = await db.maybeOne<{ n: number }>(
       'select created + updated as n from source_syncs where org_id = $1 and id = $2',
       [sync.org_id, sync.id],

@@ -10,8 +10,8 @@ import { Migration } from '@mikro-orm/migrations';
  * It replaces 0025's GIN index on (org, type, source, metadata jsonb_path_ops), whose keys were not
  * scoped: the scope columns were keys of their own, each posting the scope's every row, so a filter
  * intersected three lists of all 50,000 rows with the value's — the planner rightly preferred reading
- * the whole projection and testing each row's metadata (`EXPLAIN`: seq scan; backend CPU 16–22 ms a
- * statement against 9–10 ms through the terms, same data). A plain metadata GIN is as fast for one
+ * the whole projection and testing each row's metadata (a sequential scan, about twice the backend
+ * CPU of a read through the terms: docs/performance.md, "Choices in the code"). A plain metadata GIN is as fast for one
  * organization but posts every organization's `dealstage = closedwon` together.
  *
  * A term is `hashtextextended(property || '=' || value, hashtextextended(type || '/' || source, org))`

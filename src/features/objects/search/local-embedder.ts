@@ -73,8 +73,8 @@ function settle(options: LocalEmbedderOptions): Required<LocalEmbedderOptions> {
 }
 
 /**
- * Creates the local embedder. Throughput is well above 5,000 short documents per second on one
- * core; the per-document allocations are the word list and one small map of feature counts.
+ * Creates the local embedder (its throughput: docs/performance.md, "Choices in the code"); the per-document allocations are
+ * the word list and one small map of feature counts.
  */
 export function createLocalEmbedder(options: LocalEmbedderOptions = {}): LocalEmbedder {
   const { dimensions, maxChars } = settle(options);

@@ -34,7 +34,7 @@ export const FTS_CANDIDATES = 100;
 /**
  * The full-text channel ranks (ts_rank_cd) at most this many matches per language: all of them for a
  * specific query; for a word found in a large share of the documents, the first ones the index yields
- * (ranking every match would cost ~5 µs per match). Such documents still reach the results through the
+ * (ranking every match costs a fixed time per match: docs/performance.md, "Choices in the code"). Such documents still reach the results through the
  * vector and exact-title channels.
  */
 export const FTS_WINDOW = 1_000;

@@ -6,8 +6,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Run events are written only by the actor statements (src/platform/actors/statements.ts), joined to the run
  * rows the same statement inserted or updated, so an event never exists without its run by
  * construction. The key's check was the dearest part of creating a run: for each event it locked the
- * run row just inserted (a tuple lock, WAL-logged), about a third of the creation statement's
- * execution in PostgreSQL (EXPLAIN ANALYZE: 1.8 of 6.0 ms for a batch of 63 runs). Deleting runs — by
+ * run row just inserted (a tuple lock, WAL-logged), a large part of the creation statement's
+ * execution in PostgreSQL (docs/performance.md, "Choices in the code"). Deleting runs — by
  * hand, or through an org's cascade — still deletes their events, once per statement.
  */
 export class Migration0009RunEventsCascade extends Migration {
