@@ -2,7 +2,7 @@
  * The features, in the one list r3 has of them: the order they register in (a feature comes after
  * every feature whose API it uses; `registerFeatures` checks it), keyed by the name their users' deps
  * give them. Adding a feature is adding its line here. Derived from this list: the migrations
- * (src/migrations.ts), the actor kinds' machines (`featureMachines`, and the `KindMachines` type the
+ * (src/migrations.ts), the ORM's entities (`featureEntities`), the actor kinds' machines (`featureMachines`, and the `KindMachines` type the
  * actor host is typed by), the `r3` commands (`FEATURE_COMMANDS`) and the features' APIs (`Features`,
  * src/main.ts's `App`).
  */
@@ -20,7 +20,14 @@ import { triggersFeature } from './features/triggers/index.js';
 import { webFeature } from './features/web/index.js';
 import { webhooksFeature } from './features/webhooks/index.js';
 import { workspaceFeature } from './features/workspace/index.js';
-import { type ApisOf, commandsOf, featureList, type MachinesOf, machinesOf } from './platform/feature.js';
+import {
+  type ApisOf,
+  commandsOf,
+  entitiesOf,
+  featureList,
+  type MachinesOf,
+  machinesOf,
+} from './platform/feature.js';
 
 /** Every feature, in registration order, by key. */
 export const FEATURES = featureList({
@@ -53,6 +60,9 @@ declare module './platform/actors/kind.js' {
 
 /** Every persisted actor kind's machine, by kind. */
 export const featureMachines = machinesOf(FEATURES) as FeatureMachines;
+
+/** The MikroORM entities the features' ORM queries read. */
+export const featureEntities = entitiesOf(FEATURES);
 
 /** The features' `r3` commands, each with the key of the feature whose API it opens. */
 export const FEATURE_COMMANDS = commandsOf(FEATURES);

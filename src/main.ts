@@ -3,7 +3,7 @@
  * register). `startApp` is what `r3 serve` runs and what tests start in-process; `openApp` gives the
  * other roles (`r3 mcp`, one-shot commands) the same features.
  */
-import { FEATURES, type Features } from './features.js';
+import { FEATURES, type Features, featureEntities } from './features.js';
 import { migrations } from './migrations.js';
 import { type Config, freezeConfig } from './platform/config.js';
 import { registerFeatures } from './platform/feature.js';
@@ -21,9 +21,9 @@ export interface OpenedApp {
 /** Opens the platform for `options.role` and registers the features (nothing runs yet). */
 export async function openApp(
   config: Config,
-  options: Omit<PlatformOptions, 'migrations'>,
+  options: Omit<PlatformOptions, 'migrations' | 'entities'>,
 ): Promise<OpenedApp> {
-  const platform = await openPlatform(config, { ...options, migrations });
+  const platform = await openPlatform(config, { ...options, migrations, entities: featureEntities });
   try {
     const features = registerFeatures(platform, FEATURES);
     // A serving process settles `baseUrl` when it listens (PORT=0), and freezes the config then.
@@ -52,7 +52,7 @@ export type App = PlatformHost &
     close(): Promise<void>;
   };
 
-export type StartOptions = Partial<Omit<PlatformOptions, 'role' | 'migrations'>>;
+export type StartOptions = Partial<Omit<PlatformOptions, 'role' | 'migrations' | 'entities'>>;
 
 /** Starts a whole r3 process (`serve` role) and resolves once it listens. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<App> {

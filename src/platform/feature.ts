@@ -4,6 +4,8 @@
  *
  * - `migrations`: its numbered migrations (`{name: '<nnnn>-<words>', class}`, the files in its
  *   `migrations/` folder; the name is what the migrations table records, so it never changes);
+ * - `entities`: the MikroORM entities of its tables that ORM queries read (only the workspace's
+ *   authored-resource views have any: docs/architecture.md "PostgreSQL");
  * - `machines`: the machines of its persisted actor kinds, by kind (the machine's `id`); its
  *   `register` registers one actor kind per machine (`platform.actors.register`) and no other;
  * - `register`: adds its actor kinds, job kinds, routes, MCP tools, fused reads and services to the
@@ -17,7 +19,7 @@
  * (checked when the list registers). A feature imports the platform and other features' `index.ts`
  * only.
  */
-import type { MigrationObject } from '@mikro-orm/core';
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { AnyStateMachine } from 'xstate';
 import type { CliCommand } from './cli.js';
 import type { Platform } from './platform.js';
@@ -33,6 +35,9 @@ export interface Feature<Api = unknown, Deps = unknown, Machines extends Machine
   readonly name: string;
   /** Its migrations, in number order (see the header). */
   readonly migrations?: readonly FeatureMigration[];
+  /** The MikroORM entities its ORM queries read (see the header). */
+  // biome-ignore lint/suspicious/noExplicitAny: an entity of any row type
+  readonly entities?: readonly EntitySchema<any>[];
   /** The machines of the actor kinds its `register` registers, by kind. */
   readonly machines?: Machines;
   /** Adds the feature to `platform` and returns its API (see the header). */
@@ -87,6 +92,12 @@ export function machinesOf(list: FeatureList): Record<string, AnyStateMachine> {
     }
   }
   return machines;
+}
+
+/** The MikroORM entities of `list`'s features (MikroORM must know them when the database opens). */
+// biome-ignore lint/suspicious/noExplicitAny: entities of any row type
+export function entitiesOf(list: FeatureList): EntitySchema<any>[] {
+  return Object.values(list).flatMap((feature) => feature.entities ?? []);
 }
 
 /** The pattern of a migration's name: its four-digit number, then words. */

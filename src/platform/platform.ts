@@ -18,7 +18,7 @@
  *   gave them work (`actors.onWake`).
  */
 
-import type { MigrationObject } from '@mikro-orm/core';
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { type ActorHost, createActorHost } from './actors/host.js';
 import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
@@ -124,6 +124,9 @@ export interface PlatformOptions {
   log: Logger;
   /** Every owner's migrations, in order (src/migrations.ts). */
   migrations: readonly MigrationObject[];
+  /** The entities the features' ORM queries read (src/features.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: entities of any row type
+  entities?: readonly EntitySchema<any>[];
   /** Apply pending migrations (default true). */
   migrate?: boolean;
   /** Use this database instead of resolving one from the config (tests share one per file). */
@@ -159,7 +162,8 @@ export async function openPlatform(config: Config, options: PlatformOptions): Pr
     }
   };
   try {
-    const db = options.database ?? (await openConfiguredDatabase(config, log, options.migrations));
+    const db =
+      options.database ?? (await openConfiguredDatabase(config, log, options.migrations, options.entities));
     if (!options.database) closers.push(() => db.close());
     if (options.migrate !== false) {
       const applied = await db.migrate();

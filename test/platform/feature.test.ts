@@ -10,7 +10,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { z } from 'zod';
-import { featureMachines } from '../../src/features.js';
+import { featureEntities, featureMachines } from '../../src/features.js';
 import { migrations } from '../../src/migrations.js';
 import { createActorHost } from '../../src/platform/actors/host.js';
 import type { ActorKindDef } from '../../src/platform/actors/kind.js';
@@ -220,5 +220,16 @@ describe("r3's features (src/features.ts)", () => {
       'workflow-run',
     ]);
     for (const [kind, machine] of Object.entries(featureMachines)) expect(machine.id).toBe(kind);
+  });
+
+  it("derive MikroORM's entities: the authored-resource tables the workspace's views read, and no other", () => {
+    expect(featureEntities.map((entity) => entity.meta.tableName).sort()).toEqual([
+      'agents',
+      'missions',
+      'object_types',
+      'skills',
+      'sources',
+      'workflows',
+    ]);
   });
 });

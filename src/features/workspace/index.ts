@@ -7,6 +7,7 @@ import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import { AppliedResources, fusedAppliedRead } from './applied.js';
 import { workspaceCommand } from './cli.js';
+import { resourceEntities } from './entities.js';
 import { workspaceTools } from './mcp-tools.js';
 import { Migration0002Resources } from './migrations/0002-resources.js';
 import { ResourceViews } from './resource-views.js';
@@ -52,6 +53,7 @@ export type WorkspaceApi = WorkspaceServices;
 export const workspaceFeature = defineFeature({
   name: 'workspace',
   migrations: [{ name: '0002-resources', class: Migration0002Resources }],
+  entities: resourceEntities,
   register(platform: Platform): WorkspaceApi {
     const services: WorkspaceServices = {
       workspace: new WorkspaceStore({

@@ -7,6 +7,7 @@
  */
 import type { EntitySchema } from '@mikro-orm/core';
 import { type EntityManager, type FilterQuery, QueryOrder, type QueryOrderMap } from '@mikro-orm/postgresql';
+import type { AgentManifest } from './agent-manifest.js';
 import {
   AgentEntity,
   type AgentRow,
@@ -20,8 +21,7 @@ import {
   type SourceRow,
   WorkflowEntity,
   type WorkflowRow,
-} from '../../platform/db/entities/resources.js';
-import type { AgentManifest } from './agent-manifest.js';
+} from './entities.js';
 import { type MissionManifest, plannerOf } from './mission-manifest.js';
 import { DEFAULT_OBJECT_LANGUAGE, type ObjectTypeManifest } from './object-type-manifest.js';
 import { type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';

@@ -1,21 +1,20 @@
 /**
  * Opening r3's database: resolve the URL (DATABASE_URL, else the embedded cluster) and start
- * MikroORM (entities, migrations), whose pool is the process's only one. `migrate()` applies pending
- * migrations.
+ * MikroORM, whose pool is the process's only one, with the migrations and the entities the features
+ * declare. `migrate()` applies pending migrations.
  *
  * Terminology: *orm* is MikroORM (fork its `em` per request or job); *sql* is plain SQL
  * (src/platform/db/sql.ts) on connections borrowed from MikroORM's pool, for hot paths and row
  * locking.
  */
 
-import type { MigrationObject } from '@mikro-orm/core';
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type EmbeddedDatabase, ensureDatabase, startEmbeddedPostgres } from './embedded.js';
-import { allEntities } from './entities/index.js';
 import { laned } from './lanes.js';
 import { type ConnectionSource, type Db, sqlOver } from './sql.js';
 
@@ -46,9 +45,11 @@ export async function openConfiguredDatabase(
   config: Config,
   log: Logger,
   migrations: readonly MigrationObject[],
+  // biome-ignore lint/suspicious/noExplicitAny: entities of any row type
+  entities: readonly EntitySchema<any>[] = [],
 ): Promise<Database> {
   const { url, embedded } = await resolveDatabaseUrl(config, log);
-  return openDatabase(url, { poolSize: config.dbPoolSize, log, embedded, migrations });
+  return openDatabase(url, { poolSize: config.dbPoolSize, log, embedded, migrations, entities });
 }
 
 /**
@@ -97,13 +98,16 @@ export async function openDatabase(
     log: Logger;
     /** The ordered list of every owner's migrations (src/migrations.ts). */
     migrations: readonly MigrationObject[];
+    /** The entities ORM queries read (the features': `defineFeature`'s `entities`); none by default. */
+    // biome-ignore lint/suspicious/noExplicitAny: entities of any row type
+    entities?: readonly EntitySchema<any>[];
     embedded?: EmbeddedDatabase | null;
     applicationName?: string;
   },
 ): Promise<Database> {
   const orm = await MikroORM.init({
     clientUrl: url,
-    entities: allEntities,
+    entities: [...(options.entities ?? [])],
     extensions: [Migrator],
     migrations: {
       migrationsList: [...options.migrations],

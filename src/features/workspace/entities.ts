@@ -1,8 +1,11 @@
 /**
- * MikroORM entity schemas of the applied resource tables (migration 0002). They are read models: the
- * workspace's apply step writes them with plain SQL inside the write transaction; REST and MCP read
- * them through a forked EntityManager. `manifest` is the parsed manifest as stored (a `json` column,
- * so free-form objects keep their key order).
+ * MikroORM entity schemas of the applied resource tables (migration 0002), the only entities r3 has
+ * (docs/architecture.md "PostgreSQL": which style goes where). They are read models: the workspace's
+ * apply step writes them with plain SQL inside the write transaction; the authored-resource views
+ * (resource-views.ts: REST and MCP) read them through a forked EntityManager. The workspace feature
+ * declares them (`defineFeature`'s `entities`), so MikroORM knows them when the database opens.
+ * `manifest` is the parsed manifest as stored (a `json` column, so free-form objects keep their key
+ * order).
  */
 import { EntitySchema, type PrimaryKeyProp } from '@mikro-orm/core';
 
