@@ -35,7 +35,7 @@ const fields = (body: any): string[] => (body?.error?.details?.issues ?? []).map
 
 async function rowTotals(): Promise<Record<string, number>> {
   const tables = await t.app.db.sql.query<{ tablename: string }>(
-    `select tablename from pg_tables where schemaname = 'public' and tablename not in ('mikro_orm_migrations', 'rate_buckets', 'audit_log', 'workers')`,
+    `select tablename from pg_tables where schemaname = 'public' and tablename not in ('mikro_orm_migrations', 'rate_limits', 'audit_log', 'workers')`,
   );
   const out: Record<string, number> = {};
   for (const { tablename } of tables) {
