@@ -46,7 +46,7 @@ interface Row {
 }
 
 /** The figure's compared value: its first number. */
-function valueOf(figure: string): number {
+function figureValue(figure: string): number {
   return Number(/-?\d[\d,]*(\.\d+)?/.exec(figure)?.[0]?.replaceAll(',', '') ?? Number.NaN);
 }
 
@@ -128,12 +128,12 @@ console.log(`\nbench:summary — ${((performance.now() - started) / 1000).toFixe
 console.log(`${'what'.padEnd(72)} ${'goal'.padEnd(18)} ${'record'.padStart(9)} ${'now'.padStart(9)}  change`);
 for (const h of headlines) {
   const record = rows.get(h.what);
-  const before = record ? valueOf(record.figure) : Number.NaN;
+  const before = record ? figureValue(record.figure) : Number.NaN;
   const change = (h.value - before) / before;
   const worse = h.better === 'higher' ? change < -TOLERANCE : change > TOLERANCE;
   if (worse) flagged.push(h.what);
   console.log(
-    `${h.what.padEnd(72)} ${h.goal.padEnd(18)} ${(record ? String(before) : '—').padStart(9)} ${valueOf(h.figure).toString().padStart(9)}  ${
+    `${h.what.padEnd(72)} ${h.goal.padEnd(18)} ${(record ? String(before) : '—').padStart(9)} ${figureValue(h.figure).toString().padStart(9)}  ${
       Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%` : 'new'
     }${worse ? `  ← more than ${TOLERANCE * 100}% worse than the record` : ''}`,
   );
