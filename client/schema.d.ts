@@ -947,7 +947,7 @@ export interface paths {
         /** Tokens of the caller's org (owners) or of the caller's user (everyone else); never secrets. */
         get: operations["getTokens"];
         put?: never;
-        /** Issue a token from the web UI (a browser session only: a Bearer token cannot issue tokens). For the caller, or for a user of the org (owners); scopes the caller holds; the plaintext is in this answer only. */
+        /** Issue a token from the web UI (a browser session only: a Bearer token cannot issue tokens). For the caller, or for a user of the org (owners signed in by link); scopes the caller holds; from a pasted token’s session no later expiry than that token’s, revoked with it; the plaintext is in this answer only. */
         post: operations["postTokens"];
         delete?: never;
         options?: never;

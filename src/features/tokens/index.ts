@@ -6,6 +6,7 @@ import { AUTH_CHANGED_SIGNAL } from '../../platform/auth/stream-revocation.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import { tokenCommand } from './cli.js';
+import { Migration0029TokenSource } from './migrations/0029-token-source.js';
 import { orgCommand } from './org-cli.js';
 import { PeopleService } from './people.js';
 import { peopleRoutes } from './people-routes.js';
@@ -22,6 +23,7 @@ export interface TokensApi {
 
 export const tokensFeature = defineFeature({
   name: 'tokens',
+  migrations: [{ name: '0029-token-source', class: Migration0029TokenSource }],
   register(platform: Platform): TokensApi {
     // After a revocation commits, every process re-reads the tokens of its open streams at once.
     const tokens = new TokenService(platform.db, platform.config.env, platform.clock, () =>

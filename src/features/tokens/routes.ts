@@ -53,7 +53,7 @@ export function tokenRoutes(tokens: TokenService): RouteDef[] {
       access: access.authenticated,
       body: createBodySchema,
       summary:
-        'Issue a token from the web UI (a browser session only: a Bearer token cannot issue tokens). For the caller, or for a user of the org (owners); scopes the caller holds; the plaintext is in this answer only.',
+        'Issue a token from the web UI (a browser session only: a Bearer token cannot issue tokens). For the caller, or for a user of the org (owners signed in by link); scopes the caller holds; from a pasted token’s session no later expiry than that token’s, revoked with it; the plaintext is in this answer only.',
       responses: {
         201: { description: 'The token, with its plaintext (shown once).', schema: createdSchema },
       },

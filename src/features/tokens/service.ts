@@ -14,7 +14,7 @@ import type { Principal, Role, Scope } from '../../platform/auth/principal.js';
 import { type IssuedToken, issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
 import type { Database } from '../../platform/db/database.js';
 import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
-import { forbidden, notFound, validationFailed } from '../../platform/errors.js';
+import { forbidden, notFound, unauthorized, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 
 /** What `r3 token create --json` prints (README "Command line"). */
@@ -130,6 +130,11 @@ export class TokenService {
    * Issues a token from the web UI (a signed-in person): for the caller's own user, or — owners only —
    * for another user of the org (who must exist; their role is kept). The scopes must be ones the
    * caller holds (`read:skills` is within `read:all`): a token never grants more than its issuer has.
+   *
+   * A session started from a pasted token (`principal.tokenId`, its *source*) is that token's and no
+   * more: what it mints is for its own user only (minting for another user takes an owner's own
+   * sign-in), expires no later than the source (an omitted expiry is the source's), and is revoked
+   * with it (`source_token_id`, `revokeMinted`) — a leaked token cannot mint tokens that outlive it.
    */
   async createAs(
     principal: Principal,
@@ -137,8 +142,15 @@ export class TokenService {
     requestId: string,
   ): Promise<CreatedToken> {
     const userId = input.userId ?? principal.userId;
+    const sourceId = principal.tokenId;
     if (userId !== principal.userId && principal.role !== 'owner') {
       throw forbidden('Only an owner of the organization may issue tokens for another user.', { userId });
+    }
+    if (userId !== principal.userId && sourceId !== null) {
+      throw forbidden(
+        "Issuing a token for another user takes an owner's own sign-in (a sign-in link), not a pasted token.",
+        { userId, reason: 'owner_sign_in_required' },
+      );
     }
     const held = (scope: Scope) =>
       principal.scopes.has(scope) || (scope === 'read:skills' && principal.scopes.has('read:all'));
@@ -151,13 +163,44 @@ export class TokenService {
       throw validationFailed([{ field: 'body.expiresAt', message: 'must be in the future' }]);
     }
     return this.db.sql.tx(async (sql) => {
+      // The source row is share-locked: a revocation committing meanwhile either waits for this token
+      // (and then revokes it too) or is seen here.
+      const source =
+        sourceId === null
+          ? null
+          : await sql.maybeOne<{ expires_at: Date | null; revoked_at: Date | null }>(
+              'select expires_at, revoked_at from api_tokens where id = $1 and org_id = $2 for share',
+              [sourceId, principal.orgId],
+            );
+      if (
+        sourceId !== null &&
+        (!source || source.revoked_at || (source.expires_at && source.expires_at <= now))
+      ) {
+        throw unauthorized('Your session has ended; sign in again.', { reason: 'session_token_revoked' });
+      }
+      let expiresAt = input.expiresAt;
+      if (source?.expires_at) {
+        if (expiresAt && expiresAt > source.expires_at) {
+          throw forbidden('A token cannot outlive the token its session was started from.', {
+            reason: 'outlives_source',
+            expiresAt: source.expires_at.toISOString(),
+          });
+        }
+        expiresAt ??= source.expires_at;
+      }
       const user = await sql.maybeOne<{ pk: number; id: string; role: Role }>(
         'select pk, id, role from users where org_id = $1 and id = $2',
         [principal.orgId, userId],
       );
       if (!user)
         throw validationFailed([{ field: 'body.userId', message: 'is not a user of the organization' }]);
-      const issued = await this.insertToken(sql, principal.orgId, user.pk, input, now);
+      const issued = await this.insertToken(
+        sql,
+        principal.orgId,
+        user.pk,
+        { ...input, expiresAt, sourceTokenId: sourceId },
+        now,
+      );
       await recordAuditSql(sql, {
         orgId: principal.orgId,
         apiTokenId: principal.tokenId,
@@ -165,7 +208,13 @@ export class TokenService {
         action: 'token.created',
         targetKind: 'token',
         targetId: issued.tokenId,
-        details: { name: input.name, userId: user.id, role: user.role, scope: input.scopes.join(',') },
+        details: {
+          name: input.name,
+          userId: user.id,
+          role: user.role,
+          scope: input.scopes.join(','),
+          ...(sourceId === null ? {} : { sourceTokenId: sourceId }),
+        },
         requestId,
         at: now,
       });
@@ -176,7 +225,7 @@ export class TokenService {
         userId: user.id,
         role: user.role,
         scope: input.scopes.join(','),
-        expiresAt: input.expiresAt?.toISOString() ?? null,
+        expiresAt: expiresAt?.toISOString() ?? null,
       };
     });
   }
@@ -186,13 +235,14 @@ export class TokenService {
     sql: Sql,
     orgId: number,
     userPk: number,
-    input: { name: string; scopes: readonly Scope[]; expiresAt: Date | null },
+    input: { name: string; scopes: readonly Scope[]; expiresAt: Date | null; sourceTokenId?: string | null },
     now: Date,
   ): Promise<IssuedToken> {
     const issued = issueToken(this.env);
     await sql.query(
-      `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at,
+                               source_token_id)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         issued.tokenId,
         orgId,
@@ -204,6 +254,7 @@ export class TokenService {
         issued.prefix,
         now,
         input.expiresAt,
+        input.sourceTokenId ?? null,
       ],
     );
     return issued;
@@ -243,6 +294,7 @@ export class TokenService {
         [tokenId, now],
       );
       if (!token) return false;
+      const minted = await revokeMinted(sql, tokenId, now);
       await recordAuditSql(sql, {
         orgId: token.org_id,
         apiTokenId: null,
@@ -250,7 +302,7 @@ export class TokenService {
         action: 'token.revoked',
         targetKind: 'token',
         targetId: tokenId,
-        details: {},
+        details: minted.length > 0 ? { minted } : {},
         at: now,
       });
       return true;
@@ -282,6 +334,7 @@ export class TokenService {
                     t.revoked_at, t.last_used_at`,
         [tokenId, principal.orgId, now],
       );
+      const minted = await revokeMinted(sql, tokenId, now);
       await recordAuditSql(sql, {
         orgId: principal.orgId,
         apiTokenId: principal.tokenId,
@@ -289,7 +342,7 @@ export class TokenService {
         action: 'token.revoked',
         targetKind: 'token',
         targetId: tokenId,
-        details: {},
+        details: minted.length > 0 ? { minted } : {},
         requestId,
         at: now,
       });
@@ -298,6 +351,26 @@ export class TokenService {
     this.onRevoked();
     return view;
   }
+}
+
+/**
+ * Revokes every token minted through `tokenId`, however deep (migration 0029); answers their ids.
+ * A statement of its own, after the source's update: its snapshot sees a token minted by a
+ * transaction that held the source's share lock until it committed.
+ */
+async function revokeMinted(sql: Sql, tokenId: string, now: Date): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>(
+    `with recursive minted as (
+       select id from api_tokens where source_token_id = $1
+        union
+       select t.id from api_tokens t join minted m on t.source_token_id = m.id
+     )
+     update api_tokens set revoked_at = $2
+      where id in (select id from minted) and revoked_at is null
+      returning id`,
+    [tokenId, now],
+  );
+  return rows.map((row) => row.id).sort();
 }
 
 interface TokenListRow {
