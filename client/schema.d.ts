@@ -1,5 +1,56 @@
 // Generated from r3's OpenAPI document by openapi-typescript: `npm run client:generate`.
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** r3's OAuth authorization-server metadata (RFC 8414): its endpoints, the authorization-code grant with PKCE S256, refresh tokens, public clients, Client ID Metadata Documents. */
+        get: operations["getWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP endpoint's OAuth protected-resource metadata (RFC 9728): its resource URL, r3 as its authorization server, the scopes. */
+        get: operations["getWellKnownOauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/api/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP endpoint's OAuth protected-resource metadata (RFC 9728): its resource URL, r3 as its authorization server, the scopes. */
+        get: operations["getWellKnownOauthProtectedResourceApiMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/{version}/openapi.json": {
         parameters: {
             query?: never;
@@ -1339,6 +1390,141 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        authorization_endpoint: string;
+                        client_id_metadata_document_supported?: boolean;
+                        code_challenge_methods_supported?: string[];
+                        grant_types_supported?: string[];
+                        introspection_endpoint?: string;
+                        introspection_endpoint_auth_methods_supported?: string[];
+                        introspection_endpoint_auth_signing_alg_values_supported?: string[];
+                        issuer: string;
+                        /** Format: uri */
+                        registration_endpoint?: string;
+                        response_modes_supported?: string[];
+                        response_types_supported: string[];
+                        /** Format: uri */
+                        revocation_endpoint?: string;
+                        revocation_endpoint_auth_methods_supported?: string[];
+                        revocation_endpoint_auth_signing_alg_values_supported?: string[];
+                        scopes_supported?: string[];
+                        /** Format: uri */
+                        service_documentation?: string;
+                        /** Format: uri */
+                        token_endpoint: string;
+                        token_endpoint_auth_methods_supported?: string[];
+                        token_endpoint_auth_signing_alg_values_supported?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getWellKnownOauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_details_types_supported?: string[];
+                        authorization_servers?: string[];
+                        bearer_methods_supported?: string[];
+                        dpop_bound_access_tokens_required?: boolean;
+                        dpop_signing_alg_values_supported?: string[];
+                        /** Format: uri */
+                        jwks_uri?: string;
+                        /** Format: uri */
+                        resource: string;
+                        resource_documentation?: string;
+                        resource_name?: string;
+                        /** Format: uri */
+                        resource_policy_uri?: string;
+                        resource_signing_alg_values_supported?: string[];
+                        /** Format: uri */
+                        resource_tos_uri?: string;
+                        scopes_supported?: string[];
+                        tls_client_certificate_bound_access_tokens?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getWellKnownOauthProtectedResourceApiMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_details_types_supported?: string[];
+                        authorization_servers?: string[];
+                        bearer_methods_supported?: string[];
+                        dpop_bound_access_tokens_required?: boolean;
+                        dpop_signing_alg_values_supported?: string[];
+                        /** Format: uri */
+                        jwks_uri?: string;
+                        /** Format: uri */
+                        resource: string;
+                        resource_documentation?: string;
+                        resource_name?: string;
+                        /** Format: uri */
+                        resource_policy_uri?: string;
+                        resource_signing_alg_values_supported?: string[];
+                        /** Format: uri */
+                        resource_tos_uri?: string;
+                        scopes_supported?: string[];
+                        tls_client_certificate_bound_access_tokens?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
     getApiByVersionOpenapiJson: {
         parameters: {
             query?: never;

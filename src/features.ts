@@ -10,6 +10,7 @@ import { artifactsFeature } from './features/artifacts/index.js';
 import { connectorsFeature } from './features/connectors/index.js';
 import { domainToolsFeature } from './features/domain-tools/index.js';
 import { missionsFeature } from './features/missions/index.js';
+import { oauthFeature } from './features/oauth/index.js';
 import { objectsFeature } from './features/objects/index.js';
 import { proposalsFeature } from './features/proposals/index.js';
 import { reviewsFeature } from './features/reviews/index.js';
@@ -45,6 +46,7 @@ export const FEATURES = featureList({
   missions: missionsFeature,
   domainTools: domainToolsFeature,
   proposals: proposalsFeature,
+  oauth: oauthFeature,
 });
 
 /** The features' APIs, by key. */

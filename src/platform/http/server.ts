@@ -98,6 +98,11 @@ export interface RouteDef {
    * answers carry the rate-limit headers, and guessing is limited); other public routes are free.
    */
   limitByAddress?: boolean;
+  /**
+   * The `WWW-Authenticate` value of this route's 401 answers, when it is not the default
+   * `Bearer realm="r3"` (the MCP endpoint names its protected-resource metadata: RFC 9728).
+   */
+  challenge?: () => string;
   // biome-ignore lint/suspicious/noExplicitAny: the typed handler is checked by defineRoute
   handler(ctx: RequestContext<any, any, any>): Promise<Reply> | Reply;
 }
@@ -128,6 +133,7 @@ export function defineRoute<
   errors?: readonly number[];
   hidden?: boolean;
   limitByAddress?: boolean;
+  challenge?: () => string;
   handler(
     ctx: RequestContext<
       PS extends z.ZodType ? z.output<PS> : Record<string, string>,
@@ -387,10 +393,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       if (error instanceof ClientGone || exchange.aborted) return CLIENT_GONE_STATUS;
       const apiError = toApiError(error, deps.log, requestId);
       const status = httpStatus(apiError);
+      const errorHeaders = httpHeaders(apiError);
+      if (status === 401 && route?.challenge) errorHeaders['WWW-Authenticate'] = route.challenge();
       respond(exchange, status, apiError.toBody(), {
         requestId,
         rate,
-        headers: httpHeaders(apiError),
+        headers: errorHeaders,
         close: status === 413,
         authenticated: principal !== deps.anonymous,
       });

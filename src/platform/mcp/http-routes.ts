@@ -71,6 +71,18 @@ class AnsweringTransport extends WebStandardStreamableHTTPServerTransport {
 /** The path of the MCP endpoint (not under /api/v1). */
 export const MCP_PATH = '/api/mcp';
 
+/** Where the MCP endpoint's OAuth protected-resource metadata is (RFC 9728 §3.1: the well-known path, then the resource's). */
+export const MCP_RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
+
+/**
+ * The `WWW-Authenticate` of the MCP endpoint's 401 answers: a Bearer challenge naming the
+ * protected-resource metadata, so an MCP client finds the authorization server from it (MCP
+ * authorization, RFC 9728 §5.1).
+ */
+export function mcpChallenge(baseUrl: string): string {
+  return `Bearer realm="r3", resource_metadata="${baseUrl}${MCP_RESOURCE_METADATA_PATH}"`;
+}
+
 /** Lower-case `scheme://host[:port]` of an origin or URL, or null when it is not one. */
 export function normalizeOrigin(text: string): string | null {
   try {
@@ -182,7 +194,8 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
     }
     return base.origin;
   };
-  return [
+  const challenge = () => mcpChallenge(s.config.baseUrl);
+  const routes = [
     defineRoute({
       method: 'POST',
       path: MCP_PATH,
@@ -272,6 +285,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
       handler: notAllowed,
     }),
   ];
+  return routes.map((route) => ({ ...route, challenge }));
 }
 
 /** A JSON-RPC 2.0 message or batch, as the MCP endpoint answers it. */
