@@ -109,7 +109,14 @@ export function createServing(platform: PlatformHost): Serving {
   platform.addService({
     name: 'stream revocation',
     async start() {
-      revocation = await guardStreams({ http, sql: db.sql, bus: platform.bus, clock, log });
+      revocation = await guardStreams({
+        http,
+        sql: db.sql,
+        sessions: () => platform.auth.sessions,
+        bus: platform.bus,
+        clock,
+        log,
+      });
     },
     stop: () => revocation?.stop(),
   });

@@ -6,6 +6,7 @@
  * Terminology: the *shell* is the one HTML page every UI path answers; the *bundle* is the app's
  * hashed scripts and styles under /assets/.
  */
+import { AUTH_CHANGED_SIGNAL } from '../../platform/auth/stream-revocation.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import { webRoutes } from './assets/routes.js';
@@ -31,6 +32,8 @@ export const webFeature = defineFeature({
       clock: platform.clock,
       env: platform.config.env,
       baseUrl: () => platform.baseUrl(),
+      // After a sign-out or `r3 session revoke` commits, every process ends that session's streams.
+      onEnded: () => platform.bus.signal(AUTH_CHANGED_SIGNAL),
     });
     platform.auth.setSessions(sessions);
     let bundle: WebBundle | null = null;

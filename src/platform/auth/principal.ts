@@ -29,6 +29,8 @@ export interface Principal {
   actor: string;
   /** Per-org rate limit override: null = deployment default, 0 = disabled. */
   rateLimit: { perMinute: number | null; burst: number | null };
+  /** The browser session the request came with (auth/sessions.ts); absent for Bearer and stdio callers. */
+  sessionId?: string;
 }
 
 /**

@@ -25,6 +25,11 @@ export interface SessionCaller {
 
 export interface SessionAuthenticator {
   authenticate(request: IncomingRequest): Promise<SessionCaller | null>;
+  /**
+   * Of `sessionIds`, the ones still open (not signed out or revoked): the streams of the others are
+   * ended (auth/stream-revocation.ts).
+   */
+  stillOpen(sessionIds: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 /** The authenticator the server calls: Bearer first, else the session (when one is registered). */

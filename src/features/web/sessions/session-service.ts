@@ -107,6 +107,8 @@ export class SessionService {
       clock: Clock;
       env: TokenEnv;
       baseUrl: () => string;
+      /** Called after a sign-out or revocation commits (the platform tells every process to end its streams). */
+      onEnded?: () => void;
     },
   ) {}
 
@@ -307,12 +309,22 @@ export class SessionService {
         at: now,
       });
     });
+    this.deps.onEnded?.();
     return true;
+  }
+
+  /** Of `sessionIds`, those not signed out or revoked (their streams stay open; auth/sessions.ts). */
+  async stillOpen(sessionIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const rows = await this.deps.sql.query<{ id: string }>(
+      'select id from web_sessions where id = any($1::text[]) and revoked_at is null',
+      [[...sessionIds]],
+    );
+    return new Set(rows.map((row) => row.id));
   }
 
   /** Ends every open session of a user (operator revocation, `r3 session revoke`); how many it ended. */
   async revokeUserSessions(org: string, userId: string): Promise<number | null> {
-    return this.deps.sql.tx(async (sql) => {
+    const ended = await this.deps.sql.tx(async (sql) => {
       const user = await sql.maybeOne<{ pk: number; org_id: number }>(
         'select u.pk, u.org_id from users u join orgs o on o.id = u.org_id where o.slug = $1 and u.id = $2',
         [org, userId],
@@ -335,6 +347,8 @@ export class SessionService {
       });
       return ended.length;
     });
+    if (ended) this.deps.onEnded?.();
+    return ended;
   }
 
   private async find(
@@ -387,6 +401,7 @@ function principalOf(row: SessionRow): Principal {
     tokenId: row.token_id,
     actor: row.token_id ? `token:${row.token_id}` : `user:${row.user_id}`,
     rateLimit: { perMinute: row.rate_limit_per_min, burst: row.rate_limit_burst },
+    sessionId: row.id,
   };
 }
 
