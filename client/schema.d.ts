@@ -598,7 +598,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Extension: the org's review-queue changes as server-sent events (live only; `ready` once subscribed, then `review` events). */
+        /** The org's review events as server-sent events (live only; `ready` once subscribed, then one `review.*` event per change of an item). */
         get: operations["getReviewsStream"];
         put?: never;
         post?: never;
@@ -3538,7 +3538,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream: `ready`, then one `review` event per change of an item. */
+            /** @description text/event-stream: `ready`, then one `review.*` event per change of an item. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5187,7 +5187,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled")[];
+                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled" | "review.requested" | "review.assigned" | "review.snoozed" | "review.decided" | "review.changes_requested")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;
@@ -5323,7 +5323,7 @@ export interface operations {
             content: {
                 "application/json": {
                     active?: boolean;
-                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled")[];
+                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled" | "review.requested" | "review.assigned" | "review.snoozed" | "review.decided" | "review.changes_requested")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;

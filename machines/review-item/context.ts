@@ -6,6 +6,8 @@ export const reviewDecisionSchema = z.strictObject({
   action: z.enum(['approve', 'reject']),
   by: principalSchema,
   reason: z.string().nullable(),
+  /** Whether the reviewer's edits were applied with it (absent: none were). */
+  edited: z.boolean().optional(),
   at: isoTimestampSchema,
 });
 

@@ -61,6 +61,8 @@ export const reviewDecideEventSchema = z.strictObject({
   action: z.enum(['approve', 'reject']),
   by: principalSchema,
   reason: z.string().nullish(),
+  /** Whether the subject's owner applied the reviewer's edits with the decision. */
+  edited: z.boolean().optional(),
   at: isoTimestampSchema,
 });
 

@@ -73,7 +73,8 @@ export const reviewItemMachine = setup({
     clearSnooze: assign({ snoozedUntil: null }),
     storeDecision: assign(({ event }) => {
       assertEvent(event, 'DECIDE');
-      return { decision: { action: event.action, by: event.by, reason: event.reason ?? null, at: event.at } };
+      const { action, by, reason, edited, at } = event;
+      return { decision: { action, by, reason: reason ?? null, ...(edited ? { edited } : {}), at } };
     }),
     markClosed: assign({ closedAt: ({ event }) => event.at }),
   },

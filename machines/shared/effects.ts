@@ -57,7 +57,12 @@ export const MISSION_EVENT_NAMES = [
 /** A mission run event name. */
 export type MissionEventName = (typeof MISSION_EVENT_NAMES)[number];
 
-/** The names of a review item's domain events (the last token of `evt.<org>.review.<itemId>.<name>`). */
+/**
+ * The names of a review item's domain events (the last token of `evt.<org>.review.<itemId>.<name>`).
+ * `changes_requested` is for the transition that sends a draft back with a reviewer's reason (the
+ * `review.changes_requested` webhook event): it closes the item with a decision whose action is
+ * `request_changes`.
+ */
 export const REVIEW_EVENT_NAMES = [
   'opened',
   'assigned',
@@ -65,6 +70,7 @@ export const REVIEW_EVENT_NAMES = [
   'woken',
   'updated',
   'decided',
+  'changes_requested',
   'cancelled',
 ] as const;
 

@@ -243,6 +243,15 @@ const transitionRows: TransitionRow<M>[] = [
     context: { decision: { action: 'approve', by: 'token:lee', reason: null, at: T2 }, closedAt: T2 },
   },
   {
+    name: 'assigned: a decision that applied edits says so in the item',
+    input: routed,
+    from: [],
+    event: { ...approve, edited: true },
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: { decision: { action: 'approve', by: 'token:lee', reason: null, edited: true, at: T2 } },
+  },
+  {
     name: 'snoozed: deciding closes the item and cancels the wake-up',
     input: routed,
     from: [snooze1],

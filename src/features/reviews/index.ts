@@ -17,6 +17,15 @@ import { ReviewService } from './service.js';
 import type { ReviewKind, ReviewSubject } from './subjects.js';
 
 export type { ReviewDecision, ReviewItems, ReviewSubjectRef } from './items.js';
+export {
+  REVIEW_EVENT_TYPES,
+  type ReviewEventData,
+  type ReviewEventType,
+  reviewEventData,
+  reviewEventDataSchema,
+  reviewEventPayloadSchema,
+  reviewWebhookType,
+} from './review-events.js';
 export { REVIEW_ITEM_KIND } from './review-item-kind.js';
 export type { ReviewService } from './service.js';
 export {

@@ -28,6 +28,8 @@ export interface ReviewDecision {
   by: string;
   /** The review's note (approve) or reason (reject). */
   reason: string | null;
+  /** Whether the reviewer's edits were applied with the decision (the `review.decided` event says so). */
+  edited?: boolean;
 }
 
 /** Opens and closes review items inside an owner's transaction. */
@@ -91,7 +93,14 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
       ),
     close(tx, subject, { decision, at, actingAs }) {
       const event: ReviewItemEvent = decision
-        ? { type: 'DECIDE', action: decision.action, by: decision.by, reason: decision.reason, at }
+        ? {
+            type: 'DECIDE',
+            action: decision.action,
+            by: decision.by,
+            reason: decision.reason,
+            ...(decision.edited ? { edited: true } : {}),
+            at,
+          }
         : { type: 'CANCEL', at };
       return sendToOpen(tx, subject, event, actingAs, 'review item did not close');
     },

@@ -1,16 +1,18 @@
 /**
- * `GET /api/v1/reviews/stream` (an extension, for the web UI's queue): the caller's org's review
- * events as server-sent events, live only. The first frame after the subscription is in place is
- * `event: ready`; a client that reads the queue after it misses no change (EventSource reconnects
- * and sends `ready` again: read the queue again then). Each change is `event: review` with data
- * `{kind, id, event, status, revision, assignedTo, snoozedUntil, decision, by, at}` (`id`: the
- * run's, as in `GET /reviews`; `revision`: the item's after the change, null once closed). A comment heartbeat is sent every 15 s.
+ * `GET /api/v1/reviews/stream`: the caller's org's review events as server-sent events, live only.
+ * The first frame after the subscription is in place is `event: ready`; a client that reads the
+ * queue after it misses no change (EventSource reconnects and sends `ready` again: read the queue
+ * again then). Each change of an item is one frame named by its review event type (`review.requested`,
+ * `review.assigned`, `review.snoozed`, `review.decided`, `review.changes_requested`, and the stream's
+ * own `review.woken`, `review.updated`, `review.cancelled`) whose data is the webhooks' (decisions
+ * §15: `{kind, id, title, status, assignedTo, revision, action?, edited?, by?, reason?}`) plus
+ * `event` (the item's change), `snoozedUntil`, `note` and `at`. A comment heartbeat is sent every 15 s.
  */
 import { access } from '../../platform/auth/guard.js';
 import type { Bus, Subscription } from '../../platform/bus/bus.js';
 import { subjectToken } from '../../platform/bus/subjects.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
-import type { ReviewEventPayload } from './review-item-kind.js';
+import { reviewEventData, reviewEventPayloadSchema, reviewStreamEventName } from './review-events.js';
 
 const STREAM_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -27,10 +29,10 @@ export function reviewStreamRoutes(bus: Bus, heartbeatMs = 15_000): RouteDef[] {
       path: '/api/v1/reviews/stream',
       access: access.read,
       summary:
-        "Extension: the org's review-queue changes as server-sent events (live only; `ready` once subscribed, then `review` events).",
+        "The org's review events as server-sent events (live only; `ready` once subscribed, then one `review.*` event per change of an item).",
       responses: {
         200: {
-          description: 'text/event-stream: `ready`, then one `review` event per change of an item.',
+          description: 'text/event-stream: `ready`, then one `review.*` event per change of an item.',
           contentType: 'text/event-stream',
         },
       },
@@ -50,21 +52,17 @@ export function reviewStreamRoutes(bus: Bus, heartbeatMs = 15_000): RouteDef[] {
           bus
             .subscribe(pattern, (message) => {
               if (stream.closed) return;
-              const p = JSON.parse(decoder.decode(message.data)) as ReviewEventPayload;
-              if (p.orgId !== principal.orgId) return;
+              const parsed = reviewEventPayloadSchema.safeParse(JSON.parse(decoder.decode(message.data)));
+              if (!parsed.success || parsed.data.orgId !== principal.orgId) return;
+              const p = parsed.data;
               const data = {
-                kind: p.kind,
-                id: p.runId,
+                ...reviewEventData(p),
                 event: p.event,
-                status: p.status,
-                revision: p.revision,
-                assignedTo: p.assignedTo,
                 snoozedUntil: p.snoozedUntil,
-                decision: p.decision,
-                by: p.by,
+                note: p.note,
                 at: p.at,
               };
-              stream.write(`event: review\ndata: ${JSON.stringify(data)}\n\n`);
+              stream.write(`event: ${reviewStreamEventName(p.event)}\ndata: ${JSON.stringify(data)}\n\n`);
             })
             .then(
               (sub) => {

@@ -8,44 +8,17 @@ import { randomUUID } from 'node:crypto';
 import {
   type EmitReviewEventParams,
   projectReviewItem,
-  type ReviewEventName,
   reviewItemContextSchema,
   reviewItemEventSchema,
   reviewItemMachine,
 } from '../../../machines/index.js';
 import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
+import type { ReviewEventPayload } from './review-events.js';
 import { revisionOf } from './revision.js';
-import type { ReviewKind } from './subjects.js';
 
 /** The actor kind name of review items. */
 export const REVIEW_ITEM_KIND = 'review-item';
-
-/**
- * The payload of a review event on the bus (outbox → `evt.<org>.review.<reviewItemId>.<event>`): the
- * item's state after the transition. `runId` and `kind` are the item's identity in the API.
- */
-export interface ReviewEventPayload {
-  /** Unique per event (consumers dedupe by it). */
-  eventId: string;
-  orgId: number;
-  reviewItemId: number;
-  kind: ReviewKind;
-  runId: number;
-  event: ReviewEventName;
-  /** The item's own status: unassigned, assigned, snoozed, decided, cancelled. */
-  status: string;
-  /** The item's revision after the transition (what a reviewer now sees); null once it closed. */
-  revision: string | null;
-  assignedTo: string | null;
-  snoozedUntil: string | null;
-  note: string | null;
-  /** `approve` or `reject` once decided, else null. */
-  decision: 'approve' | 'reject' | null;
-  /** Who caused it: `token:<id>`, `mcp`, `timer` (a snooze ended), `worker`, `system`. */
-  by: string;
-  at: string;
-}
 
 const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMachine> = ({ event }, ctx) => {
   const { context } = ctx.after;
@@ -56,6 +29,7 @@ const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMac
     kind: context.kind,
     runId: context.runId,
     event,
+    title: context.title,
     status: ctx.projection.status as string,
     // The transition's write moves the version on by one (a creation writes the first, 1).
     revision: ctx.projection.open ? revisionOf(ctx.row.id, ctx.row.version + 1) : null,
@@ -63,6 +37,8 @@ const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMac
     snoozedUntil: context.snoozedUntil,
     note: context.note,
     decision: context.decision?.action ?? null,
+    edited: context.decision?.edited === true,
+    reason: context.decision?.reason ?? null,
     by: ctx.actingAs.actor,
     at: ctx.at,
   };

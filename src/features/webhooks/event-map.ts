@@ -7,11 +7,19 @@
  * (docs/api.md#events-and-filters; a skill run's one step is its run). `step_started` and
  * `cancelled` have no webhook type. Proposal events `created`, `executed` and `failed` map to
  * `proposal.<name>` (its approved, rejected and cancelled have none). Review-item events
- * (`evt.<org>.review.…`) and anything else map to nothing: the dispatcher acknowledges them and
- * moves on.
+ * (`evt.<org>.review.…`) map as the reviews feature says (`opened` to `review.requested`,
+ * `assigned`, `snoozed`, `decided` and `changes_requested` to `review.<name>`; `woken`, `updated` and
+ * `cancelled` to none). Anything else maps to nothing: the dispatcher acknowledges it and moves on.
  */
 import { z } from 'zod';
 import { parseEventSubject } from '../../platform/bus/subjects.js';
+import {
+  type ReviewEventData,
+  type ReviewEventType,
+  reviewEventData,
+  reviewEventPayloadSchema,
+  reviewWebhookType,
+} from '../reviews/index.js';
 import { runEventPayloadSchema } from '../runs/index.js';
 import type {
   EventDescriptor,
@@ -60,7 +68,10 @@ export const missionEventPayloadSchema = z.object({
 });
 
 /** Run event types. */
-type RunWebhookType = Exclude<WebhookEventType, 'object.created' | ProposalEventType | MissionEventType>;
+type RunWebhookType = Exclude<
+  WebhookEventType,
+  'object.created' | ProposalEventType | MissionEventType | ReviewEventType
+>;
 
 /** A domain event a webhook may want. */
 export type WebhookEvent =
@@ -87,6 +98,14 @@ export type WebhookEvent =
       descriptor: EventDescriptor;
       createdAt: string;
       data: MissionEventData;
+    }
+  | {
+      type: ReviewEventType;
+      eventId: string;
+      orgId: number;
+      descriptor: EventDescriptor;
+      createdAt: string;
+      data: ReviewEventData;
     }
   | {
       type: 'object.created';
@@ -137,7 +156,34 @@ export function mayMapToWebhook(subject: string): boolean {
   if (parsed.kind === 'object') return parsed.name === 'created';
   if (parsed.kind === 'proposal') return parsed.name in PROPOSAL_TYPES;
   if (parsed.kind === 'mission') return parsed.name in MISSION_TYPES;
+  if (parsed.kind === 'review') return reviewWebhookType(parsed.name) !== null;
   return parsed.kind === 'run' && parsed.name in RUN_TYPES;
+}
+
+/** A webhook event the filter does not look at (it names runs): object, proposal, mission, review. */
+type UnfilteredEvent = Exclude<WebhookEvent, { type: RunWebhookType }>;
+
+/** The type and data of one kind of unfiltered event (distributed, so each type keeps its data). */
+type UnfilteredTypeAndData = UnfilteredEvent extends infer E
+  ? E extends UnfilteredEvent
+    ? Pick<E, 'type' | 'data'>
+    : never
+  : never;
+
+/** The event of `typed`, from a bus payload's ids, happened at `at`; its descriptor is its type alone. */
+function unfiltered(
+  typed: UnfilteredTypeAndData,
+  source: { eventId: string; orgId: number },
+  at: string,
+): WebhookEvent {
+  const createdAt = new Date(at).toISOString();
+  return {
+    ...typed,
+    eventId: source.eventId,
+    orgId: source.orgId,
+    descriptor: { type: typed.type },
+    createdAt,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -154,52 +200,29 @@ export function toWebhookEvent(subject: string, payload: unknown): WebhookEvent 
   if (parsed.kind === 'object') {
     if (parsed.name !== 'created') return null;
     const p = objectCreatedPayloadSchema.parse(payload);
-    return {
-      type: 'object.created',
-      eventId: p.eventId,
-      orgId: p.orgId,
-      descriptor: { type: 'object.created' },
-      createdAt: new Date(p.createdAt).toISOString(),
-      data: {
-        objectId: p.objectId,
-        slug: p.slug,
-        title: p.title,
-        createdAt: new Date(p.createdAt).toISOString(),
-      },
-    };
+    const createdAt = new Date(p.createdAt).toISOString();
+    const data = { objectId: p.objectId, slug: p.slug, title: p.title, createdAt };
+    return unfiltered({ type: 'object.created', data }, p, createdAt);
   }
   if (parsed.kind === 'proposal') {
     const type = PROPOSAL_TYPES[parsed.name];
     if (!type) return null;
     const p = proposalEventPayloadSchema.parse(payload);
-    return {
-      type,
-      eventId: p.eventId,
-      orgId: p.orgId,
-      descriptor: { type },
-      createdAt: new Date(p.at).toISOString(),
-      data: {
-        proposalId: p.proposalId,
-        action: p.action,
-        source: p.source,
-        status: p.status,
-        result: p.result,
-        error: p.error,
-      },
-    };
+    const { proposalId, action, source, status, result, error } = p;
+    return unfiltered({ type, data: { proposalId, action, source, status, result, error } }, p, p.at);
   }
   if (parsed.kind === 'mission') {
     const type = MISSION_TYPES[parsed.name];
     if (!type) return null;
     const p = missionEventPayloadSchema.parse(payload);
-    return {
-      type,
-      eventId: p.eventId,
-      orgId: p.orgId,
-      descriptor: { type },
-      createdAt: new Date(p.at).toISOString(),
-      data: { missionRunId: p.missionRunId, mission: p.mission, status: p.status },
-    };
+    const data = { missionRunId: p.missionRunId, mission: p.mission, status: p.status };
+    return unfiltered({ type, data }, p, p.at);
+  }
+  if (parsed.kind === 'review') {
+    const type = reviewWebhookType(parsed.name);
+    if (!type) return null;
+    const p = reviewEventPayloadSchema.parse(payload);
+    return unfiltered({ type, data: reviewEventData(p) }, p, p.at);
   }
   if (parsed.kind !== 'run') return null;
   const p = runEventPayloadSchema.parse(payload);

@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { REVIEW_EVENT_TYPES, type ReviewEventData, reviewEventDataSchema } from '../reviews/index.js';
 
 /** The event types about runs. */
 export const RUN_EVENT_TYPES = [
@@ -39,14 +40,15 @@ export const MISSION_EVENT_TYPES = [
 
 /**
  * Every webhook event type: the eight of docs/api.md#events-and-filters (the runs' seven and
- * object.created), the proposals' three (docs/api.md#proposals) and the missions' five
- * (docs/api.md#missions), in that order.
+ * object.created), the proposals' three (docs/api.md#proposals), the missions' five
+ * (docs/api.md#missions) and the review queue's five (decisions §15), in that order.
  */
 export const WEBHOOK_EVENT_TYPES = [
   ...RUN_EVENT_TYPES,
   'object.created',
   ...PROPOSAL_EVENT_TYPES,
   ...MISSION_EVENT_TYPES,
+  ...REVIEW_EVENT_TYPES,
 ] as const;
 
 /** One webhook event type. */
@@ -174,6 +176,8 @@ export const missionEventDataSchema = z
   .strict();
 export type MissionEventData = z.infer<typeof missionEventDataSchema>;
 
+export const reviewEventTypeSchema = z.enum(REVIEW_EVENT_TYPES);
+
 const envelope = {
   deliveryId: deliveryIdSchema,
   createdAt: z.iso.datetime(),
@@ -185,6 +189,7 @@ export const deliveryBodySchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('object.created'), ...envelope, data: objectCreatedDataSchema }).strict(),
   z.object({ event: proposalEventTypeSchema, ...envelope, data: proposalEventDataSchema }).strict(),
   z.object({ event: missionEventTypeSchema, ...envelope, data: missionEventDataSchema }).strict(),
+  z.object({ event: reviewEventTypeSchema, ...envelope, data: reviewEventDataSchema }).strict(),
 ]);
 export type DeliveryBody = z.infer<typeof deliveryBodySchema>;
 
@@ -194,6 +199,7 @@ export type DeliveryBodyInput = (
   | { event: 'object.created'; data: ObjectCreatedData }
   | { event: ProposalEventType; data: ProposalEventData }
   | { event: MissionEventType; data: MissionEventData }
+  | { event: z.infer<typeof reviewEventTypeSchema>; data: ReviewEventData }
 ) & {
   /** When the event happened; the same on every attempt and on replays of it. */
   createdAt: Date | string;
@@ -236,15 +242,16 @@ export interface EventDescriptor {
  * The type must be in `events`. Then, for run events: no filter key set matches every run;
  * `skillSlug` set matches skill runs of that slug only (never workflow runs, even those whose
  * steps run that skill); `workflowSlug` likewise for workflow runs; both set, a run matching either
- * one. `object.created`, the proposal and the mission events ignore the filter: both keys name runs,
- * and an object type, a proposal or a mission run is neither.
+ * one. `object.created`, the proposal, mission and review events ignore the filter: both keys name
+ * runs, and an object type, a proposal, a mission run or a review item is neither.
  */
 export function matchesFilter(webhook: WebhookSubscription, event: EventDescriptor): boolean {
   if (!webhook.events.includes(event.type)) return false;
   if (
     event.type === 'object.created' ||
     event.type.startsWith('proposal.') ||
-    event.type.startsWith('mission.')
+    event.type.startsWith('mission.') ||
+    event.type.startsWith('review.')
   ) {
     return true;
   }

@@ -37,23 +37,20 @@ describe('the review queue stream', () => {
       body: { kind: 'skill', id, action: 'approve' },
     });
     const events = await stream.events.until(
-      (all) => all.some((e) => e.event === 'review' && e.json.event === 'decided'),
+      (all) => all.some((e) => e.event === 'review.decided'),
       'decided',
     );
     // The draft arrives (`updated`) whenever the worker gets to it: before or after the assignment.
-    const changes = events
-      .filter((e) => e.event === 'review' && e.json.event !== 'updated')
-      .map((e) => e.json);
-    expect(changes.map((c) => c.event)).toEqual(['opened', 'assigned', 'decided']);
-    expect(changes.every((c) => c.kind === 'skill' && c.id === id)).toBe(true);
-    expect(changes[1]).toMatchObject({ assignedTo: 'acme-owner', status: 'assigned' });
-    expect(changes[2]).toMatchObject({ decision: 'approve', revision: null });
+    const changes = events.filter((e) => e.event.startsWith('review.') && e.event !== 'review.updated');
+    expect(changes.map((c) => c.event)).toEqual(['review.requested', 'review.assigned', 'review.decided']);
+    expect(changes.map((c) => c.json.event)).toEqual(['opened', 'assigned', 'decided']);
+    expect(changes.every((c) => c.json.kind === 'skill' && c.json.id === id)).toBe(true);
+    expect(changes[1]?.json).toMatchObject({ assignedTo: 'acme-owner', status: 'pending' });
+    expect(changes[2]?.json).toMatchObject({ action: 'approve', status: 'decided', revision: null });
     // Each change names the revision it left, the one the queue lists.
-    const revisions = events
-      .filter((e) => e.event === 'review' && e.json.revision)
-      .map((e) => e.json.revision);
+    const revisions = events.filter((e) => e.json?.revision).map((e) => e.json.revision);
     expect(new Set(revisions).size).toBe(revisions.length);
-    expect(changes[0]?.revision).toEqual(expect.any(String));
+    expect(changes[0]?.json.revision).toEqual(expect.any(String));
     stream.close();
   });
 

@@ -633,6 +633,7 @@ describe('review events', () => {
       kind: 'skill',
       runId: id,
       event: 'assigned',
+      title: `Gated draft (run ${id})`,
       status: 'assigned',
       // The item's second version: its creation wrote the first.
       revision: `${item.id.toString(36)}.2`,
@@ -640,6 +641,8 @@ describe('review events', () => {
       snoozedUntil: null,
       note: 'n',
       decision: null,
+      edited: false,
+      reason: null,
       by,
       at: expect.any(String),
     });

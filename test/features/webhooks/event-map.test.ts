@@ -69,7 +69,6 @@ describe('run events', () => {
     }
     expect(mayMapToWebhook('evt.3.object.9.created')).toBe(true);
     expect(mayMapToWebhook('evt.3.object.9.updated')).toBe(false);
-    expect(mayMapToWebhook('evt.3.review.9.opened')).toBe(false);
     for (const name of ['created', 'executed', 'failed']) {
       expect(mayMapToWebhook(`evt.3.proposal.9.${name}`), name).toBe(true);
     }
@@ -79,10 +78,124 @@ describe('run events', () => {
     expect(mayMapToWebhook('sig.jobs.wake')).toBe(false);
   });
 
-  it('ignores review events and unknown subjects, and rejects a malformed payload', () => {
-    expect(toWebhookEvent('evt.3.review.9.opened', { anything: true })).toBeNull();
+  it('ignores unknown subjects, and rejects a malformed payload', () => {
+    expect(toWebhookEvent('evt.3.review.9.woken', { anything: true })).toBeNull();
     expect(toWebhookEvent('sig.jobs.wake', {})).toBeNull();
+    expect(() => toWebhookEvent('evt.3.review.9.opened', { anything: true })).toThrow();
     expect(() => toWebhookEvent('evt.3.run.42.completed', { runId: 'x' })).toThrow();
+  });
+});
+
+describe('review events', () => {
+  const payload = (event: string, extra: Record<string, unknown> = {}) => ({
+    eventId: '0d3c8a9e-0000-4000-8000-000000000004',
+    orgId: 3,
+    reviewItemId: 9,
+    kind: 'skill',
+    runId: 42,
+    event,
+    title: 'Reply to Ann (run 42)',
+    status: 'assigned',
+    revision: '9.2',
+    assignedTo: 'ann',
+    snoozedUntil: null,
+    note: 'yours',
+    decision: null,
+    edited: false,
+    reason: null,
+    by: 'token:abc',
+    at: '2026-01-02T03:04:05.000Z',
+    ...extra,
+  });
+
+  it('opened is review.requested; assigned, snoozed, decided, changes_requested keep their names; the rest none', () => {
+    const types = {
+      opened: 'review.requested',
+      assigned: 'review.assigned',
+      snoozed: 'review.snoozed',
+      decided: 'review.decided',
+      changes_requested: 'review.changes_requested',
+    };
+    for (const [name, type] of Object.entries(types)) {
+      expect(mayMapToWebhook(`evt.3.review.9.${name}`), name).toBe(true);
+      expect(toWebhookEvent(`evt.3.review.9.${name}`, payload(name))?.type, name).toBe(type);
+    }
+    for (const name of ['woken', 'updated', 'cancelled', 'unknown']) {
+      expect(mayMapToWebhook(`evt.3.review.9.${name}`), name).toBe(false);
+      expect(toWebhookEvent(`evt.3.review.9.${name}`, payload(name)), name).toBeNull();
+    }
+  });
+
+  it('carry {kind, id, title, status, assignedTo, revision, by}: the status the queue shows, and ignore filters', () => {
+    expect(toWebhookEvent('evt.3.review.9.assigned', payload('assigned'))).toEqual({
+      type: 'review.assigned',
+      eventId: '0d3c8a9e-0000-4000-8000-000000000004',
+      orgId: 3,
+      descriptor: { type: 'review.assigned' },
+      createdAt: '2026-01-02T03:04:05.000Z',
+      data: {
+        kind: 'skill',
+        id: 42,
+        title: 'Reply to Ann (run 42)',
+        status: 'pending',
+        assignedTo: 'ann',
+        revision: '9.2',
+        by: 'token:abc',
+      },
+    });
+    const workflow = toWebhookEvent(
+      'evt.3.review.9.snoozed',
+      payload('snoozed', { kind: 'workflow', status: 'snoozed' }),
+    );
+    expect(workflow?.data).toMatchObject({ kind: 'workflow', status: 'paused' });
+    const mission = toWebhookEvent(
+      'evt.3.review.9.opened',
+      payload('opened', { kind: 'mission', status: 'unassigned' }),
+    );
+    expect(mission?.data).toMatchObject({ kind: 'mission', status: 'awaiting_review' });
+  });
+
+  it('a decision adds action, edited and reason; the item is decided and has no revision', () => {
+    const decided = toWebhookEvent(
+      'evt.3.review.9.decided',
+      payload('decided', {
+        status: 'decided',
+        revision: null,
+        decision: 'approve',
+        edited: true,
+        reason: 'ok',
+      }),
+    );
+    expect(decided?.data).toEqual({
+      kind: 'skill',
+      id: 42,
+      title: 'Reply to Ann (run 42)',
+      status: 'decided',
+      assignedTo: 'ann',
+      revision: null,
+      action: 'approve',
+      edited: true,
+      by: 'token:abc',
+      reason: 'ok',
+    });
+    const changes = toWebhookEvent(
+      'evt.3.review.9.changes_requested',
+      payload('changes_requested', {
+        status: 'decided',
+        revision: null,
+        decision: 'request_changes',
+        reason: 'Mention the refund',
+      }),
+    );
+    expect(changes?.data).toMatchObject({
+      action: 'request_changes',
+      edited: false,
+      reason: 'Mention the refund',
+    });
+    // Only a decision's changes carry it.
+    expect(
+      toWebhookEvent('evt.3.review.9.assigned', payload('assigned', { decision: 'approve' }))?.data,
+    ).not.toHaveProperty('action');
   });
 });
 

@@ -39,8 +39,14 @@ describe('event types', () => {
       'mission.completed',
       'mission.failed',
       'mission.cancelled',
+      'review.requested',
+      'review.assigned',
+      'review.snoozed',
+      'review.decided',
+      'review.changes_requested',
     ]);
     expect(webhookEventTypeSchema.safeParse('run.cancelled').success).toBe(false);
+    expect(webhookEventTypeSchema.safeParse('review.updated').success).toBe(false);
     expect(webhookEventTypeSchema.safeParse('proposal.approved').success).toBe(false);
   });
 

@@ -40,13 +40,29 @@ export async function loadQueue(): Promise<void> {
   }
 }
 
-/** A review event of `GET /reviews/stream`. */
+/** A review event of `GET /reviews/stream` (its data; the frame's name is `review.<…>`). */
 interface ReviewEvent {
   kind: string;
   id: number;
+  /** The item's change: opened, assigned, snoozed, woken, updated, decided, changes_requested, cancelled. */
   event: string;
   status: string;
 }
+
+/** The frame names of `GET /reviews/stream`, one per change of an item. */
+const STREAM_EVENTS = [
+  'review.requested',
+  'review.assigned',
+  'review.snoozed',
+  'review.woken',
+  'review.updated',
+  'review.decided',
+  'review.changes_requested',
+  'review.cancelled',
+];
+
+/** The changes that close an item. */
+const CLOSING = new Set(['decided', 'changes_requested', 'cancelled']);
 
 /**
  * Reads the lane and follows the org's review events while the page is open: a decided or cancelled
@@ -66,12 +82,12 @@ export function followQueue(): () => void {
   // reads is then in the second (or arrives as an event), never lost.
   void loadQueue();
   source.addEventListener('ready', () => void loadQueue());
-  source.addEventListener('review', (message) => {
-    const change = JSON.parse((message as MessageEvent<string>).data) as ReviewEvent;
-    if (change.event === 'decided' || change.event === 'cancelled') {
-      queueStore.trigger.removed({ keys: [itemKey(change)] });
-    } else reload();
-  });
+  const onChange = (message: MessageEvent<string>) => {
+    const change = JSON.parse(message.data) as ReviewEvent;
+    if (CLOSING.has(change.event)) queueStore.trigger.removed({ keys: [itemKey(change)] });
+    else reload();
+  };
+  for (const name of STREAM_EVENTS) source.addEventListener(name, onChange);
   return () => {
     source.close();
     if (timer) clearTimeout(timer);
