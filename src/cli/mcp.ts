@@ -51,6 +51,8 @@ async function mcp(args: string[], ctx: CliContext): Promise<number> {
       httpAuthoring: config.mcp.httpAuthoring,
       validateOutput: config.mcp.validateOutput,
       log,
+      resources: platform.mcp.resources,
+      prompts: platform.mcp.prompts,
     });
     // Workers, timers and (with a shared bus) the outbox relay: see the role `worker` in platform.ts.
     await platform.start();

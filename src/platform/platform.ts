@@ -31,6 +31,8 @@ import { type Database, openConfiguredDatabase } from './db/database.js';
 import type { RouteDef } from './http/server.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
+import type { PromptSource } from './mcp/prompts.js';
+import type { ResourceSource } from './mcp/resources.js';
 import type { ToolDef } from './mcp/tool.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { addPlatformReadings } from './metrics/readings.js';
@@ -65,11 +67,18 @@ export interface RouteTable {
   readonly all: readonly RouteDef[];
 }
 
-/** The MCP tools of the process: every transport lists and calls these. */
+/** The MCP tools, resources and prompts of the process: every transport serves these. */
 export interface ToolRegistry {
   add(...tools: ToolDef[]): void;
   /** Every tool, in the order added. */
   readonly all: readonly ToolDef[];
+  /** Adds collections of resources (`r3://<collection>/…`, src/platform/mcp/resources.ts). */
+  addResources(...sources: ResourceSource[]): void;
+  /** Every resource source, in the order added (the order `resources/list` pages through them). */
+  readonly resources: readonly ResourceSource[];
+  /** Adds prompts (src/platform/mcp/prompts.ts). */
+  addPrompts(...sources: PromptSource[]): void;
+  readonly prompts: readonly PromptSource[];
 }
 
 /** Where features extend authentication. */
@@ -220,6 +229,8 @@ function createHost(
     });
   const routes: RouteDef[] = [];
   const tools: ToolDef[] = [];
+  const resources: ResourceSource[] = [];
+  const prompts: PromptSource[] = [];
   const fusedReads: Record<string, FusedRead> = {};
   let sessions: SessionAuthenticator | null = null;
   const services: PlatformService[] = [];
@@ -253,6 +264,10 @@ function createHost(
     mcp: {
       add: (...added) => void tools.push(...added),
       all: tools,
+      addResources: (...added) => void resources.push(...added),
+      resources,
+      addPrompts: (...added) => void prompts.push(...added),
+      prompts,
     },
     agentTools: createAgentToolRegistry((tool) => void tools.push(tool)),
     auth: {

@@ -77,6 +77,8 @@ export function createServing(platform: PlatformHost): Serving {
     log,
     metrics: platform.metrics,
     tracing: platform.tracing,
+    resources: platform.mcp.resources,
+    prompts: platform.mcp.prompts,
   });
   const routes = [
     ...healthRoutes(platform),

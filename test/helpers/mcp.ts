@@ -13,10 +13,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expect } from 'vitest';
 import { R3_BIN, TEST_SECRET_KEY } from './process.js';
 
-/** What a tool call answered: whether it is an error result, and its JSON. */
+/** What a tool call answered: whether it is an error result, its JSON, and the resources it links. */
 export interface ToolAnswer<T = any> {
   isError: boolean;
   body: T;
+  /** The `resource_link` items after the text (what the call made: artifacts). */
+  links: Array<{ type: 'resource_link'; uri: string; name: string; mimeType?: string; size?: number }>;
 }
 
 /** An SDK client connected to `baseUrl`'s `/api/mcp` with `token`. */
@@ -53,8 +55,8 @@ export async function connectStdio(
 }
 
 /**
- * Calls `name`; asserts a result's text item and `structuredContent` carry the same JSON, and an
- * error's text is its only copy.
+ * Calls `name`; asserts a result's text item and `structuredContent` carry the same JSON, that only
+ * `resource_link` items follow the text, and that an error's text is its only content.
  */
 export async function call<T = any>(
   client: Client,
@@ -62,13 +64,15 @@ export async function call<T = any>(
   args: Record<string, unknown> = {},
 ): Promise<ToolAnswer<T>> {
   const result = await client.callTool({ name, arguments: args });
-  const content = result.content as Array<{ type: string; text?: string }>;
-  expect(content).toHaveLength(1);
-  expect(content[0]?.type).toBe('text');
-  const body = JSON.parse(content[0]?.text ?? 'null') as T;
-  if (result.isError) expect(result.structuredContent).toBeUndefined();
-  else expect(result.structuredContent).toEqual(body);
-  return { isError: result.isError === true, body };
+  const [first, ...rest] = result.content as Array<{ type: string; text?: string }>;
+  expect(first?.type).toBe('text');
+  const body = JSON.parse(first?.text ?? 'null') as T;
+  if (result.isError) {
+    expect(result.structuredContent).toBeUndefined();
+    expect(rest).toEqual([]);
+  } else expect(result.structuredContent).toEqual(body);
+  for (const item of rest) expect(item.type).toBe('resource_link');
+  return { isError: result.isError === true, body, links: rest as ToolAnswer['links'] };
 }
 
 /** Calls `name` and expects success; returns the JSON. */

@@ -5,6 +5,7 @@
  */
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
+import { artifactResources } from './mcp-resources.js';
 import { Migration0018Artifacts } from './migrations/0018-artifacts.js';
 import { artifactRoutes } from './routes.js';
 import { ArtifactService } from './service.js';
@@ -34,6 +35,7 @@ export const artifactsFeature = defineFeature({
       baseUrl: platform.baseUrl,
     });
     platform.routes.add(...artifactRoutes(artifacts));
+    platform.mcp.addResources(artifactResources(artifacts));
     return { artifacts };
   },
 });

@@ -30,7 +30,7 @@ const idParams = z.object({ id: z.string() });
 const positiveId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** An artifact id from the path; anything that is not one names no artifact (404). */
-function artifactId(raw: string): number {
+export function artifactId(raw: string): number {
   const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(id)) throw notFound('artifact', raw);
   return id;

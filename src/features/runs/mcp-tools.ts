@@ -7,11 +7,13 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
+import { type ResourceSource, resourceUri } from '../../platform/mcp/resources.js';
 import { JsonText } from '../../platform/mcp/results.js';
 import { bodyFieldsAsArguments, defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
+import type { RunService } from './service.js';
 import { type RunFilter, type RunView, runViewSchema } from './view.js';
 import { type WaitDeps, waitForRun } from './wait-for-run.js';
 
@@ -36,6 +38,26 @@ export function runOutcome(run: RunView): z.input<typeof runOutcomeSchema> {
     error: run.error,
     traceId: run.traceId,
     reviewUrl: run.reviewUrl,
+  };
+}
+
+/** Runs as MCP resources: the template `r3://runs/{id}`, read as GET /api/v1/runs/:id answers. */
+export function runResources(runs: RunService): ResourceSource {
+  return {
+    collection: 'runs',
+    access: access.read,
+    template: {
+      name: 'run',
+      title: 'A run',
+      description: 'A skill or workflow run, as GET /api/v1/runs/:id answers it (JSON).',
+      mimeType: 'application/json',
+    },
+    async read(principal, key) {
+      const id = /^[1-9]\d{0,15}$/.test(key) ? Number(key) : Number.NaN;
+      if (!Number.isSafeInteger(id)) return null;
+      const text = await runs.getJson(principal, id);
+      return [{ uri: resourceUri('runs', id), mimeType: 'application/json', text }];
+    },
   };
 }
 

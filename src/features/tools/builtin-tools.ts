@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { rateLimited, toolFailed, toolTimeout } from '../../platform/errors.js';
+import { artifactLink } from '../../platform/mcp/resources.js';
 import { type AgentToolDef, defineAgentTool } from '../../platform/tools/registry.js';
 import {
   type ArtifactService,
@@ -105,6 +106,7 @@ export function builtinTools(deps: { artifacts: ArtifactService; sandbox: Sandbo
         );
         return { artifactId: made.id, url: made.url, sha256: made.sha256, bytes: made.bytes };
       },
+      links: (args, result) => [artifactLink(result.artifactId, args.name, args.mediaType, result.bytes)],
     }),
     defineAgentTool({
       name: 'run_code',

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import type { Config } from '../../platform/config.js';
 import { ApiError, toolFailed, toolTimeout, toolUnavailable } from '../../platform/errors.js';
+import { artifactLink } from '../../platform/mcp/resources.js';
 import { isProviderError } from '../../platform/models/model-provider.js';
 import {
   abortable,
@@ -198,5 +199,8 @@ export function imageTool(deps: {
       }
       return { artifactId: made.id, url: made.url, mediaType: made.mediaType };
     },
+    links: (_args, result) => [
+      artifactLink(result.artifactId, `image-${result.artifactId}`, result.mediaType),
+    ],
   });
 }

@@ -8,6 +8,7 @@ import type { Platform } from '../../platform/platform.js';
 import { AppliedResources, fusedAppliedRead } from './applied.js';
 import { workspaceCommand } from './cli.js';
 import { resourceEntities } from './entities.js';
+import { authoredResources, skillPrompts } from './mcp-resources.js';
 import { workspaceTools } from './mcp-tools.js';
 import { Migration0002Resources } from './migrations/0002-resources.js';
 import { ResourceViews } from './resource-views.js';
@@ -74,6 +75,8 @@ export const workspaceFeature = defineFeature({
       ...objectTypeRoutes(services),
     );
     platform.mcp.add(...workspaceTools(services));
+    platform.mcp.addResources(...authoredResources(services));
+    platform.mcp.addPrompts(skillPrompts(services));
     return services;
   },
   commands: [workspaceCommand],

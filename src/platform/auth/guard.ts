@@ -46,3 +46,13 @@ export function authorize(principal: Principal, rule: Access): void {
       );
   }
 }
+
+/** Whether `principal` may use what is declared with `rule` (`authorize` without the error). */
+export function permits(principal: Principal, rule: Access): boolean {
+  try {
+    authorize(principal, rule);
+    return true;
+  } catch {
+    return false;
+  }
+}

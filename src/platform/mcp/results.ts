@@ -1,11 +1,12 @@
 /**
- * Tool results (docs/mcp.md): the JSON answer both as `structuredContent` and as one text item; a
+ * Tool results (docs/mcp.md): the JSON answer both as `structuredContent` and as one text item
+ * (followed by `resource_link` items to what the call made, such as an artifact); a
  * failure is a result with `isError: true` whose one text item is the REST error object `{error:
  * {code, message, details}}`, so a client handles MCP and REST errors alike. An error carries no
  * `structuredContent`: that is the tool's `outputSchema`'s, and SDK clients check any they get
  * against it, error or not.
  */
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, internal } from '../errors.js';
 import type { Logger } from '../log.js';
 
@@ -23,15 +24,18 @@ export class JsonText {
   }
 }
 
-/** A successful result carrying `value`. */
-export function toolResult(value: Record<string, unknown> | JsonText): CallToolResult {
+/** A successful result carrying `value`, and after its text the `resource_link` items of what it made. */
+export function toolResult(
+  value: Record<string, unknown> | JsonText,
+  links: ResourceLink[] = [],
+): CallToolResult {
   if (value instanceof JsonText) {
     return {
-      content: [{ type: 'text', text: value.text }],
+      content: [{ type: 'text', text: value.text }, ...links],
       structuredContent: value as unknown as Record<string, unknown>,
     };
   }
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }, ...links], structuredContent: value };
 }
 
 /**

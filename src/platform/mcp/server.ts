@@ -19,16 +19,73 @@
 
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Result } from '@modelcontextprotocol/sdk/types.js';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
+import { rateLimited } from '../errors.js';
 import type { RateDecision } from '../ratelimit/limiter.js';
+import { invalidParams, protocolError } from './protocol-errors.js';
 import type { McpTransportKind, ToolContext } from './tool.js';
 import type { Toolset } from './toolset.js';
 import { JSON_SCHEMA_VALIDATOR } from './validator.js';
 
 const CALL_TOOL = 'tools/call';
 const LIST_TOOLS = 'tools/list';
+
+/** A protocol method other than the tools' (resources, prompts): whether it is served, and its answer. */
+interface MethodAnswer {
+  served(toolset: Toolset): boolean;
+  run(toolset: Toolset, principal: Principal, params: Record<string, unknown>): Promise<Result> | Result;
+}
+
+/** The cursor of a list request (absent, or a string). */
+function cursorOf(params: Record<string, unknown>): string | undefined {
+  const { cursor } = params;
+  if (cursor === undefined) return undefined;
+  if (typeof cursor !== 'string') throw invalidParams('params.cursor must be a string');
+  return cursor;
+}
+
+function stringParam(params: Record<string, unknown>, name: string): string {
+  const value = params[name];
+  if (typeof value !== 'string') throw invalidParams(`params.${name} must be a string`);
+  return value;
+}
+
+const OTHER_METHODS: Record<string, MethodAnswer> = {
+  'resources/list': {
+    served: (toolset) => toolset.resources.any,
+    run: (toolset, principal, params) => toolset.resources.list(principal, cursorOf(params)),
+  },
+  'resources/templates/list': {
+    served: (toolset) => toolset.resources.any,
+    run: (toolset, principal) => toolset.resources.templates(principal),
+  },
+  'resources/read': {
+    served: (toolset) => toolset.resources.any,
+    run: (toolset, principal, params) => toolset.resources.read(principal, stringParam(params, 'uri')),
+  },
+  'prompts/list': {
+    served: (toolset) => toolset.prompts.any,
+    run: (toolset, principal, params) => toolset.prompts.list(principal, cursorOf(params)),
+  },
+  'prompts/get': {
+    served: (toolset) => toolset.prompts.any,
+    run(toolset, principal, params) {
+      const name = stringParam(params, 'name');
+      const args = params.arguments ?? {};
+      if (
+        typeof args !== 'object' ||
+        args === null ||
+        Array.isArray(args) ||
+        Object.values(args).some((value) => typeof value !== 'string')
+      ) {
+        throw invalidParams('params.arguments must be an object of strings', { name });
+      }
+      return toolset.prompts.get(principal, name, args as Record<string, string>);
+    },
+  },
+};
 
 /** How r3 introduces itself to MCP clients. */
 export const SERVER_INFO = { name: 'r3', version: '0.1.0' } as const;
@@ -38,7 +95,9 @@ const INSTRUCTIONS =
   'review. workspace_* tools read (and, where enabled, write) the authored agents, skills, workflows and ' +
   'object types; runtime_* tools run skills and approve or reject drafts; objects_*, object_types_list ' +
   'and search_query read the organization’s data. Errors are results whose JSON is ' +
-  '{"error": {"code", "message", "details"}}.';
+  '{"error": {"code", "message", "details"}}. Resources: the authored skills, agents, workflows and ' +
+  'missions (r3://<kind>s/<slug>), the artifacts (r3://artifacts/<id>) and runs (r3://runs/{id}); ' +
+  'prompts: every active skill.';
 
 /** The caller an MCP server serves. */
 export interface McpSession {
@@ -63,7 +122,11 @@ export interface McpSession {
  */
 export function createMcpServer(toolset: Toolset, caller: McpSession | (() => McpSession)): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      ...(toolset.resources.any ? { resources: { listChanged: false, subscribe: false } } : {}),
+      ...(toolset.prompts.any ? { prompts: { listChanged: false } } : {}),
+    },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
   });
@@ -75,10 +138,20 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
   server.fallbackRequestHandler = async (request, extra) => {
     const session = typeof caller === 'function' ? caller() : caller;
     if (request.method === LIST_TOOLS) return { tools: toolset.list(session.transport) };
-    if (request.method !== CALL_TOOL) {
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    }
     const params = request.params ?? {};
+    if (request.method !== CALL_TOOL) {
+      const answer = OTHER_METHODS[request.method];
+      if (!answer?.served(toolset)) {
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      }
+      try {
+        const refused = await session.charge?.();
+        if (refused) throw rateLimited(refused.retryAfterSec);
+        return await answer.run(toolset, session.principal, params);
+      } catch (error) {
+        throw protocolError(error, toolset.log, { method: request.method, reqId: session.requestId });
+      }
+    }
     if (typeof params.name !== 'string') {
       throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, a tool name');
     }

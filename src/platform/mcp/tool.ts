@@ -6,6 +6,7 @@
  * the error it throws, into a tool result.
  */
 
+import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { FusedAnswer } from '../auth/authenticate.js';
 import type { Access } from '../auth/guard.js';
@@ -99,6 +100,11 @@ export interface ToolDef<S extends z.ZodType = z.ZodType, O extends z.ZodType = 
    */
   readsApplied?: boolean;
   run(args: z.output<S>, ctx: ToolContext): Promise<z.input<O> | JsonText>;
+  /**
+   * The resources a successful call made, as `resource_link` items its result carries after the text
+   * (an artifact: `r3://artifacts/<id>`).
+   */
+  links?(args: z.output<S>, value: z.output<O>): ResourceLink[];
 }
 
 /**

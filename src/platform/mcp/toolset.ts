@@ -1,5 +1,6 @@
 /**
- * The toolset: every tool r3 exposes over MCP, built once per process. The tool listings (with their
+ * The toolset: every tool r3 exposes over MCP, built once per process, with the resources and prompts
+ * served beside them (resources.ts, prompts.ts). The tool listings (with their
  * JSON Schemas, converted from zod once) are precomputed, so a per-request MCP server only binds a
  * caller to this registry. A call runs: exists → authoring gate → access (FORBIDDEN) → arguments (zod,
  * VALIDATION_FAILED naming `arguments.<field>`) → the tool → its result checked against the tool's
@@ -16,6 +17,8 @@ import { zodIssues } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Tracing } from '../tracing/tracing.js';
+import { createPromptCatalog, type PromptCatalog, type PromptSource } from './prompts.js';
+import { createResourceCatalog, type ResourceCatalog, type ResourceSource } from './resources.js';
 import { JsonText, toolError, toolResult } from './results.js';
 import {
   type McpTransportKind,
@@ -41,6 +44,10 @@ export interface ToolsetOptions {
   metrics?: Pick<Metrics, 'toolCalls' | 'toolCallDuration'>;
   /** A span per call (`tool <name>`). */
   tracing?: Tracing;
+  /** The resources the features registered (`platform.mcp.resources`); none: no `resources` capability. */
+  resources?: readonly ResourceSource[];
+  /** The prompts the features registered (`platform.mcp.prompts`); none: no `prompts` capability. */
+  prompts?: readonly PromptSource[];
 }
 
 /** The tools of one process. */
@@ -57,6 +64,12 @@ export interface Toolset {
   fusedReadOf(body: unknown): FusedRequest | null;
   /** Every tool definition (docs and tests). */
   readonly tools: readonly ToolDef[];
+  /** The resources served beside the tools (`resources/*`). */
+  readonly resources: ResourceCatalog;
+  /** The prompts served beside the tools (`prompts/*`). */
+  readonly prompts: PromptCatalog;
+  /** Where faults of anything served are logged. */
+  readonly log: Logger;
 }
 
 /** Tools that only emit events (docs/mcp.md#not-exposed): never exposed, whatever a later group defines. */
@@ -92,6 +105,9 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
 
   return {
     tools,
+    resources: createResourceCatalog(options.resources ?? []),
+    prompts: createPromptCatalog(options.prompts ?? []),
+    log,
     fusedReadOf(body) {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
       const { method, params } = body as {
@@ -155,7 +171,8 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
         }
       }
       // An object by contract: `output` is an object schema (its `outputSchema` root is `object`).
-      const result = toolResult(value as Record<string, unknown> | JsonText);
+      const links = tool.links && !(value instanceof JsonText) ? tool.links(parsed.data, value) : [];
+      const result = toolResult(value as Record<string, unknown> | JsonText, links);
       count('ok');
       return result;
     } catch (error) {

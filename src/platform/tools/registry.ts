@@ -11,6 +11,7 @@
  * r3: INTERNAL). Tool failures are `ApiError`s with the tool error codes of docs/mcp.md#built-in-tools
  * (TOOL_UNAVAILABLE, TOOL_FAILED, TOOL_TIMEOUT, FORBIDDEN, VALIDATION_FAILED).
  */
+import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Access } from '../auth/guard.js';
 import { internal, validationFailed } from '../errors.js';
@@ -80,6 +81,8 @@ export interface AgentToolDef<A extends z.ZodType = z.ZodType, R extends z.ZodTy
   /** Over MCP, the tool's annotations (every hint stated). */
   hints: ToolHints;
   execute(args: z.output<A>, call: ToolCall): Promise<z.output<R>>;
+  /** Over MCP, the `resource_link` items of what a call made (`ToolDef.links`). */
+  links?(args: z.output<A>, result: z.output<R>): ResourceLink[];
 }
 
 /** Declares a tool whose `execute` is typed by its schemas. */
@@ -193,6 +196,7 @@ export function mcpToolOf(tool: AgentToolDef): ToolDef {
     access: tool.access,
     hints: tool.hints,
     ...(tool.agentScoped ? { readsApplied: true } : {}),
+    ...(tool.links ? { links: tool.links } : {}),
     async run(parsed, ctx) {
       let args = parsed as Record<string, unknown>;
       let agentSlug: string | null = null;

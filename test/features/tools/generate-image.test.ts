@@ -11,7 +11,7 @@ import { type FakeOpenAI, ONE_PIXEL_PNG, startFakeOpenAI } from '../../../fakes/
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { executeTool } from '../../../src/platform/tools/registry.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { connectHttp, fails, ok } from '../../helpers/mcp.js';
+import { call, connectHttp, fails, ok } from '../../helpers/mcp.js';
 
 let openai: FakeOpenAI;
 let t: TestApp;
@@ -42,7 +42,16 @@ afterAll(async () => {
 
 describe('generate_image', () => {
   it('asks the images API with R3_IMAGE_MODEL (a GPT image model: base64 without asking) and stores the image as an artifact', async () => {
-    const body = await ok(mcp, 'generate_image', { prompt: 'A red fox in the snow', size: '1024x1024' });
+    const answer = await call(mcp, 'generate_image', { prompt: 'A red fox in the snow', size: '1024x1024' });
+    const body = answer.body;
+    expect(answer.links).toEqual([
+      {
+        type: 'resource_link',
+        uri: `r3://artifacts/${body.artifactId}`,
+        name: `image-${body.artifactId}`,
+        mimeType: 'image/png',
+      },
+    ]);
     expect(body).toEqual({
       artifactId: expect.any(Number),
       url: `${t.app.url}/api/v1/artifacts/${body.artifactId}/content`,

@@ -349,7 +349,7 @@ describe('the HTTP transport', () => {
     expect(call.status).toBe(200);
     const unknown = await post(
       auth,
-      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'resources/list', params: {} }),
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'completion/complete', params: {} }),
     );
     expect(unknown.body).toMatchObject({ id: 8, error: { code: -32601 } });
     const ping = await post(auth, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }));
