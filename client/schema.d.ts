@@ -2138,7 +2138,12 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             createdBy: string;
-                            error: unknown;
+                            error: {
+                                code: string;
+                                message: string;
+                                step?: string;
+                                task?: string;
+                            } | null;
                             goal: string;
                             id: number;
                             input: {
@@ -2282,7 +2287,12 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
-                        error: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            step?: string;
+                            task?: string;
+                        } | null;
                         goal: string;
                         id: number;
                         input: {
@@ -2377,7 +2387,12 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
-                        error: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            step?: string;
+                            task?: string;
+                        } | null;
                         goal: string;
                         id: number;
                         input: {
@@ -3330,13 +3345,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The review queue, oldest first: active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true; {reviews, nextCursor}. */
+            /** @description A page of the queue. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        nextCursor: string | null;
+                        reviews: {
+                            ageSeconds: number;
+                            assignedTo: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: number;
+                            /** @enum {string} */
+                            kind: "skill" | "workflow" | "mission" | "action";
+                            note: string | null;
+                            pausedAt: string | null;
+                            pollUrl: string;
+                            reviewUrl: string;
+                            revision: string | null;
+                            slug: string | null;
+                            snoozedUntil: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "paused" | "awaiting_review" | "decided" | "cancelled";
+                            title: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["Error400"];
@@ -3601,11 +3637,21 @@ export interface operations {
                             pausedAt: string | null;
                             pollUrl: string;
                             rating: ("up" | "down") | null;
-                            review: unknown;
-                            reviewState: string | null;
+                            review: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                /** @enum {string} */
+                                decision: "approved" | "rejected";
+                                note: string | null;
+                                onBehalfOf: string | null;
+                                reason: string | null;
+                            } | null;
+                            reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                             reviewUrl: string;
                             slug: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                             stepResults: {
                                 [key: string]: {
                                     output: unknown;
@@ -3679,11 +3725,21 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
-                        review: unknown;
-                        reviewState: string | null;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
                         slug: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
                                 output: unknown;
@@ -3763,11 +3819,21 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
-                        review: unknown;
-                        reviewState: string | null;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
                         slug: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
                                 output: unknown;
@@ -3846,11 +3912,21 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
-                        review: unknown;
-                        reviewState: string | null;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
                         slug: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
                                 output: unknown;
@@ -3932,11 +4008,21 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
-                        review: unknown;
-                        reviewState: string | null;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
                         slug: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
                                 output: unknown;
@@ -4018,11 +4104,21 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
-                        review: unknown;
-                        reviewState: string | null;
+                        review: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            /** @enum {string} */
+                            decision: "approved" | "rejected";
+                            note: string | null;
+                            onBehalfOf: string | null;
+                            reason: string | null;
+                        } | null;
+                        reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
                         slug: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
                                 output: unknown;

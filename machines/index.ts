@@ -149,6 +149,13 @@ export {
 } from './shared/run.js';
 export { type JsonObject, jsonObjectSchema } from './shared/schemas.js';
 export {
+  FINAL_MISSION_RUN_STATUSES,
+  FINAL_RUN_STATUSES,
+  RUN_STATUSES,
+  type RunStatus,
+  SKILL_RUN_DECISION_EVENTS,
+} from './shared/vocabulary.js';
+export {
   SKILL_RUN_REVIEW_STATES,
   type SkillRunContext,
   type SkillRunReviewState,

@@ -13,6 +13,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const WEB_DIST = path.join(ROOT, 'dist', 'web');
 const WEB_SRC = path.join(ROOT, 'web');
+/** What the bundle takes from outside web/: the vocabulary's constants (event names, statuses). */
+const SHARED = path.join(ROOT, 'machines', 'shared');
 const MANIFEST = 'manifest.json';
 
 function filesBelow(dir, out = []) {
@@ -25,7 +27,7 @@ function filesBelow(dir, out = []) {
   return out;
 }
 
-/** Whether dist/web is missing or older than web/, the lockfile or this script. */
+/** Whether dist/web is missing or older than web/, machines/shared/, the lockfile or this script. */
 export function isWebStale() {
   let built;
   try {
@@ -35,6 +37,7 @@ export function isWebStale() {
   }
   const inputs = [
     ...filesBelow(WEB_SRC),
+    ...filesBelow(SHARED),
     fileURLToPath(import.meta.url),
     path.join(ROOT, 'package-lock.json'),
   ];

@@ -2,19 +2,14 @@ import type { SnapshotFrom } from 'xstate';
 import type { RunError, RunReview, StepResults } from '../shared/run.js';
 import type { JsonObject } from '../shared/schemas.js';
 import { statusOf } from '../shared/status.js';
+import { RUN_STATUSES, type RunStatus } from '../shared/vocabulary.js';
 import type { SkillRunReviewState } from './context.js';
 import type { SkillRunMachine } from './machine.js';
 
 /** A skill run's statuses (the run statuses of docs/api.md#runs minus `paused`). */
-export const SKILL_RUN_STATUSES = [
-  'running',
-  'pending',
-  'approved',
-  'rejected',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
+export const SKILL_RUN_STATUSES = RUN_STATUSES.filter(
+  (status): status is Exclude<RunStatus, 'paused'> => status !== 'paused',
+);
 
 /** A skill run's status. */
 export type SkillRunStatus = (typeof SKILL_RUN_STATUSES)[number];

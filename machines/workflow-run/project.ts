@@ -2,10 +2,17 @@ import type { SnapshotFrom } from 'xstate';
 import type { RunError, RunReview, StepResults } from '../shared/run.js';
 import type { JsonObject } from '../shared/schemas.js';
 import { statusOf } from '../shared/status.js';
+import { RUN_STATUSES, type RunStatus } from '../shared/vocabulary.js';
 import type { WorkflowRunMachine } from './machine.js';
 
-/** A workflow run's statuses. */
-export const WORKFLOW_RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+/** A skill run's review statuses, which a workflow run (reviewed at its gates: `paused`) never has. */
+type SkillReviewStatus = 'pending' | 'approved' | 'rejected';
+
+/** A workflow run's statuses: the run statuses but a skill run's review statuses. */
+export const WORKFLOW_RUN_STATUSES = RUN_STATUSES.filter(
+  (status): status is Exclude<RunStatus, SkillReviewStatus> =>
+    status !== 'pending' && status !== 'approved' && status !== 'rejected',
+);
 
 /** A workflow run's status. */
 export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];

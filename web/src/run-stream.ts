@@ -1,16 +1,4 @@
-/** The names of the events a run's stream (`GET /api/v1/runs/:id/stream`) sends. */
-const RUN_EVENTS = [
-  'started',
-  'step_started',
-  'step_completed',
-  'tool_completed',
-  'paused_for_review',
-  'approved',
-  'rejected',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
+import { RUN_EVENT_NAMES } from '../../machines/shared/effects.js';
 
 /**
  * Follows run `id`'s event stream, calling `onEvent` on every event. The server ends the stream after
@@ -19,7 +7,7 @@ const RUN_EVENTS = [
 export function openRunStream(id: string | number, onEvent: () => void): EventSource {
   const source = new EventSource(`/api/v1/runs/${encodeURIComponent(String(id))}/stream`);
   source.onmessage = onEvent;
-  for (const name of RUN_EVENTS) source.addEventListener(name, onEvent);
+  for (const name of RUN_EVENT_NAMES) source.addEventListener(name, onEvent);
   source.onerror = () => {
     if (source.readyState === EventSource.CONNECTING) source.close();
   };

@@ -8,15 +8,18 @@
  * reads, deduplicated by sequence, a gap read from the database) until a terminal event
  * (`completed`, `failed`, `cancelled`). A run that is over and whose end the client saw answers 204.
  */
+import { FINAL_MISSION_RUN_STATUSES } from '../../../machines/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Bus } from '../../platform/bus/bus.js';
 import { missionEventsPattern } from '../../platform/bus/subjects.js';
-import type { Db } from '../../platform/db/sql.js';
+import { type Db, sqlStrings } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
 import type { Reply, ResponseStream } from '../../platform/http/reply.js';
 import type { Logger } from '../../platform/log.js';
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+/** The events that end a mission run's stream: entering a final status records the event of its name. */
+const TERMINAL: ReadonlySet<string> = new Set(FINAL_MISSION_RUN_STATUSES);
+const TERMINAL_IN = sqlStrings(FINAL_MISSION_RUN_STATUSES);
 
 interface EventRow {
   seq: number;
@@ -65,7 +68,7 @@ export async function openMissionStream(
   const { db, bus, log } = deps;
   const row = await db.maybeOne<{ terminal: number | null }>(
     `select (select min(e.seq) from mission_run_events e
-              where e.run_id = m.id and e.org_id = m.org_id and e.event in ('completed', 'failed', 'cancelled'))
+              where e.run_id = m.id and e.org_id = m.org_id and e.event in (${TERMINAL_IN}))
               as terminal
        from mission_runs m where m.id = $1 and m.org_id = $2`,
     [id, principal.orgId],

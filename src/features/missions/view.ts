@@ -5,7 +5,15 @@
  * and `pollUrl`. Built from the row's columns, the org in every query.
  */
 import { z } from 'zod';
-import { MISSION_REVIEW_STAGES, type MissionReview, runReviewSchema } from '../../../machines/index.js';
+import {
+  MISSION_REVIEW_STAGES,
+  MISSION_RUN_STATUSES,
+  MISSION_TASK_STATUSES,
+  type MissionReview,
+  type MissionRunContext,
+  missionRunContextSchema,
+  runReviewSchema,
+} from '../../../machines/index.js';
 import type { Db } from '../../platform/db/sql.js';
 import { artifactViewSchema } from '../artifacts/index.js';
 import type { MissionDefinition } from './definition.js';
@@ -15,7 +23,7 @@ export const missionRunViewSchema = z
   .object({
     id: z.number().int(),
     mission: z.string().nullable(),
-    status: z.enum(['planning', 'awaiting_review', 'executing', 'completed', 'failed', 'cancelled']),
+    status: z.enum(MISSION_RUN_STATUSES),
     goal: z.string(),
     input: z.record(z.string(), z.unknown()),
     plan: z
@@ -28,7 +36,7 @@ export const missionRunViewSchema = z
             skill: z.string().nullable(),
             instructions: z.string(),
             dependsOn: z.array(z.string()),
-            status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']),
+            status: z.enum(MISSION_TASK_STATUSES),
             runId: z.number().int().nullable(),
             output: z.record(z.string(), z.unknown()).nullable(),
           }),
@@ -46,7 +54,7 @@ export const missionRunViewSchema = z
       .nullable(),
     reviewStage: z.enum(MISSION_REVIEW_STAGES).nullable(),
     reviewUrl: z.string(),
-    error: z.unknown(),
+    error: missionRunContextSchema.shape.error,
     team: z.array(z.object({ agent: z.string(), role: z.string() })),
     createdBy: z.string(),
     createdAt: z.iso.datetime(),
@@ -72,7 +80,7 @@ interface Row {
   plan: MissionRunView['plan'];
   /** The projected decision; one stored before the stage was recorded has no `stage`. */
   review: (Omit<MissionReview, 'stage'> & { stage?: MissionReview['stage'] }) | null;
-  error: unknown;
+  error: MissionRunContext['error'];
   snapshot: { context?: { reviewStage?: 'plan' | 'result' | null } };
   created_by: string;
   created_at: Date;

@@ -131,6 +131,12 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       query: reviewListQuerySchema,
       summary:
         'The review queue, oldest first: active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true; {reviews, nextCursor}.',
+      responses: {
+        200: {
+          description: 'A page of the queue.',
+          schema: z.object({ reviews: z.array(reviewViewSchema), nextCursor: z.string().nullable() }),
+        },
+      },
       handler: async ({ principal, query }) => ok(pageBody(await reviews.list(principal, toQuery(query)))),
     }),
     defineRoute({

@@ -20,11 +20,12 @@
  */
 
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type {
-  GateReachedEvent,
-  JsonObject,
-  StepFailedEvent,
-  StepSucceededEvent,
+import {
+  FINAL_RUN_STATUSES,
+  type GateReachedEvent,
+  type JsonObject,
+  type StepFailedEvent,
+  type StepSucceededEvent,
 } from '../../../machines/index.js';
 import { WORKER } from '../../platform/actors/acting-as.js';
 import type { ActorJobPayload } from '../../platform/actors/builtin-effects.js';
@@ -124,7 +125,7 @@ const BEGIN = `
  * Statuses in which no step outcome is taken any more. (An approved or rejected skill run still takes
  * its draft: a reviewer may decide before it exists.)
  */
-const FINISHED = new Set(['completed', 'failed', 'cancelled']);
+const FINISHED: ReadonlySet<string> = new Set(FINAL_RUN_STATUSES);
 
 export interface StepExecutorDeps {
   db: Db;

@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import { RUN_STATUSES } from '../../../machines/index.js';
 import { access } from '../../platform/auth/guard.js';
 import { notFound } from '../../platform/errors.js';
 import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
@@ -17,17 +18,7 @@ import type { RunService } from './service.js';
 import { type RunFilter, runViewSchema } from './view.js';
 
 /** Statuses `GET /runs?status=` accepts: the run statuses, and `auto` (skill runs that never entered review). */
-export const RUN_STATUS_FILTERS = [
-  'running',
-  'paused',
-  'pending',
-  'approved',
-  'rejected',
-  'completed',
-  'failed',
-  'cancelled',
-  'auto',
-] as const;
+export const RUN_STATUS_FILTERS = [...RUN_STATUSES, 'auto'] as const;
 
 const idParam = z.object({ id: z.string() });
 

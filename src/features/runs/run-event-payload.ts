@@ -4,6 +4,10 @@
  * the webhook dispatcher), and the rule that tells a run's last event.
  */
 import { z } from 'zod';
+import { FINAL_RUN_STATUSES, SKILL_RUN_DECISION_EVENTS } from '../../../machines/index.js';
+
+const FINAL: ReadonlySet<string> = new Set(FINAL_RUN_STATUSES);
+const DECISIONS: ReadonlySet<string> = new Set(SKILL_RUN_DECISION_EVENTS);
 
 /** A run event as published (see `RunEventPayload` in src/features/runs/run-kinds.ts, which writes it). */
 export const runEventPayloadSchema = z.object({
@@ -27,6 +31,6 @@ export const runEventPayloadSchema = z.object({
  * `rejected` is followed by `cancelled` in the same transition.
  */
 export function isTerminalRunEvent(event: string, kind: 'skill' | 'workflow'): boolean {
-  if (event === 'completed' || event === 'failed' || event === 'cancelled') return true;
-  return kind === 'skill' && (event === 'approved' || event === 'rejected');
+  if (FINAL.has(event)) return true;
+  return kind === 'skill' && DECISIONS.has(event);
 }

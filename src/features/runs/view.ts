@@ -9,6 +9,13 @@
  */
 
 import { z } from 'zod';
+import {
+  RUN_STATUSES,
+  type RunReview,
+  type RunStatus,
+  runReviewSchema,
+  SKILL_RUN_REVIEW_STATES,
+} from '../../../machines/index.js';
 import type { FusedRead } from '../../platform/auth/authenticate.js';
 import type { Sql } from '../../platform/db/sql.js';
 import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
@@ -19,15 +26,15 @@ export interface RunView {
   kind: 'skill' | 'workflow';
   slug: string;
   name: string;
-  status: string;
+  status: RunStatus;
   /** Skill runs: `auto` (never entered review), `pending`, `approved`, `rejected`; workflow runs: null. */
-  reviewState: string | null;
+  reviewState: (typeof SKILL_RUN_REVIEW_STATES)[number] | null;
   pausedAt: string | null;
   input: unknown;
   output: unknown;
   stepResults: Record<string, { output: unknown }>;
   error: unknown;
-  review: unknown;
+  review: RunReview | null;
   /** The tool calls of the run's tool loop, in the order the model asked for them (docs/api.md#runs). */
   toolCalls: ToolCallView[];
   agentSlug: string | null;
@@ -89,14 +96,14 @@ export const runViewSchema = z
     kind: z.enum(['skill', 'workflow']),
     slug: z.string(),
     name: z.string(),
-    status: z.string(),
-    reviewState: z.string().nullable(),
+    status: z.enum(RUN_STATUSES),
+    reviewState: z.enum(SKILL_RUN_REVIEW_STATES).nullable(),
     pausedAt: z.string().nullable(),
     input: z.unknown(),
     output: z.unknown(),
     stepResults: z.record(z.string(), z.object({ output: z.unknown() })).nullable(),
     error: z.unknown(),
-    review: z.unknown(),
+    review: runReviewSchema.nullable(),
     toolCalls: z.array(toolCallViewSchema),
     agentSlug: z.string().nullable(),
     missionRunId: z.number().int().nullable(),

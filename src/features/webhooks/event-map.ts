@@ -12,6 +12,7 @@
  * `cancelled` to none). Anything else maps to nothing: the dispatcher acknowledges it and moves on.
  */
 import { z } from 'zod';
+import { MISSION_RUN_STATUSES, PROPOSAL_STATUSES } from '../../../machines/index.js';
 import { parseEventSubject } from '../../platform/bus/subjects.js';
 import {
   type ReviewEventData,
@@ -50,7 +51,7 @@ export const proposalEventPayloadSchema = z.object({
   event: z.string().min(1),
   action: z.string().min(1),
   source: z.string().min(1),
-  status: z.enum(['pending', 'executing', 'executed', 'failed', 'rejected', 'cancelled']),
+  status: z.enum(PROPOSAL_STATUSES),
   result: z.record(z.string(), z.unknown()).nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   at: z.string().min(1),
@@ -63,7 +64,7 @@ export const missionEventPayloadSchema = z.object({
   missionRunId: z.number().int().positive(),
   mission: z.string().nullable(),
   event: z.string().min(1),
-  status: z.enum(['planning', 'awaiting_review', 'executing', 'completed', 'failed', 'cancelled']),
+  status: z.enum(MISSION_RUN_STATUSES),
   at: z.string().min(1),
 });
 

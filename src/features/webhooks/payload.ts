@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { MISSION_RUN_STATUSES, PROPOSAL_STATUSES, RUN_STATUSES } from '../../../machines/index.js';
 import { REVIEW_EVENT_TYPES, type ReviewEventData, reviewEventDataSchema } from '../reviews/index.js';
 
 /** The event types about runs. */
@@ -100,16 +101,7 @@ export const deliveryIdSchema = z
   .regex(DELIVERY_ID, 'expected whd_ followed by 24 base32 characters');
 
 /** Run statuses a run event can report. */
-export const runStatusSchema = z.enum([
-  'running',
-  'paused',
-  'pending',
-  'approved',
-  'rejected',
-  'completed',
-  'failed',
-  'cancelled',
-]);
+export const runStatusSchema = z.enum(RUN_STATUSES);
 
 /**
  * `data` of a run event. `output` is the run's output so far (the step's output for
@@ -153,7 +145,7 @@ export const proposalEventDataSchema = z
     proposalId: z.number().int().positive(),
     action: z.string().min(1),
     source: z.string().min(1),
-    status: z.enum(['pending', 'executing', 'executed', 'failed', 'rejected', 'cancelled']),
+    status: z.enum(PROPOSAL_STATUSES),
     result: z.record(z.string(), z.unknown()).nullable(),
     error: z.object({ code: z.string(), message: z.string() }).strict().nullable(),
   })
@@ -171,7 +163,7 @@ export const missionEventDataSchema = z
   .object({
     missionRunId: z.number().int().positive(),
     mission: z.string().min(1).nullable(),
-    status: z.enum(['planning', 'awaiting_review', 'executing', 'completed', 'failed', 'cancelled']),
+    status: z.enum(MISSION_RUN_STATUSES),
   })
   .strict();
 export type MissionEventData = z.infer<typeof missionEventDataSchema>;

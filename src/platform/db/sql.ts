@@ -15,6 +15,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Row = Record<string, unknown>;
 
+/**
+ * `values` as a list of SQL string literals (`'a', 'b'`), for statements whose `in (…)` list is one of
+ * the vocabulary's constants (machines/shared/vocabulary.ts): the text stays constant (one plan), and
+ * the list is the one the TypeScript reads.
+ */
+export function sqlStrings(values: readonly string[]): string {
+  return values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ');
+}
+
 /** A statement runner: the pool, or one transaction's connection. */
 export interface Sql {
   query<T = Row>(text: string, values?: readonly unknown[]): Promise<T[]>;

@@ -3,14 +3,14 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../stores/session-store.js';
 import { issueToken } from './tokens-data.js';
 
-const SCOPES = ['read:all', 'read:skills', 'write:resources', 'run:invoke', 'run:approve'];
+const SCOPES: Session['scopes'] = ['read:all', 'read:skills', 'write:resources', 'run:invoke', 'run:approve'];
 
 export function TokenForm({ session }: { session: Session }) {
   const held = SCOPES.filter(
     (s) => session.scopes.includes(s) || (s === 'read:skills' && session.scopes.includes('read:all')),
   );
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>(['read:all', 'run:invoke'].filter((s) => held.includes(s)));
+  const [scopes, setScopes] = useState<string[]>(held.filter((s) => s === 'read:all' || s === 'run:invoke'));
   const [expires, setExpires] = useState('');
   const [userId, setUserId] = useState('');
   const submit = async (event: Event) => {

@@ -5,6 +5,8 @@
  * (its stream), so the outcome of an approval (executed with its result, or failed with the error)
  * shows without a reload.
  */
+
+import { PROPOSAL_EVENT_NAMES } from '../../../machines/shared/effects.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { DecideForms } from '../review/decide-forms.js';
@@ -12,31 +14,12 @@ import { JsonBlock } from '../review/draft-view.js';
 import { useSubjectReview } from '../review/subject-review.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
+import type { Proposal } from '../wire.js';
 import { LoadingPage } from './loading-page.js';
 import { NotFoundPage } from './not-found-page.js';
 
-/** A proposal as `GET /api/v1/proposals/:id` answers it. */
-interface Proposal {
-  id: number;
-  action: string;
-  source: string;
-  agentSlug: string | null;
-  params: Record<string, unknown>;
-  rationale: string;
-  status: string;
-  result: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  attempts: number;
-  review: { decision: string; by: string; note: string | null; reason: string | null; at: string } | null;
-  createdBy: string;
-  createdAt: string;
-  completedAt: string | null;
-}
-
 /** The events of a proposal's stream. */
-const EVENTS = ['created', 'approved', 'rejected', 'cancelled', 'executed', 'failed'].map(
-  (name) => `proposal.${name}`,
-);
+const EVENTS = PROPOSAL_EVENT_NAMES.map((name) => `proposal.${name}`);
 
 export function ActionReviewPage({ id }: { id: number }) {
   const session = useSelector(sessionStore, (c) => c.session);

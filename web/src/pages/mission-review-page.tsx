@@ -6,6 +6,8 @@
  * or its result) — approve or reject. Live while it moves (its stream), so tasks starting and
  * finishing, and the outcome of a decision, show without a reload.
  */
+
+import { MISSION_EVENT_NAMES } from '../../../machines/shared/effects.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { DecideForms } from '../review/decide-forms.js';
@@ -13,70 +15,13 @@ import { JsonBlock } from '../review/draft-view.js';
 import { useSubjectReview } from '../review/subject-review.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
-import { LoadingPage } from './loading-page.js';
-import { NotFoundPage } from './not-found-page.js';
+import type { MissionRun } from '../wire.js';
 
 /** A task of a mission run's plan. */
-interface MissionTask {
-  id: string;
-  title: string;
-  agent: string;
-  skill: string | null;
-  instructions: string;
-  dependsOn: string[];
-  status: string;
-  runId: number | null;
-  output: Record<string, unknown> | null;
-}
+type MissionTask = NonNullable<MissionRun['plan']>['tasks'][number];
 
-/** An artifact a mission run's tasks made. */
-interface Artifact {
-  id: number;
-  name: string;
-  mediaType: string;
-  bytes: number;
-  runId: number | null;
-  createdAt: string;
-}
-
-/** A mission run as `GET /api/v1/mission-runs/:id` answers it. */
-interface MissionRun {
-  id: number;
-  mission: string | null;
-  status: string;
-  goal: string;
-  input: Record<string, unknown>;
-  plan: { tasks: MissionTask[] } | null;
-  artifacts: Artifact[];
-  review: {
-    decision: string;
-    by: string;
-    onBehalfOf: string | null;
-    note: string | null;
-    reason: string | null;
-    at: string;
-    /** The stage decided; null for decisions recorded before r3 kept it. */
-    stage: 'plan' | 'result' | null;
-  } | null;
-  reviewStage: 'plan' | 'result' | null;
-  error: { code: string; message: string; task?: string } | null;
-  team: Array<{ agent: string; role: string }>;
-  createdBy: string;
-  createdAt: string;
-  completedAt: string | null;
-}
-
-/** The events of a mission run's stream (docs/api.md#missions). */
-const EVENTS = [
-  'planned',
-  'task_started',
-  'task_completed',
-  'awaiting_review',
-  'approved',
-  'completed',
-  'failed',
-  'cancelled',
-];
+import { LoadingPage } from './loading-page.js';
+import { NotFoundPage } from './not-found-page.js';
 
 /** The heading of the last decision, by the stage it decided. */
 const DECISION_HEADINGS = { plan: 'Plan review', result: 'Result review' } as const;
@@ -138,7 +83,7 @@ export function MissionReviewPage({ id }: { id: number }) {
     kind: 'mission',
     id,
     path: `/mission-runs/${id}`,
-    events: EVENTS,
+    events: MISSION_EVENT_NAMES,
     people: (subject) => [subject.createdBy, subject.review?.by],
   });
 

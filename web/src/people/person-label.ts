@@ -2,14 +2,9 @@
  * How a person reads on a page: an attribution (`token:<id>`, `user:<id>`, `mcp`, …) as its user and
  * token name, once `GET /api/v1/people` has said who it is. Pure: no DOM, no store.
  */
+import type { Person } from '../wire.js';
 
-/** Who an actor is, as `GET /api/v1/people` answers it. */
-export interface Person {
-  actor: string;
-  kind: 'token' | 'user' | 'system';
-  userId: string | null;
-  tokenName: string | null;
-}
+export type { Person };
 
 /** r3's own actors and the operator, in words. */
 const SYSTEM: Readonly<Record<string, string>> = {

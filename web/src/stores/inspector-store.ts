@@ -1,16 +1,9 @@
 /** The inspector: the actor's kind and id, its machine's layout, its transitions, the replay step. */
 import { createStore } from '@xstate/store';
 import type { Layout } from '../inspect/statechart-layout.js';
+import type { ActorTransition } from '../wire.js';
 
-/** One row of `GET /api/v1/actors/:kind/:id/transitions`. */
-export interface ActorTransition {
-  seq: number;
-  event: string;
-  from: string | null;
-  to: string;
-  at: string;
-  by: string;
-}
+export type { ActorTransition };
 
 export interface InspectorContext {
   kind: string;

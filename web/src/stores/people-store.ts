@@ -1,13 +1,9 @@
 /** People: who actors are (resolved once per page load) and the org's users (the assignee picker). */
 import { createStore } from '@xstate/store';
 import type { Person } from '../people/person-label.js';
+import type { User } from '../wire.js';
 
-/** A user of the org, as `GET /api/v1/users` lists it. */
-export interface User {
-  id: string;
-  role: string;
-  createdAt: string;
-}
+export type { User };
 
 export const peopleStore = createStore({
   context: {

@@ -5,23 +5,9 @@
  */
 import { createStore } from '@xstate/store';
 import { DEFAULT_VIEW, type QueueView, rowsOf } from '../queue/lanes.js';
+import type { ReviewItem } from '../wire.js';
 
-/** A review item as `GET /api/v1/reviews` lists it. */
-export interface ReviewItem {
-  kind: 'skill' | 'workflow' | 'mission' | 'action';
-  id: number;
-  title: string;
-  status: string;
-  assignedTo: string | null;
-  snoozedUntil: string | null;
-  note: string | null;
-  slug: string | null;
-  pausedAt: string | null;
-  createdAt: string;
-  ageSeconds: number;
-  reviewUrl: string;
-  pollUrl: string;
-}
+export type { ReviewItem };
 
 export type QueueDialog = null | 'reject' | 'snooze' | 'assign' | 'help';
 

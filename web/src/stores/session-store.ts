@@ -1,17 +1,8 @@
 /** Who is signed in: loaded once at start from `GET /api/v1/session`, cleared at sign-out or expiry. */
 import { createStore } from '@xstate/store';
+import type { Session } from '../wire.js';
 
-export interface Session {
-  id: string | null;
-  org: string;
-  userId: string;
-  role: 'owner' | 'pm' | 'client_reviewer' | 'specialist';
-  scopes: string[];
-  canApprove: boolean;
-  via: 'link' | 'token' | 'bearer';
-  tokenId: string | null;
-  csrfToken: string | null;
-}
+export type { Session };
 
 export type SessionStatus = 'loading' | 'signed-in' | 'signed-out';
 

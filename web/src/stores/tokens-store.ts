@@ -1,28 +1,8 @@
 /** The tokens page: the tokens listed, and the plaintext of one just issued (shown once). */
 import { createStore } from '@xstate/store';
+import type { IssuedToken, TokenRow } from '../wire.js';
 
-/** A token as `GET /api/v1/tokens` lists it (never its secret). */
-export interface TokenRow {
-  id: string;
-  name: string;
-  prefix: string;
-  userId: string;
-  role: string;
-  scope: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
-
-/** What `POST /api/v1/tokens` answers. */
-export interface IssuedToken {
-  id: string;
-  token: string;
-  userId: string;
-  scope: string;
-  expiresAt: string | null;
-}
+export type { IssuedToken, TokenRow };
 
 export const tokensStore = createStore({
   context: {

@@ -1,45 +1,8 @@
 /** The webhooks page: the org's webhooks, the deliveries of the one opened, and a rotated secret. */
 import { createStore } from '@xstate/store';
+import type { Delivery, DeliveryDetail, Webhook } from '../wire.js';
 
-export interface Webhook {
-  id: number;
-  url: string;
-  events: string[];
-  filter: { skillSlug: string | null; workflowSlug: string | null };
-  active: boolean;
-  consecutiveFailures: number;
-  disabledAt: string | null;
-  disabledReason: string | null;
-  createdAt: string;
-}
-
-export interface Delivery {
-  deliveryId: string;
-  event: string;
-  status: string;
-  attempts: number;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  responseStatus: number | null;
-  replayOf: string | null;
-  createdAt: string;
-}
-
-export interface Attempt {
-  attempt: number;
-  url: string;
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number | null;
-  bodyExcerpt: string | null;
-  at: string;
-}
-
-/** What a delivery's detail adds: its attempts and its actor's id (for the inspector). */
-export interface DeliveryDetail {
-  attemptLog: Attempt[];
-  actorId: number;
-}
+export type { Delivery, DeliveryDetail, Webhook };
 
 export const webhooksStore = createStore({
   context: {

@@ -3,6 +3,7 @@
  * cancel one, follow one's events (SSE). Every id route answers 404 for another org's run.
  */
 import { z } from 'zod';
+import { MISSION_RUN_STATUSES } from '../../../../machines/index.js';
 import { access } from '../../../platform/auth/guard.js';
 import { notFound, validationFailed } from '../../../platform/errors.js';
 import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../../platform/http/pagination.js';
@@ -16,14 +17,7 @@ import { type MissionStreamDeps, openMissionStream } from '../stream.js';
 import { missionRunViewSchema } from '../view.js';
 
 /** The statuses of a mission run (`GET /mission-runs?status=`). */
-export const MISSION_RUN_STATUS_FILTERS = [
-  'planning',
-  'awaiting_review',
-  'executing',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
+export const MISSION_RUN_STATUS_FILTERS = MISSION_RUN_STATUSES;
 
 const inputSchema = z.record(z.string(), z.unknown()).optional();
 const idempotencyKeySchema = z.string().min(1).max(255).optional();

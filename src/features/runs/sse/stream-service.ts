@@ -11,9 +11,10 @@
  * A finished run whose terminal event the client has already seen answers 204 No Content, which
  * tells an `EventSource` to stop reconnecting.
  */
+import { FINAL_RUN_STATUSES, SKILL_RUN_DECISION_EVENTS } from '../../../../machines/index.js';
 import type { Principal } from '../../../platform/auth/principal.js';
 import type { Bus } from '../../../platform/bus/bus.js';
-import type { Db } from '../../../platform/db/sql.js';
+import { type Db, sqlStrings } from '../../../platform/db/sql.js';
 import { notFound, rateLimited } from '../../../platform/errors.js';
 import type { ResponseStream } from '../../../platform/http/reply.js';
 import type { Logger } from '../../../platform/log.js';
@@ -40,13 +41,13 @@ interface RunRow {
   terminal_seq: number | null;
 }
 
-// The run (org in the WHERE) and the sequence of its terminal event, if it has one.
+// The run (org in the WHERE) and the sequence of its terminal event, if it has one (isTerminalRunEvent's rule).
 const LOAD_RUN = `
   select r.id, r.kind,
          (select min(e.seq) from run_events e
            where e.run_id = r.id and e.org_id = r.org_id
-             and (e.event in ('completed', 'failed', 'cancelled')
-                  or (r.kind = 'skill' and e.event in ('approved', 'rejected')))) as terminal_seq
+             and (e.event in (${sqlStrings(FINAL_RUN_STATUSES)})
+                  or (r.kind = 'skill' and e.event in (${sqlStrings(SKILL_RUN_DECISION_EVENTS)})))) as terminal_seq
     from runs r
    where r.id = $1 and r.org_id = $2`;
 

@@ -1,0 +1,44 @@
+/**
+ * The API's wire types, as the generated client declares them (client/schema.d.ts, which
+ * `npm run client:generate` writes from r3's OpenAPI document): the web UI names the shapes it reads
+ * here instead of copying the server's by hand, so a change of the server's schema is a type error
+ * in the UI, not a silent drift.
+ */
+import type { operations } from '../../client/schema.js';
+
+/** The JSON body operation `Op` answers with `status`. */
+type Body<Op extends keyof operations, Status extends number = 200> =
+  operations[Op]['responses'] extends Record<Status, { content: { 'application/json': infer B } }>
+    ? B
+    : never;
+
+/** A run (`GET /runs/:id`). */
+export type Run = Body<'getRunsById'>;
+/** One tool call of a run's tool loop. */
+export type ToolCall = Run['toolCalls'][number];
+/** One row of `GET /runs/:id/transitions`. */
+export type Transition = Body<'getRunsByIdTransitions'>['transitions'][number];
+/** One row of `GET /actors/:kind/:id/transitions`. */
+export type ActorTransition = Body<'getActorsByKindByIdTransitions'>['transitions'][number];
+/** A review item as `GET /reviews` lists it. */
+export type ReviewItem = Body<'getReviews'>['reviews'][number];
+/** A mission run (`GET /mission-runs/:id`). */
+export type MissionRun = Body<'getMissionRunsById'>;
+/** A proposal (`GET /proposals/:id`). */
+export type Proposal = Body<'getProposalsById'>;
+/** The signed-in session (`GET /session`). */
+export type Session = Body<'getSession'>['session'];
+/** A token as `GET /tokens` lists it (never its secret). */
+export type TokenRow = Body<'getTokens'>['tokens'][number];
+/** What `POST /tokens` answers. */
+export type IssuedToken = Body<'postTokens', 201>;
+/** A user of the org (`GET /users`). */
+export type User = Body<'getUsers'>['users'][number];
+/** Who an actor is (`GET /people`). */
+export type Person = Body<'getPeople'>['people'][number];
+/** A webhook (`GET /webhooks`). */
+export type Webhook = Body<'getWebhooks'>['webhooks'][number];
+/** A delivery of a webhook (`GET /webhooks/:id/deliveries`). */
+export type Delivery = Body<'getWebhooksByIdDeliveries'>['deliveries'][number];
+/** A delivery with its attempts (`GET /webhooks/:id/deliveries/:deliveryId`). */
+export type DeliveryDetail = Body<'getWebhooksByIdDeliveriesByDeliveryId'>;
