@@ -20,7 +20,8 @@ const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
 const bench = await createBenchDatabase('triggers');
-const env = { R3_RATE_LIMIT_PER_MIN: '0' };
+// A per-second cron fires every second: no floor, no cap (the defaults are 1 minute and 20 open items).
+const env = { R3_RATE_LIMIT_PER_MIN: '0', R3_SCHEDULE_MIN_INTERVAL: '0s', R3_SCHEDULE_MAX_OPEN_REVIEWS: '0' };
 const [a, b] = await Promise.all([spawnR3(bench.url, env), spawnR3(bench.url, env)]);
 const bases = [a.url, b.url];
 const db = new pg.Client({ connectionString: bench.url });

@@ -268,6 +268,16 @@ const VARIABLES = {
     "longest a skill run's tool loop may take from the run's creation (a workflow skill step's, from the step's start) (a call still executing is answered `TOOL_TIMEOUT`; a model turn past it fails the run with `DEADLINE_EXCEEDED`)",
     durationDefault(600_000),
   ),
+  R3_SCHEDULE_MIN_INTERVAL: variable(
+    duration('R3_SCHEDULE_MIN_INTERVAL'),
+    "shortest time between two firings of one `schedule` trigger (its cron's due times sooner than that after a firing are passed over); `0s`: no floor; `r3 org schedules` sets an org's own",
+    durationDefault(60_000),
+  ),
+  R3_SCHEDULE_MAX_OPEN_REVIEWS: variable(
+    nonNegativeInt,
+    "open review items one `schedule` trigger's runs may have; at the cap a due time starts no run and is recorded as skipped; `0`: no cap; `r3 org schedules` sets an org's own",
+    { default: '20' },
+  ),
   R3_ARTIFACT_MAX_BYTES: variable(
     z.coerce
       .number()
@@ -433,6 +443,13 @@ export interface Config {
   natsUrl: string | undefined;
   env: 'live' | 'test';
   rateLimit: { perMinute: number; burst: number };
+  /**
+   * The deployment's floor and quota of `schedule` triggers (docs/api.md "Workflow triggers"): the
+   * shortest time between two firings of one trigger (R3_SCHEDULE_MIN_INTERVAL; 0: none) and the open
+   * review items one trigger's runs may have (R3_SCHEDULE_MAX_OPEN_REVIEWS; 0: no cap). An org's own
+   * (`r3 org schedules`) replaces them.
+   */
+  schedules: { minIntervalMs: number; maxOpenReviews: number };
   webhooks: {
     backoffMs: number[];
     maxAttempts: number;
@@ -573,6 +590,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     natsUrl: e.NATS_URL,
     env: e.R3_ENV,
     rateLimit: { perMinute: e.R3_RATE_LIMIT_PER_MIN, burst: e.R3_RATE_LIMIT_BURST },
+    schedules: { minIntervalMs: e.R3_SCHEDULE_MIN_INTERVAL, maxOpenReviews: e.R3_SCHEDULE_MAX_OPEN_REVIEWS },
     webhooks: {
       backoffMs: e.R3_WEBHOOK_BACKOFF,
       maxAttempts: e.R3_WEBHOOK_MAX_ATTEMPTS,

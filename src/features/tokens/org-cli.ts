@@ -1,22 +1,75 @@
 /**
- * `r3 org limits --org <slug> (--per-min <n> --burst <n> | --unlimited | --default) [--json]`: the
- * enterprise-tier override of the per-token rate limit (raise it, disable it, or go back to the
- * deployment default).
+ * An org's own settings, over the deployment's:
+ * - `r3 org limits --org <slug> (--per-min <n> --burst <n> | --unlimited | --default) [--json]`: the
+ *   enterprise-tier override of the per-token rate limit (raise it, disable it, or go back to the
+ *   deployment default);
+ * - `r3 org schedules --org <slug> [--min-interval <duration>] [--max-open-reviews <n>] [--json]`: the
+ *   floor and quota of its schedule triggers (docs/api.md "Workflow triggers"); a setting not given,
+ *   or `default`, is the deployment's.
  */
 import { parseArgs } from 'node:util';
 import { type CliCommand, type CliContext, UsageError } from '../../platform/cli.js';
+import { formatDuration, parseDuration } from '../../platform/util/duration.js';
 import type { TokensApi } from './index.js';
 
-/** `r3 org limits …`. */
+/** `r3 org limits …` and `r3 org schedules …`. */
 export const orgCommand: CliCommand<TokensApi> = {
   name: 'org',
-  usage: '  r3 org limits --org <slug> (--per-min <n> [--burst <n>] | --unlimited | --default) [--json]',
-  run: limits,
+  usage: [
+    '  r3 org limits --org <slug> (--per-min <n> [--burst <n>] | --unlimited | --default) [--json]',
+    '  r3 org schedules --org <slug> [--min-interval <duration>|default] [--max-open-reviews <n>|default] [--json]',
+  ].join('\n'),
+  run: (args, ctx) => (args[0] === 'schedules' ? schedules(args.slice(1), ctx) : limits(args, ctx)),
 };
+
+async function schedules(args: string[], ctx: CliContext<TokensApi>): Promise<number> {
+  let values: { org?: string; 'min-interval'?: string; 'max-open-reviews'?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      options: {
+        org: { type: 'string' },
+        'min-interval': { type: 'string' },
+        'max-open-reviews': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!values.org) throw new UsageError('--org is required');
+  const interval = values['min-interval'];
+  const minIntervalMs = interval === undefined || interval === 'default' ? null : parseDuration(interval);
+  if (minIntervalMs === undefined)
+    throw new UsageError('--min-interval must be a duration like 30s or 5m, or default');
+  const cap = values['max-open-reviews'];
+  const maxOpenReviews = cap === undefined || cap === 'default' ? null : Number(cap);
+  if (maxOpenReviews !== null && !(Number.isInteger(maxOpenReviews) && maxOpenReviews >= 0)) {
+    throw new UsageError('--max-open-reviews must be a whole number (0: no cap), or default');
+  }
+  const { tokens } = await ctx.open();
+  if (!(await tokens.setOrgSchedules(values.org, { minIntervalMs, maxOpenReviews }))) {
+    ctx.err(`r3 org schedules: no org "${values.org}"`);
+    return 1;
+  }
+  const answer = {
+    org: values.org,
+    scheduleMinIntervalMs: minIntervalMs,
+    scheduleMaxOpenReviews: maxOpenReviews,
+  };
+  ctx.out(
+    values.json
+      ? JSON.stringify(answer)
+      : `${values.org}: schedules at least ${minIntervalMs === null ? 'the deployment default' : formatDuration(minIntervalMs)} apart, ` +
+          `${maxOpenReviews === null ? 'the deployment default' : maxOpenReviews === 0 ? 'no cap on' : maxOpenReviews} open review items per trigger`,
+  );
+  return 0;
+}
 
 async function limits(args: string[], ctx: CliContext<TokensApi>): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'limits') throw new UsageError('expected "limits"');
+  if (sub !== 'limits') throw new UsageError('expected "limits" or "schedules"');
   let parsed: ReturnType<typeof parseLimits>;
   try {
     parsed = parseLimits(rest);

@@ -75,6 +75,22 @@ export class TokenService {
     return rows.length > 0;
   }
 
+  /**
+   * Sets an org's own floor and quota of schedule triggers (docs/api.md "Workflow triggers"; null: the
+   * deployment's, 0: none); false when there is no such org.
+   */
+  async setOrgSchedules(
+    orgSlug: string,
+    limits: { minIntervalMs: number | null; maxOpenReviews: number | null },
+  ): Promise<boolean> {
+    const rows = await this.db.sql.query<{ slug: string }>(
+      `update orgs set schedule_min_interval_ms = $2, schedule_max_open_reviews = $3 where slug = $1
+       returning slug`,
+      [orgSlug, limits.minIntervalMs, limits.maxOpenReviews],
+    );
+    return rows.length > 0;
+  }
+
   /** Creates the org and user when missing, then a token; the plaintext is in the answer only. */
   async create(input: CreateTokenInput): Promise<CreatedToken> {
     for (let attempt = 0; ; attempt++) {

@@ -50,8 +50,8 @@ export async function prepareStart(
 }
 
 /**
- * Records firing `key` of workflow `slug` and starts its run, in `tx`; resolves with the run id, or
- * null when the key had fired already or no run could start.
+ * Records firing `key` of workflow `slug` and starts its run, in `tx`; resolves with whether this call
+ * recorded it (false: the key had fired already) and the run id (null when no run started).
  */
 export async function fireOnce(
   tx: ActorTx,
@@ -65,7 +65,7 @@ export async function fireOnce(
     start: Start;
     details: Record<string, unknown>;
   },
-): Promise<number | null> {
+): Promise<{ claimed: boolean; runId: number | null }> {
   const error = 'error' in fire.start ? fire.start.error : null;
   const claimed = await tx.sql.maybeOne(
     `insert into workflow_trigger_fires (org_id, workflow_slug, fire_key, trigger_type, error, fired_at)
@@ -74,7 +74,7 @@ export async function fireOnce(
      returning fire_key`,
     [fire.orgId, fire.slug, fire.key, fire.type, error, fire.at],
   );
-  if (!claimed || !('run' in fire.start)) return null;
+  if (!claimed || !('run' in fire.start)) return { claimed: claimed !== null, runId: null };
   const answer = await runs.createTriggered(tx, fire.start.run, {
     createdBy: TRIGGER_ACTORS[fire.type],
     details: { trigger: { type: fire.type, ...fire.details } },
@@ -83,5 +83,5 @@ export async function fireOnce(
     `update workflow_trigger_fires set run_id = $4 where org_id = $1 and workflow_slug = $2 and fire_key = $3`,
     [fire.orgId, fire.slug, fire.key, answer.runId],
   );
-  return answer.runId;
+  return { claimed: true, runId: answer.runId };
 }

@@ -12,6 +12,7 @@ import type { RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { Migration0021WorkflowTriggers } from './migrations/0021-workflow-triggers.js';
 import { Migration0023ScheduleDueIndex } from './migrations/0023-schedule-due-index.js';
+import { Migration0052OrgScheduleLimits } from './migrations/0052-org-schedule-limits.js';
 import { objectCreatedTriggers } from './object-created.js';
 import { workflowSchedules } from './schedules.js';
 
@@ -28,6 +29,7 @@ export const triggersFeature = defineFeature({
   migrations: [
     { name: '0021-workflow-triggers', class: Migration0021WorkflowTriggers },
     { name: '0023-schedule-due-index', class: Migration0023ScheduleDueIndex },
+    { name: '0052-org-schedule-limits', class: Migration0052OrgScheduleLimits },
   ],
   register(
     platform: Platform,
@@ -35,7 +37,7 @@ export const triggersFeature = defineFeature({
   ): TriggersApi {
     const { db, jobs, clock, log } = platform;
     const deps = { db: db.sql, jobs, host: platform.actors, clock, log, runs: runs.runs };
-    const schedules = workflowSchedules(deps);
+    const schedules = workflowSchedules({ ...deps, defaults: platform.config.schedules });
     workspace.workspace.onApply((sql, orgId) => schedules.reconcile(sql, orgId));
     platform.addService(schedules.service);
     objects.onObjectsCreated(objectCreatedTriggers(deps));

@@ -16,12 +16,19 @@
  * new cron. A sweep (at start and every minute) creates jobs that are missing (versions applied
  * before this existed, a job that died).
  *
+ * Each trigger has a floor and a quota (docs/api.md "Workflow triggers"; the org's own, else the
+ * deployment's): a due time sooner than the minimum interval after the trigger's last firing is passed
+ * over (the next job waits for the first due time after the floor), and a due time at which the
+ * trigger's runs already have the maximum of open review items starts no run — it is recorded as
+ * skipped (its `workflow_trigger_fires` row's error, an audit row `trigger.skipped`, a warning).
+ *
  * Job workers find delayed jobs by polling (every second); so that a schedule fires at its due time
  * rather than up to a poll later, each process also reads the earliest due time of the schedule jobs
  * (at most a second ahead) and wakes the workers when it comes. That timer is only a wake-up: the
  * rows say what is due, and a process without it still fires every schedule on the next poll.
  */
-import type { Sql } from '../../platform/db/sql.js';
+import { recordAuditSql } from '../../platform/audit/audit.js';
+import type { Db, Sql } from '../../platform/db/sql.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import type { PlatformService } from '../../platform/platform.js';
 import { cronTimes } from './cron-times.js';
@@ -46,14 +53,53 @@ interface SchedulePayload {
 const keyOf = (orgId: number, slug: string) => `${SCHEDULE_JOB}:${orgId}:${slug}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The applied cron of workflow `slug`, or null when it has none (gone, or not a schedule). */
-async function appliedCron(sql: Sql, orgId: number, slug: string): Promise<string | null> {
-  const row = await sql.maybeOne<{ cron: string | null }>(
-    `select manifest -> 'trigger' ->> 'cron' as cron from workflows
-      where org_id = $1 and slug = $2 and trigger_type = 'schedule'`,
+/** The floor and quota of a schedule trigger (0: none); the deployment's unless its org has its own. */
+export interface ScheduleLimits {
+  minIntervalMs: number;
+  maxOpenReviews: number;
+}
+
+/**
+ * The applied cron of workflow `slug` (null when it has none: gone, or not a schedule) and the
+ * limits of its org (null: the deployment's).
+ */
+async function appliedSchedule(
+  sql: Db,
+  orgId: number,
+  slug: string,
+): Promise<{ cron: string | null; min_interval_ms: number | null; max_open_reviews: number | null } | null> {
+  return sql.maybeOne(
+    `select w.manifest -> 'trigger' ->> 'cron' as cron, o.schedule_min_interval_ms::float8 as min_interval_ms,
+            o.schedule_max_open_reviews as max_open_reviews
+       from orgs o
+       left join workflows w on w.org_id = o.id and w.slug = $2 and w.trigger_type = 'schedule'
+      where o.id = $1`,
     [orgId, slug],
   );
-  return row?.cron ?? null;
+}
+
+/** The due time of the trigger's last firing (its keys sort as their ISO times do), or null. */
+async function lastDue(sql: Db, orgId: number, slug: string): Promise<number | null> {
+  const row = await sql.maybeOne<{ fire_key: string }>(
+    `select fire_key from workflow_trigger_fires
+      where org_id = $1 and workflow_slug = $2 and fire_key like 'schedule:%'
+      order by fire_key desc limit 1`,
+    [orgId, slug],
+  );
+  return row ? Date.parse(row.fire_key.slice('schedule:'.length)) : null;
+}
+
+/** The open review items of the runs the trigger started, counted up to `cap`. */
+async function openReviews(sql: Db, orgId: number, slug: string, cap: number): Promise<number> {
+  const row = await sql.one<{ open: number }>(
+    `select count(*)::int as open from (
+       select 1 from workflow_trigger_fires f
+         join review_items i on i.org_id = f.org_id and i.kind = 'workflow' and i.run_id = f.run_id and i.open
+        where f.org_id = $1 and f.workflow_slug = $2 and f.trigger_type = 'schedule' and f.run_id is not null
+        limit $3) capped`,
+    [orgId, slug, cap],
+  );
+  return row.open;
 }
 
 /** Queues the job of `slug`'s next due time after `after` (nothing when the cron has none). */
@@ -79,7 +125,7 @@ async function enqueueNext(
 }
 
 /** Registers the schedule job kind; returns the apply listener and the sweep service. */
-export function workflowSchedules(deps: TriggerDeps): {
+export function workflowSchedules(deps: TriggerDeps & { defaults: ScheduleLimits }): {
   reconcile: (sql: Sql, orgId: number) => Promise<void>;
   sweep(): Promise<number>;
   service: PlatformService;
@@ -92,16 +138,30 @@ export function workflowSchedules(deps: TriggerDeps): {
       const orgId = ctx.job.orgId ?? 0;
       const payload = ctx.job.payload as SchedulePayload;
       const now = clock.now();
-      const cron = await appliedCron(db, orgId, payload.slug);
+      const schedule = await appliedSchedule(db, orgId, payload.slug);
+      const cron = schedule?.cron ?? null;
       // Gone, or no longer a schedule: the job completes and nothing follows it.
       if (cron === null) return;
+      const minIntervalMs = schedule?.min_interval_ms ?? deps.defaults.minIntervalMs;
+      const cap = schedule?.max_open_reviews ?? deps.defaults.maxOpenReviews;
       // The cron changed while this job was held: nothing fires for the old one; the new one goes on.
-      const due = cron === payload.cron ? cronTimes(cron).latest(now) : null;
-      const start: Start | null = due === null ? null : await prepareStart(runs, orgId, payload.slug, {});
+      let due = cron === payload.cron ? cronTimes(cron).latest(now) : null;
+      // The floor: a due time sooner than the minimum interval after the last firing is passed over.
+      const last = minIntervalMs > 0 ? await lastDue(db, orgId, payload.slug) : null;
+      if (due !== null && last !== null && due < last + minIntervalMs) due = null;
+      // The quota: at the cap of open review items the due time is recorded as skipped.
+      const open = due !== null && cap > 0 ? await openReviews(db, orgId, payload.slug, cap) : 0;
+      const skipped = due !== null && cap > 0 && open >= cap;
+      const start: Start | null =
+        due === null
+          ? null
+          : skipped
+            ? { error: `SKIPPED: the trigger's runs have ${open} open review items (the cap is ${cap})` }
+            : await prepareStart(runs, orgId, payload.slug, {});
       await host.transact(async (tx) => {
         if (!(await ctx.complete(tx.sql))) return;
         if (due !== null && start !== null) {
-          const runId = await fireOnce(tx, runs, {
+          const fired = await fireOnce(tx, runs, {
             orgId,
             slug: payload.slug,
             key: `schedule:${iso(due)}`,
@@ -110,11 +170,25 @@ export function workflowSchedules(deps: TriggerDeps): {
             start,
             details: { cron, dueAt: iso(due) },
           });
-          if (runId === null && 'error' in start) {
+          if (fired.claimed && skipped) {
+            await recordAuditSql(tx.sql, {
+              orgId,
+              apiTokenId: null,
+              actor: 'trigger:schedule',
+              action: 'trigger.skipped',
+              targetKind: 'workflow',
+              targetId: payload.slug,
+              details: { cron, dueAt: iso(due), openReviews: open, maxOpenReviews: cap },
+              at: new Date(now),
+            });
+          }
+          if (fired.runId === null && 'error' in start) {
             log.warn({ orgId, workflow: payload.slug, error: start.error }, 'scheduled run not started');
           }
         }
-        await enqueueNext(jobs, tx, orgId, payload.slug, cron, Math.max(now, due ?? now));
+        const fromDue = Math.max(now, due ?? now);
+        const floor = minIntervalMs > 0 ? (due ?? last ?? -Infinity) + minIntervalMs - 1 : -Infinity;
+        await enqueueNext(jobs, tx, orgId, payload.slug, cron, Math.max(fromDue, floor));
       });
     },
     { maxAttempts: MAX_ATTEMPTS },

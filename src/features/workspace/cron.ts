@@ -58,8 +58,14 @@ function itemError(item: string, field: CronField): string | undefined {
   return undefined;
 }
 
+/** The longest cron expression r3 accepts (a list of every minute is under 200 characters). */
+export const CRON_MAX_LENGTH = 400;
+
 /** Returns why `expression` is not a cron expression r3 accepts, or `undefined` when it is one. */
 export function cronError(expression: string): string | undefined {
+  if (expression.length > CRON_MAX_LENGTH) {
+    return `cron is at most ${CRON_MAX_LENGTH} characters, got ${expression.length}`;
+  }
   const trimmed = expression.trim();
   if (MACROS.has(trimmed.toLowerCase())) return undefined;
   const parts = trimmed.split(/\s+/);

@@ -17,14 +17,17 @@ let a: ServeProcess;
 let b: ServeProcess;
 let token: string;
 
+/** A per-second cron fires every second: no floor, no cap (the defaults are 1 minute and 20 open items). */
+const perSecond = { R3_SCHEDULE_MIN_INTERVAL: '0s', R3_SCHEDULE_MAX_OPEN_REVIEWS: '0' };
+
 beforeAll(async () => {
   database = await createTestDatabase();
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
   token = (await createCliToken(database.url, 'two-nodes')).token;
   [a, b] = await Promise.all([
-    spawnServe({ DATABASE_URL: database.url }),
-    spawnServe({ DATABASE_URL: database.url }),
+    spawnServe({ DATABASE_URL: database.url, ...perSecond }),
+    spawnServe({ DATABASE_URL: database.url, ...perSecond }),
   ]);
 });
 
