@@ -332,6 +332,40 @@ export interface paths {
         patch: operations["patchMissionsBySlug"];
         trace?: never;
     };
+    "/api/v1/oauth/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The consent page: an authorization request — the client, the scopes asked, those the caller would grant, its status. */
+        get: operations["getOauthRequestsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/requests/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The consent page's Allow / Deny (a browser session only): answers the client's redirect URI the browser goes to, with the code or error=access_denied. */
+        post: operations["postOauthRequestsByIdDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/objects": {
         parameters: {
             query?: never;
@@ -1261,6 +1295,57 @@ export interface paths {
         get: operations["getMetrics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in (authorization code, PKCE S256): redirects to the web UI's consent page, or back to the client's redirect_uri with error and state. */
+        get: operations["getOauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dynamic client registration (RFC 7591): a public client (token_endpoint_auth_method none) with its redirect URIs (https; http only on a loopback host; or an app's own scheme). */
+        post: operations["postOauthRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The token endpoint (form-encoded): grant_type authorization_code (code, redirect_uri, client_id, code_verifier) or refresh_token (refresh_token, client_id; rotating). Access tokens are r3 API tokens of the person, 1 hour. */
+        post: operations["postOauthToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2688,6 +2773,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getOauthRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        request: {
+                            client: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "registered" | "document";
+                                name: string;
+                                uri: string | null;
+                            };
+                            /** Format: date-time */
+                            expiresAt: string;
+                            granted: ("read:all" | "read:skills" | "write:resources" | "run:invoke" | "run:approve")[];
+                            id: string;
+                            redirectUri: string;
+                            scopes: ("read:all" | "read:skills" | "write:resources" | "run:invoke" | "run:approve")[];
+                            /** @enum {string} */
+                            status: "pending" | "allowed" | "denied" | "expired";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postOauthRequestsByIdDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allow: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Where the browser goes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirectTo: string;
+                        request: {
+                            client: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "registered" | "document";
+                                name: string;
+                                uri: string | null;
+                            };
+                            /** Format: date-time */
+                            expiresAt: string;
+                            granted: ("read:all" | "read:skills" | "write:resources" | "run:invoke" | "run:approve")[];
+                            id: string;
+                            redirectUri: string;
+                            scopes: ("read:all" | "read:skills" | "write:resources" | "run:invoke" | "run:approve")[];
+                            /** @enum {string} */
+                            status: "pending" | "allowed" | "denied" | "expired";
+                        };
+                    };
                 };
             };
             400: components["responses"]["Error400"];
@@ -5988,6 +6173,175 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getOauthAuthorize: {
+        parameters: {
+            query?: {
+                /** @description A registered client id, or the https URL of a Client ID Metadata Document. */
+                client_id?: string;
+                /** @description PKCE: base64url SHA-256 of the verifier. */
+                code_challenge?: string;
+                /** @description `S256` (plain is refused). */
+                code_challenge_method?: string;
+                /** @description Exactly one of the client's redirect URIs. */
+                redirect_uri?: string;
+                /** @description `{BASE_URL}/api/mcp` (RFC 8707). */
+                resource?: string;
+                /** @description `code` */
+                response_type?: string;
+                /** @description Space-separated r3 scopes (default: the client's, else read:all run:invoke). */
+                scope?: string;
+                /** @description Returned unchanged with the code or the error. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the consent page, or to redirect_uri with `error`. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postOauthRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The client, with its client_id. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        client_id_issued_at?: number;
+                        client_name?: string;
+                        client_secret?: string;
+                        client_secret_expires_at?: number;
+                        /** Format: uri */
+                        client_uri?: string;
+                        contacts?: string[];
+                        grant_types?: string[];
+                        issuer?: string;
+                        jwks?: unknown;
+                        /** Format: uri */
+                        jwks_uri?: string;
+                        logo_uri?: string | unknown;
+                        policy_uri?: string;
+                        redirect_uris: string[];
+                        response_types?: string[];
+                        scope?: string;
+                        software_id?: string;
+                        software_statement?: string;
+                        software_version?: string;
+                        token_endpoint_auth_method?: string;
+                        tos_uri?: string | unknown;
+                    };
+                };
+            };
+            /** @description invalid_redirect_uri or invalid_client_metadata. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postOauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        expires_in?: number;
+                        id_token?: string;
+                        issuer?: string;
+                        refresh_token?: string;
+                        scope?: string;
+                        token_type: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (invalid_grant, invalid_request, …). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                        error_uri?: string;
+                    };
+                };
+            };
+            /** @description invalid_client. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                        error_uri?: string;
+                    };
+                };
+            };
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
     };

@@ -179,6 +179,11 @@ const VARIABLES = {
     "comma list of browser `Origin`s allowed on `/api/mcp` (BASE_URL's own origin always is)",
     { default: '' },
   ),
+  R3_OAUTH_ALLOW_PRIVATE: variable(
+    bool,
+    'let OAuth Client ID Metadata Documents be fetched from loopback/private hosts and over plain http (tests); never cloud metadata or link-local addresses',
+    { default: 'false' },
+  ),
   R3_MODEL_PROVIDER: variable(
     z.enum(['echo', 'openai']),
     'default model provider of prompt skills: `echo` or `openai`',
@@ -466,6 +471,8 @@ export interface Config {
    * whether every tool result is checked against its output schema (R3_MCP_VALIDATE_OUTPUT).
    */
   mcp: { httpAuthoring: boolean; allowedOrigins: string[]; validateOutput: boolean };
+  /** OAuth sign-in: Client ID Metadata Documents may be on loopback/private hosts, over http (R3_OAUTH_ALLOW_PRIVATE; tests). */
+  oauth: { allowPrivate: boolean };
   model: {
     provider: 'echo' | 'openai';
     openai: { baseUrl: string; apiKey: string | undefined; model: string };
@@ -611,6 +618,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .map((o) => o.trim())
         .filter(Boolean),
     },
+    oauth: { allowPrivate: e.R3_OAUTH_ALLOW_PRIVATE },
     model: {
       provider: e.R3_MODEL_PROVIDER,
       openai: { baseUrl: e.OPENAI_BASE_URL.replace(/\/+$/, ''), apiKey: e.OPENAI_API_KEY, model: e.R3_MODEL },

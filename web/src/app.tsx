@@ -13,6 +13,7 @@ import { LoadingPage } from './pages/loading-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { MissionReviewPage } from './pages/mission-review-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
+import { OAuthConsentPage } from './pages/oauth-consent-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { ReviewPage } from './pages/review-page.js';
 import { UnknownKindPage } from './pages/unknown-kind-page.js';
@@ -26,6 +27,7 @@ function page(path: string) {
   if (path === '/review') return <QueuePage />;
   if (path === '/admin/tokens') return <AdminTokensPage />;
   if (path === '/admin/webhooks') return <AdminWebhooksPage />;
+  if (path === '/oauth/consent') return <OAuthConsentPage />;
   if (parts[0] === 'inspect' && parts.length === 3) {
     return <InspectPage kind={decodeURIComponent(parts[1] ?? '')} id={decodeURIComponent(parts[2] ?? '')} />;
   }

@@ -42,3 +42,7 @@ export type Webhook = Body<'getWebhooks'>['webhooks'][number];
 export type Delivery = Body<'getWebhooksByIdDeliveries'>['deliveries'][number];
 /** A delivery with its attempts (`GET /webhooks/:id/deliveries/:deliveryId`). */
 export type DeliveryDetail = Body<'getWebhooksByIdDeliveriesByDeliveryId'>;
+/** An OAuth authorization request as the consent page shows it (`GET /oauth/requests/:id`). */
+export type ConsentRequest = Body<'getOauthRequestsById'>['request'];
+/** What the consent page's decision answers (`POST /oauth/requests/:id/decision`). */
+export type ConsentDecision = Body<'postOauthRequestsByIdDecision'>;

@@ -5,14 +5,48 @@
  * grant with PKCE and a consent page of the web UI, and a token endpoint whose access tokens are
  * ordinary r3 API tokens of the person who consented.
  */
+import { AUTH_CHANGED_SIGNAL } from '../../platform/auth/stream-revocation.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
+import type { TokensApi } from '../tokens/index.js';
+import { LINK_SCOPES } from '../web/index.js';
+import { OAuthClients } from './clients.js';
+import { OAuthGrants } from './grants.js';
 import { metadataRoutes } from './metadata.js';
+import { Migration0033OauthClients } from './migrations/0033-oauth-clients.js';
+import { Migration0034OauthGrants } from './migrations/0034-oauth-grants.js';
+import { oauthRoutes } from './routes.js';
+
+/** What the oauth feature offers. */
+export interface OAuthApi {
+  oauthClients: OAuthClients;
+  oauthGrants: OAuthGrants;
+}
 
 export const oauthFeature = defineFeature({
   name: 'oauth',
-  register(platform: Platform): Record<never, never> {
-    platform.routes.add(...metadataRoutes(() => platform.baseUrl()));
-    return {};
+  migrations: [
+    { name: '0033-oauth-clients', class: Migration0033OauthClients },
+    { name: '0034-oauth-grants', class: Migration0034OauthGrants },
+  ],
+  register(platform: Platform, { tokens }: { tokens: TokensApi }): OAuthApi {
+    const baseUrl = () => platform.baseUrl();
+    const clients = new OAuthClients({
+      sql: platform.db.sql,
+      clock: platform.clock,
+      allowPrivate: platform.config.oauth.allowPrivate,
+    });
+    const grants = new OAuthGrants({
+      sql: platform.db.sql,
+      clock: platform.clock,
+      clients,
+      tokens: tokens.tokens,
+      baseUrl,
+      roleScopes: LINK_SCOPES,
+      // After a revoked family commits, every process re-reads the tokens of its open streams.
+      onRevoked: () => platform.bus.signal(AUTH_CHANGED_SIGNAL),
+    });
+    platform.routes.add(...metadataRoutes(baseUrl), ...oauthRoutes(clients, grants));
+    return { oauthClients: clients, oauthGrants: grants };
   },
 });

@@ -246,6 +246,39 @@ export class TokenService {
     });
   }
 
+  /**
+   * Issues a token for user `userPk` of org `orgId` inside the caller's transaction `sql` (the OAuth
+   * token endpoint: the token is one of the grant's writes), audited as `token.created` by `actor`.
+   */
+  async issueIn(
+    sql: Sql,
+    input: {
+      orgId: number;
+      userPk: number;
+      userId: string;
+      name: string;
+      scopes: readonly Scope[];
+      expiresAt: Date;
+      actor: string;
+      requestId: string;
+    },
+    now: Date,
+  ): Promise<IssuedToken> {
+    const issued = await this.insertToken(sql, input.orgId, input.userPk, input, now);
+    await recordAuditSql(sql, {
+      orgId: input.orgId,
+      apiTokenId: null,
+      actor: input.actor,
+      action: 'token.created',
+      targetKind: 'token',
+      targetId: issued.tokenId,
+      details: { name: input.name, userId: input.userId, scope: input.scopes.join(',') },
+      requestId: input.requestId,
+      at: now,
+    });
+    return issued;
+  }
+
   /** Issues a token for user `userPk` of org `orgId` and stores it (only the secret's hash). */
   private async insertToken(
     sql: Sql,

@@ -16,6 +16,8 @@ import { webSearchTool } from './search-tool.js';
 import { WebFetcher } from './web-fetch.js';
 import { webTools } from './web-tools.js';
 
+export { WebFetcher } from './web-fetch.js';
+
 /** What the tools feature offers. */
 export interface ToolsApi {
   /** run_code's sandbox (its workers). */

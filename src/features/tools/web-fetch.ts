@@ -57,6 +57,8 @@ export interface FetchedResponse {
   status: number;
   /** The `Content-Type` header, '' when absent. */
   contentType: string;
+  /** The last hop's response headers. */
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
   /** The body was cut: over the cap, past the deadline, or the connection ended early. */
   truncated: boolean;
@@ -160,6 +162,7 @@ export class WebFetcher {
         finalUrl: verdict.url.href,
         status: answer.status,
         contentType,
+        headers: answer.headers,
         body: answer.body,
         truncated: answer.truncated,
       };

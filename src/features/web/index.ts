@@ -16,7 +16,7 @@ import { Migration0017WebSessions } from './migrations/0017-web-sessions.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 
-export type { SessionView } from './sessions/session-service.js';
+export { LINK_SCOPES, type SessionView } from './sessions/session-service.js';
 
 /** What the web feature offers. */
 export interface WebApi {

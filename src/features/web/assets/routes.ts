@@ -37,6 +37,7 @@ export const PAGE_PATHS = [
   '/inspect/:kind/:id',
   '/admin/tokens',
   '/admin/webhooks',
+  '/oauth/consent',
 ] as const;
 
 const PAGE_HEADERS = {
