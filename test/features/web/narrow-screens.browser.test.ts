@@ -41,7 +41,8 @@ describeInBrowser('the pages at 360 px wide', (suite) => {
     const errors = watchPageErrors(page);
     await page.goto(link.url);
     await page.waitForURL(`${t.url}/review`);
-    await page.locator(`ol.queue > li[data-key="skill:${id}"]`).waitFor();
+    // The queue's keys are scoped to the list: focus its cursor row (Tab would land there), then Enter.
+    await page.locator(`ol.queue > li[data-key="skill:${id}"] a.title`).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(`${t.url}/review/runs/${id}`);
     // A mission run awaiting review (ad hoc, the echo provider) for the mission screen.
