@@ -600,7 +600,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve or reject a review item (skill: approve/reject; workflow: resume/cancel); {ok, reviews, nextCursor}. 409 when it is no longer in the queue. */
+        /** Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}). */
         post: operations["postReviewsDecide"];
         delete?: never;
         options?: never;
@@ -685,7 +685,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a pending skill run or a paused workflow run; 409 from any other status. */
+        /** Approve a pending skill run or a paused workflow run; 409 from any other status, or when `revision` (or If-Match) is stale. */
         post: operations["postRunsByIdApprove"];
         delete?: never;
         options?: never;
@@ -736,7 +736,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a pending skill run, or a paused workflow run (cancels it); 409 otherwise. */
+        /** Reject a pending skill run, or a paused workflow run (cancels it); 409 otherwise, or when `revision` (or If-Match) is stale. */
         post: operations["postRunsByIdReject"];
         delete?: never;
         options?: never;
@@ -3684,11 +3684,12 @@ export interface operations {
                     kind: "skill" | "workflow" | "mission" | "action";
                     reason?: string | null;
                     reviewedBy?: string | null;
+                    revision?: string | null;
                 };
             };
         };
         responses: {
-            /** @description Approve or reject a review item (skill: approve/reject; workflow: resume/cancel); {ok, reviews, nextCursor}. 409 when it is no longer in the queue. */
+            /** @description Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}). */
             "2XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3975,6 +3976,7 @@ export interface operations {
                 "application/json": {
                     note?: string | null;
                     reviewedBy?: string | null;
+                    revision?: string | null;
                 };
             };
         };
@@ -4260,6 +4262,7 @@ export interface operations {
                 "application/json": {
                     reason?: string | null;
                     reviewedBy?: string | null;
+                    revision?: string | null;
                 };
             };
         };

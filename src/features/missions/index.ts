@@ -54,21 +54,13 @@ export const missionsFeature = defineFeature({
       baseUrl: platform.baseUrl,
     });
     reviews.reviewSubjects.register('mission', {
-      decide: (principal, id, decision) =>
-        missions.decision(principal, id, {
-          action: decision.action,
-          note: decision.reason,
-          reviewedBy: decision.reviewedBy,
-          requestId: decision.requestId,
-          audit: decision.audit,
-          loaded: [decision.item],
-        }),
+      decide: (tx, decider, id, decision) => missions.decideIn(tx, decider, id, decision),
       view: (principal, id) => missions.get(principal, id),
       reviewUrl: (id) => `${platform.baseUrl()}/review/missions/${id}`,
       table: 'mission_runs',
       pollUrl: (id) => `/api/v1/mission-runs/${id}`,
     });
-    platform.mcp.add(...missionTools(missions, workspace));
+    platform.mcp.add(...missionTools(missions, workspace, reviews.decisions));
     platform.routes.add(
       ...missionRoutes(workspace),
       ...missionRunRoutes(missions, { db: db.sql, bus, log, heartbeatMs: config.sse.heartbeatMs }),

@@ -10,6 +10,7 @@ import { access } from '../../platform/auth/guard.js';
 import { conflict, validationFailed } from '../../platform/errors.js';
 import { bodyFieldsAsArguments, defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
+import type { ReviewDecisions } from '../reviews/index.js';
 import {
   missionDetailSchema,
   slugSchema,
@@ -19,7 +20,7 @@ import {
 } from '../workspace/index.js';
 import { promotedResources } from './promote.js';
 import { adHocTeamSchema, MISSION_RUN_STATUS_FILTERS } from './routes/mission-runs.js';
-import type { MissionService, StartBody } from './service.js';
+import { MissionService, type StartBody } from './service.js';
 import { missionRunViewSchema } from './view.js';
 
 const missionRunIdSchema = z
@@ -45,6 +46,7 @@ const missionListedSchema = missionDetailSchema.pick({
 export function missionTools(
   missions: MissionService,
   s: Pick<WorkspaceServices, 'resources' | 'workspace'>,
+  decisions: ReviewDecisions,
 ): ToolDef[] {
   return [
     defineTool({
@@ -173,17 +175,34 @@ export function missionTools(
       group: 'missions',
       description:
         'Approves a mission run awaiting review: its plan (it goes on executing) or its result (it completes). ' +
-        'Needs the approve capability; CONFLICT when the run is not awaiting review.',
-      input: z.strictObject({ missionRunId: missionRunIdSchema, note: z.string().max(10_000).optional() }),
+        'Pass the review item’s `revision` you read (GET /reviews/mission/:id): CONFLICT (details.reason ' +
+        '"stale") when it changed since. Needs the approve capability; CONFLICT when the run is not awaiting review.',
+      input: z.strictObject({
+        missionRunId: missionRunIdSchema,
+        note: z.string().max(10_000).optional(),
+        revision: z
+          .string()
+          .min(1)
+          .max(100)
+          .optional()
+          .describe('The review item’s revision you decided on; CONFLICT when stale.'),
+      }),
       output: missionRunViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: ({ missionRunId, note }, ctx) =>
-        missions.decide(ctx.principal, missionRunId, {
+      async run({ missionRunId, note, revision }, ctx) {
+        await decisions.decide(ctx.principal, {
+          kind: 'mission',
+          id: missionRunId,
           action: 'approve',
-          note: note ?? null,
+          reason: note ?? null,
+          revision: revision ?? null,
           requestId: ctx.requestId,
-        }),
+          auditAction: 'mission_run.approve',
+          refusal: (status) => MissionService.decisionRefused(missionRunId, 'approve', status),
+        });
+        return missions.get(ctx.principal, missionRunId);
+      },
     }),
     defineTool({
       name: 'mission_cancel',

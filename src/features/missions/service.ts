@@ -4,19 +4,9 @@
  * review, cancel one. Every state change is a transition of the run's `mission-run` actor (409 when
  * its state refuses it); another org's run is 404.
  */
-import type {
-  MissionRunEvent,
-  RunApproveEvent,
-  RunCancelEvent,
-  RunRejectEvent,
-} from '../../../machines/index.js';
+import type { MissionRunEvent, RunCancelEvent } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
-import {
-  type ActorHost,
-  actorStatus,
-  type LoadedActor,
-  type SendResult,
-} from '../../platform/actors/host.js';
+import { type ActorHost, type ActorTx, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -25,7 +15,13 @@ import type { Clock } from '../../platform/util/clock.js';
 import { renderTemplate } from '../../platform/util/template.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import type { ArtifactService } from '../artifacts/index.js';
-import type { SubjectOutcome } from '../reviews/index.js';
+import {
+  type Decider,
+  decisionEvent,
+  type SubjectDecision,
+  type SubjectOutcome,
+  subjectOutcome,
+} from '../reviews/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash, type SchemaCache } from '../runs/index.js';
 import type { AppliedResources, MissionLimits } from '../workspace/index.js';
 import { plannerOf } from '../workspace/index.js';
@@ -61,17 +57,6 @@ export interface MissionServiceDeps {
   schemas: SchemaCache;
   artifacts: ArtifactService;
   baseUrl(): string;
-}
-
-/** A review decision on a mission run (the review queue's, or `mission_approve`'s). */
-export interface MissionDecision {
-  action: 'approve' | 'reject';
-  note?: string | null | undefined;
-  reviewedBy?: string | null | undefined;
-  requestId?: string | null | undefined;
-  audit?: { action: string; details?: Record<string, unknown> } | undefined;
-  /** Actors the caller already read, for the decision's transaction (`TransactOptions.loaded`). */
-  loaded?: readonly LoadedActor[] | undefined;
 }
 
 /** Statuses a mission run can be cancelled from. */
@@ -187,47 +172,43 @@ export class MissionService {
     return this.get(principal, id);
   }
 
-  /** Approves (resumes) or rejects (cancels) a mission run awaiting review; 409 otherwise. */
-  async decide(principal: Principal, id: number, decision: MissionDecision): Promise<MissionRunView> {
-    const outcome = await this.decision(principal, id, decision);
-    if ('refused' in outcome)
-      throw this.refusal(id, decision.action, 'awaiting_review', outcome.refused.status);
-    return this.get(principal, id);
+  /**
+   * Approves (resumes) or rejects (cancels) mission run `id` in `tx` — only the review queue's choke
+   * point calls this (reviews/decisions.ts): decided, or, when it no longer accepts one, the refusal
+   * as a value with its status. NOT_FOUND for no such mission run in the org.
+   */
+  async decideIn(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    decision: SubjectDecision,
+  ): Promise<SubjectOutcome> {
+    const result = await this.deps.host.send(
+      tx,
+      MISSION_RUN_KIND,
+      { orgId: decider.orgId, id },
+      decisionEvent(decider, decision, this.now()),
+      {
+        actingAs: decider.actingAs,
+        audit: {
+          action: decision.audit.action,
+          targetKind: 'mission_run',
+          targetId: String(id),
+          details: { note: decision.reason, reviewedBy: decision.reviewedBy, ...decision.audit.details },
+          requestId: decision.requestId,
+        },
+      },
+    );
+    return subjectOutcome(result, 'mission run', id);
   }
 
-  /**
-   * Approves or rejects mission run `id` (as `decide` does, without reading it after): decided, or,
-   * when it no longer accepts one, the refusal as a value with its status (the review queue answers
-   * it as the item having left the queue). NOT_FOUND for no such mission run in the org.
-   */
-  async decision(principal: Principal, id: number, decision: MissionDecision): Promise<SubjectOutcome> {
-    const by = principal.actor;
-    const onBehalfOf = decision.reviewedBy ?? null;
-    const at = this.now();
-    const event: RunApproveEvent | RunRejectEvent =
-      decision.action === 'approve'
-        ? { type: 'APPROVE', by, onBehalfOf, note: decision.note ?? null, at }
-        : { type: 'REJECT', by, onBehalfOf, reason: decision.note ?? null, at };
-    const result = await this.send(
-      principal,
-      id,
-      event,
-      actingAs(principal),
-      {
-        action: decision.audit?.action ?? `mission_run.${decision.action}`,
-        details: {
-          note: decision.note ?? null,
-          reviewedBy: decision.reviewedBy ?? null,
-          ...decision.audit?.details,
-        },
-        requestId: decision.requestId ?? null,
-      },
-      decision.loaded,
-    );
-    if (result.outcome === 'not_found') throw notFound('mission run', id);
-    if (result.outcome === 'invalid') throw validationFailed(result.issues);
-    if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
-    return { decided: true };
+  /** The 409 of a decision mission run `id` refused in `status`. */
+  static decisionRefused(id: number, verb: 'approve' | 'reject', status: string): ApiError {
+    return conflict(`Mission run ${id} is ${status}; ${verb} is accepted only when it is awaiting_review.`, {
+      missionRunId: id,
+      status,
+      action: verb,
+    });
   }
 
   /** The definition mission run `id` was started with (name, team, planner, review, limits); 404 otherwise. */
@@ -302,16 +283,13 @@ export class MissionService {
     event: MissionRunEvent,
     by: ActingAs,
     audit: { action: string; details?: Record<string, unknown>; requestId: string | null },
-    loaded?: readonly LoadedActor[],
   ): Promise<SendResult> {
     const { host } = this.deps;
-    return host.transact(
-      (tx) =>
-        host.send(tx, MISSION_RUN_KIND, { orgId: principal.orgId, id }, event, {
-          actingAs: by,
-          audit: { ...audit, targetKind: 'mission_run', targetId: String(id) },
-        }),
-      loaded ? { loaded } : {},
+    return host.transact((tx) =>
+      host.send(tx, MISSION_RUN_KIND, { orgId: principal.orgId, id }, event, {
+        actingAs: by,
+        audit: { ...audit, targetKind: 'mission_run', targetId: String(id) },
+      }),
     );
   }
 

@@ -43,7 +43,7 @@ export const proposalsFeature = defineFeature({
     actors.register(proposalKind(reviews.reviewItems));
     const proposals = new ProposalService({ db: db.sql, host: actors, clock, baseUrl: platform.baseUrl });
     reviews.reviewSubjects.register(ACTION_REVIEW_KIND, {
-      decide: (principal, id, decision) => proposals.decide(principal, id, decision),
+      decide: (tx, decider, id, decision) => proposals.decideIn(tx, decider, id, decision),
       view: (principal, id) => proposals.get(principal, id),
       reviewUrl: (id) => proposals.reviewUrl(id),
       pollUrl: (id) => `/api/v1/proposals/${id}`,

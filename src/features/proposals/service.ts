@@ -9,8 +9,8 @@ import type { ProposalEvent } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
+  type ActorTx,
   actorStatus,
-  type LoadedActor,
   type SendResult,
   type TransitionAudit,
 } from '../../platform/actors/host.js';
@@ -20,7 +20,13 @@ import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import type { ConnectorAction } from '../connectors/index.js';
-import type { SubjectDecision, SubjectOutcome } from '../reviews/index.js';
+import {
+  type Decider,
+  decisionEvent,
+  type SubjectDecision,
+  type SubjectOutcome,
+  subjectOutcome,
+} from '../reviews/index.js';
 import { ACTION_REVIEW_KIND, PROPOSAL_KIND } from './proposal-kind.js';
 
 /** A proposal's review item, as `GET /proposals/:id` shows it. */
@@ -218,40 +224,29 @@ export class ProposalService {
   }
 
   /**
-   * Applies a review decision (the queue's `action` items): approve → executing (the execution is
-   * enqueued in the same transaction), reject → rejected (the item closed from the queue's read of
-   * it, nothing read after); decided, or, when it no longer accepts one, the refusal as a value with its status (the queue answers it as the item
-   * having left the queue). NOT_FOUND for no such proposal in the org.
+   * Applies a review decision in `tx` — only the review queue's choke point calls this
+   * (reviews/decisions.ts): approve → executing (the execution is enqueued in the same transaction),
+   * reject → rejected; decided, or, when it no longer accepts one, the refusal as a value with its
+   * status. NOT_FOUND for no such proposal in the org.
    */
-  async decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome> {
-    const at = this.now();
-    const event: ProposalEvent =
-      decision.action === 'approve'
-        ? { type: 'APPROVE', by: principal.actor, onBehalfOf: decision.reviewedBy, note: decision.reason, at }
-        : {
-            type: 'REJECT',
-            by: principal.actor,
-            onBehalfOf: decision.reviewedBy,
-            reason: decision.reason,
-            at,
-          };
-    const result = await this.send(
-      principal,
-      id,
-      event,
-      {
+  async decideIn(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    decision: SubjectDecision,
+  ): Promise<SubjectOutcome> {
+    const event: ProposalEvent = decisionEvent(decider, decision, this.now());
+    const result = await this.deps.host.send(tx, PROPOSAL_KIND, { orgId: decider.orgId, id }, event, {
+      actingAs: decider.actingAs,
+      audit: {
         action: decision.audit.action,
         targetKind: 'proposal',
         targetId: String(id),
         details: { ...decision.audit.details, reviewedBy: decision.reviewedBy, reason: decision.reason },
         requestId: decision.requestId,
       },
-      [decision.item],
-    );
-    if (result.outcome === 'not_found') throw notFound('proposal', id);
-    if (result.outcome === 'invalid') throw validationFailed(result.issues);
-    if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
-    return { decided: true };
+    });
+    return subjectOutcome(result, 'proposal', id);
   }
 
   /** Withdraws a pending proposal: cancelled, never executed; 409 once decided. */
@@ -282,16 +277,13 @@ export class ProposalService {
     id: number,
     event: ProposalEvent,
     audit: TransitionAudit,
-    loaded?: readonly LoadedActor[],
   ): Promise<SendResult> {
     const { host } = this.deps;
-    return host.transact(
-      (tx) =>
-        host.send(tx, PROPOSAL_KIND, { orgId: principal.orgId, id }, event, {
-          actingAs: actingAs(principal),
-          audit,
-        }),
-      loaded ? { loaded } : {},
+    return host.transact((tx) =>
+      host.send(tx, PROPOSAL_KIND, { orgId: principal.orgId, id }, event, {
+        actingAs: actingAs(principal),
+        audit,
+      }),
     );
   }
 

@@ -7,6 +7,7 @@
 import { reviewItemMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
+import { ReviewDecisions } from './decisions.js';
 import { createReviewItems, type ReviewItems } from './items.js';
 import { Migration0004Reviews } from './migrations/0004-reviews.js';
 import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subject-index.js';
@@ -16,6 +17,11 @@ import { reviewRoutes } from './routes.js';
 import { ReviewService } from './service.js';
 import type { ReviewKind, ReviewSubject } from './subjects.js';
 
+export {
+  type DecisionRequest,
+  ifMatchRevision,
+  type ReviewDecisions,
+} from './decisions.js';
 export type { ReviewDecision, ReviewItems, ReviewSubjectRef } from './items.js';
 export {
   REVIEW_EVENT_TYPES,
@@ -29,17 +35,22 @@ export {
 export { REVIEW_ITEM_KIND } from './review-item-kind.js';
 export type { ReviewService } from './service.js';
 export {
+  type Decider,
+  decisionEvent,
   REVIEW_KINDS,
   REVIEW_STATUS_OF_KIND,
   type ReviewKind,
   type ReviewSubject,
   type SubjectDecision,
   type SubjectOutcome,
+  subjectOutcome,
 } from './subjects.js';
 
 /** What the reviews feature offers. */
 export interface ReviewsApi {
   reviews: ReviewService;
+  /** The one choke point of decisions: every path that decides an item calls it. */
+  decisions: ReviewDecisions;
   /** Open and close items from the owner's transitions. */
   reviewItems: ReviewItems;
   /** Where owners register the subjects of their kinds of item. */
@@ -56,15 +67,18 @@ export const reviewsFeature = defineFeature({
   register(platform: Platform): ReviewsApi {
     platform.actors.register(reviewItemKind);
     const subjects = new Map<ReviewKind, ReviewSubject>();
+    const decisions = new ReviewDecisions({ db: platform.db.sql, host: platform.actors, subjects });
     const reviews = new ReviewService({
       db: platform.db.sql,
       host: platform.actors,
       clock: platform.clock,
       subjects,
+      decisions,
     });
     platform.routes.add(...reviewRoutes(reviews), ...reviewStreamRoutes(platform.bus));
     return {
       reviews,
+      decisions,
       reviewItems: createReviewItems(platform.actors, platform.log),
       reviewSubjects: {
         register(kind, subject) {

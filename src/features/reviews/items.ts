@@ -57,16 +57,22 @@ export interface ReviewItems {
 /** The columns a load of an item reads (`ActorHost.resolveRow`); review items keep no run events. */
 export const ITEM_COLUMNS = 'i.id, i.org_id, i.version, 0 as last_seq, i.snapshot, i.kind, i.run_id';
 
+/** The open item of `subject`, read in `tx` (one statement); null when it has none. */
+export async function readOpenItem(
+  host: ActorHost,
+  tx: ActorTx,
+  subject: ReviewSubjectRef,
+): Promise<LoadedActor | null> {
+  const rows = await tx.sql.prepared<Record<string, unknown>>(
+    'review_item_open',
+    `select ${ITEM_COLUMNS} from review_items i where i.org_id = $1 and i.kind = $2 and i.run_id = $3 and i.open`,
+    [subject.orgId, subject.kind, subject.id],
+  );
+  return rows[0] ? host.resolveRow(REVIEW_ITEM_KIND, rows[0]) : null;
+}
+
 export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
-  /** The open item of `subject`, read in `tx` (one statement). */
-  async function openItem(tx: ActorTx, subject: ReviewSubjectRef): Promise<LoadedActor | null> {
-    const rows = await tx.sql.prepared<Record<string, unknown>>(
-      'review_item_open',
-      `select ${ITEM_COLUMNS} from review_items i where i.org_id = $1 and i.kind = $2 and i.run_id = $3 and i.open`,
-      [subject.orgId, subject.kind, subject.id],
-    );
-    return rows[0] ? host.resolveRow(REVIEW_ITEM_KIND, rows[0]) : null;
-  }
+  const openItem = (tx: ActorTx, subject: ReviewSubjectRef) => readOpenItem(host, tx, subject);
 
   return {
     async open(tx, subject, item) {

@@ -11,6 +11,7 @@ import { notFound } from '../../platform/errors.js';
 import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
 import { ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
+import { ifMatchRevision } from './decisions.js';
 import { etagOf } from './revision.js';
 import {
   REVIEW_KINDS,
@@ -45,6 +46,8 @@ export const reviewDecideBodySchema = z.strictObject({
   action: z.enum(['approve', 'reject']),
   reason: z.string().max(10_000).nullish(),
   reviewedBy: z.string().min(1).max(200).nullish(),
+  /** The revision the reviewer saw (or `If-Match`): 409 `{reason: "stale"}` when it is not current. */
+  revision: z.string().min(1).max(100).nullish(),
 });
 
 /** Body of `POST /reviews/assign`: `assignedTo` is required, null sends the item back to triage. */
@@ -165,14 +168,15 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       query: reviewListQuerySchema,
       body: reviewDecideBodySchema,
       summary:
-        'Approve or reject a review item (skill: approve/reject; workflow: resume/cancel); {ok, reviews, nextCursor}. 409 when it is no longer in the queue.',
-      handler: async ({ principal, query, body, requestId }) => {
+        'Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}).',
+      handler: async ({ principal, query, body, headers, requestId }) => {
         await reviews.decide(principal, {
           kind: body.kind,
           id: body.id,
           action: body.action,
           reason: body.reason,
           reviewedBy: body.reviewedBy,
+          revision: body.revision ?? ifMatchRevision(headers['if-match']),
           requestId,
         });
         return ok(await refreshed(principal, query));

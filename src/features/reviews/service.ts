@@ -14,8 +14,9 @@
  * - view: a lane (or all of them), whether snoozed items show, a page size and a position; what a
  *   decide, assign or snooze answers with (the refreshed queue).
  *
- * Deciding dispatches to the owning service (runs: approve/reject; a workflow's reject cancels it),
- * whose transition closes the item in the same transaction. Assigning and snoozing are transitions
+ * Deciding goes through the choke point (decisions.ts), which checks the revision and dispatches to
+ * the owning service (runs: approve/reject; a workflow's reject cancels it), whose transition closes
+ * the item in the same transaction. Assigning and snoozing are transitions
  * of the item itself. Every change is attributed to the caller (`token:<id>` or `mcp`) in the
  * transition log and an audit row; the approve capability is checked by the route, before any of this.
  */
@@ -29,9 +30,9 @@ import {
 } from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
-import { ITEM_COLUMNS } from './items.js';
+import { gone, type ReviewDecisions } from './decisions.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
@@ -106,6 +107,8 @@ export interface DecideArgs extends ReviewRef {
   reason?: string | null | undefined;
   /** The human the caller acts for (the run's `review.onBehalfOf`). */
   reviewedBy?: string | null | undefined;
+  /** The revision the reviewer saw (checked by the choke point, decisions.ts). */
+  revision?: string | null | undefined;
   requestId?: string | null | undefined;
 }
 
@@ -130,6 +133,8 @@ export interface ReviewServiceDeps {
   clock: Clock;
   /** The subjects of each kind of item, as their owners registered them. */
   subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
+  /** The choke point every decision goes through. */
+  decisions: ReviewDecisions;
 }
 
 interface ItemRow {
@@ -148,12 +153,6 @@ interface ItemRow {
   created_at: Date;
   slug: string | null;
   paused_at: string | null;
-}
-
-/** An open item and its run, as `target` found them. */
-interface Target {
-  loaded: LoadedActor;
-  itemId: number;
 }
 
 /**
@@ -208,19 +207,6 @@ function listStatement(
   return { name, text, values };
 }
 
-/**
- * The subject {kind, id} in the org (a row of `table`), and its open item if it has one (with what a
- * load reads). Subjects in `runs` are of the item's kind only.
- */
-function targetStatement(table: string): string {
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`bad review subject table ${JSON.stringify(table)}`);
-  return `
-  select r.status as run_status, ${ITEM_COLUMNS}
-    from ${table} r
-    left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
-   where r.id = $1 and r.org_id = $2${table === 'runs' ? ' and r.kind = $3' : ''}`;
-}
-
 export class ReviewService {
   constructor(private readonly deps: ReviewServiceDeps) {}
 
@@ -257,28 +243,13 @@ export class ReviewService {
   }
 
   /**
-   * Decides item `{kind, id}`: approve or reject its skill run, resume (approve) or cancel (reject)
-   * its workflow run, resume (approve) or cancel (reject) its mission run. 404 for no such item in
-   * the org; 409 when it is no longer in the queue (decided, or its run cancelled or failed), also when
-   * another reviewer wins a race for it. The item is read once: the subject's transition closes it
-   * from this read.
+   * Decides item `{kind, id}` through the choke point (decisions.ts): approve or reject its skill
+   * run, resume (approve) or cancel (reject) its workflow or mission run, execute (approve) or drop
+   * (reject) its proposal. 404 for no such item in the org; 409 when it is no longer in the queue
+   * (also when another reviewer wins a race for it) or `revision` is stale.
    */
   async decide(principal: Principal, args: DecideArgs): Promise<void> {
-    const target = await this.target(principal, args);
-    const subject = this.subject(args.kind);
-    const outcome = await subject.decide(principal, args.id, {
-      action: args.action,
-      reason: args.reason ?? null,
-      reviewedBy: args.reviewedBy ?? null,
-      requestId: args.requestId ?? null,
-      audit: {
-        action: 'review.decide',
-        details: { kind: args.kind, action: args.action, reviewItemId: target.itemId },
-      },
-      item: target.loaded,
-    });
-    // Refused: the item left the queue after `target` read it (another reviewer won, say).
-    if ('refused' in outcome) throw gone(args, outcome.refused.status);
+    await this.deps.decisions.decide(principal, args);
   }
 
   /**
@@ -308,7 +279,7 @@ export class ReviewService {
       targetId: String(args.id),
       details: {
         kind: args.kind,
-        reviewItemId: target.itemId,
+        reviewItemId: target.row.id,
         assignedTo: args.assignedTo,
         note: args.note ?? null,
       },
@@ -340,43 +311,32 @@ export class ReviewService {
       action: 'review.snooze',
       targetKind: 'run',
       targetId: String(args.id),
-      details: { kind: args.kind, reviewItemId: target.itemId, until: untilIso },
+      details: { kind: args.kind, reviewItemId: target.row.id, until: untilIso },
       requestId: args.requestId ?? null,
     });
   }
 
-  /** The open item `{kind, id}` of the caller's org: 404 when there is no such run, 409 when it has none. */
-  private async target(principal: Principal, ref: ReviewRef): Promise<Target> {
-    // A kind no feature registered has no items: every id is unknown.
-    const subject = this.deps.subjects.get(ref.kind);
-    if (!subject) throw notFound(`${ref.kind} review`, ref.id);
-    const table = subject.table ?? 'runs';
-    const raw = await this.deps.db.prepared<Record<string, unknown>>(
-      `reviews_target_${table}`,
-      targetStatement(table),
-      [ref.id, principal.orgId, ref.kind],
-    );
-    const row = raw[0];
-    if (!row) throw notFound(`${ref.kind} review`, ref.id);
-    const loaded = row.id === null ? null : this.deps.host.resolveRow(REVIEW_ITEM_KIND, row);
-    if (!loaded) throw gone(ref, String(row.run_status));
-    return { loaded, itemId: loaded.row.id };
+  /** The open item `{kind, id}` of the caller's org: 404 when there is no such subject, 409 when it has none. */
+  private async target(principal: Principal, ref: ReviewRef): Promise<LoadedActor> {
+    const target = await this.deps.decisions.target(principal, ref);
+    if (!target.item) throw gone(ref, target.status);
+    return target.item;
   }
 
   /** Sends `event` to the target item in one statement; 409 when the item refuses it (it closed). */
   private async transition(
     principal: Principal,
     ref: ReviewRef,
-    target: Target,
+    target: LoadedActor,
     event: ReviewAssignEvent | ReviewSnoozeEvent,
     audit: TransitionAudit,
   ): Promise<void> {
     const { host } = this.deps;
     const result = await host.transact(
       (tx) =>
-        host.send(tx, REVIEW_ITEM_KIND, { orgId: principal.orgId, id: target.itemId }, event, {
+        host.send(tx, REVIEW_ITEM_KIND, { orgId: principal.orgId, id: target.row.id }, event, {
           actingAs: actingAs(principal),
-          loaded: target.loaded,
+          loaded: target,
           audit,
         }),
       { single: true },
@@ -426,13 +386,4 @@ export class ReviewService {
   private now(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
-}
-
-/** 409: the item is not in the queue any more; `state` is its run's status or the item's. */
-function gone(ref: ReviewRef, state: string): ApiError {
-  return conflict(`Review item ${ref.kind} ${ref.id} is no longer in the queue (${state}).`, {
-    kind: ref.kind,
-    id: ref.id,
-    status: state,
-  });
 }

@@ -3,8 +3,10 @@
  * feature (a skill run, a workflow run), which registers how a decision reaches it and where the
  * API points for it. The queue itself knows no subject.
  */
-import type { LoadedActor } from '../../platform/actors/host.js';
+import { type ActorTx, actorStatus, type SendResult } from '../../platform/actors/host.js';
+import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { notFound, validationFailed } from '../../platform/errors.js';
 
 /** The kinds of review items. */
 export const REVIEW_KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
@@ -20,7 +22,13 @@ export const REVIEW_STATUS_OF_KIND = {
   action: 'pending',
 } as const satisfies Record<ReviewKind, string>;
 
-/** A decision, as the queue hands it to the subject's owner. */
+/** Who decides, as an owner's transition is attributed (the caller's, or the decider's at a delayed decision). */
+export interface Decider {
+  orgId: number;
+  actingAs: Attribution;
+}
+
+/** A decision, as the queue's choke point (decisions.ts) hands it to the subject's owner. */
 export interface SubjectDecision {
   action: 'approve' | 'reject';
   /** The review's note (approve) or reason (reject). */
@@ -30,11 +38,6 @@ export interface SubjectDecision {
   requestId: string | null;
   /** The audit row the owner writes with its transition. */
   audit: { action: string; details: Record<string, unknown> };
-  /**
-   * The subject's open item as the queue read it: the owner's transaction closes it from this copy
-   * (`TransactOptions.loaded`) instead of reading it again.
-   */
-  item: LoadedActor;
 }
 
 /**
@@ -47,10 +50,11 @@ export type SubjectOutcome = { decided: true } | { refused: { status: string } }
 /** How the queue reaches the subjects of one kind. */
 export interface ReviewSubject<View = unknown> {
   /**
-   * Applies `decision` to subject `id` through the owner's own path, whose transition closes the
-   * item in the same transaction. Throws only what is not a refusal (NOT_FOUND, VALIDATION_FAILED…).
+   * Applies `decision` to subject `id` in `tx` (the choke point's transaction, which knows the open
+   * item: the owner's transition closes it from that copy). Only the choke point calls it. Throws only
+   * what is not a refusal (NOT_FOUND, VALIDATION_FAILED…).
    */
-  decide(principal: Principal, id: number, decision: SubjectDecision): Promise<SubjectOutcome>;
+  decide(tx: ActorTx, decider: Decider, id: number, decision: SubjectDecision): Promise<SubjectOutcome>;
   /** The subject as its own GET answers it (the run, mission run or proposal); 404 when it is not the org's. */
   view(principal: Principal, id: number): Promise<View>;
   /** The subject's review screen. */
@@ -62,4 +66,21 @@ export interface ReviewSubject<View = unknown> {
    * its status when it has no open item. Default `runs` (rows of this kind only).
    */
   table?: string;
+}
+
+/** The owner's APPROVE or REJECT event for `decision` (the shape runs, mission runs and proposals take). */
+export function decisionEvent(decider: Decider, decision: SubjectDecision, at: string) {
+  const by = decider.actingAs.actor;
+  const onBehalfOf = decision.reviewedBy;
+  return decision.action === 'approve'
+    ? { type: 'APPROVE' as const, by, onBehalfOf, note: decision.reason, at }
+    : { type: 'REJECT' as const, by, onBehalfOf, reason: decision.reason, at };
+}
+
+/** What an owner answers for its transition's `result`: NOT_FOUND (`noun` `id`) and invalid throw. */
+export function subjectOutcome(result: SendResult, noun: string, id: number): SubjectOutcome {
+  if (result.outcome === 'not_found') throw notFound(noun, id);
+  if (result.outcome === 'invalid') throw validationFailed(result.issues);
+  if (result.outcome === 'refused') return { refused: { status: actorStatus(result.actor) } };
+  return { decided: true };
 }

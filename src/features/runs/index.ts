@@ -117,17 +117,7 @@ export const runsFeature = defineFeature({
 
     for (const kind of ['skill', 'workflow'] as const) {
       reviews.reviewSubjects.register(kind, {
-        decide(principal, id, decision) {
-          const args = {
-            reviewedBy: decision.reviewedBy ?? undefined,
-            requestId: decision.requestId,
-            audit: decision.audit,
-            loaded: [decision.item],
-          };
-          return decision.action === 'approve'
-            ? runs.decision(principal, id, 'approve', { ...args, note: decision.reason ?? undefined })
-            : runs.decision(principal, id, 'reject', { ...args, reason: decision.reason ?? undefined });
-        },
+        decide: (tx, decider, id, decision) => runs.decideIn(tx, decider, id, decision),
         view: (principal, id) => runs.get(principal, id),
         reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
         pollUrl: runPath,
@@ -136,8 +126,10 @@ export const runsFeature = defineFeature({
 
     // GET /runs/:id and runtime_get_run read the run in the statement that authenticates the caller.
     platform.auth.addFusedRead('run', fusedRunRead(platform.baseUrl));
-    platform.routes.add(...runRoutes(runs), ...runStreamRoutes(streams));
-    platform.mcp.add(...runtimeTools({ runs, bus, log }, { waitMs: RUN_WAIT_MS }));
+    platform.routes.add(...runRoutes(runs, reviews.decisions), ...runStreamRoutes(streams));
+    platform.mcp.add(
+      ...runtimeTools({ runs, bus, log, decisions: reviews.decisions }, { waitMs: RUN_WAIT_MS }),
+    );
     platform.mcp.addResources(runResources(runs));
 
     let maintenance: NodeJS.Timeout | null = null;

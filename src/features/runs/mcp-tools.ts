@@ -9,15 +9,56 @@ import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import { type ResourceSource, resourceUri } from '../../platform/mcp/resources.js';
 import { JsonText } from '../../platform/mcp/results.js';
-import { bodyFieldsAsArguments, defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
+import {
+  bodyFieldsAsArguments,
+  defineTool,
+  READ_ONLY,
+  type ToolContext,
+  type ToolDef,
+} from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
+import type { ReviewDecisions } from '../reviews/index.js';
 import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
-import type { RunService } from './service.js';
+import { RunService } from './service.js';
 import { type RunFilter, type RunView, runViewSchema } from './view.js';
 import { type WaitDeps, waitForRun } from './wait-for-run.js';
 
 const runIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The run id (runId).');
+
+/** The review item's revision the caller saw; absent: not checked. */
+const revisionSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .optional()
+  .describe('The review item’s revision you decided on (GET /reviews/:kind/:id); CONFLICT when stale.');
+
+/** What the runtime tools use: the runs, the bus to wait on, and the review queue's choke point. */
+export interface RuntimeToolDeps extends WaitDeps {
+  decisions: ReviewDecisions;
+}
+
+/** Decides run `runId` through the review queue's choke point; answers the run. */
+async function decideRun(
+  s: RuntimeToolDeps,
+  ctx: ToolContext,
+  runId: number,
+  verb: 'approve' | 'reject',
+  text: string | undefined,
+  revision: string | undefined,
+): Promise<RunView> {
+  await s.decisions.decide(ctx.principal, {
+    id: runId,
+    action: verb,
+    reason: text ?? null,
+    revision: revision ?? null,
+    requestId: ctx.requestId,
+    auditAction: `run.${verb}`,
+    refusal: (status) => RunService.decisionRefused(runId, verb, status),
+  });
+  return s.runs.get(ctx.principal, runId);
+}
 
 /** What `runtime_run_skill` answers: docs/mcp.md's fields, plus `error` and `reviewUrl`. */
 export const runOutcomeSchema = z.object({
@@ -62,7 +103,7 @@ export function runResources(runs: RunService): ResourceSource {
 }
 
 /** The runtime tools over `s`; `runtime_run_skill` waits at most `waitMs`. */
-export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[] {
+export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): ToolDef[] {
   return [
     defineTool({
       name: 'runtime_run_skill',
@@ -142,13 +183,19 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
       title: 'Approve a draft',
       group: 'runtime',
       description:
-        'Approves a pending skill run (its draft) — or a paused workflow run, which resumes. Needs the ' +
-        'approve capability; CONFLICT when the run is in another status. Answers the run.',
-      input: z.strictObject({ runId: runIdSchema, note: z.string().max(10_000).optional() }),
+        'Approves a pending skill run (its draft) — or a paused workflow run, which resumes. Pass the ' +
+        'review item\'s `revision` you read (GET /reviews/:kind/:id): CONFLICT (details.reason "stale", ' +
+        'details.revision the current one) when the item changed since. Needs the approve capability; ' +
+        'CONFLICT when the run is in another status. Answers the run.',
+      input: z.strictObject({
+        runId: runIdSchema,
+        note: z.string().max(10_000).optional(),
+        revision: revisionSchema,
+      }),
       output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: ({ runId, note }, ctx) => s.runs.approve(ctx.principal, runId, { note, requestId: ctx.requestId }),
+      run: ({ runId, note, revision }, ctx) => decideRun(s, ctx, runId, 'approve', note, revision),
     }),
     defineTool({
       name: 'runtime_reject_draft',
@@ -156,13 +203,17 @@ export function runtimeTools(s: WaitDeps, options: { waitMs: number }): ToolDef[
       group: 'runtime',
       description:
         'Rejects a pending skill run (its draft) — or a paused workflow run, which is cancelled — with an ' +
-        'optional reason. Needs the approve capability; CONFLICT when the run is in another status.',
-      input: z.strictObject({ runId: runIdSchema, reason: z.string().max(10_000).optional() }),
+        'optional reason. Pass the review item\'s `revision` you read: CONFLICT (details.reason "stale") ' +
+        'when it changed since. Needs the approve capability; CONFLICT when the run is in another status.',
+      input: z.strictObject({
+        runId: runIdSchema,
+        reason: z.string().max(10_000).optional(),
+        revision: revisionSchema,
+      }),
       output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: ({ runId, reason }, ctx) =>
-        s.runs.reject(ctx.principal, runId, { reason, requestId: ctx.requestId }),
+      run: ({ runId, reason, revision }, ctx) => decideRun(s, ctx, runId, 'reject', reason, revision),
     }),
   ];
 }

@@ -13,8 +13,9 @@ import { json, jsonText, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { parseTraceparent } from '../../platform/util/trace.js';
+import { ifMatchRevision, type ReviewDecisions } from '../reviews/index.js';
 import { slugParams } from '../workspace/index.js';
-import type { RunService } from './service.js';
+import { RunService } from './service.js';
 import { type RunFilter, runViewSchema } from './view.js';
 
 /** Statuses `GET /runs?status=` accepts: the run statuses, and `auto` (skill runs that never entered review). */
@@ -29,14 +30,19 @@ export const triggerBodySchema = z.strictObject({
   agentSlug: z.string().min(1).max(63).optional(),
 });
 
+/** The revision a reviewer saw (docs/api.md "Review queue"; or the `If-Match` header). */
+const revisionSchema = z.string().min(1).max(100).nullish();
+
 const approveBodySchema = z.strictObject({
   reviewedBy: z.string().min(1).max(200).nullish(),
   note: z.string().max(10_000).nullish(),
+  revision: revisionSchema,
 });
 
 const rejectBodySchema = z.strictObject({
   reviewedBy: z.string().min(1).max(200).nullish(),
   reason: z.string().max(10_000).nullish(),
+  revision: revisionSchema,
 });
 
 const feedbackBodySchema = z.strictObject({
@@ -78,7 +84,7 @@ const triggerAnswerSchema = z.object({ runId: z.number().int(), status: z.string
 const runAnswer = { 200: { description: 'The run.', schema: runViewSchema } };
 
 /** The runs routes over `runs`. */
-export function runRoutes(runs: RunService): RouteDef[] {
+export function runRoutes(runs: RunService, decisions: ReviewDecisions): RouteDef[] {
   const trigger = (kind: 'skill' | 'workflow') =>
     defineRoute({
       method: 'POST',
@@ -183,40 +189,35 @@ export function runRoutes(runs: RunService): RouteDef[] {
       handler: async ({ principal, params }) =>
         ok({ transitions: await runs.transitions(principal, runId(params.id)) }),
     }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/runs/:id/approve',
-      access: access.approve,
-      params: idParam,
-      body: approveBodySchema,
-      summary: 'Approve a pending skill run or a paused workflow run; 409 from any other status.',
-      responses: runAnswer,
-      handler: async ({ principal, params, body, requestId }) =>
-        ok(
-          await runs.approve(principal, runId(params.id), {
-            reviewedBy: body.reviewedBy ?? undefined,
-            note: body.note ?? undefined,
+    ...(['approve', 'reject'] as const).map((verb) =>
+      defineRoute({
+        method: 'POST',
+        path: `/api/v1/runs/:id/${verb}`,
+        access: access.approve,
+        params: idParam,
+        body: verb === 'approve' ? approveBodySchema : rejectBodySchema,
+        summary:
+          verb === 'approve'
+            ? 'Approve a pending skill run or a paused workflow run; 409 from any other status, or when `revision` (or If-Match) is stale.'
+            : 'Reject a pending skill run, or a paused workflow run (cancels it); 409 otherwise, or when `revision` (or If-Match) is stale.',
+        responses: runAnswer,
+        handler: async ({ principal, params, body, headers, requestId }) => {
+          const id = runId(params.id);
+          const text = 'note' in body ? body.note : 'reason' in body ? body.reason : null;
+          await decisions.decide(principal, {
+            id,
+            action: verb,
+            reason: text,
+            reviewedBy: body.reviewedBy,
+            revision: body.revision ?? ifMatchRevision(headers['if-match']),
             requestId,
-          }),
-        ),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/runs/:id/reject',
-      access: access.approve,
-      params: idParam,
-      body: rejectBodySchema,
-      summary: 'Reject a pending skill run, or a paused workflow run (cancels it); 409 otherwise.',
-      responses: runAnswer,
-      handler: async ({ principal, params, body, requestId }) =>
-        ok(
-          await runs.reject(principal, runId(params.id), {
-            reviewedBy: body.reviewedBy ?? undefined,
-            reason: body.reason ?? undefined,
-            requestId,
-          }),
-        ),
-    }),
+            auditAction: `run.${verb}`,
+            refusal: (status) => RunService.decisionRefused(id, verb, status),
+          });
+          return ok(await runs.get(principal, id));
+        },
+      }),
+    ),
     defineRoute({
       method: 'POST',
       path: '/api/v1/runs/:id/cancel',

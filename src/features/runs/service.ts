@@ -1,6 +1,7 @@
 /**
  * Runs as the API (and later MCP and the review queue) use them: trigger a skill or workflow run,
- * read and list runs, approve, reject, cancel, give feedback. Every state change is a transition of
+ * read and list runs, decide one (approve, reject: only for the review queue's choke point,
+ * reviews/decisions.ts), cancel, give feedback. Every state change is a transition of
  * the run's actor through the host (409 when the run's state refuses it); feedback is not a state
  * change, only columns.
  *
@@ -18,7 +19,6 @@ import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
   actorStatus,
-  type LoadedActor,
   type SendResult,
   type TransitionAudit,
 } from '../../platform/actors/host.js';
@@ -28,10 +28,16 @@ import type { Attribution } from '../../platform/auth/attribution.js';
 import type { FusedAnswer } from '../../platform/auth/authenticate.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
-import type { SubjectOutcome } from '../reviews/index.js';
+import {
+  type Decider,
+  decisionEvent,
+  type SubjectDecision,
+  type SubjectOutcome,
+  subjectOutcome,
+} from '../reviews/index.js';
 import type { AppliedResources } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
 import { agentLearnings, type Learning } from './learnings.js';
@@ -88,19 +94,6 @@ export interface RunServiceDeps {
   schemas: SchemaCache;
   /** BASE_URL (read at call time: PORT=0 learns its port at start). */
   baseUrl(): string;
-}
-
-/** Arguments of approve and reject. */
-export interface DecisionArgs {
-  /** The human the caller acts for (`reviewedBy` of the API), recorded as `onBehalfOf`. */
-  reviewedBy?: string | undefined;
-  note?: string | undefined;
-  reason?: string | undefined;
-  requestId?: string | null;
-  /** How the audit row names the call (default `run.approve`/`run.reject`), and details it adds. */
-  audit?: { action: string; details?: Record<string, unknown> } | undefined;
-  /** Actors the caller already read, for the decision's transaction (`TransactOptions.loaded`). */
-  loaded?: readonly LoadedActor[] | undefined;
 }
 
 /** Whether a run of `target` waits for review from its creation: a skill that requires approval. */
@@ -258,70 +251,39 @@ export class RunService {
     return agentLearnings(this.deps.db, orgId, agentSlug, topic, limit);
   }
 
-  /** Approves a pending skill run or a paused workflow run; 409 from any other status. */
-  async approve(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
-    this.decided(id, 'approve', await this.decision(principal, id, 'approve', args));
-    return this.get(principal, id);
-  }
-
-  /** Rejects a pending skill run, or a paused workflow run (which cancels it); 409 otherwise. */
-  async reject(principal: Principal, id: number, args: DecisionArgs = {}): Promise<RunView> {
-    this.decided(id, 'reject', await this.decision(principal, id, 'reject', args));
-    return this.get(principal, id);
-  }
-
   /**
-   * Approves or rejects run `id` (as `approve` and `reject` do, without reading the run after):
-   * decided, or, when the run no longer accepts one, the refusal as a value with the run's status
-   * (the review queue answers it as the item having left the queue). NOT_FOUND for no such run in
-   * the org.
+   * Approves or rejects run `id` in `tx` — only the review queue's choke point calls this
+   * (reviews/decisions.ts): decided, or, when the run no longer accepts one, the refusal as a value
+   * with the run's status. NOT_FOUND for no such run in the org.
    */
-  async decision(
-    principal: Principal,
+  async decideIn(
+    tx: ActorTx,
+    decider: Decider,
     id: number,
-    verb: 'approve' | 'reject',
-    args: DecisionArgs = {},
+    decision: SubjectDecision,
   ): Promise<SubjectOutcome> {
-    const by = principal.actor;
-    const onBehalfOf = args.reviewedBy ?? null;
-    const at = this.now();
-    const event: RunApproveEvent | RunRejectEvent =
-      verb === 'approve'
-        ? { type: 'APPROVE', by, onBehalfOf, note: args.note ?? null, at }
-        : { type: 'REJECT', by, onBehalfOf, reason: args.reason ?? null, at };
-    const result = await this.send(
-      principal,
-      id,
-      event,
-      actingAs(principal),
-      {
-        action: args.audit?.action ?? `run.${verb}`,
+    const event = decisionEvent(decider, decision, this.now());
+    const result = await this.deps.host.send(tx, RUN_KINDS, { orgId: decider.orgId, id }, event, {
+      actingAs: decider.actingAs,
+      audit: {
+        action: decision.audit.action,
         targetKind: 'run',
         targetId: String(id),
         details: {
-          reviewedBy: args.reviewedBy ?? null,
-          note: args.note ?? null,
-          reason: args.reason ?? null,
-          ...args.audit?.details,
+          reviewedBy: decision.reviewedBy,
+          note: event.type === 'APPROVE' ? event.note : null,
+          reason: event.type === 'REJECT' ? event.reason : null,
+          ...decision.audit.details,
         },
-        requestId: args.requestId ?? null,
+        requestId: decision.requestId,
       },
-      false,
-      args.loaded,
-    );
-    if (result.outcome === 'not_found') throw notFound('run', id);
-    if (result.outcome === 'invalid') throw validationFailed(result.issues);
-    if (result.outcome === 'refused') {
-      return { refused: { status: actorStatus(result.actor) } };
-    }
-    return { decided: true };
+    });
+    return subjectOutcome(result, 'run', id);
   }
 
-  /** Nothing when a decision was taken, else 409 naming the status that refused it. */
-  private decided(id: number, verb: 'approve' | 'reject', outcome: SubjectOutcome): void {
-    if ('decided' in outcome) return;
-    const { status } = outcome.refused;
-    throw conflict(
+  /** The 409 of a decision run `id` refused in `status`. */
+  static decisionRefused(id: number, verb: 'approve' | 'reject', status: string): ApiError {
+    return conflict(
       `Run ${id} is ${status}; ${verb} is accepted only when it is pending (skill runs) or paused (workflow runs).`,
       { runId: id, status, action: verb },
     );
@@ -416,7 +378,6 @@ export class RunService {
     by: Attribution,
     audit: TransitionAudit | undefined,
     single = false,
-    loaded?: readonly LoadedActor[],
   ): Promise<SendResult> {
     const { host } = this.deps;
     return host.transact(
@@ -425,7 +386,7 @@ export class RunService {
           actingAs: by,
           ...(audit ? { audit } : {}),
         }),
-      { single, ...(loaded ? { loaded } : {}) },
+      { single },
     );
   }
 

@@ -1,0 +1,211 @@
+/**
+ * The one choke point of review decisions (decisions.md §15): every path that decides a review item
+ * — `POST /reviews/decide`, `POST /runs/:id/approve|reject`, the MCP tools (`runtime_approve_draft`,
+ * `runtime_reject_draft`, `mission_approve`) and the web UI, which calls those routes — comes here,
+ * and only here is a subject's owner asked to decide (`ReviewSubject.decide`). What a decision must
+ * satisfy is checked here, in the decision's own transaction:
+ *
+ * - the item: the subject's open one (404 for none in the org, 409 when it has left the queue);
+ * - the revision the reviewer saw (`revision` in the body, or `If-Match`): not the item's current one
+ *   → 409 `{reason: "stale", revision: <current>}`, nothing changed. It is checked again on every
+ *   attempt of the transaction: a reviewer who lost a race reads the item closed (revision null).
+ *
+ * The owner's transition closes the item in the same transaction, from the copy read here
+ * (`TransactOptions.loaded`), so a decision reads the item once.
+ */
+
+import { actingAs } from '../../platform/actors/acting-as.js';
+import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { Db } from '../../platform/db/sql.js';
+import { type ApiError, conflict, notFound } from '../../platform/errors.js';
+import { ITEM_COLUMNS, readOpenItem } from './items.js';
+import { REVIEW_ITEM_KIND } from './review-item-kind.js';
+import { revisionOf } from './revision.js';
+import type { Decider, ReviewKind, ReviewSubject, SubjectDecision } from './subjects.js';
+
+/** A decision as a caller asks for it. */
+export interface DecisionRequest {
+  /** The item's kind; undefined names a run (skill or workflow) by its id (`/runs/:id/approve`). */
+  kind?: ReviewKind | undefined;
+  /** The subject's id (the run, mission run or proposal). */
+  id: number;
+  action: 'approve' | 'reject';
+  /** Recorded with the decision: the review's `reason` on reject, its `note` on approve. */
+  reason?: string | null | undefined;
+  /** The human the caller acts for (the subject's `review.onBehalfOf`). */
+  reviewedBy?: string | null | undefined;
+  /** The revision the reviewer saw; absent: not checked. */
+  revision?: string | null | undefined;
+  requestId?: string | null | undefined;
+  /** How the audit row names the call (default `review.decide`). */
+  auditAction?: string | undefined;
+  /** The 409 when the subject refuses in `status` (default: the item is no longer in the queue). */
+  refusal?: ((status: string) => ApiError) | undefined;
+}
+
+/** The item a decision was taken on. */
+export interface Decided {
+  kind: ReviewKind;
+  id: number;
+}
+
+export interface ReviewDecisionsDeps {
+  db: Db;
+  host: ActorHost;
+  subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
+}
+
+/** A subject and its open item, as the queue read them before a transaction. */
+export interface Target {
+  kind: ReviewKind;
+  /** Null when the subject has no open item (`status` says what it is). */
+  item: LoadedActor | null;
+  /** The subject's status. */
+  status: string;
+}
+
+/**
+ * The subject {kind, id} in the org (a row of `table`), and its open item if it has one (with what a
+ * load reads). Subjects in `runs` are of the item's kind only.
+ */
+function targetStatement(table: string): string {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`bad review subject table ${JSON.stringify(table)}`);
+  return `
+  select r.status as run_status, ${ITEM_COLUMNS}
+    from ${table} r
+    left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
+   where r.id = $1 and r.org_id = $2${table === 'runs' ? ' and r.kind = $3' : ''}`;
+}
+
+/** A run of either kind and its open item (a run's own routes name it by id only). */
+const RUN_TARGET = `
+  select r.status as run_status, r.kind as subject_kind, ${ITEM_COLUMNS}
+    from runs r
+    left join review_items i on i.org_id = r.org_id and i.kind = r.kind and i.run_id = r.id and i.open
+   where r.id = $1 and r.org_id = $2`;
+
+/** 409: the item is not in the queue any more; `state` is its subject's status or the item's. */
+export function gone(ref: { kind: ReviewKind; id: number }, state: string): ApiError {
+  return conflict(`Review item ${ref.kind} ${ref.id} is no longer in the queue (${state}).`, {
+    kind: ref.kind,
+    id: ref.id,
+    status: state,
+  });
+}
+
+/** 409: `revision` is not the item's current one (`current`: null once the item closed). */
+export function stale(ref: { kind: ReviewKind; id: number }, revision: string, current: string | null) {
+  return conflict(
+    `Review item ${ref.kind} ${ref.id} changed since revision ${revision}: ${current === null ? 'it is no longer open' : `it is now ${current}`}.`,
+    { reason: 'stale', revision: current },
+  );
+}
+
+/** The current revision of an open item. */
+export function currentRevision(item: LoadedActor): string {
+  return revisionOf(item.row.id, item.row.version);
+}
+
+/**
+ * The revision an `If-Match` header names (`"<revision>"`, weak or not; of several, the first), or
+ * undefined for none or `*` (any current one).
+ */
+export function ifMatchRevision(header: string | undefined): string | undefined {
+  const first = header?.split(',')[0]?.trim();
+  if (!first || first === '*') return undefined;
+  return first.replace(/^W\//, '').replace(/^"(.*)"$/, '$1') || undefined;
+}
+
+export class ReviewDecisions {
+  constructor(private readonly deps: ReviewDecisionsDeps) {}
+
+  /**
+   * The subject and its open item: 404 when the org has no such subject (or none of that kind), 409
+   * when it has no open item (unless `allowClosed`: then `item` is null).
+   */
+  async target(
+    principal: Pick<Principal, 'orgId'>,
+    ref: { kind?: ReviewKind | undefined; id: number },
+  ): Promise<Target> {
+    const { db, host } = this.deps;
+    let row: Record<string, unknown> | undefined;
+    let kind: ReviewKind;
+    if (ref.kind === undefined) {
+      row = (
+        await db.prepared<Record<string, unknown>>('reviews_target_run', RUN_TARGET, [
+          ref.id,
+          principal.orgId,
+        ])
+      )[0];
+      if (!row) throw notFound('run', ref.id);
+      kind = row.subject_kind as ReviewKind;
+    } else {
+      kind = ref.kind;
+      // A kind no feature registered has no items: every id is unknown.
+      const subject = this.deps.subjects.get(kind);
+      if (!subject) throw notFound(`${kind} review`, ref.id);
+      const table = subject.table ?? 'runs';
+      row = (
+        await db.prepared<Record<string, unknown>>(`reviews_target_${table}`, targetStatement(table), [
+          ref.id,
+          principal.orgId,
+          kind,
+        ])
+      )[0];
+      if (!row) throw notFound(`${kind} review`, ref.id);
+    }
+    const item = row.id === null ? null : host.resolveRow(REVIEW_ITEM_KIND, row);
+    return { kind, item, status: String(row.run_status) };
+  }
+
+  /**
+   * Decides the item: the choke point (see the header). 404 no such subject in the org; 409 stale
+   * revision, or the item is no longer in the queue (`request.refusal` words it for the caller).
+   */
+  async decide(principal: Principal, request: DecisionRequest): Promise<Decided> {
+    const target = await this.target(principal, request);
+    const ref = { kind: target.kind, id: request.id };
+    const refused = (status: string) => request.refusal?.(status) ?? gone(ref, status);
+    const first = target.item;
+    if (request.revision != null && (first === null || currentRevision(first) !== request.revision)) {
+      throw stale(ref, request.revision, first && currentRevision(first));
+    }
+    if (!first) throw refused(target.status);
+    const subject = this.subject(target.kind);
+    const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
+    const decision: SubjectDecision = {
+      action: request.action,
+      reason: request.reason ?? null,
+      reviewedBy: request.reviewedBy ?? null,
+      requestId: request.requestId ?? null,
+      audit: {
+        action: request.auditAction ?? 'review.decide',
+        details: { kind: target.kind, action: request.action, reviewItemId: first.row.id },
+      },
+    };
+    await this.deps.host.transact(
+      async (tx) => {
+        // A later attempt lost a race: the item is read again, and its revision checked again.
+        const item = tx.attempt === 1 ? first : await this.openItem(tx, principal.orgId, ref);
+        if (request.revision != null && (item === null || currentRevision(item) !== request.revision)) {
+          throw stale(ref, request.revision, item && currentRevision(item));
+        }
+        const outcome = await subject.decide(tx, decider, request.id, decision);
+        if ('refused' in outcome) throw refused(outcome.refused.status);
+      },
+      { loaded: [first] },
+    );
+    return ref;
+  }
+
+  private openItem(tx: ActorTx, orgId: number, ref: Decided): Promise<LoadedActor | null> {
+    return readOpenItem(this.deps.host, tx, { orgId, kind: ref.kind, id: ref.id });
+  }
+
+  private subject(kind: ReviewKind): ReviewSubject {
+    const subject = this.deps.subjects.get(kind);
+    if (!subject) throw new Error(`no review subject of kind ${kind} is registered`);
+    return subject;
+  }
+}
