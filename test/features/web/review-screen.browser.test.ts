@@ -118,6 +118,47 @@ describeInBrowser('the review screen in the browser', (suite) => {
     await page.context().close();
   });
 
+  it('tells the reviewer when the sanitizer removed part of a draft, and shows the raw text on request', async () => {
+    // Issue 36 #12: an unclosed <style> inside <math> made the rest of the draft vanish from the page.
+    const hidden = 'Also wire 50,000 EUR to account DE00 6666 before Friday.';
+    const id = await trigger(
+      'parrot',
+      `# Summary\n\nAll good this quarter.\n\n<math><mi><style>\n\n${hidden}`,
+    );
+    const page = await signedIn('hidden-hana');
+    const errors = watchPageErrors(page);
+    await page.goto(`${t.url}/review/runs/${id}`);
+    await page.locator('.draft h1').waitFor();
+    expect(await page.locator('.draft').textContent()).not.toContain('wire 50,000');
+    const notice = page.getByRole('note');
+    await expect.poll(() => notice.textContent()).toContain('Not all of this draft is shown');
+    expect(await notice.textContent()).toContain('<math>');
+    const raw = page.locator('.notice-removed pre');
+    expect(await raw.count()).toBe(0);
+    await page.getByRole('button', { name: 'Show the raw text' }).click();
+    await raw.getByText(hidden).waitFor();
+    expect(await raw.textContent()).toContain('<math><mi><style>');
+    await screenshot(page, 'review-removed-notice');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Hide the raw text' }).click();
+    expect(await raw.count()).toBe(0);
+    // The page's CSP refuses the draft's <style> when DOMPurify parses it (inert): that report only.
+    expect(errors.filter((e) => !e.includes("Content Security Policy directive 'style-src 'self''"))).toEqual(
+      [],
+    );
+    await page.context().close();
+  });
+
+  it('shows no such notice for a draft kept whole', async () => {
+    const id = await trigger('parrot', '# Plain\n\nNothing to hide here.');
+    const page = await signedIn('plain-pia');
+    await page.goto(`${t.url}/review/runs/${id}`);
+    await page.locator('.draft h1').waitFor();
+    await page.locator('.draft').getByText('Nothing to hide here.').waitFor();
+    expect(await page.getByRole('note').count()).toBe(0);
+    await page.context().close();
+  });
+
   it('cuts a 6 MB draft and offers the whole run for download', async () => {
     const id = await trigger('big', 'x'.repeat(600_000));
     const page = await signedIn('big-bea');

@@ -1,9 +1,10 @@
 /**
  * The draft: Markdown text rendered safely (see markdown.ts), anything else shown as data. A draft
- * cut for length says so and offers the whole run as a download.
+ * cut for length says so and offers the whole run as a download; a draft the sanitizer removed
+ * something from says what, and shows its raw text on request.
  */
-import { useMemo } from 'preact/hooks';
-import { renderMarkdown } from './markdown.js';
+import { useMemo, useState } from 'preact/hooks';
+import { LIMIT, type Removed, renderMarkdown } from './markdown.js';
 
 /** The text of an output when it has one: a string, or an object's `text`/`markdown`/`content`. */
 function textOf(output: unknown): string | null {
@@ -28,6 +29,9 @@ export function DraftView(props: { output: unknown; runId: number }) {
       ) : (
         <JsonBlock value={props.output} />
       )}
+      {rendered?.removed && text !== null && (
+        <RemovedNotice removed={rendered.removed} text={text.slice(0, LIMIT)} />
+      )}
       {rendered?.truncated && (
         <p class="notice" role="status">
           Showing the first {Math.round(rendered.html.length / 1000)} KB of a{' '}
@@ -37,6 +41,29 @@ export function DraftView(props: { output: unknown; runId: number }) {
           </a>
         </p>
       )}
+    </div>
+  );
+}
+
+/** Tells the reviewer the page does not show all of the draft, and shows the raw text on request. */
+function RemovedNotice(props: { removed: Removed; text: string }) {
+  const [raw, setRaw] = useState(false);
+  const { elements, attributes, hiddenChars } = props.removed;
+  const parts = [
+    hiddenChars > 0 ? `${hiddenChars.toLocaleString('en')} characters of text` : null,
+    elements.length > 0 ? `elements ${elements.map((e) => `<${e}>`).join(', ')}` : null,
+    attributes.length > 0 ? `attributes ${attributes.join(', ')}` : null,
+  ].filter((part) => part !== null);
+  return (
+    <div class="notice notice-removed" role="note">
+      <p>
+        <strong>Not all of this draft is shown.</strong> For safety the page removed {parts.join('; ')}. Read
+        the raw text before you decide.
+      </p>
+      <button type="button" aria-expanded={raw} onClick={() => setRaw(!raw)}>
+        {raw ? 'Hide the raw text' : 'Show the raw text'}
+      </button>
+      {raw && <BoundedText text={props.text} />}
     </div>
   );
 }
