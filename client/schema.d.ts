@@ -3555,6 +3555,7 @@ export interface operations {
                             snoozedUntil: string | null;
                             /** @enum {string} */
                             status: "pending" | "paused" | "awaiting_review" | "decided" | "cancelled";
+                            summary: string | null;
                             title: string;
                         }[];
                     };
@@ -3605,6 +3606,7 @@ export interface operations {
                             snoozedUntil: string | null;
                             /** @enum {string} */
                             status: "pending" | "paused" | "awaiting_review" | "decided" | "cancelled";
+                            summary: string | null;
                             title: string;
                         };
                         subject: unknown;
@@ -4628,6 +4630,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status?: "active" | "draft" | "archived";
+                        titleTemplate?: string;
                         tools?: string[];
                     };
                     promptMd: string;
@@ -4750,6 +4753,7 @@ export interface operations {
                         slug?: string;
                         /** @enum {string} */
                         status?: "active" | "draft" | "archived";
+                        titleTemplate?: string | null;
                         tools?: string[] | null;
                     };
                     promptMd?: string;

@@ -19,6 +19,11 @@ export const reviewItemContextSchema = z.strictObject({
   kind: z.enum(['skill', 'workflow', 'mission', 'action']),
   runId: entityIdSchema,
   title: z.string().min(1),
+  /**
+   * What the item is about in one line (the draft's first 200 characters, the action's description);
+   * null when there is nothing to show yet (absent on items opened before summaries).
+   */
+  summary: z.string().nullable().optional(),
   createdAt: isoTimestampSchema,
   assignedTo: principalSchema.nullable(),
   /** The note of the latest routing (an ASSIGN without a note clears it). */

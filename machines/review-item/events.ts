@@ -7,6 +7,8 @@ export const reviewItemInputSchema = z.strictObject({
   kind: z.enum(['skill', 'workflow', 'mission', 'action']),
   runId: entityIdSchema,
   title: z.string().min(1),
+  /** What the item is about in one line, if anything yet. */
+  summary: z.string().nullish(),
   assignedTo: principalSchema.nullish(),
   at: isoTimestampSchema,
 });
@@ -75,6 +77,8 @@ export type ReviewDecideEvent = z.infer<typeof reviewDecideEventSchema>;
  */
 export const reviewSubjectChangedEventSchema = z.strictObject({
   type: z.literal('SUBJECT_CHANGED'),
+  /** The item's new summary (absent: it stays as it is). */
+  summary: z.string().nullish(),
   at: isoTimestampSchema,
 });
 

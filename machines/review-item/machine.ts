@@ -12,8 +12,9 @@
  * - review event: every transition publishes one domain event (`emitReviewEvent`): `opened` at
  *   creation, then `assigned`, `snoozed`, `woken`, `updated`, `decided` or `cancelled`.
  * - revision: what a reviewer saw, as the API names it (the item's id and version). Every
- *   transition changes the version; SUBJECT_CHANGED exists only to change it when the subject
- *   changes under an open item (a skill run's draft arrived), leaving the state as it is.
+ *   transition changes the version; SUBJECT_CHANGED exists to change it when the subject changes
+ *   under an open item (a skill run's draft arrived), leaving the state as it is (the item's
+ *   summary follows the subject's).
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { effectActionsOf, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
@@ -48,8 +49,8 @@ const snoozeTransition = {
 
 const assignTransition = { target: 'routing', actions: ['storeAssignment', emit('assigned')] } as const;
 
-/** The subject changed under the open item: a new version (revision), nothing else. */
-const subjectChanged = { actions: emit('updated') } as const;
+/** The subject changed under the open item: a new version (revision), and its new summary if given. */
+const subjectChanged = { actions: ['storeSummary', emit('updated')] } as const;
 
 const cancelSnoozeTimer = { type: 'cancelTimer', params: { timerId: SNOOZE_TIMER_ID } } as const;
 
@@ -71,6 +72,10 @@ export const reviewItemMachine = setup({
       return { snoozedUntil: event.until };
     }),
     clearSnooze: assign({ snoozedUntil: null }),
+    storeSummary: assign(({ context, event }) => {
+      assertEvent(event, 'SUBJECT_CHANGED');
+      return { summary: event.summary === undefined ? (context.summary ?? null) : event.summary };
+    }),
     storeDecision: assign(({ event }) => {
       assertEvent(event, 'DECIDE');
       const { action, by, reason, edited, at } = event;
@@ -93,6 +98,7 @@ export const reviewItemMachine = setup({
     kind: input.kind,
     runId: input.runId,
     title: input.title,
+    summary: input.summary ?? null,
     createdAt: input.at,
     assignedTo: input.assignedTo ?? null,
     note: null,

@@ -16,6 +16,8 @@ export interface ReviewItemProjection {
   open: boolean;
   assignedTo: string | null;
   note: string | null;
+  /** What the item is about in one line, or null. */
+  summary: string | null;
   snoozedUntil: string | null;
   decision: ReviewDecision | null;
   closedAt: string | null;
@@ -32,6 +34,7 @@ export function projectReviewItem(
     open: status !== 'decided' && status !== 'cancelled',
     assignedTo: context.assignedTo,
     note: context.note,
+    summary: context.summary ?? null,
     snoozedUntil: context.snoozedUntil,
     decision: context.decision,
     closedAt: context.closedAt,

@@ -13,6 +13,8 @@ export const skillRunContextSchema = z.strictObject({
   runId: entityIdSchema,
   slug: slugSchema,
   requiresApproval: z.boolean(),
+  /** What the run's review items are called, when its skill names them (`titleTemplate`). */
+  title: z.string().min(1).max(200).optional(),
   createdAt: isoTimestampSchema,
   /** The step reported success: `output` and `stepResults[slug]` are set. */
   draftReady: z.boolean(),

@@ -15,6 +15,8 @@ export const skillRunInputSchema = z.strictObject({
   runId: entityIdSchema,
   slug: slugSchema,
   requiresApproval: z.boolean(),
+  /** What the run's review items are called (the skill's `titleTemplate` rendered over the input). */
+  title: z.string().min(1).max(200).optional(),
   at: isoTimestampSchema,
 });
 

@@ -21,7 +21,12 @@
  *   (approved, rejected) still takes them, without a state change, until the step reports.
  */
 import { assertEvent, assign, setup } from 'xstate';
-import { effectActionsOf, type RecordEventParams, type RunEventName } from '../shared/effects.js';
+import {
+  effectActionsOf,
+  type OpenReviewParams,
+  type RecordEventParams,
+  type RunEventName,
+} from '../shared/effects.js';
 import { reviewFrom } from '../shared/run.js';
 import type { SkillRunContext } from './context.js';
 import type { SkillRunEvent, SkillRunInput } from './events.js';
@@ -123,6 +128,7 @@ export const skillRunMachine = setup({
     runId: input.runId,
     slug: input.slug,
     requiresApproval: input.requiresApproval,
+    ...(input.title === undefined ? {} : { title: input.title }),
     createdAt: input.at,
     draftReady: false,
     output: null,
@@ -161,7 +167,11 @@ export const skillRunMachine = setup({
       },
     },
     pending: {
-      entry: { type: 'openReview', params: {} },
+      entry: {
+        type: 'openReview',
+        params: ({ context }): OpenReviewParams =>
+          context.title === undefined ? {} : { title: context.title },
+      },
       initial: 'awaitingModel',
       states: { ...toolLoopStates, draftReady: {} },
       on: {

@@ -86,3 +86,39 @@ export function parseAction(
   }
   return { ok: true, value: { action, params: result.data } as ConnectorAction };
 }
+
+/** A property value as a one-line description shows it. */
+function shown(value: string | number | boolean | null): string {
+  return value === null ? 'empty' : JSON.stringify(value);
+}
+
+/**
+ * What `action` will do, in one line (a review item's summary): `Email to a@x, b@y: <subject>`,
+ * `Update deal 42: dealstage → "closedwon", amount → 5000`, `Note on deal 42: <body>`.
+ */
+export function describeAction(action: ConnectorAction): string {
+  switch (action.action) {
+    case 'mail.send': {
+      const to = Array.isArray(action.params.to) ? action.params.to.join(', ') : action.params.to;
+      return `Email to ${to}: ${action.params.subject}`;
+    }
+    case 'crm.update_deal': {
+      const changes = Object.entries(action.params.properties).map(
+        ([name, value]) => `${name} → ${shown(value)}`,
+      );
+      return `Update deal ${action.params.dealId}: ${changes.join(', ')}`;
+    }
+    case 'crm.create_note': {
+      const { dealId, contactId, companyId, body } = action.params;
+      const on =
+        dealId !== undefined
+          ? ` on deal ${dealId}`
+          : contactId !== undefined
+            ? ` on contact ${contactId}`
+            : companyId !== undefined
+              ? ` on company ${companyId}`
+              : '';
+      return `Note${on}: ${body}`;
+    }
+  }
+}

@@ -29,6 +29,7 @@ export {
   type ActionName,
   actionKind,
   type ConnectorAction,
+  describeAction,
   parseAction,
 } from './actions.js';
 export type { ConnectionStore, ConnectionView } from './connections.js';

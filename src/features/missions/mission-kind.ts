@@ -12,6 +12,7 @@ import {
   type JsonObject,
   type MissionRunContext,
   type MissionRunEvent,
+  type MissionTask,
   missionRunContextSchema,
   missionRunEventSchema,
   missionRunMachine,
@@ -26,7 +27,7 @@ import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
 import type { ActorKindDef, ColumnMap, EffectContext, EffectHandler } from '../../platform/actors/kind.js';
 import type { TransitionWrites } from '../../platform/actors/writes.js';
 import { missionEventSubject } from '../../platform/bus/subjects.js';
-import type { ReviewItems } from '../reviews/index.js';
+import { draftSummary, oneLineSummary, type ReviewItems } from '../reviews/index.js';
 import { type ChildRunListener, SKILL_RUN_KIND } from '../runs/index.js';
 import {
   APPLIED_WITH_LOCK,
@@ -211,6 +212,19 @@ function childEffects(deps: ChildDeps): {
   };
 }
 
+/**
+ * A mission review item's summary: at plan review the plan's tasks (`2 tasks: Draft (writer); Edit
+ * (editor)`), at result review the last finished task's output.
+ */
+function missionSummary(stage: 'plan' | 'result', tasks: readonly MissionTask[]): string | null {
+  if (stage === 'plan') {
+    const count = tasks.length === 1 ? '1 task' : `${tasks.length} tasks`;
+    return oneLineSummary(`${count}: ${tasks.map((task) => `${task.title} (${task.agent})`).join('; ')}`);
+  }
+  const last = tasks.findLast((task) => task.output !== null);
+  return draftSummary(last?.output ?? null);
+}
+
 function reviewEffects(items: ReviewItems): {
   openReview: Handler<OpenReviewParams>;
   closeReview: Handler<CloseReviewParams>;
@@ -221,11 +235,12 @@ function reviewEffects(items: ReviewItems): {
       const name = (ctx.row.columns.definition as { name: string }).name;
       const stage = context.reviewStage === 'plan' ? 'plan' : 'result';
       const title = `${name}: ${stage} (mission run ${ctx.row.id})`;
+      const summary = missionSummary(stage, context.plan?.tasks ?? []);
       ctx.writes.followUp((tx) =>
         items.open(
           tx,
           { orgId: ctx.row.orgId, kind: 'mission', id: ctx.row.id },
-          { title, assignTo: null, actingAs: ctx.actingAs },
+          { title, summary, assignTo: null, actingAs: ctx.actingAs },
         ),
       );
     },

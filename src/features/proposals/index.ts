@@ -14,6 +14,7 @@ import type { ReviewsApi } from '../reviews/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
 import { createExecuteActionJob, EXECUTE_ACTION_JOB } from './execute-job.js';
 import { Migration0019Proposals } from './migrations/0019-proposals.js';
+import { Migration0041ProposalSummary } from './migrations/0041-proposal-summary.js';
 import { ACTION_REVIEW_KIND, proposalKind } from './proposal-kind.js';
 import { proposeActionTool } from './propose-tool.js';
 import { proposalRoutes } from './routes.js';
@@ -29,7 +30,10 @@ export interface ProposalsApi {
 
 export const proposalsFeature = defineFeature({
   name: 'proposals',
-  migrations: [{ name: '0019-proposals', class: Migration0019Proposals }],
+  migrations: [
+    { name: '0019-proposals', class: Migration0019Proposals },
+    { name: '0041-proposal-summary', class: Migration0041ProposalSummary },
+  ],
   machines: { proposal: proposalMachine },
   register(
     platform: Platform,

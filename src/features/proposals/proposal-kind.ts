@@ -59,6 +59,7 @@ const COLUMNS = {
   agent_slug: 'create',
   params: 'create',
   rationale: 'load',
+  summary: 'load',
   run_id: 'create',
   call_key: 'create',
   created_by: 'create',
@@ -102,7 +103,12 @@ export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMa
       items.open(
         tx,
         { orgId: ctx.row.orgId, kind: ACTION_REVIEW_KIND, id: ctx.row.id },
-        { title, assignTo: null, actingAs: ctx.actingAs },
+        {
+          title,
+          summary: (ctx.row.columns.summary as string | null) ?? null,
+          assignTo: null,
+          actingAs: ctx.actingAs,
+        },
       ),
     );
   };

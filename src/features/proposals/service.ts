@@ -19,10 +19,11 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
-import type { ConnectorAction } from '../connectors/index.js';
+import { type ConnectorAction, describeAction } from '../connectors/index.js';
 import {
   type Decider,
   decisionEvent,
+  oneLineSummary,
   type SubjectDecision,
   type SubjectOutcome,
   subjectOutcome,
@@ -159,6 +160,7 @@ export class ProposalService {
             agent_slug: p.agentSlug,
             params: p.action.params,
             rationale: p.rationale,
+            summary: oneLineSummary(describeAction(p.action)),
             run_id: p.runId,
             call_key: p.callKey,
             created_by: p.actingAs.actor,

@@ -11,6 +11,7 @@ import { ReviewDecisions } from './decisions.js';
 import { createReviewItems, type ReviewItems } from './items.js';
 import { Migration0004Reviews } from './migrations/0004-reviews.js';
 import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subject-index.js';
+import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -45,6 +46,7 @@ export {
   type SubjectOutcome,
   subjectOutcome,
 } from './subjects.js';
+export { draftSummary, oneLineSummary } from './summary.js';
 
 /** What the reviews feature offers. */
 export interface ReviewsApi {
@@ -62,6 +64,7 @@ export const reviewsFeature = defineFeature({
   migrations: [
     { name: '0004-reviews', class: Migration0004Reviews },
     { name: '0036-review-subject-index', class: Migration0036ReviewSubjectIndex },
+    { name: '0040-review-summary', class: Migration0040ReviewSummary },
   ],
   machines: { 'review-item': reviewItemMachine },
   register(platform: Platform): ReviewsApi {

@@ -38,13 +38,16 @@ export interface ReviewItems {
   open(
     tx: ActorTx,
     subject: ReviewSubjectRef,
-    item: { title: string; assignTo: string | null; actingAs: Attribution },
+    item: { title: string; summary?: string | null; assignTo: string | null; actingAs: Attribution },
   ): Promise<void>;
-  /** Tells the open item of `subject` that what its reviewers see changed (a new revision). */
+  /**
+   * Tells the open item of `subject` that what its reviewers see changed (a new revision), with its
+   * new summary if given.
+   */
   update(
     tx: ActorTx,
     subject: ReviewSubjectRef,
-    change: { at: string; actingAs: Attribution },
+    change: { at: string; summary?: string | null; actingAs: Attribution },
   ): Promise<void>;
   /** Closes the open item of `subject`: decided (`decision`) or cancelled (null). */
   close(
@@ -82,6 +85,7 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
           kind: subject.kind,
           runId: subject.id,
           title: item.title,
+          summary: item.summary ?? null,
           assignedTo: item.assignTo,
           at,
         }),
@@ -89,11 +93,11 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
         actingAs: item.actingAs,
       });
     },
-    update: (tx, subject, { at, actingAs }) =>
+    update: (tx, subject, { at, summary, actingAs }) =>
       sendToOpen(
         tx,
         subject,
-        { type: 'SUBJECT_CHANGED', at },
+        { type: 'SUBJECT_CHANGED', ...(summary === undefined ? {} : { summary }), at },
         actingAs,
         'review item did not take the change',
       ),

@@ -61,6 +61,7 @@ export const reviewEventPayloadSchema = z.object({
   runId: z.number().int().positive(),
   event: z.enum(REVIEW_EVENT_NAMES),
   title: z.string(),
+  summary: z.string().nullable(),
   /** The item's own status: unassigned, assigned, snoozed, decided, cancelled. */
   status: z.string().min(1),
   /** The item's revision after the transition (what a reviewer now sees); null once it closed. */
@@ -83,7 +84,8 @@ export const reviewEventPayloadSchema = z.object({
 export type ReviewEventPayload = z.infer<typeof reviewEventPayloadSchema>;
 
 /**
- * `data` of a review event (decisions §15), in webhook deliveries and on the queue stream. `status`
+ * `data` of a review event (decisions §15, and the item's `summary`), in webhook deliveries and on
+ * the queue stream. `status`
  * is the item's as `GET /reviews/:kind/:id` shows it: what its subject is while the item waits
  * (`pending`, `paused`, `awaiting_review`), else the item's own (`decided`, `cancelled`). `action`,
  * `edited` and `reason` come with a decision (`review.decided`, `review.changes_requested`).
@@ -93,6 +95,7 @@ export const reviewEventDataSchema = z
     kind: z.enum(REVIEW_KINDS),
     id: z.number().int().positive(),
     title: z.string(),
+    summary: z.string().nullable(),
     status: z.string().min(1),
     assignedTo: z.string().nullable(),
     revision: z.string().nullable(),
@@ -116,6 +119,7 @@ export function reviewEventData(payload: ReviewEventPayload): ReviewEventData {
     kind: payload.kind,
     id: payload.runId,
     title: payload.title,
+    summary: payload.summary,
     status,
     assignedTo: payload.assignedTo,
     revision: payload.revision,

@@ -30,6 +30,7 @@ const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMac
     runId: context.runId,
     event,
     title: context.title,
+    summary: context.summary ?? null,
     status: ctx.projection.status as string,
     // The transition's write moves the version on by one (a creation writes the first, 1).
     revision: ctx.projection.open ? revisionOf(ctx.row.id, ctx.row.version + 1) : null,
@@ -59,6 +60,7 @@ const COLUMNS = {
   assigned_to: 'project',
   snoozed_until: 'project',
   note: 'project',
+  summary: 'project',
   decision: 'project',
   closed_at: 'project',
 } as const satisfies ColumnMap;
@@ -80,6 +82,7 @@ export const reviewItemKind: ActorKindDef<typeof reviewItemMachine, typeof COLUM
       assigned_to: p.assignedTo,
       snoozed_until: p.snoozedUntil,
       note: p.note,
+      summary: p.summary,
       decision: p.decision,
       closed_at: p.closedAt,
     };

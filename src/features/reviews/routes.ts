@@ -71,6 +71,7 @@ export const reviewViewSchema = z
     kind: kindSchema,
     id: z.number().int(),
     title: z.string(),
+    summary: z.string().nullable(),
     status: z.enum([...new Set(Object.values(REVIEW_STATUS_OF_KIND)), 'decided', 'cancelled']),
     revision: z.string().nullable(),
     assignedTo: z.string().nullable(),

@@ -46,6 +46,11 @@ export interface ReviewView {
   id: number;
   title: string;
   /**
+   * What the item is about in one line: the draft's first 200 characters (skill, workflow, mission),
+   * the proposed action's description (action); null while there is none.
+   */
+  summary: string | null;
+  /**
    * An open item: what its subject is while it waits (`REVIEW_STATUS_OF_KIND`); a closed one (only
    * `GET /reviews/:kind/:id` shows those): `decided` or `cancelled`.
    */
@@ -147,6 +152,7 @@ interface ItemRow {
   kind: ReviewKind;
   run_id: number;
   title: string;
+  summary: string | null;
   assigned_to: string | null;
   snoozed_until: Date | null;
   note: string | null;
@@ -159,7 +165,7 @@ interface ItemRow {
  * An item with what its view shows of its run. Missions and actions have no row in `runs`: the join
  * is for skill and workflow items only.
  */
-const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.assigned_to,
+const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.assigned_to,
          i.snoozed_until, i.note, i.created_at, r.slug, r.paused_at
     from review_items i
     left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
@@ -369,6 +375,7 @@ export class ReviewService {
       kind: row.kind,
       id: row.run_id,
       title: row.title,
+      summary: row.summary,
       status: row.open ? REVIEW_STATUS_OF_KIND[row.kind] : (row.status as 'decided' | 'cancelled'),
       revision: row.open ? revisionOf(row.id, row.version) : null,
       assignedTo: row.assigned_to,

@@ -29,7 +29,7 @@ import type {
 } from '../../platform/actors/kind.js';
 import { runEventSubject } from '../../platform/bus/subjects.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
-import type { ReviewDecision, ReviewItems } from '../reviews/index.js';
+import { draftSummary, type ReviewDecision, type ReviewItems } from '../reviews/index.js';
 
 /** Actor kind names of runs. */
 export const SKILL_RUN_KIND = 'skill-run';
@@ -202,10 +202,17 @@ const toolCallWrite = (rows: string): string => `
          completed_at = excluded.completed_at
    where tool_calls.status = 'running'`;
 
-/** The review item's title: the gate's title or the skill's/workflow's name, with the run id. */
-export function reviewTitle(name: string, runId: number, gate?: { title?: string; step: string }): string {
-  if (gate?.title) return `${gate.title} (run ${runId})`;
-  if (gate) return `${name}: ${gate.step} (run ${runId})`;
+/**
+ * The review item's title, with the run id: a skill run's own title (its skill's `titleTemplate` over
+ * the input) or the skill's name; a gate's title or `<workflow name>: <step>`.
+ */
+export function reviewTitle(
+  name: string,
+  runId: number,
+  named: { title?: string | undefined; gate?: string | undefined } = {},
+): string {
+  if (named.title) return `${named.title} (run ${runId})`;
+  if (named.gate !== undefined) return `${name}: ${named.gate} (run ${runId})`;
   return `${name} (run ${runId})`;
 }
 
@@ -220,9 +227,10 @@ function reviewEffects(items: ReviewItems): {
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';
       const runId = ctx.row.id;
       const name = ctx.row.columns.name as string;
-      const gate = kind === 'workflow' ? { step: String(ctx.projection.paused_at), title } : undefined;
+      const gate = kind === 'workflow' ? String(ctx.projection.paused_at) : undefined;
       const item = {
-        title: reviewTitle(name, runId, gate),
+        title: reviewTitle(name, runId, { title, gate }),
+        summary: draftSummary(ctx.after.context.output),
         assignTo: assignTo ?? null,
         actingAs: ctx.actingAs,
       };
@@ -231,7 +239,8 @@ function reviewEffects(items: ReviewItems): {
     updateReview(_params, ctx) {
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';
       const subject = { orgId: ctx.row.orgId, kind, id: ctx.row.id };
-      ctx.writes.followUp((tx) => items.update(tx, subject, { at: ctx.at, actingAs: ctx.actingAs }));
+      const change = { at: ctx.at, summary: draftSummary(ctx.after.context.output), actingAs: ctx.actingAs };
+      ctx.writes.followUp((tx) => items.update(tx, subject, change));
     },
     closeReview({ reason }, ctx) {
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';

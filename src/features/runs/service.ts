@@ -38,7 +38,7 @@ import {
   type SubjectOutcome,
   subjectOutcome,
 } from '../reviews/index.js';
-import type { AppliedResources } from '../workspace/index.js';
+import { type AppliedResources, renderRunTitle } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
 import { agentLearnings, type Learning } from './learnings.js';
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
@@ -421,7 +421,7 @@ export class RunService {
     const { kind, slug, target } = run;
     const created = await this.deps.host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
       orgId: run.orgId,
-      input: (runId, at) => this.machineInput(kind, runId, slug, target, at),
+      input: (runId, at) => this.machineInput(kind, runId, slug, target, run.input, at),
       columns: {
         slug,
         name: target.name,
@@ -472,11 +472,14 @@ export class RunService {
     runId: number,
     slug: string,
     target: RunTarget,
+    input: Record<string, unknown>,
     at: string,
   ): SkillRunInput | WorkflowRunInput {
     const manifest = target.manifest;
     if (kind === 'skill' && manifest.kind === 'skill') {
-      return { runId, slug, requiresApproval: manifest.skill.manifest.requiresApproval, at };
+      const { requiresApproval, titleTemplate } = manifest.skill.manifest;
+      const title = renderRunTitle(titleTemplate, input);
+      return { runId, slug, requiresApproval, ...(title === undefined ? {} : { title }), at };
     }
     if (manifest.kind !== 'workflow') throw new Error('run target does not match its kind');
     const steps = manifest.workflow.steps.map((step) =>

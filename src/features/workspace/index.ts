@@ -42,7 +42,13 @@ export type { MissionDetail, ObjectTypeView, ResourceViews } from './resource-vi
 export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
 export { createAuthored, deleteAuthoredRoute, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';
-export { type SkillManifest, skillManifestSchema, skillMaxToolCalls, skillTools } from './skill-manifest.js';
+export {
+  renderRunTitle,
+  type SkillManifest,
+  skillManifestSchema,
+  skillMaxToolCalls,
+  skillTools,
+} from './skill-manifest.js';
 export { type SourceRetrieval, sourceManifestPatchSchema, sourceManifestSchema } from './source-manifest.js';
 export type { ApplyListener, WorkspaceStore, WriteGuard } from './store.js';
 export { missionDetailSchema, objectTypeViewSchema, writeResultSchema } from './view-schemas.js';

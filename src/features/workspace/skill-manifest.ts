@@ -2,6 +2,7 @@
  * The skill manifest (`skills/<slug>/manifest.yaml`) and the skill REST bodies.
  */
 import { z } from 'zod';
+import { compileTemplate } from '../../platform/util/template.js';
 import {
   descriptionSchema,
   jsonSchemaSchema,
@@ -37,6 +38,44 @@ export const MAX_TOOL_CALLS = 50;
 /** A skill's tool-call budget when its manifest sets none. */
 export const DEFAULT_MAX_TOOL_CALLS = 8;
 
+/**
+ * What a skill's review items are called (`titleTemplate`, decisions §15): one line of at most 200
+ * characters whose placeholders are `{{input.<path>}}` only (rendered over the run's input, like the
+ * prompt), e.g. `Reply to {{input.customer}}`.
+ */
+export const titleTemplateSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .superRefine((text, ctx) => {
+    if (/[\r\n]/.test(text)) ctx.addIssue({ code: 'custom', message: 'must be one line' });
+    const template = compileTemplate(text);
+    for (const tag of template.unsupported) {
+      ctx.addIssue({ code: 'custom', message: `"${tag}" is not a placeholder: use {{input.<field>}}` });
+    }
+    for (const path of template.references) {
+      if (!/^input\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(path)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"{{${path}}}" must name a field of the input: {{input.<field>}}`,
+        });
+      }
+    }
+  });
+
+/**
+ * A skill run's title from its skill's `titleTemplate` and its input: one line, at most 200
+ * characters; undefined without a template, when the input lacks a field it names (a title with a
+ * hole names nothing: the skill's name is better), or when it renders blank.
+ */
+export function renderRunTitle(titleTemplate: string | undefined, input: unknown): string | undefined {
+  if (titleTemplate === undefined) return undefined;
+  const rendered = compileTemplate(titleTemplate).render({ input });
+  if (rendered.missing.length > 0) return undefined;
+  const line = rendered.text.replace(/\s+/gu, ' ').trim();
+  return line === '' ? undefined : Array.from(line).slice(0, 200).join('');
+}
+
 const skillFields = {
   name: nameSchema,
   description: descriptionSchema,
@@ -49,6 +88,7 @@ const skillFields = {
   model: skillModelSchema,
   tools: toolNameListSchema,
   maxToolCalls: z.number().int().min(1).max(MAX_TOOL_CALLS),
+  titleTemplate: titleTemplateSchema,
 };
 
 /**
@@ -56,7 +96,8 @@ const skillFields = {
  * `name`. Defaults: description `''`, category `'general'`, status `'active'`, form `'prompt'`,
  * requiresApproval `false`. `inputSchema`, `outputSchema`, `model`, `tools` and `maxToolCalls` are
  * optional and stored only when given (no schema = any object is accepted; no model = the deployment's
- * default provider; no tools = `[]`; no maxToolCalls = 8, at most 50). `tools` names agent tools the
+ * default provider; no tools = `[]`; no maxToolCalls = 8, at most 50), and so is `titleTemplate` (no
+ * template = review items are called by the skill's name). `tools` names agent tools the
  * model may call (docs/api.md#authored-resources-the-workspace); each must be a registered tool usable in
  * runs (checked when the workspace is written).
  */
@@ -73,6 +114,7 @@ export const skillManifestSchema = z.strictObject({
   model: skillFields.model.optional(),
   tools: skillFields.tools.optional(),
   maxToolCalls: skillFields.maxToolCalls.optional(),
+  titleTemplate: skillFields.titleTemplate.optional(),
 });
 
 /** The tools a skill lists (absent: none). */
@@ -89,7 +131,7 @@ export type SkillManifest = z.output<typeof skillManifestSchema>;
 
 /**
  * Any subset of a skill manifest's fields, no defaults. `null` removes an optional field
- * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`). `slug`, when present, must equal the
+ * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`, `titleTemplate`). `slug`, when present, must equal the
  * skill's slug.
  */
 export const skillManifestPatchSchema = z
@@ -101,6 +143,7 @@ export const skillManifestPatchSchema = z
     model: skillFields.model.nullable(),
     tools: skillFields.tools.nullable(),
     maxToolCalls: skillFields.maxToolCalls.nullable(),
+    titleTemplate: skillFields.titleTemplate.nullable(),
   })
   .partial();
 

@@ -109,6 +109,8 @@ describe('review webhooks and the queue stream', () => {
         kind: 'skill',
         id,
         title,
+        // The draft is not in yet when the item opens.
+        summary: null,
         status: 'pending',
         assignedTo: null,
         revision: expect.any(String),
@@ -116,6 +118,8 @@ describe('review webhooks and the queue stream', () => {
       },
     });
 
+    // The draft arrives (the stream's review.updated, no webhook): the item's summary is its text.
+    expect(await streamed('skill', id, 'review.updated')).toMatchObject({ summary: 'Summarize: x' });
     expect(
       (await post('/reviews/assign', { kind: 'skill', id, assignedTo: 'acme-owner', note: 'yours' })).status,
     ).toBe(200);
@@ -124,6 +128,7 @@ describe('review webhooks and the queue stream', () => {
       kind: 'skill',
       id,
       title,
+      summary: 'Summarize: x',
       status: 'pending',
       assignedTo: 'acme-owner',
       revision: expect.any(String),
@@ -146,6 +151,7 @@ describe('review webhooks and the queue stream', () => {
       kind: 'skill',
       id,
       title,
+      summary: 'Summarize: x',
       status: 'decided',
       assignedTo: 'acme-owner',
       revision: null,
@@ -165,7 +171,6 @@ describe('review webhooks and the queue stream', () => {
       note: 'yours',
     });
     expect(await streamed('skill', id, 'review.snoozed')).toMatchObject({ snoozedUntil: until });
-    // The draft arriving is on the stream only (review.updated), never a webhook.
     expect(await streamed('skill', id, 'review.updated')).toMatchObject({
       event: 'updated',
       status: 'pending',
