@@ -35,7 +35,7 @@ import {
   type Scope,
 } from '../../platform/auth/principal.js';
 import { hashSecret } from '../../platform/auth/tokens.js';
-import type { Db, Sql } from '../../platform/db/sql.js';
+import { type Db, type Sql, writeAtCommit } from '../../platform/db/sql.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import type { TokenService } from '../tokens/index.js';
@@ -62,6 +62,23 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 function requireClientId(clientId: string | undefined): asserts clientId is string {
   if (!clientId)
     throw new OAuthFailure('invalid_client', 'client_id is required (r3 registers public clients).');
+}
+
+/** Why an unspent code cannot be exchanged with `params` at `now`, or null. */
+function codeRefusal(row: CodeRow, params: TokenParams, now: number): OAuthFailure | null {
+  const invalid = (why: string) => new OAuthFailure('invalid_grant', why);
+  if (row.code_expires_at.getTime() <= now) return invalid('The code has expired (codes live 60 s).');
+  if (row.client_id !== params.client_id) return invalid('The code was issued to another client.');
+  if (row.redirect_uri !== params.redirect_uri) {
+    return invalid('redirect_uri is not the one the code was asked with.');
+  }
+  if (params.resource !== undefined && params.resource !== row.resource) {
+    return new OAuthFailure('invalid_target', `resource must be ${row.resource}.`);
+  }
+  if (!verifierMatches(params.code_verifier ?? '', row.code_challenge)) {
+    return invalid('code_verifier does not match the code_challenge (PKCE).');
+  }
+  return null;
 }
 
 /** A pending request as the consent page shows it. */
@@ -417,28 +434,29 @@ export class OAuthGrants {
         if (row.family_id !== null) await revokeFamily(row.family_id, 'code_reused');
         return invalid('The code was used already; the tokens issued for it are revoked.');
       }
-      // Spent by this attempt, whatever comes of it.
-      await sql.query('update oauth_authorizations set code_used_at = $2 where id = $1', [
-        row.id,
-        new Date(now),
-      ]);
-      if (row.code_expires_at.getTime() <= now) return invalid('The code has expired (codes live 60 s).');
-      if (row.client_id !== clientId) return invalid('The code was issued to another client.');
-      if (row.redirect_uri !== params.redirect_uri) {
-        return invalid('redirect_uri is not the one the code was asked with.');
+      const refusal = codeRefusal(row, params, now);
+      if (refusal) {
+        // Spent by this attempt all the same.
+        await writeAtCommit(
+          sql,
+          sql.query('update oauth_authorizations set code_used_at = $2 where id = $1', [
+            row.id,
+            new Date(now),
+          ]),
+        );
+        return { failure: refusal };
       }
-      if (params.resource !== undefined && params.resource !== row.resource) {
-        return { failure: new OAuthFailure('invalid_target', `resource must be ${row.resource}.`) };
-      }
-      if (!verifierMatches(params.code_verifier as string, row.code_challenge)) {
-        return invalid('code_verifier does not match the code_challenge (PKCE).');
-      }
+      // Spent, and the family it starts, in one statement.
       const family = await sql.one<{ id: number }>(
-        `insert into oauth_refresh_families (client_id, org_id, user_pk, scopes, resource, created_at)
-         values ($1, $2, $3, $4, $5, $6) returning id`,
-        [row.client_id, row.org_id, row.user_pk, row.granted, row.resource, new Date(now)],
+        `with family as (
+           insert into oauth_refresh_families (client_id, org_id, user_pk, scopes, resource, created_at)
+           values ($2, $3, $4, $5, $6, $7) returning id
+         )
+         update oauth_authorizations set code_used_at = $7, family_id = (select id from family)
+          where id = $1
+         returning family_id as id`,
+        [row.id, row.client_id, row.org_id, row.user_pk, row.granted, row.resource, new Date(now)],
       );
-      await sql.query('update oauth_authorizations set family_id = $2 where id = $1', [row.id, family.id]);
       return {
         tokens: await this.issue(sql, {
           familyId: family.id,
@@ -496,10 +514,13 @@ export class OAuthGrants {
       // No more than the person's role gives now (a role may have changed since the consent).
       scopes = scopes.filter((scope) => holds(this.deps.roleScopes[row.role], scope));
       if (scopes.length === 0) return invalid('The person no longer holds any of the scopes granted.');
-      await sql.query('update oauth_refresh_tokens set used_at = $2 where token_hash = $1', [
-        hashed,
-        new Date(now),
-      ]);
+      await writeAtCommit(
+        sql,
+        sql.query('update oauth_refresh_tokens set used_at = $2 where token_hash = $1', [
+          hashed,
+          new Date(now),
+        ]),
+      );
       return {
         tokens: await this.issue(sql, {
           familyId: row.family_id,
@@ -569,16 +590,19 @@ export class OAuthGrants {
       now,
     );
     const refreshToken = randomBytes(32).toString('base64url');
-    await sql.query(
-      `insert into oauth_refresh_tokens (token_hash, family_id, access_token_id, created_at, expires_at)
+    await writeAtCommit(
+      sql,
+      sql.query(
+        `insert into oauth_refresh_tokens (token_hash, family_id, access_token_id, created_at, expires_at)
        values ($1, $2, $3, $4, $5)`,
-      [
-        hashSecret(refreshToken),
-        grant.familyId,
-        access.tokenId,
-        now,
-        new Date(grant.now + REFRESH_TOKEN_TTL_MS),
-      ],
+        [
+          hashSecret(refreshToken),
+          grant.familyId,
+          access.tokenId,
+          now,
+          new Date(grant.now + REFRESH_TOKEN_TTL_MS),
+        ],
+      ),
     );
     return OAuthTokensSchema.parse({
       access_token: access.token,

@@ -13,7 +13,7 @@ import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Principal, Role, Scope } from '../../platform/auth/principal.js';
 import { type IssuedToken, issueToken, type TokenEnv } from '../../platform/auth/tokens.js';
 import type { Database } from '../../platform/db/database.js';
-import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
+import { isUniqueViolation, type Sql, writeAtCommit } from '../../platform/db/sql.js';
 import { forbidden, notFound, unauthorized, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 
@@ -264,18 +264,23 @@ export class TokenService {
     },
     now: Date,
   ): Promise<IssuedToken> {
-    const issued = await this.insertToken(sql, input.orgId, input.userPk, input, now);
-    await recordAuditSql(sql, {
-      orgId: input.orgId,
-      apiTokenId: null,
-      actor: input.actor,
-      action: 'token.created',
-      targetKind: 'token',
-      targetId: issued.tokenId,
-      details: { name: input.name, userId: input.userId, scope: input.scopes.join(',') },
-      requestId: input.requestId,
-      at: now,
-    });
+    // Nothing reads these answers: they go out behind each other and are checked at the commit.
+    const { issued, written } = this.tokenInsert(sql, input.orgId, input.userPk, input, now);
+    await writeAtCommit(sql, written);
+    await writeAtCommit(
+      sql,
+      recordAuditSql(sql, {
+        orgId: input.orgId,
+        apiTokenId: null,
+        actor: input.actor,
+        action: 'token.created',
+        targetKind: 'token',
+        targetId: issued.tokenId,
+        details: { name: input.name, userId: input.userId, scope: input.scopes.join(',') },
+        requestId: input.requestId,
+        at: now,
+      }),
+    );
     return issued;
   }
 
@@ -287,8 +292,21 @@ export class TokenService {
     input: { name: string; scopes: readonly Scope[]; expiresAt: Date | null; sourceTokenId?: string | null },
     now: Date,
   ): Promise<IssuedToken> {
+    const { issued, written } = this.tokenInsert(sql, orgId, userPk, input, now);
+    await written;
+    return issued;
+  }
+
+  /** A new token for user `userPk` of org `orgId`, and its insert (only the secret's hash), sent. */
+  private tokenInsert(
+    sql: Sql,
+    orgId: number,
+    userPk: number,
+    input: { name: string; scopes: readonly Scope[]; expiresAt: Date | null; sourceTokenId?: string | null },
+    now: Date,
+  ): { issued: IssuedToken; written: Promise<unknown> } {
     const issued = issueToken(this.env);
-    await sql.query(
+    const written = sql.query(
       `insert into api_tokens (id, org_id, user_pk, env, name, scopes, secret_hash, prefix, created_at, expires_at,
                                source_token_id)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
@@ -306,7 +324,7 @@ export class TokenService {
         input.sourceTokenId ?? null,
       ],
     );
-    return issued;
+    return { issued, written };
   }
 
   /** Tokens of an org, newest first; null when the org does not exist. */

@@ -256,6 +256,16 @@ export function plannedForValues<T = Row>(
   });
 }
 
+/**
+ * Sends a write whose answer nothing reads: in a transaction it is checked at the commit
+ * (`Sql.atCommit`, so it goes out pipelined with the statements after it and the COMMIT), elsewhere
+ * awaited.
+ */
+export async function writeAtCommit(sql: Sql, answer: Promise<unknown>): Promise<void> {
+  if (sql.atCommit) sql.atCommit(answer);
+  else await answer;
+}
+
 /** True for PostgreSQL's unique-violation error (optionally on one constraint). */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const e = error as { code?: string; constraint?: string };
