@@ -139,9 +139,12 @@ describe('a session started from a pasted token', () => {
       expiresAt: new Date(expiresAt.getTime() - 60_000).toISOString(),
     });
     expect(earlier.status).toBe(201);
-    // The minted token ends when the leaked one would have.
+    // The minted token ends when the leaked one would have, and so does the session.
     t.clock.advance(3_600_001);
     expect(await works(forever.body.token)).toBe(401);
+    const session = await t.request('GET', '/api/v1/session', { headers: { cookie: headers.cookie } });
+    expect(session.status).toBe(401);
+    expect(session.body.error.details.reason).toBe('session_token_expired');
   });
 
   it('mints no scope beyond the leaked token’s, even for an owner', async () => {
