@@ -219,7 +219,7 @@ const VARIABLES = {
   ),
   R3_DB_POOL_SIZE: variable(
     z.coerce.number().int().min(1).max(200),
-    "connections of the database pool per process (MikroORM's, shared by plain SQL and the ORM; the job workers' statements hold at most half of them)",
+    "connections of the database pool per process (MikroORM's, shared by plain SQL and the ORM; the job workers' statements hold at most half of them); authentication's batched reads have three more of their own",
     {
       default: '10',
     },

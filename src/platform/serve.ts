@@ -45,7 +45,7 @@ export function createServing(platform: PlatformHost): Serving {
     log,
     authenticate: withSessions(
       createAuthenticator({
-        sql: db.sql,
+        sql: db.reads,
         env: config.env,
         clock,
         lastUsed,

@@ -15,6 +15,7 @@ import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { type EmbeddedDatabase, ensureDatabase, startEmbeddedPostgres } from './embedded.js';
+import { hotReadConnections, sessionOptions } from './hot-reads.js';
 import { laned } from './lanes.js';
 import { type ConnectionSource, type Db, sqlOver } from './sql.js';
 
@@ -24,11 +25,23 @@ const MIGRATION_LOCK = 0x7233_6d69_6772;
 export interface Database {
   orm: MikroORM;
   sql: Db;
+  /**
+   * The hot reads' sessions, beside the pool (hot-reads.ts): authentication's batched statements,
+   * and nothing else.
+   */
+  reads: Db;
   url: string;
   /** Applies pending migrations; returns their names. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
 }
+
+/**
+ * The hot reads' sessions (hot-reads.ts): authentication has three batched statements (unknown
+ * tokens, known ones with and without rate limits), each with at most two batches out at once;
+ * one client's burst is mostly one of them.
+ */
+const HOT_READ_SESSIONS = 3;
 
 /** Resolves the database URL: DATABASE_URL, or an embedded cluster under R3_DATA_DIR. */
 export async function resolveDatabaseUrl(
@@ -105,6 +118,7 @@ export async function openDatabase(
     applicationName?: string;
   },
 ): Promise<Database> {
+  const settings = { url, applicationName: options.applicationName ?? 'r3' };
   const orm = await MikroORM.init({
     clientUrl: url,
     entities: [...(options.entities ?? [])],
@@ -117,16 +131,11 @@ export async function openDatabase(
     },
     pool: { min: 0, max: options.poolSize, idleTimeoutMillis: 30_000 },
     driverOptions: {
-      connection: {
-        // All of the URL (TLS and other parameters too), not only the parts MikroORM reads.
-        connectionString: url,
-        application_name: options.applicationName ?? 'r3',
-        options: '-c plan_cache_mode=force_generic_plan',
-        // A statement is sent without waiting for the answers to those before it (pg's pipelining):
-        // a transaction's BEGIN travels with its first statement (sql.ts). Each still gets its own
-        // answer, in order, and one that fails in a transaction fails those after it, as before.
-        pipeline: true,
-      },
+      // All of the URL (TLS and other parameters too), not only the parts MikroORM reads; pg's
+      // pipelining: a transaction's BEGIN travels with its first statement (sql.ts). Each statement
+      // still gets its own answer, in order, and one that fails in a transaction fails those after
+      // it, as before.
+      connection: sessionOptions(settings),
       // knex's own messages (a dropped connection) into the log, not onto stdout.
       log: {
         debug: (message: unknown) => options.log.debug({ knex: message }, 'database pool'),
@@ -145,6 +154,7 @@ export async function openDatabase(
   });
   // Plain SQL borrows through lanes (lanes.ts): urgent work first when every connection is out.
   const sql = sqlOver(laned(connectionsOf(orm), options.poolSize));
+  const hot = hotReadConnections(settings, HOT_READ_SESSIONS);
   try {
     await createMissingDatabase(sql, url);
   } catch (error) {
@@ -154,6 +164,7 @@ export async function openDatabase(
   return {
     orm,
     sql,
+    reads: sqlOver(hot),
     url,
     async migrate() {
       // Processes starting together on one database take turns: MikroORM creates its migrations
@@ -172,6 +183,7 @@ export async function openDatabase(
       });
     },
     async close() {
+      await hot.close();
       await orm.close(true).catch(() => undefined);
       await options.embedded?.stop();
     },

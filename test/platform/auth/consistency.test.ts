@@ -88,7 +88,7 @@ describe('a known token id with a wrong secret', () => {
     const unknown = issueToken('test').token;
     // Failed authentications are charged to the address: start with its bucket full.
     t.clock.set(t.clock.now() + 3_600_000);
-    const db = t.app.db.sql;
+    const db = t.app.db.reads;
     const original = db.prepared.bind(db);
     const answered: Array<Record<string, unknown>> = [];
     db.prepared = (async (name: string, text: string, values: unknown[]) => {

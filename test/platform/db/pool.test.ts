@@ -2,12 +2,16 @@
  * The process's one pool (src/platform/db/database.ts, src/platform/db/sql.ts): MikroORM's, shared
  * by plain SQL and the ORM, at most `poolSize` sessions; named prepared statements are planned
  * generically, always, so a batched statement is not planned anew for every batch size it meets.
+ * Beside it, the hot reads' sessions (src/platform/db/hot-reads.ts): at most `size` of r3's own,
+ * with the pool's settings, reused, first come first served when all are lent; a session whose
+ * backend died is replaced, not lent again; closing ends them and refuses borrowers.
  */
 import { Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../../src/platform/db/database.js';
-import { plannedForValues } from '../../../src/platform/db/sql.js';
+import { hotReadConnections } from '../../../src/platform/db/hot-reads.js';
+import { plannedForValues, sqlOver } from '../../../src/platform/db/sql.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { recordStatements } from '../../helpers/statements.js';
@@ -257,5 +261,83 @@ describe('opening', () => {
       await reopened.close();
       await gone.drop();
     }
+  });
+});
+
+const pidOf = async (client: pg.Client) =>
+  (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+
+describe('the hot reads’ sessions', () => {
+  it('open with the pool’s settings, on sessions that are not the pool’s', async () => {
+    const [row] = await db.reads.query<{ mode: string; app: string; pid: number }>(
+      `select current_setting('plan_cache_mode') as mode, current_setting('application_name') as app,
+              pg_backend_pid() as pid`,
+    );
+    expect(row).toMatchObject({ mode: 'force_generic_plan', app: 'r3' });
+    const pool = await db.sql.query<{ pid: number }>('select pg_backend_pid() as pid');
+    expect(pool[0]?.pid).not.toBe(row?.pid);
+  });
+
+  it('lend at most `size` sessions, reuse them, and serve waiters first come first served', async () => {
+    const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 2);
+    try {
+      const a = await source.acquire();
+      const b = await source.acquire();
+      expect(a).not.toBe(b);
+      const order: string[] = [];
+      const third = source.acquire().then((c) => {
+        order.push('third');
+        return c;
+      });
+      const fourth = source.acquire().then((c) => {
+        order.push('fourth');
+        return c;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(order).toEqual([]);
+      source.release(b);
+      expect(await third).toBe(b);
+      source.release(a);
+      expect(await fourth).toBe(a);
+      expect(order).toEqual(['third', 'fourth']);
+      source.release(a);
+      source.release(b);
+      // Idle sessions are lent again, no new one opened.
+      const again = await source.acquire();
+      expect([a, b]).toContain(again);
+      source.release(again);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('replace a session whose backend was terminated', async () => {
+    const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 1);
+    const sql = sqlOver(source);
+    try {
+      const client = await source.acquire();
+      const pid = await pidOf(client);
+      source.release(client);
+      await db.sql.query('select pg_terminate_backend($1)', [pid]);
+      while ((await db.sql.query('select 1 from pg_stat_activity where pid = $1', [pid])).length > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // The first statement after it may still meet the dead session (and fail), or not.
+      await sql.query('select 1').catch(() => undefined);
+      const [row] = await sql.query<{ pid: number }>('select pg_backend_pid() as pid');
+      expect(row?.pid).not.toBe(pid);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('refuse borrowers once closed', async () => {
+    const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 1);
+    const held = await source.acquire();
+    const waiter = expect(source.acquire()).rejects.toThrow(/closed/);
+    await source.close();
+    await waiter;
+    await expect(source.acquire()).rejects.toThrow(/closed/);
+    source.release(held);
   });
 });
