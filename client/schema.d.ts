@@ -6298,7 +6298,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/x-www-form-urlencoded": unknown;
             };
         };
         responses: {

@@ -52,6 +52,9 @@ export const ACCESS_TOKEN_TTL_MS = 3_600_000;
 /** How long a refresh token lives unused. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 86_400_000;
 
+/** How long past its end a request, code or family is kept before the sweep deletes it. */
+const SWEEP_AFTER_MS = 86_400_000;
+
 /** The web UI's consent page. */
 export const CONSENT_PATH = '/oauth/consent';
 
@@ -611,6 +614,31 @@ export class OAuthGrants {
       scope: grant.scopes.join(' '),
       refresh_token: refreshToken,
     });
+  }
+
+  /**
+   * Deletes what can no longer be used nor tell anything (run every few minutes): authorization
+   * requests and codes a day past their deadline, and refresh-token families a day after their
+   * revocation or once none of their tokens can be presented (each spent or expired). Answers how
+   * many rows went.
+   */
+  async sweep(): Promise<number> {
+    const now = this.deps.clock.now();
+    const dayAgo = new Date(now - SWEEP_AFTER_MS);
+    const requests = await this.deps.sql.query(
+      'delete from oauth_authorizations where expires_at <= $1 and coalesce(code_expires_at, expires_at) <= $1 returning 1',
+      [dayAgo],
+    );
+    const families = await this.deps.sql.query(
+      `delete from oauth_refresh_families f
+        where f.revoked_at <= $1
+           or (f.created_at <= $1 and not exists (
+                 select 1 from oauth_refresh_tokens t
+                  where t.family_id = f.id and t.used_at is null and t.expires_at > $2))
+        returning 1`,
+      [dayAgo, new Date(now)],
+    );
+    return requests.length + families.length;
   }
 
   /** Revokes family `familyId` and every access token issued with it; whether it revoked anything. */

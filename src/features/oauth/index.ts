@@ -17,6 +17,9 @@ import { Migration0033OauthClients } from './migrations/0033-oauth-clients.js';
 import { Migration0034OauthGrants } from './migrations/0034-oauth-grants.js';
 import { oauthRoutes } from './routes.js';
 
+/** How often ended requests, codes and refresh-token families are deleted. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+
 /** What the oauth feature offers. */
 export interface OAuthApi {
   oauthClients: OAuthClients;
@@ -47,6 +50,19 @@ export const oauthFeature = defineFeature({
       onRevoked: () => platform.bus.signal(AUTH_CHANGED_SIGNAL),
     });
     platform.routes.add(...metadataRoutes(baseUrl), ...oauthRoutes(clients, grants));
+    let sweeping: NodeJS.Timeout | null = null;
+    platform.addService({
+      name: 'oauth sweep',
+      start() {
+        sweeping = setInterval(() => {
+          void grants.sweep().catch((error) => platform.log.warn({ err: error }, 'oauth sweep failed'));
+        }, SWEEP_EVERY_MS);
+        sweeping.unref();
+      },
+      stop() {
+        if (sweeping) clearInterval(sweeping);
+      },
+    });
     return { oauthClients: clients, oauthGrants: grants };
   },
 });

@@ -140,6 +140,7 @@ export function oauthRoutes(clients: OAuthClients, grants: OAuthGrants): RouteDe
       access: access.public,
       limitByAddress: true,
       rawBody: true,
+      rawBodyType: 'application/x-www-form-urlencoded',
       summary:
         'The token endpoint (form-encoded): grant_type authorization_code (code, redirect_uri, client_id, code_verifier) or refresh_token (refresh_token, client_id; rotating). Access tokens are r3 API tokens of the person, 1 hour.',
       responses: {

@@ -108,7 +108,10 @@ function operation(route: RouteDef, shared: SharedDefs): JsonSchema {
       content: { 'application/json': { schema: shared.add(toSchema(route.body, 'input')) } },
     };
   } else if (route.rawBody) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: {} } } };
+    op.requestBody = {
+      required: true,
+      content: { [route.rawBodyType ?? 'application/json']: { schema: {} } },
+    };
   }
   op.security = security(route.access);
   if (route.access.kind !== 'public') {

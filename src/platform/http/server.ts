@@ -84,6 +84,8 @@ export interface RouteDef {
   body?: z.ZodType;
   /** Keep the body as bytes (no JSON parse). */
   rawBody?: boolean;
+  /** The raw body's media type, for the OpenAPI document (default `application/json`). */
+  rawBodyType?: string;
   /** A read to take with authentication (see `FusedRoute`). */
   fused?: FusedRoute;
   summary?: string;
@@ -127,6 +129,7 @@ export function defineRoute<
   query?: QS;
   body?: BS;
   rawBody?: boolean;
+  rawBodyType?: string;
   fused?: FusedRoute;
   summary?: string;
   responses?: Readonly<Partial<Record<number | 'default', RouteAnswer>>>;

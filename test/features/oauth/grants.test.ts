@@ -297,8 +297,31 @@ describe('POST /oauth/token: authorization_code', () => {
     const row = listed.body.tokens.find((tk: { id: string }) => tk.id === tokenId);
     expect(row).toMatchObject({ name: 'oauth: Test client', userId: 'olive', scope: 'read:all,run:invoke' });
     expect(Date.parse(row.expiresAt) - Date.parse(row.createdAt)).toBe(3_600_000);
+    // Rate-limited like any token: its answers carry its bucket.
+    expect(session.headers.get('x-ratelimit-limit')).toEqual(expect.any(String));
     // An hour later it is expired like any token.
     t.clock.advance(3_600_000);
+    expect((await t.request('GET', '/api/v1/session', { token: tokens.access_token })).status).toBe(401);
+  });
+
+  it('is revocable like any token, and what it does is attributed token:<id>', async () => {
+    const { challenge, verifier } = pkcePair();
+    const code = await obtainCode(t, owner, clientId, REDIRECT, challenge);
+    const tokens = OAuthTokensSchema.parse((await exchange(code, verifier)).body);
+    const session = await t.request('GET', '/api/v1/session', { token: tokens.access_token });
+    const tokenId = session.body.session.tokenId as string;
+    const created = await t.app.db.sql.query<{ actor: string }>(
+      `select actor from audit_log where action = 'token.created' and target_id = $1`,
+      [tokenId],
+    );
+    expect(created).toEqual([{ actor: 'user:olive' }]);
+    const revoked = await t.request('DELETE', `/api/v1/tokens/${tokenId}`, { token: tokens.access_token });
+    expect(revoked.status).toBe(200);
+    const audit = await t.app.db.sql.query<{ actor: string }>(
+      `select actor from audit_log where action = 'token.revoked' and target_id = $1`,
+      [tokenId],
+    );
+    expect(audit).toEqual([{ actor: `token:${tokenId}` }]);
     expect((await t.request('GET', '/api/v1/session', { token: tokens.access_token })).status).toBe(401);
   });
 
@@ -488,5 +511,36 @@ describe('Client ID Metadata Documents', () => {
     const url = `${docBase}/clients/editor.json`;
     await t.app.db.sql.query('delete from oauth_clients where client_id = $1', [`${url}x`]);
     await expect(strict.find(`${url}x`)).rejects.toThrow(/could not be fetched/);
+  });
+});
+
+describe('the sweep', () => {
+  it('deletes ended requests and codes, and families no token of which can be presented, a day on', async () => {
+    const { challenge, verifier } = pkcePair();
+    const code = await obtainCode(t, owner, clientId, REDIRECT, challenge);
+    const live = OAuthTokensSchema.parse((await exchange(code, verifier)).body);
+    expect(await count('oauth_authorizations')).toBeGreaterThan(0);
+    // A day past the request's 10 minutes, the refresh token is still live: its family stays; every
+    // request and code is gone.
+    t.clock.advance(86_400_000 + 10 * 60_000);
+    await t.app.oauthGrants.sweep();
+    expect(await count('oauth_authorizations')).toBe(0);
+    const families = await t.app.db.sql.query<{ n: string }>(
+      `select count(*)::text as n from oauth_refresh_families f
+        where exists (select 1 from oauth_refresh_tokens r where r.family_id = f.id and r.used_at is null and r.expires_at > $1)`,
+      [new Date(t.clock.now())],
+    );
+    expect(await count('oauth_refresh_families')).toBe(Number(families[0]?.n));
+    const refreshed = await tokenRequest(t, {
+      grant_type: 'refresh_token',
+      refresh_token: live.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(200);
+    // Past every refresh token's 30 days, nothing is left.
+    t.clock.advance(31 * 86_400_000);
+    await t.app.oauthGrants.sweep();
+    expect(await count('oauth_refresh_families')).toBe(0);
+    expect(await count('oauth_refresh_tokens')).toBe(0);
   });
 });
