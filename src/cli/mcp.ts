@@ -53,6 +53,7 @@ async function mcp(args: string[], ctx: CliContext): Promise<number> {
       log,
       resources: platform.mcp.resources,
       prompts: platform.mcp.prompts,
+      taskKinds: platform.mcp.taskKinds,
     });
     // Workers, timers and (with a shared bus) the outbox relay: see the role `worker` in platform.ts.
     await platform.start();

@@ -33,6 +33,7 @@ import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import type { PromptSource } from './mcp/prompts.js';
 import type { ResourceSource } from './mcp/resources.js';
+import type { TaskKind } from './mcp/tasks.js';
 import type { ToolDef } from './mcp/tool.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { addPlatformReadings } from './metrics/readings.js';
@@ -79,6 +80,9 @@ export interface ToolRegistry {
   /** Adds prompts (src/platform/mcp/prompts.ts). */
   addPrompts(...sources: PromptSource[]): void;
   readonly prompts: readonly PromptSource[];
+  /** Adds the kinds of tasks tools start (src/platform/mcp/tasks.ts). */
+  addTaskKinds(...kinds: TaskKind[]): void;
+  readonly taskKinds: readonly TaskKind[];
 }
 
 /** Where features extend authentication. */
@@ -231,6 +235,7 @@ function createHost(
   const tools: ToolDef[] = [];
   const resources: ResourceSource[] = [];
   const prompts: PromptSource[] = [];
+  const taskKinds: TaskKind[] = [];
   const fusedReads: Record<string, FusedRead> = {};
   let sessions: SessionAuthenticator | null = null;
   const services: PlatformService[] = [];
@@ -268,6 +273,8 @@ function createHost(
       resources,
       addPrompts: (...added) => void prompts.push(...added),
       prompts,
+      addTaskKinds: (...added) => void taskKinds.push(...added),
+      taskKinds,
     },
     agentTools: createAgentToolRegistry((tool) => void tools.push(tool)),
     auth: {

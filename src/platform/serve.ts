@@ -79,6 +79,7 @@ export function createServing(platform: PlatformHost): Serving {
     tracing: platform.tracing,
     resources: platform.mcp.resources,
     prompts: platform.mcp.prompts,
+    taskKinds: platform.mcp.taskKinds,
   });
   const routes = [
     ...healthRoutes(platform),

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { R3_BIN, TEST_SECRET_KEY } from './process.js';
 
@@ -97,4 +98,14 @@ export async function fails(
   expect(answer.isError, JSON.stringify(answer.body)).toBe(true);
   expect(answer.body.error.code, JSON.stringify(answer.body)).toBe(code);
   return answer.body.error;
+}
+
+/** The JSON-RPC error `request` was refused with (resources, prompts, tasks: not tool results). */
+export async function refusal(request: Promise<unknown>): Promise<McpError> {
+  const error = await request.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
 }

@@ -12,7 +12,7 @@ import type { ArtifactsApi } from '../artifacts/index.js';
 import type { ReviewsApi } from '../reviews/index.js';
 import { createSchemaCache, type RunsApi } from '../runs/index.js';
 import type { WorkspaceApi } from '../workspace/index.js';
-import { missionTools } from './mcp-tools.js';
+import { missionTasks, missionTools } from './mcp-tools.js';
 import { Migration0020Missions } from './migrations/0020-missions.js';
 import { MISSION_RUN_KIND, missionRunKind, reportChildEvent } from './mission-kind.js';
 import { missionRunRoutes } from './routes/mission-runs.js';
@@ -61,6 +61,7 @@ export const missionsFeature = defineFeature({
       pollUrl: (id) => `/api/v1/mission-runs/${id}`,
     });
     platform.mcp.add(...missionTools(missions, workspace, reviews.decisions));
+    platform.mcp.addTaskKinds(missionTasks(missions, { bus, log }));
     platform.routes.add(
       ...missionRoutes(workspace),
       ...missionRunRoutes(missions, { db: db.sql, bus, log, heartbeatMs: config.sse.heartbeatMs }),

@@ -7,8 +7,18 @@
 import { z } from 'zod';
 import { attributionOf } from '../../platform/auth/attribution.js';
 import { access } from '../../platform/auth/guard.js';
+import type { Bus } from '../../platform/bus/bus.js';
+import { missionEventsPattern } from '../../platform/bus/subjects.js';
 import { conflict, validationFailed } from '../../platform/errors.js';
-import { bodyFieldsAsArguments, defineTool, READ_ONLY, type ToolDef } from '../../platform/mcp/tool.js';
+import type { Logger } from '../../platform/log.js';
+import { runTaskKind, type TaskKind, type TaskState } from '../../platform/mcp/tasks.js';
+import {
+  bodyFieldsAsArguments,
+  defineTool,
+  READ_ONLY,
+  type ToolContext,
+  type ToolDef,
+} from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import type { ReviewDecisions } from '../reviews/index.js';
 import {
@@ -21,7 +31,7 @@ import {
 import { promotedResources } from './promote.js';
 import { adHocTeamSchema, MISSION_RUN_STATUS_FILTERS } from './routes/mission-runs.js';
 import { MissionService, type StartBody } from './service.js';
-import { missionRunViewSchema } from './view.js';
+import { type MissionRunView, missionRunViewSchema } from './view.js';
 
 const missionRunIdSchema = z
   .number()
@@ -43,11 +53,100 @@ const missionListedSchema = missionDetailSchema.pick({
   review: true,
 });
 
+/** The arguments of `mission_start`. */
+const startArgsSchema = z.strictObject({
+  missionSlug: slugSchema.optional(),
+  team: adHocTeamSchema.optional(),
+  goal: z.string().min(1).max(20_000).optional(),
+  input: z.record(z.string(), z.unknown()).optional(),
+  idempotencyKey: z.string().min(1).max(255).optional(),
+});
+
+/** The prefix of mission run tasks' ids (`mission-7`). */
+const MISSION_TASK = 'mission';
+
+/** A mission run as a task (tasks.ts): planning and executing are working; awaiting review needs input. */
+export function missionTaskState(run: MissionRunView, lastUpdatedAt: string): TaskState {
+  const stamps = { createdAt: run.createdAt, lastUpdatedAt };
+  switch (run.status) {
+    case 'awaiting_review':
+      return {
+        status: 'input_required',
+        statusMessage: `The ${run.reviewStage ?? 'run'} waits for review: ${run.reviewUrl}`,
+        ...stamps,
+      };
+    case 'completed':
+    case 'cancelled':
+      return { status: run.status, ...stamps };
+    case 'failed': {
+      const error = run.error as { code?: string; message?: string } | null;
+      return {
+        status: 'failed',
+        statusMessage: `${error?.code ?? 'FAILED'}: ${error?.message ?? ''}`,
+        ...stamps,
+      };
+    }
+    default:
+      return {
+        status: 'working',
+        statusMessage: run.status === 'planning' ? 'Planning.' : 'Executing.',
+        ...stamps,
+      };
+  }
+}
+
+/** Mission runs as tasks (`mission-<id>`): started by mission_start; the result is its answer, final. */
+export function missionTasks(missions: MissionService, deps: { bus: Bus; log: Logger }): TaskKind {
+  return runTaskKind(deps, {
+    prefix: MISSION_TASK,
+    readAccess: access.read,
+    cancelAccess: access.invoke,
+    read: (principal, id) => missions.get(principal, id),
+    updatedAt: (principal, id) => missions.updatedAt(principal, id),
+    stateOf: missionTaskState,
+    events: (orgId, id) => missionEventsPattern(String(orgId), id),
+    answer: (run) => ({ missionRunId: run.id, status: run.status }),
+    cancel: (principal, id, requestId) => missions.cancel(principal, id, { requestId }),
+  });
+}
+
 export function missionTools(
   missions: MissionService,
   s: Pick<WorkspaceServices, 'resources' | 'workspace'>,
   decisions: ReviewDecisions,
 ): ToolDef[] {
+  /** Starts a mission run as POST /mission-runs does; its id. */
+  const start = async (args: z.output<typeof startArgsSchema>, ctx: ToolContext) => {
+    let body: StartBody;
+    if (args.missionSlug !== undefined) {
+      if (args.team !== undefined || args.goal !== undefined) {
+        throw validationFailed([
+          { field: 'arguments.missionSlug', message: 'give either missionSlug, or team and goal, not both' },
+        ]);
+      }
+      body = { missionSlug: args.missionSlug, input: args.input, idempotencyKey: args.idempotencyKey };
+    } else if (args.team !== undefined && args.goal !== undefined) {
+      body = { team: args.team, goal: args.goal, input: args.input, idempotencyKey: args.idempotencyKey };
+    } else {
+      throw validationFailed([
+        {
+          field: args.team === undefined ? 'arguments.team' : 'arguments.goal',
+          message: 'is required without missionSlug (an ad hoc mission needs team and goal)',
+        },
+      ]);
+    }
+    try {
+      const { answer } = await missions.start(ctx.principal, body, {
+        method: 'POST',
+        path: '/api/v1/mission-runs',
+        requestId: ctx.requestId,
+        traceId: activeTraceId(),
+      });
+      return { missionRunId: answer.missionRunId, status: answer.status };
+    } catch (error) {
+      throw bodyFieldsAsArguments(error);
+    }
+  };
   return [
     defineTool({
       name: 'mission_list',
@@ -89,54 +188,17 @@ export function missionTools(
       description:
         'Starts a mission run from a mission (`missionSlug`, with `input` matching its inputSchema) or ad ' +
         'hoc (`team`: agent slugs or [{agent, role}], and `goal`). Answers {missionRunId, status} at once; ' +
-        'follow it with mission_get_run.',
-      input: z.strictObject({
-        missionSlug: slugSchema.optional(),
-        team: adHocTeamSchema.optional(),
-        goal: z.string().min(1).max(20_000).optional(),
-        input: z.record(z.string(), z.unknown()).optional(),
-        idempotencyKey: z.string().min(1).max(255).optional(),
-      }),
+        'follow it with mission_get_run. As a task: the task is the mission run (input_required while it ' +
+        'waits for review); its result is {missionRunId, status} once the run is over.',
+      input: startArgsSchema,
       output: z.object({
         missionRunId: missionRunViewSchema.shape.id,
         status: missionRunViewSchema.shape.status,
       }),
       access: access.invoke,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      async run(args, ctx) {
-        let body: StartBody;
-        if (args.missionSlug !== undefined) {
-          if (args.team !== undefined || args.goal !== undefined) {
-            throw validationFailed([
-              {
-                field: 'arguments.missionSlug',
-                message: 'give either missionSlug, or team and goal, not both',
-              },
-            ]);
-          }
-          body = { missionSlug: args.missionSlug, input: args.input, idempotencyKey: args.idempotencyKey };
-        } else if (args.team !== undefined && args.goal !== undefined) {
-          body = { team: args.team, goal: args.goal, input: args.input, idempotencyKey: args.idempotencyKey };
-        } else {
-          throw validationFailed([
-            {
-              field: args.team === undefined ? 'arguments.team' : 'arguments.goal',
-              message: 'is required without missionSlug (an ad hoc mission needs team and goal)',
-            },
-          ]);
-        }
-        try {
-          const { answer } = await missions.start(ctx.principal, body, {
-            method: 'POST',
-            path: '/api/v1/mission-runs',
-            requestId: ctx.requestId,
-            traceId: activeTraceId(),
-          });
-          return { missionRunId: answer.missionRunId, status: answer.status };
-        } catch (error) {
-          throw bodyFieldsAsArguments(error);
-        }
-      },
+      run: start,
+      task: { kind: MISSION_TASK, start: async (args, ctx) => (await start(args, ctx)).missionRunId },
     }),
     defineTool({
       name: 'mission_list_runs',

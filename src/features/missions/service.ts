@@ -144,6 +144,16 @@ export class MissionService {
     return { ...view, artifacts: items };
   }
 
+  /** When mission run `id` of the caller's org last changed (ISO 8601); 404 otherwise. */
+  async updatedAt(principal: Pick<Principal, 'orgId'>, id: number): Promise<string> {
+    const row = await this.deps.db.maybeOne<{ updated_at: Date }>(
+      'select updated_at from mission_runs where org_id = $1 and id = $2',
+      [principal.orgId, id],
+    );
+    if (!row) throw notFound('mission run', id);
+    return row.updated_at.toISOString();
+  }
+
   /** A page of the org's mission runs, newest first (artifacts are on the detail only: `[]` here). */
   list(
     principal: Principal,

@@ -12,7 +12,7 @@ import type { WorkspaceApi } from '../workspace/index.js';
 import { createRunCancellations } from './cancellations.js';
 import { createStepExecutor, EXECUTE_STEP_JOB } from './execute-step.js';
 import { sweepKeys } from './idempotency.js';
-import { runResources, runtimeTools } from './mcp-tools.js';
+import { runResources, runTasks, runtimeTools } from './mcp-tools.js';
 import { Migration0009RunEventsCascade } from './migrations/0009-run-events-cascade.js';
 import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { runRoutes } from './routes.js';
@@ -131,6 +131,7 @@ export const runsFeature = defineFeature({
       ...runtimeTools({ runs, bus, log, decisions: reviews.decisions }, { waitMs: RUN_WAIT_MS }),
     );
     platform.mcp.addResources(runResources(runs));
+    platform.mcp.addTaskKinds(runTasks({ runs, bus, log }));
 
     let maintenance: NodeJS.Timeout | null = null;
     platform.addService({

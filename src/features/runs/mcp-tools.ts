@@ -1,5 +1,6 @@
 /**
- * Runtime tools: run a skill and wait for it (`runtime_run_skill`), read runs (`runtime_list_runs`,
+ * Runtime tools: run a skill or a workflow and wait for it (`runtime_run_skill`,
+ * `runtime_run_workflow`; either as a task, `runTasks`), read runs (`runtime_list_runs`,
  * `runtime_get_run`) and decide drafts (`runtime_approve_draft`, `runtime_reject_draft`). They call the
  * run service REST calls, with the caller's principal: the same scopes, the same approve capability, the
  * same review queue, and the same idempotency keys (a key is bound to the request `POST
@@ -7,8 +8,10 @@
  */
 import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
+import { runEventsPattern } from '../../platform/bus/subjects.js';
 import { type ResourceSource, resourceUri } from '../../platform/mcp/resources.js';
 import { JsonText } from '../../platform/mcp/results.js';
+import { runTaskKind, type TaskKind, type TaskState } from '../../platform/mcp/tasks.js';
 import {
   bodyFieldsAsArguments,
   defineTool,
@@ -102,45 +105,135 @@ export function runResources(runs: RunService): ResourceSource {
   };
 }
 
-/** The runtime tools over `s`; `runtime_run_skill` waits at most `waitMs`. */
+/** Starts a skill or workflow run of `slug` for the caller, as its REST trigger does; its id. */
+async function trigger(
+  s: WaitDeps,
+  kind: 'skill' | 'workflow',
+  slug: string,
+  body: z.output<typeof triggerBodySchema>,
+  ctx: ToolContext,
+): Promise<number> {
+  try {
+    const { answer } = await s.runs.trigger(ctx.principal, kind, slug, body, {
+      method: 'POST',
+      path: `/api/v1/${kind}s/${slug}/runs`,
+      requestId: ctx.requestId,
+      traceId: activeTraceId(),
+    });
+    return answer.runId;
+  } catch (error) {
+    throw bodyFieldsAsArguments(error);
+  }
+}
+
+/** A run as a task (tasks.ts): what it is doing, or why it waits (the review link), or how it ended. */
+export function runTaskState(run: RunView, lastUpdatedAt: string): TaskState {
+  const stamps = { createdAt: run.createdAt, lastUpdatedAt };
+  const drafted = run.kind !== 'skill' || run.slug in run.stepResults;
+  switch (run.status) {
+    case 'pending':
+      return drafted
+        ? {
+            status: 'input_required',
+            statusMessage: `The draft waits for review: ${run.reviewUrl}`,
+            ...stamps,
+          }
+        : { status: 'working', statusMessage: 'Drafting; the draft then waits for review.', ...stamps };
+    case 'paused':
+      return { status: 'input_required', statusMessage: `Paused for review: ${run.reviewUrl}`, ...stamps };
+    case 'approved':
+      return drafted
+        ? { status: 'completed', statusMessage: 'Approved.', ...stamps }
+        : { status: 'working', statusMessage: 'Approved; the draft is still being made.', ...stamps };
+    case 'completed':
+      return { status: 'completed', ...stamps };
+    case 'rejected': {
+      const reason = (run.review as { reason?: string | null } | null)?.reason;
+      return {
+        status: 'failed',
+        statusMessage: `Rejected in review${reason ? `: ${reason}` : '.'}`,
+        ...stamps,
+      };
+    }
+    case 'failed': {
+      const error = run.error as { code?: string; message?: string } | null;
+      return {
+        status: 'failed',
+        statusMessage: `${error?.code ?? 'FAILED'}: ${error?.message ?? ''}`,
+        ...stamps,
+      };
+    }
+    case 'cancelled':
+      return { status: 'cancelled', ...stamps };
+    default:
+      return { status: 'working', ...stamps };
+  }
+}
+
+/** Skill and workflow runs as tasks (`run-<id>`): started by runtime_run_skill and runtime_run_workflow. */
+export function runTasks(s: WaitDeps): TaskKind {
+  return runTaskKind(s, {
+    prefix: RUN_TASK,
+    readAccess: access.read,
+    cancelAccess: access.invoke,
+    read: (principal, id) => s.runs.get(principal, id),
+    updatedAt: (principal, id) => s.runs.updatedAt(principal, id),
+    stateOf: runTaskState,
+    events: (orgId, id) => runEventsPattern(String(orgId), id),
+    answer: runOutcome,
+    cancel: (principal, id, requestId) => s.runs.cancel(principal, id, requestId),
+  });
+}
+
+/** The prefix of run tasks' ids (`run-42`). */
+const RUN_TASK = 'run';
+
+/** The runtime tools over `s`; `runtime_run_skill` and `runtime_run_workflow` wait at most `waitMs`. */
 export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): ToolDef[] {
-  return [
+  const runTool = (kind: 'skill' | 'workflow', name: string, title: string, description: string) =>
     defineTool({
-      name: 'runtime_run_skill',
-      title: 'Run a skill',
+      name,
+      title,
       group: 'runtime',
-      description:
-        'Runs a skill with `input` (checked against its inputSchema) and waits until the run leaves ' +
-        '`running` — for a skill that requires approval, until its draft is ready — at most 60 s. ' +
-        'Answers {runId, status, output, error, traceId, reviewUrl}: `completed` with its output, ' +
-        '`failed` with its error, or `pending` with the draft now waiting in the review queue. Still ' +
-        '`running` (or `pending` without output) after the wait: follow it with runtime_get_run. ' +
-        'idempotencyKey (per token, 24 h) makes retries safe.',
-      // The REST trigger body's fields, after the skill's slug (the path parameter on REST).
-      input: z.strictObject({ slug: slugSchema.describe('The skill to run.'), ...triggerBodySchema.shape }),
+      description,
+      // The REST trigger body's fields, after the slug (the path parameter on REST).
+      input: z.strictObject({ slug: slugSchema.describe(`The ${kind} to run.`), ...triggerBodySchema.shape }),
       output: runOutcomeSchema,
       access: access.invoke,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       async run({ slug, ...body }, ctx) {
-        let runId: number;
-        try {
-          const { answer } = await s.runs.trigger(ctx.principal, 'skill', slug, body, {
-            method: 'POST',
-            path: `/api/v1/skills/${slug}/runs`,
-            requestId: ctx.requestId,
-            traceId: activeTraceId(),
-          });
-          runId = answer.runId;
-        } catch (error) {
-          throw bodyFieldsAsArguments(error);
-        }
+        const runId = await trigger(s, kind, slug, body, ctx);
         const run = await waitForRun(s, ctx.principal, runId, {
           timeoutMs: options.waitMs,
           signal: ctx.signal,
         });
         return runOutcome(run);
       },
-    }),
+      task: { kind: RUN_TASK, start: ({ slug, ...body }, ctx) => trigger(s, kind, slug, body, ctx) },
+    });
+  return [
+    runTool(
+      'skill',
+      'runtime_run_skill',
+      'Run a skill',
+      'Runs a skill with `input` (checked against its inputSchema) and waits until the run leaves ' +
+        '`running` — for a skill that requires approval, until its draft is ready — at most 60 s. ' +
+        'Answers {runId, status, output, error, traceId, reviewUrl}: `completed` with its output, ' +
+        '`failed` with its error, or `pending` with the draft now waiting in the review queue. Still ' +
+        '`running` (or `pending` without output) after the wait: follow it with runtime_get_run. ' +
+        'idempotencyKey (per token, 24 h) makes retries safe. As a task: answers the task at once; the ' +
+        'task is the run (input_required while it waits for review).',
+    ),
+    runTool(
+      'workflow',
+      'runtime_run_workflow',
+      'Run a workflow',
+      'Runs a workflow with `input` (checked against its inputSchema) and waits until the run leaves ' +
+        '`running` — `completed`, `failed`, or `paused` at an approve gate (reviewUrl names it) — at most ' +
+        '60 s. Answers {runId, status, output, error, traceId, reviewUrl}; still `running` after the wait: ' +
+        'follow it with runtime_get_run. As a task: answers the task at once; the task is the run ' +
+        '(input_required while a gate waits for review).',
+    ),
     defineTool({
       name: 'runtime_list_runs',
       title: 'List runs',

@@ -232,6 +232,16 @@ export class RunService {
     return json;
   }
 
+  /** When run `id` of the caller's org last changed (ISO 8601); 404 otherwise. */
+  async updatedAt(principal: Pick<Principal, 'orgId'>, id: number): Promise<string> {
+    const row = await this.deps.db.maybeOne<{ updated_at: Date }>(
+      'select updated_at from runs where org_id = $1 and id = $2',
+      [principal.orgId, id],
+    );
+    if (!row) throw notFound('run', id);
+    return row.updated_at.toISOString();
+  }
+
   /** A page of the org's runs, newest first. */
   async list(
     principal: Pick<Principal, 'orgId'>,

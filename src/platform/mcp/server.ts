@@ -35,7 +35,17 @@ const LIST_TOOLS = 'tools/list';
 /** A protocol method other than the tools' (resources, prompts): whether it is served, and its answer. */
 interface MethodAnswer {
   served(toolset: Toolset): boolean;
-  run(toolset: Toolset, principal: Principal, params: Record<string, unknown>): Promise<Result> | Result;
+  run(
+    toolset: Toolset,
+    session: McpSession,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Result> | Result;
+}
+
+/** The request's abort signal: the JSON-RPC request's, and over HTTP the HTTP request's too. */
+function signalOf(session: McpSession, signal: AbortSignal): AbortSignal {
+  return session.signal ? AbortSignal.any([session.signal(), signal]) : signal;
 }
 
 /** The cursor of a list request (absent, or a string). */
@@ -55,23 +65,23 @@ function stringParam(params: Record<string, unknown>, name: string): string {
 const OTHER_METHODS: Record<string, MethodAnswer> = {
   'resources/list': {
     served: (toolset) => toolset.resources.any,
-    run: (toolset, principal, params) => toolset.resources.list(principal, cursorOf(params)),
+    run: (toolset, { principal }, params) => toolset.resources.list(principal, cursorOf(params)),
   },
   'resources/templates/list': {
     served: (toolset) => toolset.resources.any,
-    run: (toolset, principal) => toolset.resources.templates(principal),
+    run: (toolset, { principal }) => toolset.resources.templates(principal),
   },
   'resources/read': {
     served: (toolset) => toolset.resources.any,
-    run: (toolset, principal, params) => toolset.resources.read(principal, stringParam(params, 'uri')),
+    run: (toolset, { principal }, params) => toolset.resources.read(principal, stringParam(params, 'uri')),
   },
   'prompts/list': {
     served: (toolset) => toolset.prompts.any,
-    run: (toolset, principal, params) => toolset.prompts.list(principal, cursorOf(params)),
+    run: (toolset, { principal }, params) => toolset.prompts.list(principal, cursorOf(params)),
   },
   'prompts/get': {
     served: (toolset) => toolset.prompts.any,
-    run(toolset, principal, params) {
+    run(toolset, { principal }, params) {
       const name = stringParam(params, 'name');
       const args = params.arguments ?? {};
       if (
@@ -84,6 +94,25 @@ const OTHER_METHODS: Record<string, MethodAnswer> = {
       }
       return toolset.prompts.get(principal, name, args as Record<string, string>);
     },
+  },
+  // Tasks: `tasks/list` is not served (a task is a run: GET /runs lists them).
+  'tasks/get': {
+    served: (toolset) => toolset.tasks.any,
+    run: (toolset, { principal }, params) => toolset.tasks.get(principal, stringParam(params, 'taskId')),
+  },
+  'tasks/result': {
+    served: (toolset) => toolset.tasks.any,
+    run: (toolset, { principal }, params, signal) =>
+      toolset.taskResult(principal, stringParam(params, 'taskId'), signal),
+  },
+  'tasks/cancel': {
+    served: (toolset) => toolset.tasks.any,
+    run: (toolset, session, params) =>
+      toolset.tasks.cancel(
+        session.principal,
+        stringParam(params, 'taskId'),
+        session.requestId ?? randomUUID(),
+      ),
   },
 };
 
@@ -126,6 +155,7 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
       tools: { listChanged: false },
       ...(toolset.resources.any ? { resources: { listChanged: false, subscribe: false } } : {}),
       ...(toolset.prompts.any ? { prompts: { listChanged: false } } : {}),
+      ...(toolset.tasks.any ? { tasks: { cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
@@ -147,7 +177,7 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
       try {
         const refused = await session.charge?.();
         if (refused) throw rateLimited(refused.retryAfterSec);
-        return await answer.run(toolset, session.principal, params);
+        return await answer.run(toolset, session, params, signalOf(session, extra.signal));
       } catch (error) {
         throw protocolError(error, toolset.log, { method: request.method, reqId: session.requestId });
       }
@@ -164,10 +194,15 @@ export function createMcpServer(toolset: Toolset, caller: McpSession | (() => Mc
       ...(session.charge ? { charge: session.charge } : {}),
       // Lazy: signals cost more than most calls, and only waiting tools read them.
       get signal() {
-        return session.signal ? AbortSignal.any([session.signal(), extra.signal]) : extra.signal;
+        return signalOf(session, extra.signal);
       },
     };
-    return toolset.call(params.name, params.arguments, ctx);
+    if (params.task === undefined) return toolset.call(params.name, params.arguments, ctx);
+    try {
+      return await toolset.startTask(params.name, params.arguments, ctx);
+    } catch (error) {
+      throw protocolError(error, toolset.log, { tool: params.name, reqId: ctx.requestId });
+    }
   };
   return server;
 }

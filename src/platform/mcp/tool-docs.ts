@@ -33,6 +33,7 @@ function hints(tool: ToolDef): string {
     destructiveHint ? 'destructive' : null,
     idempotentHint ? 'idempotent' : null,
     openWorldHint ? 'open world' : null,
+    tool.task ? 'task ([optional](#tasks))' : null,
   ];
   return said.filter((hint) => hint !== null).join(', ');
 }

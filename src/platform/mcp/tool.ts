@@ -105,6 +105,12 @@ export interface ToolDef<S extends z.ZodType = z.ZodType, O extends z.ZodType = 
    * (an artifact: `r3://artifacts/<id>`).
    */
   links?(args: z.output<S>, value: z.output<O>): ResourceLink[];
+  /**
+   * The tool may be called as a task (tasks.ts; listed with `execution.taskSupport: "optional"`): it
+   * then starts what it starts and answers the task at once. `kind` is the task kind's prefix; `start`
+   * answers the id of the run it started.
+   */
+  task?: { kind: string; start(args: z.output<S>, ctx: ToolContext): Promise<number> };
 }
 
 /**

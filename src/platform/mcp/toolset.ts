@@ -7,10 +7,17 @@
  * `outputSchema` as SDK clients check it (`validateOutput`; outside it: logged, INTERNAL) → a result;
  * every failure is an error result, never a failed request.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type CreateTaskResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { FusedRequest } from '../auth/authenticate.js';
 import { authorize } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
 import { ApiError, forbidden, internal, rateLimited, validationFailed } from '../errors.js';
 import { inputIssues } from '../http/input-guard.js';
 import { zodIssues } from '../http/validate.js';
@@ -20,7 +27,9 @@ import type { Tracing } from '../tracing/tracing.js';
 import { createPromptCatalog, type PromptCatalog, type PromptSource } from './prompts.js';
 import { createResourceCatalog, type ResourceCatalog, type ResourceSource } from './resources.js';
 import { JsonText, toolError, toolResult } from './results.js';
+import { createTaskCatalog, RELATED_TASK, type TaskCatalog, type TaskKind } from './tasks.js';
 import {
+  bodyFieldsAsArguments,
   type McpTransportKind,
   type ToolContext,
   type ToolDef,
@@ -48,6 +57,8 @@ export interface ToolsetOptions {
   resources?: readonly ResourceSource[];
   /** The prompts the features registered (`platform.mcp.prompts`); none: no `prompts` capability. */
   prompts?: readonly PromptSource[];
+  /** The task kinds the features registered (`platform.mcp.taskKinds`); none: no `tasks` capability. */
+  taskKinds?: readonly TaskKind[];
 }
 
 /** The tools of one process. */
@@ -56,6 +67,15 @@ export interface Toolset {
   list(transport: McpTransportKind): Tool[];
   /** Runs `name` with `args` for `ctx`'s caller; never throws. */
   call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult>;
+  /**
+   * `tools/call` with task augmentation: checks as `call` does, starts the tool's task and answers
+   * it. Throws JSON-RPC errors (a tool that is no task: -32601; a refusal: its `ApiError`).
+   */
+  startTask(name: string, args: unknown, ctx: ToolContext): Promise<CreateTaskResult>;
+  /** `tasks/result`: the result of the tool call the task stands for, once it is over. */
+  taskResult(principal: Principal, taskId: string, signal: AbortSignal | undefined): Promise<CallToolResult>;
+  /** The tasks tools start (`tasks/get`, `tasks/cancel`). */
+  readonly tasks: TaskCatalog;
   /**
    * What a `tools/call` body (parsed JSON) reads first, to read with the request's authentication:
    * the run its tool's `fusedRun` names (`run`), else the org's applied version when its tool
@@ -103,8 +123,36 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
   const withoutAuthoring = everything.filter((entry) => !byName.get(entry.name)?.authoring);
   const log = options.log;
 
+  const tasks = createTaskCatalog(options.taskKinds ?? []);
   return {
     tools,
+    tasks,
+    async startTask(name, args, ctx) {
+      const tool = byName.get(name);
+      if (!tool?.task) {
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          tool
+            ? `${name} cannot be called as a task (its execution.taskSupport is forbidden).`
+            : `No tool ${JSON.stringify(name)} on this MCP server.`,
+          { tool: name },
+        );
+      }
+      const parsed = await checked(tool, args, ctx);
+      const kind = tasks.kind(tool.task.kind);
+      let id: number;
+      try {
+        id = await tool.task.start(parsed, ctx);
+      } catch (error) {
+        throw bodyFieldsAsArguments(error);
+      }
+      options.metrics?.toolCalls.inc({ tool: name, result: 'task' });
+      return { task: tasks.task(kind, id, await kind.state(ctx.principal, id)) };
+    },
+    async taskResult(principal, taskId, signal) {
+      const value = await tasks.result(principal, taskId, signal);
+      return { ...toolResult(value), _meta: { [RELATED_TASK]: { taskId } } };
+    },
     resources: createResourceCatalog(options.resources ?? []),
     prompts: createPromptCatalog(options.prompts ?? []),
     log,
@@ -138,6 +186,24 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
     },
   };
 
+  /**
+   * What every call passes before its tool runs: the authoring gate, access (FORBIDDEN), the rate
+   * limit, then the arguments (VALIDATION_FAILED naming `arguments.<field>`); answers them parsed.
+   */
+  async function checked(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<unknown> {
+    if (tool.authoring && ctx.transport === 'http' && !options.httpAuthoring) {
+      throw authoringDisabled(tool.name);
+    }
+    authorize(ctx.principal, tool.access);
+    const refused = await ctx.charge?.();
+    if (refused) throw rateLimited(refused.retryAfterSec);
+    const unstorable = inputIssues(args ?? {}, 'arguments');
+    if (unstorable.length > 0) throw validationFailed(unstorable);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
+    return parsed.data;
+  }
+
   async function call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const started = performance.now();
     // A name the client made up is counted as `unknown` (clients choose names: bound the labels).
@@ -149,17 +215,8 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
     };
     try {
       if (!tool) throw unknownTool(name);
-      if (tool.authoring && ctx.transport === 'http' && !options.httpAuthoring) {
-        throw authoringDisabled(name);
-      }
-      authorize(ctx.principal, tool.access);
-      const refused = await ctx.charge?.();
-      if (refused) throw rateLimited(refused.retryAfterSec);
-      const unstorable = inputIssues(args ?? {}, 'arguments');
-      if (unstorable.length > 0) throw validationFailed(unstorable);
-      const parsed = tool.input.safeParse(args ?? {});
-      if (!parsed.success) throw validationFailed(zodIssues(parsed.error, 'arguments'));
-      const value = await tool.run(parsed.data, ctx);
+      const parsed = await checked(tool, args, ctx);
+      const value = await tool.run(parsed, ctx);
       if (options.validateOutput) {
         const broken = checkOf(tool)(value);
         if (broken) {
@@ -171,7 +228,7 @@ export function createToolset(defined: readonly ToolDef[], options: ToolsetOptio
         }
       }
       // An object by contract: `output` is an object schema (its `outputSchema` root is `object`).
-      const links = tool.links && !(value instanceof JsonText) ? tool.links(parsed.data, value) : [];
+      const links = tool.links && !(value instanceof JsonText) ? tool.links(parsed, value) : [];
       const result = toolResult(value as Record<string, unknown> | JsonText, links);
       count('ok');
       return result;
@@ -192,6 +249,7 @@ function listing(tool: ToolDef): Tool {
     inputSchema: inputSchema as Tool['inputSchema'],
     outputSchema: toolOutputSchema(tool.output) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.hints },
+    ...(tool.task ? { execution: { taskSupport: 'optional' as const } } : {}),
   };
 }
 

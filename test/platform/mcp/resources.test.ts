@@ -6,13 +6,13 @@
  * cursor r3 never gave, an unknown or inactive prompt and a missing required argument (invalid params).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { serializeManifest } from '../../../src/features/workspace/files.js';
 import { RESOURCE_NOT_FOUND } from '../../../src/platform/mcp/protocol-errors.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { call, connectHttp, ok } from '../../helpers/mcp.js';
+import { call, connectHttp, ok, refusal } from '../../helpers/mcp.js';
 import { createMission, createTeam } from '../../helpers/missions.js';
 import { createSkill, createWorkflow } from '../../helpers/resources.js';
 import { orgIdOf } from '../../helpers/runs.js';
@@ -48,16 +48,6 @@ async function client(token: string): Promise<Client> {
   const c = await connectHttp(t.url, token);
   clients.push(c);
   return c;
-}
-
-/** The JSON-RPC error a request was refused with. */
-async function refusal(request: Promise<unknown>): Promise<McpError> {
-  const error = await request.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
 }
 
 beforeAll(async () => {
