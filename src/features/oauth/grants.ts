@@ -18,7 +18,10 @@
  * Access tokens are ordinary r3 API tokens of the person (`oauth: <client name>`, 1 hour), so they are
  * listed, revocable, rate-limited and attributed (`token:<id>`) like any other. Their scopes are the
  * ones asked for that the person holds (`read:skills` is within `read:all`); a refresh narrows them to
- * what the person's role gives now.
+ * what the person's role gives now. A consent given from a session started with a pasted token is
+ * bound to that token (its *source*, issue 36 #3): the access tokens are minted through it (they
+ * expire no later than it and are revoked with it), and the code and refresh tokens are refused once
+ * it is revoked or expired — a leaked token cannot authorize an app that outlives it.
  *
  * PKCE is checked with node:crypto (SHA-256, base64url, a constant-time comparison of the two
  * digests' bytes) rather than a package: it is those three calls, and the one package the SDK brings
@@ -168,6 +171,10 @@ interface CodeRow {
   user_id: string;
   granted: Scope[];
   family_id: number | null;
+  source_token_id: string | null;
+  /** The source token is revoked or expired (null without one). */
+  source_ended: boolean | null;
+  source_expires_at: Date | null;
 }
 
 interface RefreshRow {
@@ -183,7 +190,13 @@ interface RefreshRow {
   revoked_at: Date | null;
   expires_at: Date;
   used_at: Date | null;
+  source_token_id: string | null;
+  source_ended: boolean | null;
+  source_expires_at: Date | null;
 }
+
+/** The columns of a grant's source token (`s`), at instant `$2`: whether it ended, and its expiry. */
+const SOURCE_COLUMNS = `s.revoked_at is not null or s.expires_at <= $2 as source_ended, s.expires_at as source_expires_at`;
 
 /** What the token endpoint is given (the form's parameters). */
 export type TokenParams = Readonly<Record<string, string>>;
@@ -379,7 +392,8 @@ export class OAuthGrants {
       const decided = allow && code !== null;
       await sql.query(
         `update oauth_authorizations
-            set decided_at = $2, allowed = $3, org_id = $4, user_pk = $5, granted = $6, code_hash = $7, code_expires_at = $8
+            set decided_at = $2, allowed = $3, org_id = $4, user_pk = $5, granted = $6, code_hash = $7, code_expires_at = $8,
+                source_token_id = $9
           where id = $1`,
         [
           id,
@@ -390,6 +404,7 @@ export class OAuthGrants {
           decided ? granted : null,
           code === null ? null : hashSecret(code),
           code === null ? null : new Date(now + CODE_TTL_MS),
+          decided ? principal.tokenId : null,
         ],
       );
       await recordAuditSql(sql, {
@@ -422,13 +437,15 @@ export class OAuthGrants {
     return this.grant(requestId, async (sql, now, revokeFamily) => {
       const row = await sql.maybeOne<CodeRow>(
         `select a.id, a.client_id, c.client_name, a.redirect_uri, a.code_challenge, a.resource, a.code_expires_at,
-                a.code_used_at, a.org_id, a.user_pk, u.id as user_id, a.granted, a.family_id
+                a.code_used_at, a.org_id, a.user_pk, u.id as user_id, a.granted, a.family_id, a.source_token_id,
+                ${SOURCE_COLUMNS}
            from oauth_authorizations a
            join oauth_clients c on c.client_id = a.client_id
            join users u on u.pk = a.user_pk
+           left join api_tokens s on s.id = a.source_token_id
           where a.code_hash = $1
           for update of a`,
-        [hashSecret(code)],
+        [hashSecret(code), new Date(now)],
       );
       const invalid = (why: string): Outcome => ({ failure: new OAuthFailure('invalid_grant', why) });
       if (!row) return invalid('The code is unknown.');
@@ -437,7 +454,14 @@ export class OAuthGrants {
         if (row.family_id !== null) await revokeFamily(row.family_id, 'code_reused');
         return invalid('The code was used already; the tokens issued for it are revoked.');
       }
-      const refusal = codeRefusal(row, params, now);
+      const refusal =
+        codeRefusal(row, params, now) ??
+        (row.source_ended
+          ? new OAuthFailure(
+              'invalid_grant',
+              'The token the consent was given with has been revoked or has expired.',
+            )
+          : null);
       if (refusal) {
         // Spent by this attempt all the same.
         await writeAtCommit(
@@ -452,13 +476,22 @@ export class OAuthGrants {
       // Spent, and the family it starts, in one statement.
       const family = await sql.one<{ id: number }>(
         `with family as (
-           insert into oauth_refresh_families (client_id, org_id, user_pk, scopes, resource, created_at)
-           values ($2, $3, $4, $5, $6, $7) returning id
+           insert into oauth_refresh_families (client_id, org_id, user_pk, scopes, resource, created_at, source_token_id)
+           values ($2, $3, $4, $5, $6, $7, $8) returning id
          )
          update oauth_authorizations set code_used_at = $7, family_id = (select id from family)
           where id = $1
          returning family_id as id`,
-        [row.id, row.client_id, row.org_id, row.user_pk, row.granted, row.resource, new Date(now)],
+        [
+          row.id,
+          row.client_id,
+          row.org_id,
+          row.user_pk,
+          row.granted,
+          row.resource,
+          new Date(now),
+          row.source_token_id,
+        ],
       );
       return {
         tokens: await this.issue(sql, {
@@ -468,6 +501,10 @@ export class OAuthGrants {
           userId: row.user_id,
           clientName: row.client_name,
           scopes: row.granted,
+          source:
+            row.source_token_id === null
+              ? null
+              : { id: row.source_token_id, expiresAt: row.source_expires_at },
           requestId,
           now,
         }),
@@ -485,14 +522,15 @@ export class OAuthGrants {
       const hashed = hashSecret(refreshToken);
       const row = await sql.maybeOne<RefreshRow>(
         `select f.id as family_id, f.client_id, c.client_name, f.org_id, f.user_pk, u.id as user_id, u.role, f.scopes,
-                f.resource, f.revoked_at, t.expires_at, t.used_at
+                f.resource, f.revoked_at, t.expires_at, t.used_at, f.source_token_id, ${SOURCE_COLUMNS}
            from oauth_refresh_tokens t
            join oauth_refresh_families f on f.id = t.family_id
            join oauth_clients c on c.client_id = f.client_id
            join users u on u.pk = f.user_pk
+           left join api_tokens s on s.id = f.source_token_id
           where t.token_hash = $1
           for update of t, f`,
-        [hashed],
+        [hashed, new Date(now)],
       );
       const invalid = (why: string): Outcome => ({ failure: new OAuthFailure('invalid_grant', why) });
       if (!row) return invalid('The refresh token is unknown.');
@@ -503,6 +541,8 @@ export class OAuthGrants {
         return invalid('The refresh token was used already; every token of its family is revoked.');
       }
       if (row.expires_at.getTime() <= now) return invalid('The refresh token has expired.');
+      if (row.source_ended)
+        return invalid('The token the consent was given with has been revoked or has expired.');
       if (params.resource !== undefined && params.resource !== row.resource) {
         return { failure: new OAuthFailure('invalid_target', `resource must be ${row.resource}.`) };
       }
@@ -532,6 +572,10 @@ export class OAuthGrants {
           userId: row.user_id,
           clientName: row.client_name,
           scopes,
+          source:
+            row.source_token_id === null
+              ? null
+              : { id: row.source_token_id, expiresAt: row.source_expires_at },
           requestId,
           now,
         }),
@@ -573,11 +617,14 @@ export class OAuthGrants {
       userId: string;
       clientName: string;
       scopes: Scope[];
+      /** The token the consent was given with: the access token is minted through it, ending no later. */
+      source: { id: string; expiresAt: Date | null } | null;
       requestId: string;
       now: number;
     },
   ): Promise<OAuthTokens> {
     const now = new Date(grant.now);
+    const ttlMs = Math.min(ACCESS_TOKEN_TTL_MS, (grant.source?.expiresAt?.getTime() ?? Infinity) - grant.now);
     const access = await this.deps.tokens.issueIn(
       sql,
       {
@@ -586,9 +633,10 @@ export class OAuthGrants {
         userId: grant.userId,
         name: `oauth: ${grant.clientName}`,
         scopes: grant.scopes,
-        expiresAt: new Date(grant.now + ACCESS_TOKEN_TTL_MS),
+        expiresAt: new Date(grant.now + ttlMs),
         actor: `user:${grant.userId}`,
         requestId: grant.requestId,
+        sourceTokenId: grant.source?.id ?? null,
       },
       now,
     );
@@ -610,7 +658,7 @@ export class OAuthGrants {
     return OAuthTokensSchema.parse({
       access_token: access.token,
       token_type: 'Bearer',
-      expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+      expires_in: Math.floor(ttlMs / 1000),
       scope: grant.scopes.join(' '),
       refresh_token: refreshToken,
     });

@@ -15,6 +15,7 @@ import { OAuthGrants } from './grants.js';
 import { metadataRoutes } from './metadata.js';
 import { Migration0033OauthClients } from './migrations/0033-oauth-clients.js';
 import { Migration0034OauthGrants } from './migrations/0034-oauth-grants.js';
+import { Migration0053OauthTokenSource } from './migrations/0053-oauth-token-source.js';
 import { oauthRoutes } from './routes.js';
 
 /** How often ended requests, codes and refresh-token families are deleted. */
@@ -31,6 +32,7 @@ export const oauthFeature = defineFeature({
   migrations: [
     { name: '0033-oauth-clients', class: Migration0033OauthClients },
     { name: '0034-oauth-grants', class: Migration0034OauthGrants },
+    { name: '0053-oauth-token-source', class: Migration0053OauthTokenSource },
   ],
   register(platform: Platform, { tokens }: { tokens: TokensApi }): OAuthApi {
     const baseUrl = () => platform.baseUrl();

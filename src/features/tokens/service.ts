@@ -261,6 +261,8 @@ export class TokenService {
       expiresAt: Date;
       actor: string;
       requestId: string;
+      /** The token this one is minted through (revoked with it; migration 0029). */
+      sourceTokenId?: string | null;
     },
     now: Date,
   ): Promise<IssuedToken> {

@@ -514,6 +514,97 @@ describe('Client ID Metadata Documents', () => {
   });
 });
 
+/**
+ * Issue 36 #3 through OAuth: a leaked token pasted into `POST /sessions` (Origin forged) gives a
+ * session that may allow an app on the consent page. What that consent grants is the leaked token's
+ * and no more: access tokens that expire no later than it and end with it, and no refresh once it is
+ * revoked — the app's rotating refresh tokens cannot outlive the leaked token.
+ */
+describe('a consent given from a pasted token’s session', () => {
+  async function pastedSession(token: string): Promise<TestSession> {
+    const answer = await t.request('POST', '/api/v1/sessions', {
+      body: { token },
+      headers: { origin: t.url },
+    });
+    expect(answer.status).toBe(201);
+    return {
+      cookie: (answer.headers.get('set-cookie') ?? '').split(';')[0] as string,
+      csrf: answer.body.session.csrfToken,
+    };
+  }
+  const works = async (token: string) => (await t.request('GET', '/api/v1/session', { token })).status;
+  const refresh = (token: string) =>
+    tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+
+  it('mints access tokens through the leaked token: no later expiry, revoked with it, and no refresh after', async () => {
+    const expiresAt = new Date(t.clock.now() + 30 * 60_000);
+    const leaked = await t.token({
+      org: 'acme',
+      user: 'olive',
+      scopes: ['read:all', 'run:invoke'],
+      expiresAt,
+    });
+    const session = await pastedSession(leaked.token);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, session, clientId, REDIRECT, challenge);
+    const first = OAuthTokensSchema.parse((await exchange(code, verifier)).body);
+    // 30 minutes, not the usual hour: the access token ends when the leaked token does.
+    expect(first.expires_in).toBeLessThanOrEqual(30 * 60);
+    const row = await t.app.db.sql.one<{ expires_at: Date; source_token_id: string }>(
+      `select t.expires_at, t.source_token_id from api_tokens t
+        join oauth_refresh_tokens r on r.access_token_id = t.id where r.token_hash = sha256($1::bytea)`,
+      [Buffer.from(first.refresh_token as string)],
+    );
+    expect(row).toEqual({ expires_at: expiresAt, source_token_id: leaked.id });
+    const rotated = await refresh(first.refresh_token as string);
+    expect(rotated.status).toBe(200);
+    const second = OAuthTokensSchema.parse(rotated.body);
+    expect(await works(second.access_token)).toBe(200);
+
+    const revoked = await t.request('DELETE', `/api/v1/tokens/${leaked.id}`, { token: leaked.token });
+    expect(revoked.status).toBe(200);
+    expect(await works(first.access_token)).toBe(401);
+    expect(await works(second.access_token)).toBe(401);
+    refusedWith(await refresh(second.refresh_token as string), 'invalid_grant');
+  });
+
+  it('refuses the code once the leaked token is revoked, and a refresh once it expired', async () => {
+    const leaked = await t.token({ org: 'acme', user: 'olive', scopes: ['read:all'] });
+    const session = await pastedSession(leaked.token);
+    const pair = pkcePair();
+    const code = await obtainCode(t, session, clientId, REDIRECT, pair.challenge);
+    expect(await t.app.tokens.revoke(leaked.id)).toBe(true);
+    refusedWith(await exchange(code, pair.verifier), 'invalid_grant');
+
+    const expiring = await t.token({
+      org: 'acme',
+      user: 'olive',
+      scopes: ['read:all'],
+      expiresAt: new Date(t.clock.now() + 10 * 60_000),
+    });
+    const other = pkcePair();
+    const tokens = OAuthTokensSchema.parse(
+      (
+        await exchange(
+          await obtainCode(t, await pastedSession(expiring.token), clientId, REDIRECT, other.challenge),
+          other.verifier,
+        )
+      ).body,
+    );
+    t.clock.advance(10 * 60_000 + 1);
+    refusedWith(await refresh(tokens.refresh_token as string), 'invalid_grant');
+  });
+
+  it('leaves a consent from a sign-in link’s session as it was: an hour, refreshable', async () => {
+    const { verifier, challenge } = pkcePair();
+    const tokens = OAuthTokensSchema.parse(
+      (await exchange(await obtainCode(t, owner, clientId, REDIRECT, challenge), verifier)).body,
+    );
+    expect(tokens.expires_in).toBe(3600);
+    expect((await refresh(tokens.refresh_token as string)).status).toBe(200);
+  });
+});
+
 describe('the sweep', () => {
   it('deletes ended requests and codes, and families no token of which can be presented, a day on', async () => {
     const { challenge, verifier } = pkcePair();
