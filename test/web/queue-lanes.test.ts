@@ -41,7 +41,9 @@ describe('lanes', () => {
       item({ assignedTo: 'bob' }),
       item({ snoozedUntil: '2030-01-02T00:00:00Z' }),
     ];
-    expect(laneCounts(items, 'me', NOW)).toEqual({ mine: 1, unassigned: 1, all: 3, snoozed: 1 });
+    expect(laneCounts(items, 'me', NOW)).toEqual({ mine: 1, unassigned: 1, all: 3, snoozed: 1, decided: 0 });
+    expect(laneCounts(items, 'me', NOW, 4).decided).toBe(4);
+    expect(items.some((item) => inLane(item, 'decided', 'me', NOW))).toBe(false);
   });
 
   it('filters rows by kind and slug within the lane, keeping their order', () => {

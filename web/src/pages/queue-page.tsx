@@ -1,12 +1,19 @@
 /**
- * The review queue (/review): lanes (mine, unassigned, all, snoozed) with their counts, filters by
- * kind and by skill or workflow — all kept in the address — live over SSE, and driven from the
- * keyboard inside the list (j/k or the arrows, Enter, x, a, r, s, g, ?; the single-character keys can
- * be turned off). Actions apply to the checked rows when there are any, else to the cursor row.
+ * The review queue as a workbench (/review): lanes (mine, unassigned, all, snoozed, and the recent
+ * decisions) with their counts, filters by kind and by skill or workflow — all kept in the address —
+ * live over SSE, and driven from the keyboard inside the list (j/k or the arrows, Enter, x, a, r, s,
+ * g, ?; the single-character keys can be turned off). Beside the list, the preview pane shows the
+ * cursor's item as it will be decided; a decision on it is bound to the revision shown (the API
+ * refuses a stale one), after it the next item opens. When the open item changed or was decided
+ * elsewhere the pane says so and the next decision key decides nothing. Actions apply to the checked
+ * rows when there are any, else to the item open in the preview.
  */
-import { useEffect, useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { loadUsers } from '../people/people-data.js';
+import { DecidedList } from '../queue/decided-list.js';
 import { laneCounts, type QueueView, searchOfView, viewFromSearch } from '../queue/lanes.js';
+import { openPreview } from '../queue/preview-data.js';
+import { PreviewPane } from '../queue/preview-pane.js';
 import { assign, decide, followQueue, snooze } from '../queue/queue-data.js';
 import { AssignDialog, HelpDialog, RejectDialog, SnoozeDialog } from '../queue/queue-dialogs.js';
 import { queueCommand } from '../queue/queue-keys.js';
@@ -15,6 +22,7 @@ import { QueueToolbar } from '../queue/queue-toolbar.js';
 import { locationStore, navigate } from '../stores/location-store.js';
 import { peopleStore } from '../stores/people-store.js';
 import { preferencesStore } from '../stores/preferences-store.js';
+import { previewStore } from '../stores/preview-store.js';
 import { cursorIndex, itemKey, queueStore, type ReviewItem, visibleItems } from '../stores/queue-store.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
@@ -28,6 +36,27 @@ function targets(): ReviewItem[] {
   return current ? [current] : [];
 }
 
+/**
+ * The items a decision applies to, each with the revision the reviewer saw: the checked rows (as
+ * listed), else the item open in the preview as it shows it (as its row shows it while the preview
+ * reads it). Null, with a notice saying why, when nothing may be decided now: the open item changed
+ * or was decided elsewhere and the person has not acted since the notice (this key press is that
+ * act: the next one decides).
+ */
+function decisionTargets(): ReviewItem[] | null {
+  const context = queueStore.getSnapshot().context;
+  if (context.checked.size > 0) return targets();
+  const preview = previewStore.getSnapshot().context;
+  if (preview.stale) {
+    previewStore.trigger.seen();
+    queueStore.trigger.noticed({ notice: `Nothing decided: ${preview.stale}`, failed: true });
+    return null;
+  }
+  const current = targets()[0];
+  if (!current) return null;
+  return [preview.review && preview.key === itemKey(current) ? preview.review : current];
+}
+
 /** Shows `view` and writes it in the address (replacing the entry: filters are not history). */
 function show(view: Partial<QueueView>): void {
   queueStore.trigger.viewed({ view });
@@ -36,6 +65,7 @@ function show(view: Partial<QueueView>): void {
 
 export function QueuePage() {
   const context = useSelector(queueStore, (c) => c);
+  const preview = useSelector(previewStore, (c) => c);
   const session = useSelector(sessionStore, (c) => c.session);
   const search = useSelector(locationStore, (c) => c.search);
   const users = useSelector(peopleStore, (c) => c.users);
@@ -43,10 +73,15 @@ export function QueuePage() {
   const canAct = session?.canApprove ?? false;
   const visible = useMemo(() => visibleItems(context), [context]);
   const counts = useMemo(
-    () => (context.loaded ? laneCounts(context.items, context.me, Date.now()) : null),
-    [context.items, context.loaded, context.me],
+    () => (context.loaded ? laneCounts(context.items, context.me, Date.now(), context.decided.length) : null),
+    [context.items, context.loaded, context.me, context.decided],
   );
   const cursor = cursorIndex(context, visible);
+  const decidedLane = context.view.lane === 'decided';
+  const open = decidedLane || !context.loaded ? null : (visible[cursor] ?? null);
+
+  // The preview follows the cursor.
+  useEffect(() => openPreview(open), [open ? itemKey(open) : null]);
   const slugs = useMemo(
     () => [...new Set(context.items.map((i) => i.slug).filter((s): s is string => !!s))].sort(),
     [context.items],
@@ -55,7 +90,8 @@ export function QueuePage() {
   useEffect(() => {
     queueStore.trigger.opened({ view: viewFromSearch(window.location.search), me: session?.userId ?? '' });
     if (canAct) void loadUsers();
-    return followQueue();
+    // The session's own actor, as review events name who made a change.
+    return followQueue(session?.tokenId ? `token:${session.tokenId}` : `user:${session?.userId ?? ''}`);
   }, []);
 
   // Back and forward between addresses of the queue show their view.
@@ -76,6 +112,7 @@ export function QueuePage() {
     const at = cursorIndex(c, rows);
     const move = (to: number) => {
       const row = rows[Math.max(0, Math.min(rows.length - 1, to))];
+      previewStore.trigger.seen();
       if (row) queueStore.trigger.moved({ cursor: itemKey(row) });
     };
     const mayAct = () => {
@@ -102,11 +139,13 @@ export function QueuePage() {
         if (row) queueStore.trigger.toggled({ key: itemKey(row) });
         break;
       }
-      case 'approve':
-        if (mayAct()) void decide(targets(), 'approve');
+      case 'approve': {
+        const items = mayAct() ? decisionTargets() : null;
+        if (items) void decide(items, 'approve');
         break;
+      }
       case 'reject':
-        if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'reject' });
+        if (mayAct()) openReject();
         break;
       case 'snooze':
         if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'snooze' });
@@ -122,6 +161,18 @@ export function QueuePage() {
   };
 
   const close = () => queueStore.trigger.dialogOpened({ dialog: null });
+  // What the reject dialog will reject: fixed when it opens (the items as the reviewer saw them).
+  const rejecting = useRef<ReviewItem[]>([]);
+  const openReject = () => {
+    const items = decisionTargets();
+    if (!items) return;
+    rejecting.current = items;
+    queueStore.trigger.dialogOpened({ dialog: 'reject' });
+  };
+  const approveOpen = () => {
+    const items = decisionTargets();
+    if (items) void decide(items, 'approve');
+  };
   const setShortcuts = (on: boolean) => preferencesStore.trigger.shortcutsSet({ on });
 
   return (
@@ -144,11 +195,7 @@ export function QueuePage() {
           <button type="button" class="primary" onClick={() => void decide(targets(), 'approve')}>
             Approve selected
           </button>
-          <button
-            type="button"
-            class="danger"
-            onClick={() => queueStore.trigger.dialogOpened({ dialog: 'reject' })}
-          >
+          <button type="button" class="danger" onClick={openReject}>
             Reject selected
           </button>
           <button type="button" onClick={() => queueStore.trigger.allChecked({ keys: [] })}>
@@ -170,25 +217,43 @@ export function QueuePage() {
           {context.notice}
         </p>
       )}
-      {context.loaded && (
-        <QueueList
-          items={visible}
-          cursor={cursor}
-          checked={context.checked}
-          onToggle={(key) => queueStore.trigger.toggled({ key })}
-          onPick={(index) => {
-            const row = visible[index];
-            if (row && index !== cursor) queueStore.trigger.moved({ cursor: itemKey(row) });
-          }}
-          onKey={onKey}
-        />
+      {decidedLane ? (
+        <DecidedList entries={context.decided} view={context.view} />
+      ) : (
+        context.loaded && (
+          <div class="workbench">
+            <QueueList
+              items={visible}
+              cursor={cursor}
+              checked={context.checked}
+              onToggle={(key) => queueStore.trigger.toggled({ key })}
+              onPick={(index) => {
+                const row = visible[index];
+                if (row && index !== cursor) {
+                  previewStore.trigger.seen();
+                  queueStore.trigger.moved({ cursor: itemKey(row) });
+                }
+              }}
+              onKey={onKey}
+            />
+            {visible.length > 0 && (
+              <PreviewPane
+                preview={preview}
+                canAct={canAct}
+                shortcuts={shortcuts}
+                onApprove={approveOpen}
+                onReject={openReject}
+              />
+            )}
+          </div>
+        )
       )}
       {context.dialog === 'reject' && (
         <RejectDialog
-          count={targets().length}
+          count={rejecting.current.length}
           onClose={close}
           onReject={(reason) => {
-            const items = targets();
+            const items = rejecting.current;
             close();
             void decide(items, 'reject', reason);
           }}

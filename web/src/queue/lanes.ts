@@ -8,8 +8,11 @@
  * `unassigned` and `all` hold active items only, `snoozed` the others.
  */
 
-/** A lane of the queue. */
-export type Lane = 'mine' | 'unassigned' | 'all' | 'snoozed';
+/**
+ * A lane of the queue. `decided` holds no open item: it lists recent decisions (this browser's, and
+ * those the stream told of while the page was open).
+ */
+export type Lane = 'mine' | 'unassigned' | 'all' | 'snoozed' | 'decided';
 
 /** The lanes in the order the page shows them, with their labels. */
 export const LANES: ReadonlyArray<readonly [Lane, string]> = [
@@ -17,6 +20,7 @@ export const LANES: ReadonlyArray<readonly [Lane, string]> = [
   ['unassigned', 'Unassigned'],
   ['all', 'All'],
   ['snoozed', 'Snoozed'],
+  ['decided', 'Decided'],
 ];
 
 /** The review kinds the kind filter offers. */
@@ -46,6 +50,7 @@ export function isSnoozed(item: LaneItem, now: number): boolean {
 
 /** Whether `item` is in `lane` for user `me` at `now`. */
 export function inLane(item: LaneItem, lane: Lane, me: string, now: number): boolean {
+  if (lane === 'decided') return false;
   if (lane === 'snoozed') return isSnoozed(item, now);
   if (isSnoozed(item, now)) return false;
   if (lane === 'mine') return item.assignedTo === me;
@@ -53,9 +58,17 @@ export function inLane(item: LaneItem, lane: Lane, me: string, now: number): boo
   return true;
 }
 
-/** How many of `items` each lane holds (the filters do not change them). */
-export function laneCounts(items: readonly LaneItem[], me: string, now: number): Record<Lane, number> {
-  const counts: Record<Lane, number> = { mine: 0, unassigned: 0, all: 0, snoozed: 0 };
+/**
+ * How many of `items` each lane holds (the filters do not change them); `decided` counts the recent
+ * decisions given.
+ */
+export function laneCounts(
+  items: readonly LaneItem[],
+  me: string,
+  now: number,
+  decided = 0,
+): Record<Lane, number> {
+  const counts: Record<Lane, number> = { mine: 0, unassigned: 0, all: 0, snoozed: 0, decided };
   for (const item of items) {
     if (isSnoozed(item, now)) {
       counts.snoozed++;

@@ -3,7 +3,9 @@
  * current, and the decide, assign and snooze calls.
  */
 import { ApiError, api } from '../api.js';
+import { previewStore } from '../stores/preview-store.js';
 import { itemKey, queueStore, type ReviewItem } from '../stores/queue-store.js';
+import { readPreview } from './preview-data.js';
 
 const PAGE = 200;
 const MAX_ITEMS = 5_000;
@@ -42,11 +44,18 @@ export async function loadQueue(): Promise<void> {
 
 /** A review event of `GET /reviews/stream` (its data; the frame's name is `review.<…>`). */
 interface ReviewEvent {
-  kind: string;
+  kind: ReviewItem['kind'];
   id: number;
+  title: string;
+  summary: string | null;
   /** The item's change: opened, assigned, snoozed, woken, updated, decided, changes_requested, cancelled. */
   event: string;
   status: string;
+  revision: string | null;
+  assignedTo: string | null;
+  action?: string;
+  by?: string;
+  at: string;
 }
 
 /** The frame names of `GET /reviews/stream`, one per change of an item. */
@@ -64,11 +73,27 @@ const STREAM_EVENTS = [
 /** The changes that close an item. */
 const CLOSING = new Set(['decided', 'changes_requested', 'cancelled']);
 
+/** What a change of the item open in the preview was, in words (`was approved elsewhere`). */
+function changeOf(change: ReviewEvent): string {
+  const what: Record<string, string> = {
+    assigned: change.assignedTo ? `was assigned to ${change.assignedTo}` : 'was sent back to triage',
+    snoozed: 'was snoozed elsewhere',
+    woken: 'came back from a snooze',
+    updated: 'changed (its content is new)',
+    cancelled: 'was withdrawn',
+    changes_requested: 'was sent back for changes elsewhere',
+    decided: change.action === 'reject' ? 'was rejected elsewhere' : 'was approved elsewhere',
+  };
+  return what[change.event] ?? 'changed';
+}
+
 /**
  * Reads the lane and follows the org's review events while the page is open: a decided or cancelled
- * item leaves at once; any other change reads the lane again (coalesced). Returns the stop function.
+ * item leaves at once; any other change reads the lane again (coalesced). A change of the item open
+ * in the preview reads it again, and when someone else made it (not `me`, the session's actor) the
+ * pane says so and the next decision key decides nothing (see queue-page). Returns the stop function.
  */
-export function followQueue(): () => void {
+export function followQueue(me: string): () => void {
   const source = new EventSource('/api/v1/reviews/stream');
   let timer: ReturnType<typeof setTimeout> | null = null;
   const reload = () => {
@@ -84,8 +109,35 @@ export function followQueue(): () => void {
   source.addEventListener('ready', () => void loadQueue());
   const onChange = (message: MessageEvent<string>) => {
     const change = JSON.parse(message.data) as ReviewEvent;
-    if (CLOSING.has(change.event)) queueStore.trigger.removed({ keys: [itemKey(change)] });
-    else reload();
+    const key = itemKey(change);
+    const elsewhere = change.by !== me;
+    const preview = previewStore.getSnapshot().context;
+    if (key === preview.key && elsewhere && change.revision !== preview.review?.revision) {
+      previewStore.trigger.staled({
+        notice: `“${change.title}” ${changeOf(change)} while you had it open. Nothing was decided here: read what is shown now before deciding.`,
+      });
+    }
+    if (CLOSING.has(change.event)) {
+      queueStore.trigger.removed({ keys: [key] });
+      if (change.action && elsewhere) {
+        queueStore.trigger.decisionsSeen({
+          entries: [
+            {
+              kind: change.kind,
+              id: change.id,
+              title: change.title,
+              summary: change.summary,
+              action: change.action,
+              by: change.by ?? null,
+              at: change.at,
+            },
+          ],
+        });
+      }
+      return;
+    }
+    if (key === preview.key) void readPreview(change);
+    reload();
   };
   for (const name of STREAM_EVENTS) source.addEventListener(name, onChange);
   return () => {
@@ -96,13 +148,17 @@ export function followQueue(): () => void {
 
 type Target = Pick<ReviewItem, 'kind' | 'id'>;
 
+/** An item to decide, with the revision the reviewer saw (the preview's, or the row's). */
+type Seen = Target & Pick<ReviewItem, 'revision' | 'title' | 'summary'>;
+
 /**
  * Runs `call` for each of `items` and says how it went: those done are handed to `after`, those
- * already gone (409, 404) leave the queue, and the first other failure is shown as an alert.
+ * already gone (409, 404) leave the queue, one that changed since it was seen (409 stale) stays and
+ * is read again (the preview says so), and the first other failure is shown as an alert.
  */
-async function each(
-  items: Target[],
-  call: (item: Target) => Promise<unknown>,
+async function each<T extends Target>(
+  items: T[],
+  call: (item: T) => Promise<unknown>,
   done: string,
   after: (keys: string[]) => void,
 ): Promise<void> {
@@ -114,7 +170,9 @@ async function each(
       await call(item);
       finished.push(itemKey(item));
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 409 || error.status === 404))
+      if (error instanceof ApiError && error.status === 409 && error.details.reason === 'stale') {
+        changedElsewhere(item, error.details.revision);
+      } else if (error instanceof ApiError && (error.status === 409 || error.status === 404))
         gone.push(itemKey(item));
       else failures.push(error instanceof Error ? error.message : String(error));
     }
@@ -127,19 +185,91 @@ async function each(
   );
 }
 
-/** Decides `items` (each leaves the queue). */
-export function decide(items: Target[], action: 'approve' | 'reject', reason?: string): Promise<void> {
+/**
+ * The API refused a decision on `item`: it changed since the reviewer saw it (409 stale, `current`
+ * the revision it has now, null once closed). Nothing was decided: the pane says so and reads it
+ * again; a closed one leaves the queue.
+ */
+function changedElsewhere(item: Target, current: unknown): void {
+  const key = itemKey(item);
+  if (key === previewStore.getSnapshot().context.key) {
+    previewStore.trigger.staled({
+      notice:
+        'This item changed elsewhere since you opened it. Nothing was decided: it shows its current version now.',
+    });
+    void readPreview(item);
+  }
+  if (current === null) queueStore.trigger.removed({ keys: [key] });
+  else void loadQueue();
+}
+
+/**
+ * Reads of items this browser changed (assigned, snoozed), by key, until they answered: the change
+ * gave the item a new revision, which a decision taken right after must send (the reviewer's own
+ * change is not a change made elsewhere).
+ */
+const refreshing = new Map<string, Promise<void>>();
+
+/** `call` changes `item` here: once done, its row (and the preview) take its new revision. */
+async function ownChange(item: Target, call: Promise<unknown>): Promise<unknown> {
+  const key = itemKey(item);
+  let settle = () => {};
+  refreshing.set(key, new Promise<void>((resolve) => (settle = resolve)));
+  try {
+    const answer = await call;
+    const { review } = await api<{ review: ReviewItem }>('GET', `/reviews/${item.kind}/${item.id}`);
+    queueStore.trigger.revised({ key, revision: review.revision });
+    if (previewStore.getSnapshot().context.key === key) await readPreview(item);
+    return answer;
+  } finally {
+    refreshing.delete(key);
+    settle();
+  }
+}
+
+/** `item` with the revision its row has now, once a change made here has been read back. */
+async function current<T extends Seen>(item: T): Promise<T> {
+  const pending = refreshing.get(itemKey(item));
+  if (!pending) return item;
+  await pending;
+  const row = queueStore.getSnapshot().context.items.find((i) => itemKey(i) === itemKey(item));
+  return row ? { ...item, revision: row.revision } : item;
+}
+
+/**
+ * Decides `items`, each bound to the revision the reviewer saw (a stale one decides nothing); those
+ * decided leave the queue (the cursor moves on to the next row) and head the `decided` lane.
+ */
+export function decide(items: Seen[], action: 'approve' | 'reject', reason?: string): Promise<void> {
   return each(
     items,
-    (item) =>
-      api('POST', '/reviews/decide?limit=1', {
+    async (seen) => {
+      const item = await current(seen);
+      return api('POST', '/reviews/decide?limit=1', {
         kind: item.kind,
         id: item.id,
         action,
+        ...(item.revision ? { revision: item.revision } : {}),
         ...(reason ? { reason } : {}),
-      }),
+      });
+    },
     action === 'approve' ? 'Approved' : 'Rejected',
-    (keys) => queueStore.trigger.removed({ keys }),
+    (keys) => {
+      const at = new Date().toISOString();
+      const entries = items
+        .filter((item) => keys.includes(itemKey(item)))
+        .map((item) => ({
+          kind: item.kind,
+          id: item.id,
+          title: item.title,
+          summary: item.summary,
+          action,
+          by: null,
+          at,
+        }));
+      queueStore.trigger.decisionsSeen({ entries });
+      queueStore.trigger.removed({ keys });
+    },
   );
 }
 
@@ -147,7 +277,8 @@ export function decide(items: Target[], action: 'approve' | 'reject', reason?: s
 export function assign(items: Target[], assignedTo: string | null): Promise<void> {
   return each(
     items,
-    (item) => api('POST', '/reviews/assign?limit=1', { kind: item.kind, id: item.id, assignedTo }),
+    (item) =>
+      ownChange(item, api('POST', '/reviews/assign?limit=1', { kind: item.kind, id: item.id, assignedTo })),
     assignedTo ? `Assigned to ${assignedTo}:` : 'Sent back to triage:',
     (keys) => queueStore.trigger.patched({ keys, patch: { assignedTo } }),
   );
@@ -158,7 +289,10 @@ export function snooze(items: Target[], until: Date): Promise<void> {
   return each(
     items,
     (item) =>
-      api('POST', '/reviews/snooze?limit=1', { kind: item.kind, id: item.id, until: until.toISOString() }),
+      ownChange(
+        item,
+        api('POST', '/reviews/snooze?limit=1', { kind: item.kind, id: item.id, until: until.toISOString() }),
+      ),
     'Snoozed',
     (keys) => queueStore.trigger.patched({ keys, patch: { snoozedUntil: until.toISOString() } }),
   );

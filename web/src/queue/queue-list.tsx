@@ -100,6 +100,7 @@ export function QueueList(props: {
               <span>{item.assignedTo ? `→ ${item.assignedTo}` : 'unassigned'}</span>
               {item.snoozedUntil && Date.parse(item.snoozedUntil) > Date.now() && <span>snoozed</span>}
             </span>
+            {item.summary && <span class="summary">{item.summary}</span>}
           </li>
         );
       })}

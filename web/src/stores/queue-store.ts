@@ -14,6 +14,33 @@ export type QueueDialog = null | 'reject' | 'snooze' | 'assign' | 'help';
 /** An item's identity in the queue. */
 export const itemKey = (item: { kind: string; id: number }): string => `${item.kind}:${item.id}`;
 
+/** A decision of the `decided` lane: taken here, or seen on the stream (taken elsewhere). */
+export interface DecidedEntry {
+  kind: string;
+  id: number;
+  title: string;
+  summary: string | null;
+  /** `approve`, `reject` or `request_changes`. */
+  action: string;
+  /** Who decided (`token:<id>`), null when it was this browser. */
+  by: string | null;
+  at: string;
+}
+
+/** How many decisions the `decided` lane keeps (the most recent). */
+const DECIDED_KEPT = 100;
+const DECIDED_KEY = 'r3.decided';
+
+/** The decisions this tab saw before a reload (sessionStorage: this tab only). */
+function storedDecided(): DecidedEntry[] {
+  try {
+    const text = window.sessionStorage.getItem(DECIDED_KEY);
+    return text ? (JSON.parse(text) as DecidedEntry[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 export interface QueueContext {
   /** Every open item of the org, oldest first. */
   items: ReviewItem[];
@@ -30,6 +57,8 @@ export interface QueueContext {
   /** What the last action did, for the live region; `failed` when it went wrong (shown as an alert). */
   notice: string;
   failed: boolean;
+  /** Recent decisions, newest first (the `decided` lane). */
+  decided: DecidedEntry[];
 }
 
 /**
@@ -50,6 +79,7 @@ export const queueStore = createStore({
     dialog: null,
     notice: '',
     failed: false,
+    decided: storedDecided(),
   } as QueueContext,
   on: {
     /** The page opened for user `me`, showing `view`. */
@@ -118,6 +148,22 @@ export const queueStore = createStore({
       };
     },
     dialogOpened: (context, event: { dialog: QueueDialog }) => ({ ...context, dialog: event.dialog }),
+    /** Item `key` has revision `revision` now (read back after a change made here). */
+    revised: (context, event: { key: string; revision: string | null }) => ({
+      ...context,
+      items: context.items.map((item) =>
+        itemKey(item) === event.key ? { ...item, revision: event.revision } : item,
+      ),
+    }),
+    /** Decisions taken (here or elsewhere): they head the `decided` lane, once each. */
+    decisionsSeen: (context, event: { entries: DecidedEntry[] }) => {
+      const fresh = event.entries.filter(
+        (entry) =>
+          !context.decided.some((d) => d.kind === entry.kind && d.id === entry.id && d.at === entry.at),
+      );
+      if (fresh.length === 0) return context;
+      return { ...context, decided: [...fresh, ...context.decided].slice(0, DECIDED_KEPT) };
+    },
     noticed: (context, event: { notice: string; failed?: boolean }) => ({
       ...context,
       notice: event.notice,
@@ -150,3 +196,14 @@ export function cursorIndex(context: QueueContext, visible: ReviewItem[]): numbe
   const at = context.cursor ? visible.findIndex((item) => itemKey(item) === context.cursor) : -1;
   return at < 0 ? 0 : at;
 }
+
+let savedDecided: DecidedEntry[] | null = null;
+queueStore.subscribe(({ context }) => {
+  if (context.decided === savedDecided) return;
+  savedDecided = context.decided;
+  try {
+    window.sessionStorage.setItem(DECIDED_KEY, JSON.stringify(context.decided));
+  } catch {
+    // Storage refused: the lane holds this page's decisions only.
+  }
+});

@@ -1,0 +1,32 @@
+/**
+ * Reading the item open in the queue's preview pane: `GET /reviews/:kind/:id` (the item with the
+ * revision the reviewer sees, and its subject), again whenever the item changes.
+ */
+import { ApiError, api } from '../api.js';
+import { previewStore } from '../stores/preview-store.js';
+import { itemKey } from '../stores/queue-store.js';
+import type { ReviewItem } from '../wire.js';
+
+/** Opens `item` in the pane (null: nothing to show) and reads it, unless it is open already. */
+export function openPreview(item: Pick<ReviewItem, 'kind' | 'id'> | null): void {
+  const key = item ? itemKey(item) : null;
+  if (key === previewStore.getSnapshot().context.key) return;
+  previewStore.trigger.opened({ key });
+  if (item) void readPreview(item);
+}
+
+/** Reads `item` again (it changed): the pane shows its current version and revision. */
+export async function readPreview(item: Pick<ReviewItem, 'kind' | 'id'>): Promise<void> {
+  const key = itemKey(item);
+  try {
+    const answer = await api<{ review: ReviewItem; subject: unknown }>(
+      'GET',
+      `/reviews/${item.kind}/${item.id}`,
+    );
+    previewStore.trigger.loaded({ key, review: answer.review, subject: answer.subject });
+  } catch (error) {
+    const message =
+      error instanceof ApiError && error.status === 404 ? 'This item is gone.' : (error as Error).message;
+    previewStore.trigger.failed({ key, error: message });
+  }
+}

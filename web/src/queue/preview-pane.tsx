@@ -1,0 +1,116 @@
+/**
+ * Beside the queue's list: the item open (the cursor's) as the reviewer will decide it — what it is
+ * about, the draft rendered and the input (skill and workflow runs), the action and what it will do
+ * (proposals), the plan's tasks (missions) — with Approve and Reject, and the notice shown when the
+ * item changed or was decided elsewhere while it was open.
+ */
+import { PersonName } from '../components/person-name.js';
+import { DraftView, JsonBlock } from '../review/draft-view.js';
+import type { PreviewContext } from '../stores/preview-store.js';
+import type { MissionRun, Proposal, ReviewItem, Run } from '../wire.js';
+import { reviewPath } from './queue-list.js';
+
+export function PreviewPane(props: {
+  preview: PreviewContext;
+  canAct: boolean;
+  shortcuts: boolean;
+  onApprove: () => void;
+  onReject: () => void;
+}) {
+  const { review, subject, stale, error } = props.preview;
+  return (
+    <section class="preview" aria-labelledby="preview-title" aria-busy={review === null && !error}>
+      {stale && (
+        <p class="notice stale" role="alert">
+          {stale}
+        </p>
+      )}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : review === null ? (
+        <p class="muted" id="preview-title">
+          {props.preview.key ? 'Loading…' : 'Nothing to preview.'}
+        </p>
+      ) : (
+        <>
+          <h2 id="preview-title">
+            <a href={reviewPath(review)}>{review.title}</a>
+          </h2>
+          <p class="meta muted">
+            <span class="tag">{review.kind}</span>{' '}
+            {review.assignedTo ? (
+              <>
+                assigned to <PersonName actor={review.assignedTo} />
+              </>
+            ) : (
+              'unassigned'
+            )}
+            {review.note && <> · note: {review.note}</>}
+          </p>
+          {review.summary && <p class="summary">{review.summary}</p>}
+          <SubjectPreview review={review} subject={subject} />
+          {props.canAct && review.revision !== null && (
+            <div class="row">
+              <button type="button" class="primary" onClick={props.onApprove}>
+                Approve{props.shortcuts ? ' (a)' : ''}
+              </button>
+              <button type="button" class="danger" onClick={props.onReject}>
+                Reject{props.shortcuts ? ' (r)' : ''}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** What the decision is about, by kind. */
+function SubjectPreview(props: { review: ReviewItem; subject: unknown }) {
+  const { review, subject } = props;
+  if (subject === null || subject === undefined) return null;
+  if (review.kind === 'skill' || review.kind === 'workflow') {
+    const run = subject as Run;
+    return (
+      <>
+        <h3>{review.kind === 'workflow' ? `Output before the gate “${run.pausedAt ?? ''}”` : 'Draft'}</h3>
+        <DraftView output={run.output} runId={run.id} />
+        <h3>Input</h3>
+        <JsonBlock value={run.input} bounded />
+      </>
+    );
+  }
+  if (review.kind === 'action') {
+    const proposal = subject as Proposal;
+    return (
+      <>
+        <h3>What will happen</h3>
+        <p>
+          <code>{proposal.action}</code> on <code>{proposal.source}</code>
+        </p>
+        {proposal.rationale && <p class="rationale">Why: {proposal.rationale}</p>}
+        <JsonBlock value={proposal.params} bounded />
+      </>
+    );
+  }
+  const mission = subject as MissionRun;
+  const tasks = mission.plan?.tasks ?? [];
+  return (
+    <>
+      <h3>Plan</h3>
+      {tasks.length === 0 ? (
+        <p class="muted">No plan yet.</p>
+      ) : (
+        <ol class="tasks">
+          {tasks.map((task) => (
+            <li key={task.id}>
+              <strong>{task.title}</strong> ({task.agent}): {task.instructions}
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
+  );
+}
