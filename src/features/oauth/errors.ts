@@ -29,14 +29,22 @@ export class OAuthFailure extends Error {
   }
 }
 
-/** OAuth endpoints' answers are never cached (RFC 6749 §5.1). */
-export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+/**
+ * Headers of the registration and token endpoints' answers: never cached (RFC 6749 §5.1), and
+ * readable by a client running in a browser page of any origin (the MCP Inspector): no cookie is
+ * involved, so no origin gains anything another could not.
+ */
+export const OAUTH_HEADERS = {
+  'Cache-Control': 'no-store',
+  Pragma: 'no-cache',
+  'Access-Control-Allow-Origin': '*',
+};
 
 /** The JSON answer of `failure`: 401 for `invalid_client`, else 400. */
 export function failureReply(failure: OAuthFailure): JsonReply {
   return json(
     failure.code === 'invalid_client' ? 401 : 400,
     { error: failure.code, error_description: failure.description },
-    NO_STORE,
+    OAUTH_HEADERS,
   );
 }

@@ -24,6 +24,13 @@ export const OAUTH_PATHS = {
   register: '/oauth/register',
 } as const;
 
+/** The discovery documents' paths: the protected-resource metadata (twice), the server's. */
+export const DISCOVERY_PATHS = {
+  resource: '/.well-known/oauth-protected-resource',
+  mcpResource: MCP_RESOURCE_METADATA_PATH,
+  server: '/.well-known/oauth-authorization-server',
+} as const;
+
 /** The MCP endpoint's URL: the only `resource` r3 issues tokens for. */
 export function mcpResource(baseUrl: string): string {
   return `${baseUrl}${MCP_PATH}`;
@@ -74,21 +81,21 @@ export function metadataRoutes(baseUrl: () => string): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/.well-known/oauth-protected-resource',
+      path: DISCOVERY_PATHS.resource,
       access: access.public,
       ...describe,
       handler: resource,
     }),
     defineRoute({
       method: 'GET',
-      path: MCP_RESOURCE_METADATA_PATH,
+      path: DISCOVERY_PATHS.mcpResource,
       access: access.public,
       ...describe,
       handler: resource,
     }),
     defineRoute({
       method: 'GET',
-      path: '/.well-known/oauth-authorization-server',
+      path: DISCOVERY_PATHS.server,
       access: access.public,
       summary:
         "r3's OAuth authorization-server metadata (RFC 8414): its endpoints, the authorization-code grant with PKCE S256, refresh tokens, public clients, Client ID Metadata Documents.",

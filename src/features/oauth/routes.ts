@@ -16,12 +16,12 @@ import { access } from '../../platform/auth/guard.js';
 import { SCOPES } from '../../platform/auth/principal.js';
 import { forbidden } from '../../platform/errors.js';
 import { inputIssues } from '../../platform/http/input-guard.js';
-import { json, ok, type RawReply } from '../../platform/http/reply.js';
+import { json, ok, type RawReply, raw } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import type { OAuthClients } from './clients.js';
-import { failureReply, NO_STORE, OAuthFailure } from './errors.js';
+import { failureReply, OAUTH_HEADERS, OAuthFailure } from './errors.js';
 import { type OAuthGrants, RedirectedFailure } from './grants.js';
-import { OAUTH_PATHS } from './metadata.js';
+import { DISCOVERY_PATHS, OAUTH_PATHS } from './metadata.js';
 
 const redirect = (location: string): RawReply => ({
   kind: 'raw',
@@ -58,6 +58,20 @@ const requestViewSchema = z.object({
   status: z.enum(['pending', 'allowed', 'denied', 'expired']),
 });
 
+/**
+ * The CORS preflight of the discovery documents and the public endpoints a browser-based client
+ * calls (with JSON, or MCP's `MCP-Protocol-Version` header, a cross-origin request asks first).
+ */
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, MCP-Protocol-Version',
+  'Access-Control-Max-Age': '86400',
+};
+
+/** The paths a browser-based client reaches across origins. */
+const CROSS_ORIGIN_PATHS = [...Object.values(DISCOVERY_PATHS), OAUTH_PATHS.register, OAUTH_PATHS.token];
+
 /** The form of a token request: each parameter once (RFC 6749 §3.2), as storable text. */
 function tokenParams(contentType: string | undefined, body: Buffer): Record<string, string> {
   if (!(contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
@@ -77,6 +91,15 @@ function tokenParams(contentType: string | undefined, body: Buffer): Record<stri
 /** The routes over `clients` and `grants`. */
 export function oauthRoutes(clients: OAuthClients, grants: OAuthGrants): RouteDef[] {
   return [
+    ...CROSS_ORIGIN_PATHS.map((path) =>
+      defineRoute({
+        method: 'OPTIONS',
+        path,
+        access: access.public,
+        hidden: true,
+        handler: () => raw(204, '', 'text/plain; charset=utf-8', PREFLIGHT_HEADERS),
+      }),
+    ),
     defineRoute({
       method: 'POST',
       path: OAUTH_PATHS.register,
@@ -107,7 +130,7 @@ export function oauthRoutes(clients: OAuthClients, grants: OAuthGrants): RouteDe
           if (issues.length > 0) {
             throw new OAuthFailure('invalid_client_metadata', `${issues[0]?.field} ${issues[0]?.message}.`);
           }
-          return json(201, await clients.register(body), NO_STORE);
+          return json(201, await clients.register(body), OAUTH_HEADERS);
         } catch (error) {
           if (error instanceof OAuthFailure) return failureReply(error);
           throw error;
@@ -162,9 +185,9 @@ export function oauthRoutes(clients: OAuthClients, grants: OAuthGrants): RouteDe
           const params = tokenParams(headers['content-type'], rawBody);
           switch (params.grant_type) {
             case 'authorization_code':
-              return json(200, await grants.exchangeCode(params, requestId), NO_STORE);
+              return json(200, await grants.exchangeCode(params, requestId), OAUTH_HEADERS);
             case 'refresh_token':
-              return json(200, await grants.refresh(params, requestId), NO_STORE);
+              return json(200, await grants.refresh(params, requestId), OAUTH_HEADERS);
             case undefined:
               throw new OAuthFailure('invalid_request', 'grant_type is required.');
             default:

@@ -40,7 +40,7 @@ import { parseOrThrow } from './validate.js';
 
 export { MAX_BODY_BYTES, parseQuery } from './exchange.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
 
 /** The request as a handler sees it. */
 export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {

@@ -86,4 +86,34 @@ describe('OAuth discovery', () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="r3"');
   });
+
+  it('lets a browser-based client of any origin read the documents and call the public endpoints', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/register',
+      '/oauth/token',
+    ]) {
+      const preflight = await fetch(`${t.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://localhost:6274',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, mcp-protocol-version',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('MCP-Protocol-Version');
+    }
+    const document = await t.request('GET', '/.well-known/oauth-authorization-server');
+    expect(document.headers.get('access-control-allow-origin')).toBe('*');
+    const token = await t.request('POST', '/oauth/token', {
+      rawBody: 'grant_type=authorization_code',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:6274' },
+    });
+    expect(token.status).toBe(400);
+    expect(token.headers.get('access-control-allow-origin')).toBe('*');
+  });
 });
