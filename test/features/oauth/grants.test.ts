@@ -358,6 +358,19 @@ describe('POST /oauth/token: authorization_code', () => {
     );
   });
 
+  it('stores codes and refresh tokens only as their SHA-256', async () => {
+    const { challenge, verifier } = pkcePair();
+    const code = await obtainCode(t, owner, clientId, REDIRECT, challenge);
+    const tokens = OAuthTokensSchema.parse((await exchange(code, verifier)).body);
+    const stored = await t.app.db.sql.query<{ codes: string; refresh: string; plain: string }>(
+      `select (select count(*) from oauth_authorizations where code_hash = sha256(convert_to($1, 'utf8')))::text as codes,
+              (select count(*) from oauth_refresh_tokens where token_hash = sha256(convert_to($2, 'utf8')))::text as refresh,
+              (select count(*) from oauth_authorizations a where a::text like '%' || $1 || '%')::text as plain`,
+      [code, tokens.refresh_token],
+    );
+    expect(stored).toEqual([{ codes: '1', refresh: '1', plain: '0' }]);
+  });
+
   it('refuses a code past its 60 s', async () => {
     const { challenge, verifier } = pkcePair();
     const code = await obtainCode(t, owner, clientId, REDIRECT, challenge);

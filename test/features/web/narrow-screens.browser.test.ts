@@ -1,5 +1,5 @@
 /**
- * Every page at 360 px wide: nothing scrolls sideways (wide content scrolls in its own region), and
+ * Every page at 360 px wide (the OAuth consent page among them): nothing scrolls sideways (wide content scrolls in its own region), and
  * axe-core finds no serious violation; a screenshot of each is kept.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   watchPageErrors,
 } from '../../helpers/browser.js';
 import { createTeam, waitForMissionRun } from '../../helpers/missions.js';
+import { authorize, authorizeParams, pkcePair, registerClient } from '../../helpers/oauth.js';
 import { pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
 import { register } from '../../helpers/webhooks.js';
 
@@ -53,6 +54,20 @@ describeInBrowser('the pages at 360 px wide', (suite) => {
     });
     await waitForMissionRun(t, org.owner.token, mission.body.missionRunId, ['awaiting_review']);
 
+    // An OAuth client asking for every scope, for the consent page.
+    const callback = 'http://127.0.0.1:9/callback';
+    const client = await registerClient(t, [callback], 'A desktop assistant with a rather long name');
+    const consent = new URL(
+      (
+        await authorize(
+          t,
+          authorizeParams(t, client, callback, pkcePair().challenge, {
+            scope: 'read:all read:skills write:resources run:invoke run:approve',
+          }),
+        )
+      ).headers.get('location') ?? '',
+    );
+
     const pages: Array<[string, string, string]> = [
       ['queue', '/review', 'ol.queue'],
       ['review', `/review/runs/${id}`, '.draft'],
@@ -61,6 +76,7 @@ describeInBrowser('the pages at 360 px wide', (suite) => {
       ['inspector', `/inspect/skill-run/${id}`, 'svg.statechart'],
       ['not-found', '/review/runs/999999', 'h1'],
       ['mission', `/review/missions/${mission.body.missionRunId}`, 'ol.tasks'],
+      ['oauth-consent', `${consent.pathname}${consent.search}`, 'ul.scopes'],
     ];
     for (const [name, path, ready] of pages) {
       await page.goto(`${t.url}${path}`);
