@@ -172,9 +172,6 @@ interface CodeRow {
   granted: Scope[];
   family_id: number | null;
   source_token_id: string | null;
-  /** The source token is revoked or expired (null without one). */
-  source_ended: boolean | null;
-  source_expires_at: Date | null;
 }
 
 interface RefreshRow {
@@ -191,12 +188,30 @@ interface RefreshRow {
   expires_at: Date;
   used_at: Date | null;
   source_token_id: string | null;
-  source_ended: boolean | null;
-  source_expires_at: Date | null;
 }
 
-/** The columns of a grant's source token (`s`), at instant `$2`: whether it ended, and its expiry. */
-const SOURCE_COLUMNS = `s.revoked_at is not null or s.expires_at <= $2 as source_ended, s.expires_at as source_expires_at`;
+/** A grant's source token (issue 36 #3) as the grant sees it: whether it ended, and its expiry. */
+interface SourceState {
+  id: string;
+  ended: boolean;
+  expiresAt: Date | null;
+}
+
+/**
+ * Reads a grant's source token at `now` under a share lock, so that a revocation racing the grant
+ * cannot miss the access token it mints: the revocation's UPDATE of the source waits for this
+ * transaction, and its cascade (a later statement of its transaction) then sees the new token; or this
+ * read waits for the revocation's commit and sees the source revoked. Its own statement: PostgreSQL
+ * locks no row on the nullable side of the outer join that reads the grant. Null without a source.
+ */
+async function lockSource(sql: Sql, id: string | null, now: number): Promise<SourceState | null> {
+  if (id === null) return null;
+  const row = await sql.one<{ ended: boolean; expires_at: Date | null }>(
+    'select revoked_at is not null or expires_at <= $2 as ended, expires_at from api_tokens where id = $1 for share',
+    [id, new Date(now)],
+  );
+  return { id, ended: row.ended, expiresAt: row.expires_at };
+}
 
 /** What the token endpoint is given (the form's parameters). */
 export type TokenParams = Readonly<Record<string, string>>;
@@ -437,15 +452,13 @@ export class OAuthGrants {
     return this.grant(requestId, async (sql, now, revokeFamily) => {
       const row = await sql.maybeOne<CodeRow>(
         `select a.id, a.client_id, c.client_name, a.redirect_uri, a.code_challenge, a.resource, a.code_expires_at,
-                a.code_used_at, a.org_id, a.user_pk, u.id as user_id, a.granted, a.family_id, a.source_token_id,
-                ${SOURCE_COLUMNS}
+                a.code_used_at, a.org_id, a.user_pk, u.id as user_id, a.granted, a.family_id, a.source_token_id
            from oauth_authorizations a
            join oauth_clients c on c.client_id = a.client_id
            join users u on u.pk = a.user_pk
-           left join api_tokens s on s.id = a.source_token_id
           where a.code_hash = $1
           for update of a`,
-        [hashSecret(code), new Date(now)],
+        [hashSecret(code)],
       );
       const invalid = (why: string): Outcome => ({ failure: new OAuthFailure('invalid_grant', why) });
       if (!row) return invalid('The code is unknown.');
@@ -454,9 +467,10 @@ export class OAuthGrants {
         if (row.family_id !== null) await revokeFamily(row.family_id, 'code_reused');
         return invalid('The code was used already; the tokens issued for it are revoked.');
       }
+      const source = await lockSource(sql, row.source_token_id, now);
       const refusal =
         codeRefusal(row, params, now) ??
-        (row.source_ended
+        (source?.ended
           ? new OAuthFailure(
               'invalid_grant',
               'The token the consent was given with has been revoked or has expired.',
@@ -501,10 +515,7 @@ export class OAuthGrants {
           userId: row.user_id,
           clientName: row.client_name,
           scopes: row.granted,
-          source:
-            row.source_token_id === null
-              ? null
-              : { id: row.source_token_id, expiresAt: row.source_expires_at },
+          source,
           requestId,
           now,
         }),
@@ -522,15 +533,14 @@ export class OAuthGrants {
       const hashed = hashSecret(refreshToken);
       const row = await sql.maybeOne<RefreshRow>(
         `select f.id as family_id, f.client_id, c.client_name, f.org_id, f.user_pk, u.id as user_id, u.role, f.scopes,
-                f.resource, f.revoked_at, t.expires_at, t.used_at, f.source_token_id, ${SOURCE_COLUMNS}
+                f.resource, f.revoked_at, t.expires_at, t.used_at, f.source_token_id
            from oauth_refresh_tokens t
            join oauth_refresh_families f on f.id = t.family_id
            join oauth_clients c on c.client_id = f.client_id
            join users u on u.pk = f.user_pk
-           left join api_tokens s on s.id = f.source_token_id
           where t.token_hash = $1
           for update of t, f`,
-        [hashed, new Date(now)],
+        [hashed],
       );
       const invalid = (why: string): Outcome => ({ failure: new OAuthFailure('invalid_grant', why) });
       if (!row) return invalid('The refresh token is unknown.');
@@ -541,7 +551,8 @@ export class OAuthGrants {
         return invalid('The refresh token was used already; every token of its family is revoked.');
       }
       if (row.expires_at.getTime() <= now) return invalid('The refresh token has expired.');
-      if (row.source_ended)
+      const source = await lockSource(sql, row.source_token_id, now);
+      if (source?.ended)
         return invalid('The token the consent was given with has been revoked or has expired.');
       if (params.resource !== undefined && params.resource !== row.resource) {
         return { failure: new OAuthFailure('invalid_target', `resource must be ${row.resource}.`) };
@@ -572,10 +583,7 @@ export class OAuthGrants {
           userId: row.user_id,
           clientName: row.client_name,
           scopes,
-          source:
-            row.source_token_id === null
-              ? null
-              : { id: row.source_token_id, expiresAt: row.source_expires_at },
+          source,
           requestId,
           now,
         }),

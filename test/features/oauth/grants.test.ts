@@ -608,6 +608,31 @@ describe('a consent given from a pasted token’s session', () => {
     refusedWith(await refresh(tokens.refresh_token as string), 'invalid_grant');
   });
 
+  it('sees a revocation of the leaked token that commits while the code is exchanged: refused, nothing minted', async () => {
+    const leaked = await t.token({ org: 'acme', user: 'olive', scopes: ['read:all'] });
+    const session = await pastedSession(leaked.token);
+    const pair = pkcePair();
+    const code = await obtainCode(t, session, clientId, REDIRECT, pair.challenge);
+    const before = await count('api_tokens');
+    let settled = false;
+    let answer: ReturnType<typeof exchange> | undefined;
+    await t.app.db.sql.tx(async (sql) => {
+      // A revocation's first statement, not yet committed: it holds the leaked token's row.
+      await sql.query('update api_tokens set revoked_at = now() where id = $1', [leaked.id]);
+      answer = exchange(code, pair.verifier);
+      const done = () => {
+        settled = true;
+      };
+      answer.then(done, done);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The exchange waits for the revocation (a read without the lock minted at once, from the
+      // version before it, and the revocation's cascade could not see that access token yet).
+      expect(settled).toBe(false);
+    });
+    refusedWith(await (answer as ReturnType<typeof exchange>), 'invalid_grant');
+    expect(await count('api_tokens')).toBe(before);
+  });
+
   it('leaves a consent from a sign-in link’s session as it was: an hour, refreshable', async () => {
     const { verifier, challenge } = pkcePair();
     const tokens = OAuthTokensSchema.parse(
