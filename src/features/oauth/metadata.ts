@@ -61,6 +61,8 @@ export function authorizationServerMetadata(baseUrl: string): OAuthMetadata {
     token_endpoint_auth_methods_supported: ['none'],
     code_challenge_methods_supported: ['S256'],
     client_id_metadata_document_supported: true,
+    // Every redirect back carries `iss` (RFC 9207), against mix-up attacks.
+    authorization_response_iss_parameter_supported: true,
   });
 }
 

@@ -190,6 +190,7 @@ describe('GET /oauth/authorize', () => {
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
     expect(back.searchParams.get('error')).toBe(error);
     expect(back.searchParams.get('state')).toBe('state-123');
+    expect(back.searchParams.get('iss')).toBe(t.url);
     expect(back.searchParams.get('code')).toBeNull();
     expect(await count('oauth_authorizations')).toBe(before);
   });

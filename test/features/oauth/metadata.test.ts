@@ -53,6 +53,7 @@ describe('OAuth discovery', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
       client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
       scopes_supported: [...SCOPES],
     });
   });
