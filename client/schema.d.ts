@@ -2258,6 +2258,7 @@ export interface operations {
                                 by: string;
                                 /** @enum {string} */
                                 decision: "approved" | "rejected";
+                                edited?: boolean;
                                 note: string | null;
                                 onBehalfOf: string | null;
                                 reason: string | null;
@@ -2407,6 +2408,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -2507,6 +2509,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -3293,6 +3296,9 @@ export interface operations {
                             params: {
                                 [key: string]: unknown;
                             };
+                            proposedParams: {
+                                [key: string]: unknown;
+                            };
                             rationale: string;
                             result: {
                                 [key: string]: unknown;
@@ -3302,6 +3308,7 @@ export interface operations {
                                 by: string;
                                 /** @enum {string} */
                                 decision: "approve" | "reject";
+                                edited?: boolean;
                                 note: string | null;
                                 onBehalfOf: string | null;
                                 reason: string | null;
@@ -3367,6 +3374,9 @@ export interface operations {
                         params: {
                             [key: string]: unknown;
                         };
+                        proposedParams: {
+                            [key: string]: unknown;
+                        };
                         rationale: string;
                         result: {
                             [key: string]: unknown;
@@ -3376,6 +3386,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approve" | "reject";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -3446,6 +3457,9 @@ export interface operations {
                         params: {
                             [key: string]: unknown;
                         };
+                        proposedParams: {
+                            [key: string]: unknown;
+                        };
                         rationale: string;
                         result: {
                             [key: string]: unknown;
@@ -3455,6 +3469,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approve" | "reject";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -3681,6 +3696,9 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action: "approve" | "reject";
+                    edits?: {
+                        [key: string]: unknown;
+                    } | null;
                     id: number;
                     /** @enum {string} */
                     kind: "skill" | "workflow" | "mission" | "action";
@@ -3812,6 +3830,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             createdBy: string;
+                            draftOutput: unknown;
                             error: unknown;
                             feedbackAt: string | null;
                             feedbackNote: string | null;
@@ -3831,6 +3850,7 @@ export interface operations {
                                 by: string;
                                 /** @enum {string} */
                                 decision: "approved" | "rejected";
+                                edited?: boolean;
                                 note: string | null;
                                 onBehalfOf: string | null;
                                 reason: string | null;
@@ -3900,6 +3920,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftOutput: unknown;
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
@@ -3919,6 +3940,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -3976,6 +3998,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    edits?: {
+                        [key: string]: unknown;
+                    } | null;
                     note?: string | null;
                     reviewedBy?: string | null;
                     revision?: string | null;
@@ -3995,6 +4020,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftOutput: unknown;
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
@@ -4014,6 +4040,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -4088,6 +4115,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftOutput: unknown;
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
@@ -4107,6 +4135,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -4184,6 +4213,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftOutput: unknown;
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
@@ -4203,6 +4233,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;
@@ -4281,6 +4312,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftOutput: unknown;
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
@@ -4300,6 +4332,7 @@ export interface operations {
                             by: string;
                             /** @enum {string} */
                             decision: "approved" | "rejected";
+                            edited?: boolean;
                             note: string | null;
                             onBehalfOf: string | null;
                             reason: string | null;

@@ -125,6 +125,7 @@ export {
   type UpdateReviewParams,
 } from './shared/effects.js';
 export {
+  isEdit,
   type RunApproveEvent,
   type RunCancelEvent,
   type RunError,

@@ -54,6 +54,11 @@ export const missionRunContextSchema = z.strictObject({
   planErrors: z.array(z.string()).nullable(),
   /** The accepted plan with each task's state; null while planning. */
   plan: z.strictObject({ tasks: z.array(missionTaskSchema) }).nullable(),
+  /** The planner's plan, kept when a reviewer approved an edit of it (`plan` is then the edit). */
+  draftPlan: z
+    .strictObject({ tasks: z.array(missionTaskSchema) })
+    .nullable()
+    .optional(),
   /** What the run waits for in `awaiting_review`: the plan or the result; null otherwise. */
   reviewStage: z.enum(MISSION_REVIEW_STAGES).nullable(),
   error: runErrorSchema.extend({ task: z.string().optional() }).nullable(),

@@ -25,7 +25,7 @@ import { effectActionsOf, type MissionEventName, type RecordMissionEventParams }
 import { reviewFrom } from '../shared/run.js';
 import type { MissionRunContext, MissionTask } from './context.js';
 import type { MissionRunEvent, MissionRunInput } from './events.js';
-import { checkPlan } from './plan.js';
+import { checkPlan, type Plan } from './plan.js';
 
 export type { MissionRunProjection, MissionRunStatus } from './project.js';
 export { MISSION_RUN_STATUSES, projectMissionRun } from './project.js';
@@ -36,6 +36,23 @@ export const MAX_PLAN_ATTEMPTS = 2;
 const record = (event: MissionEventName) => ({ type: 'recordMissionEvent', params: { event } }) as const;
 
 const tasksOf = (context: MissionRunContext): MissionTask[] => context.plan?.tasks ?? [];
+
+/** An accepted plan's tasks, each pending (not started, no output). */
+function pendingTasks(plan: Plan): { tasks: MissionTask[] } {
+  return {
+    tasks: plan.tasks.map((t) => ({
+      id: t.id,
+      title: t.title,
+      agent: t.agent,
+      skill: t.skill ?? null,
+      instructions: t.instructions,
+      dependsOn: [...new Set(t.dependsOn)],
+      status: 'pending' as const,
+      runId: null,
+      output: null,
+    })),
+  };
+}
 
 /** The tasks that start now: ready ones, in plan order, up to the free slots of `maxParallel`. */
 export function tasksToStart(context: MissionRunContext): string[] {
@@ -83,22 +100,7 @@ export const missionRunMachine = setup({
       assertEvent(event, 'PLAN_PROPOSED');
       const check = checkPlan(event.output, context);
       if (!check.ok) return {};
-      return {
-        planErrors: null,
-        plan: {
-          tasks: check.plan.tasks.map((t) => ({
-            id: t.id,
-            title: t.title,
-            agent: t.agent,
-            skill: t.skill ?? null,
-            instructions: t.instructions,
-            dependsOn: [...new Set(t.dependsOn)],
-            status: 'pending' as const,
-            runId: null,
-            output: null,
-          })),
-        },
-      };
+      return { planErrors: null, plan: pendingTasks(check.plan) };
     }),
     storePlanErrors: assign(({ context, event }) => {
       assertEvent(event, 'PLAN_PROPOSED');
@@ -178,12 +180,25 @@ export const missionRunMachine = setup({
     awaitResultReview: assign({ reviewStage: 'result' as const }),
     storeDecision: assign(({ context, event }) => {
       assertEvent(event, ['APPROVE', 'REJECT']);
-      return { decision: { ...reviewFrom(event), stage: context.reviewStage }, reviewStage: null };
+      const decided = { decision: { ...reviewFrom(event), stage: context.reviewStage }, reviewStage: null };
+      if (event.type !== 'APPROVE' || event.plan === undefined) return decided;
+      // An edited plan (checked by the guard): the reviewer's plan runs, the planner's is kept.
+      const check = checkPlan(event.plan, context);
+      return check.ok ? { ...decided, draftPlan: context.plan, plan: pendingTasks(check.plan) } : decided;
     }),
     clearStage: assign({ reviewStage: null }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),
   },
   guards: {
+    /**
+     * An approval edits only a plan under review, with a valid plan (as a planner's would have to be),
+     * and a mission run takes no other edits.
+     */
+    isApplicableApproval: ({ context, event }) =>
+      event.type === 'APPROVE' &&
+      event.output === undefined &&
+      event.stepOutputs === undefined &&
+      (event.plan === undefined || (context.reviewStage === 'plan' && checkPlan(event.plan, context).ok)),
     isCurrentAttempt: ({ context, event }) =>
       (event.type === 'PLAN_PROPOSED' || event.type === 'PLANNER_FAILED') &&
       event.attempt === context.planAttempt,
@@ -259,7 +274,7 @@ export const missionRunMachine = setup({
       on: {
         APPROVE: [
           {
-            guard: 'awaitsPlan',
+            guard: and(['isApplicableApproval', 'awaitsPlan']),
             target: 'executing',
             actions: [
               'storeDecision',
@@ -268,6 +283,7 @@ export const missionRunMachine = setup({
             ],
           },
           {
+            guard: 'isApplicableApproval',
             target: 'completed',
             actions: [
               'storeDecision',

@@ -17,6 +17,8 @@ export const proposalReviewSchema = z.strictObject({
   onBehalfOf: z.string().nullable(),
   note: z.string().nullable(),
   reason: z.string().nullable(),
+  /** The reviewer edited the params (absent: not edited). */
+  edited: z.boolean().optional(),
   at: isoTimestampSchema,
 });
 
@@ -32,6 +34,8 @@ export const proposalContextSchema = z.strictObject({
   source: z.string().min(1),
   createdAt: isoTimestampSchema,
   review: proposalReviewSchema.nullable(),
+  /** The params a reviewer approved, when they edited the proposed ones (which the row keeps). */
+  approvedParams: jsonObjectSchema.nullable().optional(),
   /** Who cancelled it and why, once cancelled. */
   cancelled: z
     .strictObject({ by: principalSchema, reason: z.string().nullable(), at: isoTimestampSchema })

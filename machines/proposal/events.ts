@@ -19,12 +19,16 @@ export const proposalInputSchema = z.strictObject({
 /** Input of a proposal. */
 export type ProposalInput = z.infer<typeof proposalInputSchema>;
 
-/** A reviewer approved it (decide approve): it is to be executed. */
+/**
+ * A reviewer approved it (decide approve): it is to be executed — with `params` when the reviewer
+ * edited them (the whole params, already merged and checked by the review queue's choke point).
+ */
 export const proposalApproveEventSchema = z.strictObject({
   type: z.literal('APPROVE'),
   by: principalSchema,
   onBehalfOf: z.string().nullish(),
   note: z.string().nullish(),
+  params: jsonObjectSchema.optional(),
   at: isoTimestampSchema,
 });
 

@@ -40,6 +40,7 @@ export const proposalMachine = setup({
     ...effectActionsOf('closeReview', 'emitProposalEvent', 'enqueueJob', 'openReview'),
     storeApproval: assign(({ event }) => {
       assertEvent(event, 'APPROVE');
+      const edited = event.params !== undefined;
       return {
         review: {
           decision: 'approve' as const,
@@ -47,8 +48,10 @@ export const proposalMachine = setup({
           onBehalfOf: event.onBehalfOf ?? null,
           note: event.note ?? null,
           reason: null,
+          ...(edited ? { edited } : {}),
           at: event.at,
         },
+        ...(edited ? { approvedParams: event.params } : {}),
       };
     }),
     storeRejection: assign(({ event }) => {

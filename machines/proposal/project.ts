@@ -20,6 +20,8 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 export interface ProposalProjection {
   status: ProposalStatus;
   review: ProposalReview | null;
+  /** The params a reviewer approved when they edited the proposed ones; else null. */
+  approvedParams: Record<string, unknown> | null;
   result: Record<string, unknown> | null;
   error: ProposalError | null;
   attempts: number;
@@ -34,6 +36,7 @@ export function projectProposal(
   return {
     status: statusOf(snapshot.value, PROPOSAL_STATUSES, 'proposal'),
     review: context.review,
+    approvedParams: context.approvedParams ?? null,
     result: context.result,
     error: context.error,
     attempts: context.attempts,

@@ -74,12 +74,20 @@ export const toolCompletedEventSchema = z.strictObject({
 /** One tool call finished. */
 export type ToolCompletedEvent = z.infer<typeof toolCompletedEventSchema>;
 
-/** A reviewer approved (a pending skill run, or a paused workflow's gate). */
+/**
+ * A reviewer approved (a pending skill run, a paused workflow's gate, a mission run awaiting review),
+ * maybe with edits, already checked by the review queue's choke point (decisions.md §15): a skill
+ * run's `output` replaces its draft, a workflow's `stepOutputs` replace completed steps' outputs, a
+ * mission's `plan` replaces the planner's at plan review.
+ */
 export const runApproveEventSchema = z.strictObject({
   type: z.literal('APPROVE'),
   by: principalSchema,
   onBehalfOf: principalSchema.nullish(),
   note: z.string().nullish(),
+  output: jsonObjectSchema.optional(),
+  stepOutputs: z.record(stepNameSchema, jsonObjectSchema).optional(),
+  plan: jsonObjectSchema.optional(),
   at: isoTimestampSchema,
 });
 
@@ -115,6 +123,8 @@ export const runReviewSchema = z.strictObject({
   onBehalfOf: principalSchema.nullable(),
   note: z.string().nullable(),
   reason: z.string().nullable(),
+  /** The reviewer edited what they approved (absent: not edited). */
+  edited: z.boolean().optional(),
   at: isoTimestampSchema,
 });
 
@@ -146,6 +156,12 @@ export function reviewFrom(event: RunApproveEvent | RunRejectEvent): RunReview {
     onBehalfOf: event.onBehalfOf ?? null,
     note: approved ? (event.note ?? null) : null,
     reason: approved ? null : (event.reason ?? null),
+    ...(approved && isEdit(event) ? { edited: true } : {}),
     at: event.at,
   };
+}
+
+/** Whether an APPROVE carries edits. */
+export function isEdit(event: RunApproveEvent): boolean {
+  return event.output !== undefined || event.stepOutputs !== undefined || event.plan !== undefined;
 }

@@ -19,6 +19,8 @@ export const skillRunContextSchema = z.strictObject({
   /** The step reported success: `output` and `stepResults[slug]` are set. */
   draftReady: z.boolean(),
   output: jsonObjectSchema.nullable(),
+  /** The model's draft, kept when a reviewer approved an edit of it (`output` is then the edit). */
+  draftOutput: jsonObjectSchema.nullable().optional(),
   stepResults: stepResultsSchema,
   error: runErrorSchema.nullable(),
   review: runReviewSchema.nullable(),

@@ -91,10 +91,19 @@ export const skillRunMachine = setup({
       assertEvent(event, 'STEP_FAILED');
       return { error: { code: event.error.code, message: event.error.message } };
     }),
-    storeDecision: assign(({ event }) => {
+    storeDecision: assign(({ context, event }) => {
       assertEvent(event, ['APPROVE', 'REJECT']);
       const review = reviewFrom(event);
-      return { review, reviewState: review.decision };
+      if (event.type !== 'APPROVE' || event.output === undefined)
+        return { review, reviewState: review.decision };
+      // An edited draft: the reviewer's output is the run's, the model's is kept beside it.
+      return {
+        review,
+        reviewState: review.decision,
+        draftOutput: context.output,
+        output: event.output,
+        stepResults: { ...context.stepResults, [context.slug]: { output: event.output } },
+      };
     }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),
     countToolCalls: assign(({ context, event }) => {
@@ -104,6 +113,12 @@ export const skillRunMachine = setup({
   },
   guards: {
     requiresApproval: ({ context }) => context.requiresApproval,
+    /** An approval edits only a draft that is there, and a skill run takes no other edits. */
+    isApplicableApproval: ({ context, event }) =>
+      event.type === 'APPROVE' &&
+      event.stepOutputs === undefined &&
+      event.plan === undefined &&
+      (event.output === undefined || context.draftReady),
     isAwaitedStepResult: ({ context, event }) =>
       (event.type === 'STEP_SUCCEEDED' || event.type === 'STEP_FAILED') &&
       event.step === context.slug &&
@@ -192,7 +207,7 @@ export const skillRunMachine = setup({
           target: 'failed',
           actions: ['storeError', closeReview('cancelled')],
         },
-        APPROVE: { target: 'approved', actions: 'storeDecision' },
+        APPROVE: { guard: 'isApplicableApproval', target: 'approved', actions: 'storeDecision' },
         REJECT: { target: 'rejected', actions: 'storeDecision' },
         CANCEL: { target: 'cancelled', actions: closeReview('cancelled') },
       },

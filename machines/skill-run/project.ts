@@ -20,6 +20,8 @@ export interface SkillRunProjection {
   /** Always null: only workflow runs pause at a step. */
   pausedAt: null;
   output: JsonObject | null;
+  /** The model's draft when a reviewer approved an edit of it; else null. */
+  draftOutput: JsonObject | null;
   error: RunError | null;
   review: RunReview | null;
   reviewState: SkillRunReviewState;
@@ -36,6 +38,7 @@ export function projectSkillRun(
     status: statusOf(snapshot.value, SKILL_RUN_STATUSES, 'skill-run'),
     pausedAt: null,
     output: context.output,
+    draftOutput: context.draftOutput ?? null,
     error: context.error,
     review: context.review,
     reviewState: context.reviewState,

@@ -22,6 +22,11 @@ export const workflowRunContextSchema = z.strictObject({
   pausedAt: stepNameSchema.nullable(),
   /** The last skill step's output. */
   output: jsonObjectSchema.nullable(),
+  /**
+   * What the steps a reviewer edited at a gate had output before (step → output), kept beside the
+   * edited `stepResults`; absent while none was edited.
+   */
+  draftOutput: z.record(stepNameSchema, jsonObjectSchema).nullable().optional(),
   error: runErrorSchema.nullable(),
   /** The last review decision. */
   review: runReviewSchema.nullable(),

@@ -25,6 +25,7 @@
 import { assertEvent, assign, setup } from 'xstate';
 import { effectActionsOf, type OpenReviewParams, type RunEventName } from '../shared/effects.js';
 import { reviewFrom } from '../shared/run.js';
+import type { JsonObject } from '../shared/schemas.js';
 import type { WorkflowRunContext } from './context.js';
 import type { WorkflowRunEvent, WorkflowRunInput, WorkflowStep } from './events.js';
 
@@ -94,14 +95,27 @@ export const workflowRunMachine = setup({
     }),
     markPaused: assign({ pausedAt: ({ context }) => currentStep(context).name }),
     // The gate's result is the approval itself; `output` stays the last skill step's output.
+    // Edited step outputs replace what later steps read; what they were is kept (`draftOutput`).
     storeGateApproval: assign(({ context, event }) => {
       assertEvent(event, 'APPROVE');
       const gate = currentStep(context).name;
+      const edits = event.stepOutputs ?? {};
+      const stepResults = { ...context.stepResults };
+      const draftOutput: Record<string, JsonObject> = { ...context.draftOutput };
+      for (const [step, output] of Object.entries(edits)) {
+        draftOutput[step] ??= stepResults[step]?.output ?? {};
+        stepResults[step] = { output };
+      }
+      // The run's output is the last skill step's: edited when that step is.
+      const last = context.steps.slice(0, context.index).findLast((step) => step.type === 'skill')?.name;
+      const lastEdit = last === undefined ? undefined : edits[last];
       return {
         pausedAt: null,
         review: reviewFrom(event),
+        ...(Object.keys(edits).length > 0 ? { draftOutput } : {}),
+        ...(lastEdit === undefined ? {} : { output: lastEdit }),
         stepResults: {
-          ...context.stepResults,
+          ...stepResults,
           [gate]: { output: { approved: true, by: event.by, note: event.note ?? null } },
         },
       };
@@ -118,6 +132,14 @@ export const workflowRunMachine = setup({
     markFinished: assign({ completedAt: ({ event }) => event.at }),
   },
   guards: {
+    /** A gate's approval edits only completed skill steps, and a workflow takes no other edits. */
+    isApplicableApproval: ({ context, event }) =>
+      event.type === 'APPROVE' &&
+      event.output === undefined &&
+      event.plan === undefined &&
+      Object.keys(event.stepOutputs ?? {}).every((name) =>
+        context.steps.slice(0, context.index).some((step) => step.name === name && step.type === 'skill'),
+      ),
     isCurrentStep: ({ context, event }) =>
       (event.type === 'STEP_SUCCEEDED' || event.type === 'STEP_FAILED') &&
       context.steps[context.index]?.name === event.step,
@@ -202,6 +224,7 @@ export const workflowRunMachine = setup({
       ],
       on: {
         APPROVE: {
+          guard: 'isApplicableApproval',
           target: 'advancing',
           actions: [
             'storeGateApproval',

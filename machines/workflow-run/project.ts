@@ -22,6 +22,8 @@ export interface WorkflowRunProjection {
   status: WorkflowRunStatus;
   pausedAt: string | null;
   output: JsonObject | null;
+  /** The outputs of the steps a reviewer edited, as they were before (step → output); else null. */
+  draftOutput: Record<string, JsonObject> | null;
   error: RunError | null;
   review: RunReview | null;
   /** Always null: the review lane (`auto`…) is a skill-run notion. */
@@ -39,6 +41,7 @@ export function projectWorkflowRun(
     status: statusOf(snapshot.value, WORKFLOW_RUN_STATUSES, 'workflow-run'),
     pausedAt: context.pausedAt,
     output: context.output,
+    draftOutput: context.draftOutput ?? null,
     error: context.error,
     review: context.review,
     reviewState: null,

@@ -105,6 +105,18 @@ export async function openItem(t: TestApp, runId: number, kind = 'skill'): Promi
 }
 
 /**
+ * Waits until the outbox relay has sent every event written so far: the outbox count in `footprint`
+ * is then steady (a refused call writes none).
+ */
+export async function outboxDrained(t: TestApp): Promise<void> {
+  await expect
+    .poll(
+      async () => (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox_messages')).n,
+    )
+    .toBe(0);
+}
+
+/**
  * Everything a call on `runId` could change: the run as the API shows it, its items, and the org's
  * transition-log, audit, outbox and timer rows. Equal before and after means the call changed nothing.
  */

@@ -234,6 +234,32 @@ const transitionRows: TransitionRow<M>[] = [
     },
   },
   {
+    name: 'awaiting_review (plan): an edited plan is approved → executing it, the planner’s kept',
+    input: onlyPlan,
+    from: [proposed(diamond)],
+    event: { ...approve, plan: { tasks: [task('solo', 'writer')] } } as MissionRunEvent,
+    to: 'executing',
+    actions: [record('approved'), closeReview('decided'), start('solo')],
+    context: {
+      reviewStage: null,
+      decision: { ...approved, edited: true, stage: 'plan' },
+      plan: {
+        tasks: [
+          {
+            ...task('solo', 'writer'),
+            skill: null,
+            status: 'running',
+            runId: null,
+            output: null,
+          },
+        ],
+      },
+      draftPlan: expect.objectContaining({
+        tasks: expect.arrayContaining([expect.objectContaining({ id: 'd' })]),
+      }),
+    },
+  },
+  {
     name: 'awaiting_review (plan): reject → cancelled',
     input: onlyPlan,
     from: [proposed(diamond)],
@@ -431,6 +457,24 @@ const transitionRows: TransitionRow<M>[] = [
 ];
 
 const refusedRows: RefusedRow<M>[] = [
+  {
+    name: 'awaiting_review (plan): an edited plan that is not valid (an agent outside the team)',
+    input: onlyPlan,
+    from: [proposed(diamond)],
+    event: { ...approve, plan: { tasks: [task('x', 'stranger')] } } as MissionRunEvent,
+  },
+  {
+    name: 'awaiting_review (plan): edits a mission run never takes (an output)',
+    input: onlyPlan,
+    from: [proposed(diamond)],
+    event: { ...approve, output: { text: 'x' } } as MissionRunEvent,
+  },
+  {
+    name: 'awaiting_review (result): a plan edit (plans are edited at plan review only)',
+    input: onlyResult,
+    from: allDone,
+    event: { ...approve, plan: { tasks: [task('solo', 'writer')] } } as MissionRunEvent,
+  },
   { name: 'planning: a task event', input: onlyResult, from: [], event: succeeded('a') },
   { name: 'planning: TASK_STARTED', input: onlyResult, from: [], event: started('a', 1) },
   { name: 'planning: approve (nothing to review)', input: onlyPlan, from: [], event: approve },

@@ -86,6 +86,26 @@ const transitionRows: TransitionRow<M>[] = [
     },
   },
   {
+    name: 'pending → executing: an approval with edited params keeps them beside the proposed ones',
+    input,
+    from: [],
+    event: { ...approve, params: { dealId: '42', properties: { dealstage: 'closedlost' } } } as ProposalEvent,
+    to: 'executing',
+    actions: [close('decided'), executeJob, emit('approved')],
+    context: {
+      review: {
+        decision: 'approve',
+        by: 'token:abc',
+        onBehalfOf: 'ann',
+        note: 'go',
+        reason: null,
+        edited: true,
+        at: T1,
+      },
+      approvedParams: { dealId: '42', properties: { dealstage: 'closedlost' } },
+    },
+  },
+  {
     name: 'pending → rejected: reject closes the item as decided and executes nothing',
     input,
     from: [],

@@ -54,6 +54,12 @@ const approve: SkillRunEvent = {
   at: T2,
 };
 const reject: SkillRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'off-brand', at: T2 };
+const editedApprove: SkillRunEvent = { ...approve, output: { text: 'edited' } } as SkillRunEvent;
+/** Edits a skill run never takes: a workflow's step outputs, a mission's plan. */
+const foreignEdits = [
+  { ...approve, stepOutputs: { summarize: { text: 'x' } } },
+  { ...approve, plan: { tasks: [] } },
+] as SkillRunEvent[];
 const cancel: SkillRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
 const toolsRequested: SkillRunEvent = toolsRequestedEvent('summarize', T1);
 const toolDone = (callId: string, remaining: number): SkillRunEvent =>
@@ -316,6 +322,24 @@ const transitionRows: TransitionRow<M>[] = [
     context: { review: rejectedReview, reviewState: 'rejected', completedAt: T2 },
   },
   {
+    name: 'pending (draft ready): an edited approval replaces the draft and keeps the model’s beside it',
+    input: gated,
+    from: [succeeded],
+    event: editedApprove,
+    to: 'approved',
+    actions: [
+      { type: 'recordEvent', params: { event: 'approved' } },
+      { type: 'closeReview', params: { reason: 'decided' } },
+    ],
+    context: {
+      review: { ...approvedReview, edited: true },
+      reviewState: 'approved',
+      output: { text: 'edited' },
+      draftOutput: { text: 'draft' },
+      stepResults: { summarize: { output: { text: 'edited' } } },
+    },
+  },
+  {
     name: 'pending: approve before the draft is ready is taken',
     input: gated,
     from: [],
@@ -413,6 +437,7 @@ const transitionRows: TransitionRow<M>[] = [
 /** How to reach each state (or state variant) from creation. */
 const paths = {
   running: { input: auto, from: [] },
+  'pending (awaiting the draft)': { input: gated, from: [] },
   'running (executing tools)': { input: auto, from: [toolsRequested] },
   'pending (executing tools)': { input: gated, from: [toolsRequested] },
   completed: { input: auto, from: [succeeded] },
@@ -446,6 +471,8 @@ const stepResults = [succeeded, failed];
 const toolEvents = [toolsRequested, firstToolDone, lastToolDone];
 
 const refusedRows: RefusedRow<M>[] = [
+  ...refused('pending (awaiting the draft)', [editedApprove], 'an edit needs a draft to replace'),
+  ...refused('pending (draft ready)', foreignEdits, 'a skill run takes only an output edit'),
   ...refused('running', decisions, 'only a pending run is decided'),
   ...refused('completed', decisions, 'only a pending run is decided'),
   ...refused('failed', decisions, 'only a pending run is decided'),
@@ -537,6 +564,7 @@ describe('skill-run machine', () => {
       status: 'pending',
       pausedAt: null,
       output: null,
+      draftOutput: null,
       error: null,
       review: null,
       reviewState: 'pending',
@@ -548,11 +576,17 @@ describe('skill-run machine', () => {
       status: 'approved',
       pausedAt: null,
       output: { text: 'draft' },
+      draftOutput: null,
       error: null,
       review: approvedReview,
       reviewState: 'approved',
       completedAt: T2,
       stepResults: { summarize: { output: { text: 'draft' } } },
+    });
+    expect(projectSkillRun(reach(skillRunMachine, gated, [succeeded, editedApprove]))).toMatchObject({
+      output: { text: 'edited' },
+      draftOutput: { text: 'draft' },
+      review: { ...approvedReview, edited: true },
     });
     expect(projectSkillRun(reach(skillRunMachine, auto, [failed]))).toMatchObject({
       status: 'failed',

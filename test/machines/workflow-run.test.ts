@@ -86,6 +86,14 @@ const toolsRequested = (step: string): WorkflowRunEvent => toolsRequestedEvent(s
 const toolDone = (step: string, remaining: number): WorkflowRunEvent =>
   toolCompletedEvent(step, remaining === 0 ? 'call_b' : 'call_a', remaining, T1);
 const approve: WorkflowRunEvent = { type: 'APPROVE', by: 'token:abc', note: 'fine', at: T2 };
+const editedApprove = { ...approve, stepOutputs: { draft: { text: 'edited' } } } as WorkflowRunEvent;
+/** Edits a gate never takes: a step not completed, a gate, a skill run's output, a mission's plan. */
+const badEdits = [
+  { ...approve, stepOutputs: { publish: { text: 'x' } } },
+  { ...approve, stepOutputs: { legal: { text: 'x' } } },
+  { ...approve, output: { text: 'x' } },
+  { ...approve, plan: { tasks: [] } },
+] as WorkflowRunEvent[];
 const reject: WorkflowRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'too bold', at: T2 };
 const cancel: WorkflowRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
 
@@ -282,6 +290,35 @@ const transitionRows: TransitionRow<M>[] = [
     },
   },
   {
+    name: 'paused: an edited approval replaces the step outputs later steps read, keeping what they were',
+    input: gated,
+    from: [succeeded('draft')],
+    event: editedApprove,
+    to: 'running',
+    actions: [
+      record('approved', 'legal'),
+      { type: 'closeReview', params: { reason: 'decided' } },
+      ...execute('publish'),
+    ],
+    context: {
+      output: { text: 'edited' },
+      draftOutput: { draft: { text: 'draft done' } },
+      review: {
+        decision: 'approved',
+        by: 'token:abc',
+        onBehalfOf: null,
+        note: 'fine',
+        reason: null,
+        edited: true,
+        at: T2,
+      },
+      stepResults: {
+        draft: { output: { text: 'edited' } },
+        legal: { output: { approved: true, by: 'token:abc', note: 'fine' } },
+      },
+    },
+  },
+  {
     name: 'paused: approving the last step completes the run',
     input: endsAtGate,
     from: [succeeded('write')],
@@ -374,6 +411,7 @@ const finals = [
 ] as const;
 
 const refusedRows: RefusedRow<M>[] = [
+  ...refused('paused (at legal)', badEdits, 'only completed skill steps are edited'),
   ...refused('running (at draft)', [approve, reject], 'only a paused run is decided'),
   ...refused('running (at publish)', [approve, reject], 'only a paused run is decided'),
   ...finals.flatMap((state) => refused(state, [approve, reject], 'a finished run cannot be resumed')),
@@ -475,6 +513,7 @@ describe('workflow-run machine', () => {
       status: 'paused',
       pausedAt: 'legal',
       output: { text: 'draft done' },
+      draftOutput: null,
       error: null,
       review: null,
       reviewState: null,

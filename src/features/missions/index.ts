@@ -5,6 +5,7 @@
  * awaiting review are items of the review queue (kind `mission`); progress is an event log (SSE) and
  * `mission.*` webhooks.
  */
+import { z } from 'zod';
 import { missionRunMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
@@ -55,6 +56,8 @@ export const missionsFeature = defineFeature({
     });
     reviews.reviewSubjects.register('mission', {
       decide: (tx, decider, id, decision) => missions.decideIn(tx, decider, id, decision),
+      // A plan at plan review, checked as a planner's would be (MissionService.decideIn).
+      edits: z.strictObject({ plan: z.record(z.string(), z.unknown()) }),
       view: (principal, id) => missions.get(principal, id),
       reviewUrl: (id) => `${platform.baseUrl()}/review/missions/${id}`,
       table: 'mission_runs',

@@ -248,17 +248,24 @@ export function missionTools(
           .max(100)
           .optional()
           .describe('The review item’s revision you decided on; CONFLICT when stale.'),
+        plan: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe(
+            'At plan review: a plan ({tasks: [...]}) that replaces the planner’s, checked as its would be.',
+          ),
       }),
       output: missionRunViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      async run({ missionRunId, note, revision }, ctx) {
+      async run({ missionRunId, note, revision, plan }, ctx) {
         await decisions.decide(ctx.principal, {
           kind: 'mission',
           id: missionRunId,
           action: 'approve',
           reason: note ?? null,
           revision: revision ?? null,
+          edits: plan === undefined ? null : { plan },
           requestId: ctx.requestId,
           auditAction: 'mission_run.approve',
           refusal: (status) => MissionService.decisionRefused(missionRunId, 'approve', status),

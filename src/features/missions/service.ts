@@ -4,7 +4,12 @@
  * review, cancel one. Every state change is a transition of the run's `mission-run` actor (409 when
  * its state refuses it); another org's run is 404.
  */
-import type { MissionRunEvent, RunCancelEvent } from '../../../machines/index.js';
+import {
+  checkPlan,
+  type JsonObject,
+  type MissionRunEvent,
+  type RunCancelEvent,
+} from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import { type ActorHost, type ActorTx, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { Attribution as ActingAs } from '../../platform/auth/attribution.js';
@@ -16,6 +21,7 @@ import { renderTemplate } from '../../platform/util/template.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import type { ArtifactService } from '../artifacts/index.js';
 import {
+  badEdit,
   type Decider,
   decisionEvent,
   type SubjectDecision,
@@ -193,23 +199,60 @@ export class MissionService {
     id: number,
     decision: SubjectDecision,
   ): Promise<SubjectOutcome> {
-    const result = await this.deps.host.send(
-      tx,
-      MISSION_RUN_KIND,
-      { orgId: decider.orgId, id },
-      decisionEvent(decider, decision, this.now()),
-      {
-        actingAs: decider.actingAs,
-        audit: {
-          action: decision.audit.action,
-          targetKind: 'mission_run',
-          targetId: String(id),
-          details: { note: decision.reason, reviewedBy: decision.reviewedBy, ...decision.audit.details },
-          requestId: decision.requestId,
-        },
+    const event = {
+      ...decisionEvent(decider, decision, this.now()),
+      ...(await this.editsIn(tx, decider, id, decision)),
+    };
+    const result = await this.deps.host.send(tx, MISSION_RUN_KIND, { orgId: decider.orgId, id }, event, {
+      actingAs: decider.actingAs,
+      audit: {
+        action: decision.audit.action,
+        targetKind: 'mission_run',
+        targetId: String(id),
+        details: { note: decision.reason, reviewedBy: decision.reviewedBy, ...decision.audit.details },
+        requestId: decision.requestId,
       },
-    );
+    });
     return subjectOutcome(result, 'mission run', id);
+  }
+
+  /**
+   * An approval's edits of mission run `id` (decisions.md §15): a `plan` at plan review, checked as
+   * a planner's plan is (its team, maxTasks, ids, dependencies). VALIDATION_FAILED naming
+   * `body.edits.plan` otherwise. A run that no longer waits is left to its machine's refusal (409).
+   */
+  private async editsIn(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    decision: SubjectDecision,
+  ): Promise<{ plan?: JsonObject }> {
+    if (!decision.edits) return {};
+    const plan = decision.edits.plan as JsonObject;
+    const run = await tx.sql.maybeOne<{
+      status: string;
+      stage: string | null;
+      definition: MissionDefinition;
+    }>(
+      `select status, snapshot->'context'->>'reviewStage' as stage, definition
+         from mission_runs where id = $1 and org_id = $2`,
+      [id, decider.orgId],
+    );
+    if (!run) throw notFound('mission run', id);
+    if (run.status !== 'awaiting_review') return {};
+    if (run.stage !== 'plan')
+      throw badEdit('plan', 'a plan is edited at plan review only, not at result review');
+    const check = checkPlan(plan, {
+      team: run.definition.team.map((m) => m.agent),
+      maxTasks: run.definition.limits.maxTasks,
+    });
+    if (!check.ok) {
+      throw validationFailed(
+        check.errors.map((message) => ({ field: 'body.edits.plan', message })),
+        `body.edits.plan is not a valid plan: ${check.errors.join('; ')}`,
+      );
+    }
+    return { plan };
   }
 
   /** The 409 of a decision mission run `id` refused in `status`. */

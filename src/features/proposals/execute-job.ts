@@ -85,7 +85,7 @@ export function createExecuteActionJob(deps: ExecuteActionDeps): {
   ): Promise<Outcome> {
     try {
       const row = await db.maybeOne<{ action: string; source_slug: string; params: unknown }>(
-        'select action, source_slug, params from proposals where id = $1 and org_id = $2',
+        'select action, source_slug, coalesce(approved_params, params) as params from proposals where id = $1 and org_id = $2',
         [id, orgId],
       );
       if (!row) throw new ConnectorError('NOT_FOUND', `proposal ${id} is gone`);

@@ -5,6 +5,7 @@
  * never execute. `GET /proposals[/:id]`, `POST /proposals/:id/cancel`, `GET /proposals/:id/stream`;
  * its events (`proposal.created`, `proposal.executed`, `proposal.failed`, …) go out on the bus.
  */
+import { z } from 'zod';
 import { proposalMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
@@ -48,6 +49,8 @@ export const proposalsFeature = defineFeature({
     const proposals = new ProposalService({ db: db.sql, host: actors, clock, baseUrl: platform.baseUrl });
     reviews.reviewSubjects.register(ACTION_REVIEW_KIND, {
       decide: (tx, decider, id, decision) => proposals.decideIn(tx, decider, id, decision),
+      // Params merged over the proposed ones; which may change is the service's (EDITABLE_PARAMS).
+      edits: z.strictObject({ params: z.record(z.string(), z.unknown()) }),
       view: (principal, id) => proposals.get(principal, id),
       reviewUrl: (id) => proposals.reviewUrl(id),
       pollUrl: (id) => `/api/v1/proposals/${id}`,

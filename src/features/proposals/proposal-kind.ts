@@ -66,6 +66,7 @@ const COLUMNS = {
   api_token_id: 'create',
   status: 'project',
   review: 'project',
+  approved_params: 'project',
   result: 'project',
   error: 'project',
   attempts: 'project',
@@ -143,6 +144,7 @@ export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMa
       return {
         status: p.status,
         review: p.review,
+        approved_params: p.approvedParams,
         result: p.result,
         error: p.error,
         attempts: p.attempts,

@@ -26,6 +26,7 @@ export const proposalViewSchema = z.object({
   source: z.string(),
   agentSlug: z.string().nullable(),
   params: z.record(z.string(), z.unknown()),
+  proposedParams: z.record(z.string(), z.unknown()),
   rationale: z.string(),
   status: z.enum(PROPOSAL_STATUSES),
   result: z.record(z.string(), z.unknown()).nullable(),
@@ -38,6 +39,7 @@ export const proposalViewSchema = z.object({
       onBehalfOf: z.string().nullable(),
       note: z.string().nullable(),
       reason: z.string().nullable(),
+      edited: z.boolean().optional(),
       at: z.string(),
     })
     .nullable(),

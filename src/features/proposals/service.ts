@@ -5,7 +5,7 @@
  * actor, attributed to the caller in the transition log and an audit row; executing an approved one
  * is the `execute_action` job's (execute-job.ts).
  */
-import type { ProposalEvent } from '../../../machines/index.js';
+import type { JsonObject, ProposalEvent } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
@@ -19,8 +19,9 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
-import { type ConnectorAction, describeAction } from '../connectors/index.js';
+import { type ActionName, type ConnectorAction, describeAction, parseAction } from '../connectors/index.js';
 import {
+  badEdit,
   type Decider,
   decisionEvent,
   oneLineSummary,
@@ -51,7 +52,10 @@ export interface ProposalView {
   action: string;
   source: string;
   agentSlug: string | null;
+  /** The params it executes with: a reviewer's edit, else the proposed ones. */
   params: Record<string, unknown>;
+  /** The params as proposed (the same as `params` unless a reviewer edited them). */
+  proposedParams: Record<string, unknown>;
   rationale: string;
   status: string;
   result: Record<string, unknown> | null;
@@ -93,6 +97,7 @@ interface ProposalRow {
   source_slug: string;
   agent_slug: string | null;
   params: Record<string, unknown>;
+  approved_params: Record<string, unknown> | null;
   rationale: string;
   status: string;
   result: Record<string, unknown> | null;
@@ -113,7 +118,7 @@ interface ProposalRow {
 
 // A proposal with its latest review item (there is one per proposal: it opens at creation).
 const SELECT = `
-  select p.id, p.action, p.source_slug, p.agent_slug, p.params, p.rationale, p.status, p.result, p.error,
+  select p.id, p.action, p.source_slug, p.agent_slug, p.params, p.approved_params, p.rationale, p.status, p.result, p.error,
          p.attempts, p.review, p.run_id, p.created_by, p.created_at, p.completed_at,
          i.status as item_status, i.open as item_open, i.title as item_title,
          i.assigned_to as item_assigned_to, i.snoozed_until as item_snoozed_until, i.note as item_note
@@ -123,6 +128,13 @@ const SELECT = `
        where org_id = p.org_id and kind = 'action' and run_id = p.id
        order by id desc limit 1
     ) i on true`;
+
+/** The params a reviewer may edit before approving, per action (decisions.md §15). */
+export const EDITABLE_PARAMS: Readonly<Partial<Record<ActionName, readonly string[]>>> = {
+  'crm.update_deal': ['properties'],
+  'crm.create_note': ['body'],
+  'mail.send': ['to', 'subject', 'text'],
+};
 
 export interface ProposalServiceDeps {
   db: Db;
@@ -237,7 +249,11 @@ export class ProposalService {
     id: number,
     decision: SubjectDecision,
   ): Promise<SubjectOutcome> {
-    const event: ProposalEvent = decisionEvent(decider, decision, this.now());
+    const params = await this.editedParams(tx, decider, id, decision);
+    const event: ProposalEvent = {
+      ...decisionEvent(decider, decision, this.now()),
+      ...(params ? { params } : {}),
+    };
     const result = await this.deps.host.send(tx, PROPOSAL_KIND, { orgId: decider.orgId, id }, event, {
       actingAs: decider.actingAs,
       audit: {
@@ -249,6 +265,43 @@ export class ProposalService {
       },
     });
     return subjectOutcome(result, 'proposal', id);
+  }
+
+  /**
+   * The params an approval's edits make (decisions.md §15): merged over the proposed ones, only the
+   * action's editable fields (`EDITABLE_PARAMS`), the result valid for the action. VALIDATION_FAILED
+   * naming `body.edits.params…` otherwise; null without edits, and for a proposal that no longer
+   * waits (its machine refuses the decision: 409).
+   */
+  private async editedParams(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    decision: SubjectDecision,
+  ): Promise<JsonObject | null> {
+    if (!decision.edits) return null;
+    const edits = decision.edits.params as Record<string, unknown>;
+    const row = await tx.sql.maybeOne<{
+      action: ActionName;
+      params: Record<string, unknown>;
+      status: string;
+    }>('select action, params, status from proposals where id = $1 and org_id = $2', [id, decider.orgId]);
+    if (!row) throw notFound('proposal', id);
+    if (row.status !== 'pending') return null;
+    const editable: readonly string[] = EDITABLE_PARAMS[row.action] ?? [];
+    for (const key of Object.keys(edits)) {
+      if (!editable.includes(key)) {
+        const may = editable.length > 0 ? `only ${editable.join(', ')} may change` : 'no param may change';
+        throw badEdit(`params.${key}`, `may not change (${row.action}: ${may})`);
+      }
+    }
+    const parsed = parseAction(row.action, { ...row.params, ...edits });
+    if (!parsed.ok) {
+      throw validationFailed(
+        parsed.issues.map((issue) => ({ ...issue, field: `body.edits.${issue.field}` })),
+      );
+    }
+    return parsed.value.params as JsonObject;
   }
 
   /** Withdraws a pending proposal: cancelled, never executed; 409 once decided. */
@@ -319,7 +372,8 @@ export class ProposalService {
       action: row.action,
       source: row.source_slug,
       agentSlug: row.agent_slug,
-      params: row.params,
+      params: row.approved_params ?? row.params,
+      proposedParams: row.params,
       rationale: row.rationale,
       status: row.status,
       result: row.result,

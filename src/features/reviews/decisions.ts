@@ -18,11 +18,17 @@ import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
-import { type ApiError, conflict, notFound } from '../../platform/errors.js';
+import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { ITEM_COLUMNS, readOpenItem } from './items.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
-import type { Decider, ReviewKind, ReviewSubject, SubjectDecision } from './subjects.js';
+import {
+  badEdit,
+  type Decider,
+  type ReviewKind,
+  type ReviewSubject,
+  type SubjectDecision,
+} from './subjects.js';
 
 /** A decision as a caller asks for it. */
 export interface DecisionRequest {
@@ -37,6 +43,8 @@ export interface DecisionRequest {
   reviewedBy?: string | null | undefined;
   /** The revision the reviewer saw; absent: not checked. */
   revision?: string | null | undefined;
+  /** Edits before approve, of the kind's shape (decisions.md §15); absent or null: none. */
+  edits?: Record<string, unknown> | null | undefined;
   requestId?: string | null | undefined;
   /** How the audit row names the call (default `review.decide`). */
   auditAction?: string | undefined;
@@ -117,6 +125,31 @@ export function ifMatchRevision(header: string | undefined): string | undefined 
   return first.replace(/^W\//, '').replace(/^"(.*)"$/, '$1') || undefined;
 }
 
+/**
+ * An approval's edits in the kind's shape, or null for none: 400 `VALIDATION_FAILED` (naming
+ * `body.edits…`) for edits with a reject, for a kind that takes none, or of the wrong shape.
+ */
+function checkEdits(
+  kind: ReviewKind,
+  subject: ReviewSubject,
+  request: DecisionRequest,
+): Record<string, unknown> | null {
+  const edits = request.edits;
+  if (edits == null) return null;
+  if (request.action !== 'approve') throw badEdit('', `edits go with approve only, not ${request.action}`);
+  if (!subject.edits) throw badEdit('', `a ${kind} item takes no edits`);
+  const parsed = subject.edits.safeParse(edits);
+  if (!parsed.success) {
+    throw validationFailed(
+      parsed.error.issues.map((issue) => ({
+        field: ['body', 'edits', ...issue.path.map(String)].join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+  return parsed.data;
+}
+
 export class ReviewDecisions {
   constructor(private readonly deps: ReviewDecisionsDeps) {}
 
@@ -173,6 +206,7 @@ export class ReviewDecisions {
     }
     if (!first) throw refused(target.status);
     const subject = this.subject(target.kind);
+    const edits = checkEdits(target.kind, subject, request);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
     const decision: SubjectDecision = {
       action: request.action,
@@ -181,8 +215,14 @@ export class ReviewDecisions {
       requestId: request.requestId ?? null,
       audit: {
         action: request.auditAction ?? 'review.decide',
-        details: { kind: target.kind, action: request.action, reviewItemId: first.row.id },
+        details: {
+          kind: target.kind,
+          action: request.action,
+          reviewItemId: first.row.id,
+          ...(edits ? { edited: true } : {}),
+        },
       },
+      edits,
     };
     await this.deps.host.transact(
       async (tx) => {

@@ -11,6 +11,7 @@ import { ReviewDecisions } from './decisions.js';
 import { createReviewItems, type ReviewItems } from './items.js';
 import { Migration0004Reviews } from './migrations/0004-reviews.js';
 import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subject-index.js';
+import { Migration0037ReviewEdits } from './migrations/0037-review-edits.js';
 import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
@@ -36,6 +37,7 @@ export {
 export { REVIEW_ITEM_KIND } from './review-item-kind.js';
 export type { ReviewService } from './service.js';
 export {
+  badEdit,
   type Decider,
   decisionEvent,
   REVIEW_KINDS,
@@ -64,6 +66,7 @@ export const reviewsFeature = defineFeature({
   migrations: [
     { name: '0004-reviews', class: Migration0004Reviews },
     { name: '0036-review-subject-index', class: Migration0036ReviewSubjectIndex },
+    { name: '0037-review-edits', class: Migration0037ReviewEdits },
     { name: '0040-review-summary', class: Migration0040ReviewSummary },
   ],
   machines: { 'review-item': reviewItemMachine },

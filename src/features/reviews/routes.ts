@@ -48,6 +48,11 @@ export const reviewDecideBodySchema = z.strictObject({
   reviewedBy: z.string().min(1).max(200).nullish(),
   /** The revision the reviewer saw (or `If-Match`): 409 `{reason: "stale"}` when it is not current. */
   revision: z.string().min(1).max(100).nullish(),
+  /**
+   * Edits before approve, per kind (skill `{output}`, action `{params}`, workflow `{stepOutputs}`,
+   * mission `{plan}`), checked by the choke point: 400 naming `body.edits…`, nothing changed.
+   */
+  edits: z.record(z.string(), z.unknown()).nullish(),
 });
 
 /** Body of `POST /reviews/assign`: `assignedTo` is required, null sends the item back to triage. */
@@ -178,6 +183,7 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
           reason: body.reason,
           reviewedBy: body.reviewedBy,
           revision: body.revision ?? ifMatchRevision(headers['if-match']),
+          edits: body.edits,
           requestId,
         });
         return ok(await refreshed(principal, query));

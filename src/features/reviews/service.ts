@@ -114,6 +114,8 @@ export interface DecideArgs extends ReviewRef {
   reviewedBy?: string | null | undefined;
   /** The revision the reviewer saw (checked by the choke point, decisions.ts). */
   revision?: string | null | undefined;
+  /** Edits before approve, of the kind's shape (checked by the choke point). */
+  edits?: Record<string, unknown> | null | undefined;
   requestId?: string | null | undefined;
 }
 

@@ -3,10 +3,11 @@
  * feature (a skill run, a workflow run), which registers how a decision reaches it and where the
  * API points for it. The queue itself knows no subject.
  */
+import type { z } from 'zod';
 import { type ActorTx, actorStatus, type SendResult } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { notFound, validationFailed } from '../../platform/errors.js';
+import { type ApiError, notFound, validationFailed } from '../../platform/errors.js';
 
 /** The kinds of review items. */
 export const REVIEW_KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
@@ -38,6 +39,12 @@ export interface SubjectDecision {
   requestId: string | null;
   /** The audit row the owner writes with its transition. */
   audit: { action: string; details: Record<string, unknown> };
+  /**
+   * An approval's edits, of the shape the kind declared (`ReviewSubject.edits`); null: none. The
+   * owner checks them against the subject (a skill's outputSchema, the editable fields, a plan's
+   * rules) before its transition, and throws VALIDATION_FAILED naming `body.edits.…`: nothing changes.
+   */
+  edits: Record<string, unknown> | null;
 }
 
 /**
@@ -57,6 +64,8 @@ export interface ReviewSubject<View = unknown> {
   decide(tx: ActorTx, decider: Decider, id: number, decision: SubjectDecision): Promise<SubjectOutcome>;
   /** The subject as its own GET answers it (the run, mission run or proposal); 404 when it is not the org's. */
   view(principal: Principal, id: number): Promise<View>;
+  /** The shape of the edits an approval of this kind takes (decisions.md §15); absent: it takes none. */
+  edits?: z.ZodType<Record<string, unknown>>;
   /** The subject's review screen. */
   reviewUrl(id: number): string;
   /** The subject's resource in the API. */
@@ -75,6 +84,11 @@ export function decisionEvent(decider: Decider, decision: SubjectDecision, at: s
   return decision.action === 'approve'
     ? { type: 'APPROVE' as const, by, onBehalfOf, note: decision.reason, at }
     : { type: 'REJECT' as const, by, onBehalfOf, reason: decision.reason, at };
+}
+
+/** A VALIDATION_FAILED of an approval's edits: `path` under `body.edits`. */
+export function badEdit(path: string, message: string): ApiError {
+  return validationFailed([{ field: path ? `body.edits.${path}` : 'body.edits', message }]);
 }
 
 /** What an owner answers for its transition's `result`: NOT_FOUND (`noun` `id`) and invalid throw. */

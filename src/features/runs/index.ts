@@ -4,6 +4,7 @@
  * the runtime MCP tools, and the review subjects `skill` and `workflow` (a run waiting for approval
  * is an item of the review queue).
  */
+import { z } from 'zod';
 import { skillRunMachine, workflowRunMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
@@ -54,6 +55,19 @@ export interface RunsApi {
   /** Per-run server-sent-event streams of this process. */
   streams: RunStreamService;
 }
+
+/** A JSON object (a draft, a step's output). */
+const objectSchema = z.record(z.string(), z.unknown());
+
+/** Edits of a skill run's approval: the output that replaces the draft. */
+const SKILL_EDITS = z.strictObject({ output: objectSchema });
+
+/** Edits of a workflow gate's approval: outputs of completed steps, replacing what later steps read. */
+const WORKFLOW_EDITS = z.strictObject({
+  stepOutputs: z.record(z.string().min(1).max(63), objectSchema).refine((o) => Object.keys(o).length > 0, {
+    message: 'names at least one step',
+  }),
+});
 
 /** How long `runtime_run_skill` waits for the run to settle. */
 const RUN_WAIT_MS = 60_000;
@@ -118,6 +132,7 @@ export const runsFeature = defineFeature({
     for (const kind of ['skill', 'workflow'] as const) {
       reviews.reviewSubjects.register(kind, {
         decide: (tx, decider, id, decision) => runs.decideIn(tx, decider, id, decision),
+        edits: kind === 'skill' ? SKILL_EDITS : WORKFLOW_EDITS,
         view: (principal, id) => runs.get(principal, id),
         reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
         pollUrl: runPath,

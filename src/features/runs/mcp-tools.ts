@@ -50,12 +50,14 @@ async function decideRun(
   verb: 'approve' | 'reject',
   text: string | undefined,
   revision: string | undefined,
+  edits?: Record<string, unknown>,
 ): Promise<RunView> {
   await s.decisions.decide(ctx.principal, {
     id: runId,
     action: verb,
     reason: text ?? null,
     revision: revision ?? null,
+    edits: edits ?? null,
     requestId: ctx.requestId,
     auditAction: `run.${verb}`,
     refusal: (status) => RunService.decisionRefused(runId, verb, status),
@@ -284,11 +286,19 @@ export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): T
         runId: runIdSchema,
         note: z.string().max(10_000).optional(),
         revision: revisionSchema,
+        edits: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe(
+            'Edits before approve: {output} replaces a skill run’s draft (checked against its outputSchema), ' +
+              '{stepOutputs: {<completed step>: <object>}} replaces a workflow’s step outputs.',
+          ),
       }),
       output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: ({ runId, note, revision }, ctx) => decideRun(s, ctx, runId, 'approve', note, revision),
+      run: ({ runId, note, revision, edits }, ctx) =>
+        decideRun(s, ctx, runId, 'approve', note, revision, edits),
     }),
     defineTool({
       name: 'runtime_reject_draft',

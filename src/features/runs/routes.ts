@@ -37,6 +37,8 @@ const approveBodySchema = z.strictObject({
   reviewedBy: z.string().min(1).max(200).nullish(),
   note: z.string().max(10_000).nullish(),
   revision: revisionSchema,
+  /** Edits before approve: a skill run's `{output}`, a workflow gate's `{stepOutputs}` (docs/api.md "Review queue"). */
+  edits: z.record(z.string(), z.unknown()).nullish(),
 });
 
 const rejectBodySchema = z.strictObject({
@@ -210,6 +212,7 @@ export function runRoutes(runs: RunService, decisions: ReviewDecisions): RouteDe
             reason: text,
             reviewedBy: body.reviewedBy,
             revision: body.revision ?? ifMatchRevision(headers['if-match']),
+            edits: 'edits' in body ? body.edits : null,
             requestId,
             auditAction: `run.${verb}`,
             refusal: (status) => RunService.decisionRefused(id, verb, status),

@@ -22,6 +22,7 @@ export const runEventPayloadSchema = z.object({
   step: z.string().nullable(),
   output: z.unknown(),
   workspaceSha: z.string().nullable(),
+  edited: z.literal(true).optional(),
   at: z.string().min(1),
 });
 

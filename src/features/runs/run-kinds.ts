@@ -6,12 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CloseReviewParams,
+  isEdit,
   type OpenReviewParams,
   projectSkillRun,
   projectWorkflowRun,
   type RecordEventParams,
   type RunApproveEvent,
   type RunRejectEvent,
+  type RunReview,
   skillRunContextSchema,
   skillRunEventSchema,
   skillRunMachine,
@@ -53,6 +55,8 @@ export interface RunEventPayload {
   step: string | null;
   output: unknown;
   workspaceSha: string | null;
+  /** On `approved`: the reviewer edited the output (decisions.md §15); absent otherwise. */
+  edited?: true;
   at: string;
 }
 
@@ -74,6 +78,7 @@ const COLUMNS = {
   paused_at: 'project',
   review_state: 'project',
   output: 'project',
+  draft_output: 'project',
   error: 'project',
   review: 'project',
   step_results: 'project',
@@ -88,6 +93,7 @@ function columns(
     paused_at: p.pausedAt,
     review_state: p.reviewState,
     output: p.output,
+    draft_output: p.draftOutput,
     error: p.error,
     review: p.review,
     step_results: p.stepResults,
@@ -156,6 +162,9 @@ const recordEvent =
       step: step ?? null,
       output,
       workspaceSha: (ctx.row.columns.workspace_sha as string | null) ?? null,
+      ...(event === 'approved' && (ctx.projection.review as RunReview | null)?.edited
+        ? { edited: true }
+        : {}),
       at: ctx.at,
     };
     ctx.writes.outbox.push({
@@ -265,6 +274,7 @@ function reviewDecision(event: RunApproveEvent | RunRejectEvent): ReviewDecision
     action: approve ? 'approve' : 'reject',
     by: event.by,
     reason: (approve ? event.note : event.reason) ?? null,
+    ...(approve && isEdit(event) ? { edited: true } : {}),
   };
 }
 

@@ -9,6 +9,7 @@
  * idempotent trigger answered from its key's record.
  */
 import type {
+  JsonObject,
   RunApproveEvent,
   RunCancelEvent,
   RunRejectEvent,
@@ -32,6 +33,7 @@ import { type ApiError, conflict, notFound, validationFailed } from '../../platf
 import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import {
+  badEdit,
   type Decider,
   decisionEvent,
   type SubjectDecision,
@@ -43,7 +45,13 @@ import { claimKey, completeKey, findKey, replay, requestHash } from './idempoten
 import { agentLearnings, type Learning } from './learnings.js';
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
 import type { SchemaCache } from './schema-cache.js';
-import { type RunTarget, resolveSkillTarget, resolveWorkflowTarget } from './targets.js';
+import {
+  type RunManifest,
+  type RunTarget,
+  resolveSkillTarget,
+  resolveWorkflowTarget,
+  type SkillSnapshot,
+} from './targets.js';
 import { createRunReader, listRuns, type RunFilter, type RunView, runPath } from './view.js';
 
 /** Body of `POST /skills/:slug/runs` and `POST /workflows/:slug/runs`. */
@@ -272,7 +280,10 @@ export class RunService {
     id: number,
     decision: SubjectDecision,
   ): Promise<SubjectOutcome> {
-    const event = decisionEvent(decider, decision, this.now());
+    const event = {
+      ...decisionEvent(decider, decision, this.now()),
+      ...(await this.editsIn(tx, decider, id, decision)),
+    };
     const result = await this.deps.host.send(tx, RUN_KINDS, { orgId: decider.orgId, id }, event, {
       actingAs: decider.actingAs,
       audit: {
@@ -289,6 +300,66 @@ export class RunService {
       },
     });
     return subjectOutcome(result, 'run', id);
+  }
+
+  /**
+   * An approval's edits of run `id`, checked against the run (decisions.md §15): a skill run's
+   * `output` (its draft must be there) against the skill's outputSchema; a workflow run's
+   * `stepOutputs`, each of a skill step it completed, against that step's skill's outputSchema.
+   * VALIDATION_FAILED naming `body.edits…` otherwise. A run that no longer waits is left to its
+   * machine's refusal (409).
+   */
+  private async editsIn(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    decision: SubjectDecision,
+  ): Promise<{ output?: JsonObject; stepOutputs?: Record<string, JsonObject> }> {
+    const edits = decision.edits;
+    if (!edits) return {};
+    const run = await tx.sql.maybeOne<{
+      kind: 'skill' | 'workflow';
+      slug: string;
+      status: string;
+      workspace_sha: string | null;
+      manifest: RunManifest;
+      step_results: Record<string, unknown> | null;
+    }>(
+      'select kind, slug, status, workspace_sha, manifest, step_results from runs where id = $1 and org_id = $2',
+      [id, decider.orgId],
+    );
+    if (!run) throw notFound('run', id);
+    if (run.status !== 'pending' && run.status !== 'paused') return {};
+    const done = run.step_results ?? {};
+    const check = (skill: SkillSnapshot | undefined, field: string, output: JsonObject) => {
+      const schema = skill?.manifest.outputSchema;
+      if (!schema || !skill) return;
+      const key = `${decider.orgId}:${run.workspace_sha}:skill:${skill.manifest.slug}:output`;
+      const issues = this.deps.schemas.check(key, schema, field)(output);
+      if (issues.length > 0) {
+        throw validationFailed(
+          issues,
+          `${field} does not match the skill's outputSchema: ${issues[0]?.field} ${issues[0]?.message}`,
+        );
+      }
+    };
+    if (run.manifest.kind === 'skill') {
+      const output = edits.output as JsonObject;
+      if (!(run.slug in done))
+        throw badEdit('output', 'the draft is not ready yet: there is nothing to edit');
+      check(run.manifest.skill, 'body.edits.output', output);
+      return { output };
+    }
+    const stepOutputs = edits.stepOutputs as Record<string, JsonObject>;
+    const steps = run.manifest.workflow.steps;
+    for (const [name, output] of Object.entries(stepOutputs)) {
+      const step = steps.find((s) => s.name === name);
+      if (step?.type !== 'skill' || !(name in done)) {
+        throw badEdit(`stepOutputs.${name}`, 'is not a skill step this run completed');
+      }
+      check(run.manifest.skills[step.skill], `body.edits.stepOutputs.${name}`, output);
+    }
+    return { stepOutputs };
   }
 
   /** The 409 of a decision run `id` refused in `status`. */

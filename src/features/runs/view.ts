@@ -32,6 +32,11 @@ export interface RunView {
   pausedAt: string | null;
   input: unknown;
   output: unknown;
+  /**
+   * What a reviewer's edit replaced: a skill run's draft as the model wrote it, a workflow run's
+   * edited steps' outputs as they were (step → output); null when nothing was edited.
+   */
+  draftOutput: unknown;
   stepResults: Record<string, { output: unknown }>;
   error: unknown;
   review: RunReview | null;
@@ -101,6 +106,7 @@ export const runViewSchema = z
     pausedAt: z.string().nullable(),
     input: z.unknown(),
     output: z.unknown(),
+    draftOutput: z.unknown(),
     stepResults: z.record(z.string(), z.object({ output: z.unknown() })).nullable(),
     error: z.unknown(),
     review: runReviewSchema.nullable(),
@@ -155,6 +161,7 @@ export function runViewJson(baseUrl: string): string {
     ['pausedAt', text('paused_at')],
     ['input', json('input')],
     ['output', json('output')],
+    ['draftOutput', json('draft_output')],
     ['stepResults', json('step_results')],
     ['error', json('error')],
     ['review', json('review')],

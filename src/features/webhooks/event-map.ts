@@ -237,6 +237,7 @@ export function toWebhookEvent(subject: string, payload: unknown): WebhookEvent 
     output: isObject(p.output) ? p.output : null,
     workspaceSha: p.workspaceSha,
     ...(p.step !== null ? { step: p.step } : {}),
+    ...(p.edited ? { edited: true as const } : {}),
   };
   return {
     type,

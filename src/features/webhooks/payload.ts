@@ -118,6 +118,8 @@ export const runEventDataSchema = z
     // Null only for a run whose org had no applied workspace version (never in practice).
     workspaceSha: z.string().min(1).nullable(),
     step: z.string().min(1).optional(),
+    /** `run.approved`: the reviewer edited the output before approving (decisions.md §15). */
+    edited: z.literal(true).optional(),
   })
   .strict();
 export type RunEventData = z.infer<typeof runEventDataSchema>;

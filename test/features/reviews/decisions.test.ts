@@ -14,6 +14,7 @@ import {
   footprint,
   itemsOf,
   missionAwaitingPlan,
+  outboxDrained,
   pausedWorkflowRun,
   pendingProposal,
   pendingSkillRun,
@@ -55,11 +56,7 @@ async function staleSkillItem(): Promise<{ id: number; old: string; current: str
     200,
   );
   // The outbox relay has sent the assignment's event: what a refused call leaves is then steady.
-  await expect
-    .poll(
-      async () => (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox_messages')).n,
-    )
-    .toBe(0);
+  await outboxDrained(t);
   return { id, old, current: await revisionOf('skill', id) };
 }
 

@@ -88,6 +88,7 @@ async function reference(id: number) {
     pausedAt: r.paused_at,
     input: r.input,
     output: r.output,
+    draftOutput: r.draft_output ?? null,
     stepResults: r.step_results,
     error: r.error,
     review: r.review,
