@@ -151,6 +151,7 @@ export {
 export { type JsonObject, jsonObjectSchema } from './shared/schemas.js';
 export {
   FINAL_MISSION_RUN_STATUSES,
+  FINAL_PROPOSAL_STATUSES,
   FINAL_RUN_STATUSES,
   RUN_STATUSES,
   type RunStatus,

@@ -38,3 +38,6 @@ export const SKILL_RUN_DECISION_EVENTS = ['approved', 'rejected'] as const;
 
 /** A mission run's final statuses; entering one records the mission event of the same name. */
 export const FINAL_MISSION_RUN_STATUSES = ['completed', 'failed', 'cancelled'] as const;
+
+/** A proposal's final statuses; entering one emits the proposal event of the same name. */
+export const FINAL_PROPOSAL_STATUSES = ['executed', 'failed', 'rejected', 'cancelled'] as const;

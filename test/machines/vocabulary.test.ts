@@ -5,9 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MISSION_RUN_STATUSES, missionRunMachine } from '../../machines/mission-run/machine.js';
-import { MISSION_EVENT_NAMES, RUN_EVENT_NAMES } from '../../machines/shared/effects.js';
+import { PROPOSAL_STATUSES, proposalMachine } from '../../machines/proposal/machine.js';
+import { MISSION_EVENT_NAMES, PROPOSAL_EVENT_NAMES, RUN_EVENT_NAMES } from '../../machines/shared/effects.js';
 import {
   FINAL_MISSION_RUN_STATUSES,
+  FINAL_PROPOSAL_STATUSES,
   FINAL_RUN_STATUSES,
   RUN_STATUSES,
   SKILL_RUN_DECISION_EVENTS,
@@ -15,7 +17,11 @@ import {
 import { SKILL_RUN_STATUSES, skillRunMachine } from '../../machines/skill-run/machine.js';
 import { WORKFLOW_RUN_STATUSES, workflowRunMachine } from '../../machines/workflow-run/machine.js';
 
-type Machine = typeof skillRunMachine | typeof workflowRunMachine | typeof missionRunMachine;
+type Machine =
+  | typeof skillRunMachine
+  | typeof workflowRunMachine
+  | typeof missionRunMachine
+  | typeof proposalMachine;
 
 /**
  * The machine's top-level states a snapshot can rest in (those left at once by an eventless
@@ -50,5 +56,11 @@ describe('the vocabulary', () => {
     expect(new Set(states(missionRunMachine).all)).toEqual(new Set(MISSION_RUN_STATUSES));
     expect(new Set(states(missionRunMachine).final)).toEqual(new Set(FINAL_MISSION_RUN_STATUSES));
     for (const name of FINAL_MISSION_RUN_STATUSES) expect(MISSION_EVENT_NAMES).toContain(name);
+  });
+
+  it('names as final exactly the proposal machine’s final states, each a proposal event', () => {
+    expect(new Set(states(proposalMachine).all)).toEqual(new Set(PROPOSAL_STATUSES));
+    expect(new Set(states(proposalMachine).final)).toEqual(new Set(FINAL_PROPOSAL_STATUSES));
+    for (const name of FINAL_PROPOSAL_STATUSES) expect(PROPOSAL_EVENT_NAMES).toContain(name);
   });
 });

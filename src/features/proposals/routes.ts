@@ -5,7 +5,7 @@
  * `action`). Another org's proposal is 404.
  */
 import { z } from 'zod';
-import { PROPOSAL_STATUSES } from '../../../machines/index.js';
+import { FINAL_PROPOSAL_STATUSES, PROPOSAL_STATUSES } from '../../../machines/index.js';
 import { access } from '../../platform/auth/guard.js';
 import type { Bus, Subscription } from '../../platform/bus/bus.js';
 import { subjectToken } from '../../platform/bus/subjects.js';
@@ -77,8 +77,8 @@ const STREAM_HEADERS = {
   'X-Accel-Buffering': 'no',
 };
 
-/** The events a proposal's stream carries, and those after which it ends. */
-const FINAL_EVENTS: ReadonlySet<string> = new Set(['executed', 'failed', 'rejected', 'cancelled']);
+/** The events after which a proposal's stream ends: those its final statuses emit. */
+const FINAL_EVENTS: ReadonlySet<string> = new Set(FINAL_PROPOSAL_STATUSES);
 
 interface StreamEvent {
   proposalId: number;
