@@ -294,6 +294,19 @@ describe('output schemas', () => {
       log: quiet,
     });
     expect((await right.call('count', {}, await ctx())).structuredContent).toEqual(new JsonText('{"n":2}'));
+    // A valid text is remembered as valid; a text outside the schema is refused every time.
+    let text = '{"n":2}';
+    const changing = createToolset([answering(() => new JsonText(text))], {
+      httpAuthoring: false,
+      validateOutput: true,
+      log: quiet,
+    });
+    expect((await changing.call('count', {}, await ctx())).isError).toBeUndefined();
+    text = '{"n":"two"}';
+    for (let i = 0; i < 2; i++) expect((await changing.call('count', {}, await ctx())).isError).toBe(true);
+    text = '{"n":2}';
+    expect((await changing.call('count', {}, await ctx())).isError).toBeUndefined();
+    expect(log).toHaveLength(5);
   });
 
   it('passes results unchecked with validation off', async () => {
