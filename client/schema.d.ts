@@ -496,7 +496,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A proposal: action, params, rationale, status, result, error, review and its review item. */
+        /** A proposal: action, params, rationale, status, result, error, review and its review item; when its next attempt is due, and the synced record it changes. */
         get: operations["getProposalsById"];
         put?: never;
         post?: never;
@@ -3371,6 +3371,7 @@ export interface operations {
                             message: string;
                         } | null;
                         id: number;
+                        nextAttemptAt: string | null;
                         params: {
                             [key: string]: unknown;
                         };
@@ -3407,6 +3408,14 @@ export interface operations {
                         source: string;
                         /** @enum {string} */
                         status: "pending" | "executing" | "executed" | "failed" | "rejected" | "cancelled";
+                        syncedRecord: {
+                            externalId: string;
+                            properties: {
+                                [key: string]: unknown;
+                            };
+                            syncedAt: string | null;
+                            type: string;
+                        } | null;
                     };
                 };
             };

@@ -165,16 +165,29 @@ export async function missionAwaitingPlan(t: TestApp, token: string, slug = 'lau
  * A pending proposal of `crm.update_deal` in `org` (created as `propose_action` would after its
  * checks; its source need not exist: nothing executes it while nobody approves it).
  */
-export async function pendingProposal(
+export function pendingProposal(
   t: TestApp,
   org: string,
   params: Record<string, unknown> = { dealId: '42', properties: { dealstage: 'closedwon' } },
 ): Promise<number> {
+  return proposalOf(t, org, { action: 'crm.update_deal', params } as ConnectorAction);
+}
+
+/**
+ * A pending proposal of `action` from `source` in `org` (created as `propose_action` would after its
+ * checks; the source need not exist: nothing executes it while nobody approves it).
+ */
+export async function proposalOf(
+  t: TestApp,
+  org: string,
+  action: ConnectorAction,
+  source = 'hubspot',
+): Promise<number> {
   const orgId = await orgIdOf(t, org);
   const { proposalId } = await t.app.proposals.create({
     orgId,
-    action: { action: 'crm.update_deal', params } as ConnectorAction,
-    source: 'hubspot',
+    action,
+    source,
     agentSlug: null,
     rationale: 'The customer signed.',
     runId: null,

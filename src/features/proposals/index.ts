@@ -46,12 +46,18 @@ export const proposalsFeature = defineFeature({
   ): ProposalsApi {
     const { db, clock, log, actors, jobs, bus } = platform;
     actors.register(proposalKind(reviews.reviewItems));
-    const proposals = new ProposalService({ db: db.sql, host: actors, clock, baseUrl: platform.baseUrl });
+    const proposals = new ProposalService({
+      db: db.sql,
+      host: actors,
+      clock,
+      baseUrl: platform.baseUrl,
+      sources: connectors.sources,
+    });
     reviews.reviewSubjects.register(ACTION_REVIEW_KIND, {
       decide: (tx, decider, id, decision) => proposals.decideIn(tx, decider, id, decision),
       // Params merged over the proposed ones; which may change is the service's (EDITABLE_PARAMS).
       edits: z.strictObject({ params: z.record(z.string(), z.unknown()) }),
-      view: (principal, id) => proposals.get(principal, id),
+      view: (principal, id) => proposals.detail(principal, id),
       reviewUrl: (id) => proposals.reviewUrl(id),
       pollUrl: (id) => `/api/v1/proposals/${id}`,
       table: 'proposals',

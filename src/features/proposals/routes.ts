@@ -62,6 +62,19 @@ export const proposalViewSchema = z.object({
   reviewUrl: z.string(),
 });
 
+/** `GET /proposals/:id`: the proposal, its next attempt and the record it changes (`ProposalDetail`). */
+export const proposalDetailSchema = proposalViewSchema.extend({
+  nextAttemptAt: z.string().nullable(),
+  syncedRecord: z
+    .object({
+      type: z.string(),
+      externalId: z.string(),
+      properties: z.record(z.string(), z.unknown()),
+      syncedAt: z.string().nullable(),
+    })
+    .nullable(),
+});
+
 const idParams = z.object({ id: z.string() });
 
 /** A proposal id from the path; anything that is not one names no proposal (404). */
@@ -145,9 +158,10 @@ export function proposalRoutes(proposals: ProposalService, bus: Bus, heartbeatMs
       path: '/api/v1/proposals/:id',
       access: access.read,
       params: idParams,
-      summary: 'A proposal: action, params, rationale, status, result, error, review and its review item.',
-      responses: { 200: { description: 'The proposal.', schema: proposalViewSchema } },
-      handler: async ({ principal, params }) => ok(await proposals.get(principal, proposalId(params.id))),
+      summary:
+        'A proposal: action, params, rationale, status, result, error, review and its review item; when its next attempt is due, and the synced record it changes.',
+      responses: { 200: { description: 'The proposal.', schema: proposalDetailSchema } },
+      handler: async ({ principal, params }) => ok(await proposals.detail(principal, proposalId(params.id))),
     }),
     defineRoute({
       method: 'POST',

@@ -19,7 +19,13 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
-import { type ActionName, type ConnectorAction, describeAction, parseAction } from '../connectors/index.js';
+import {
+  type ActionName,
+  type ConnectorAction,
+  describeAction,
+  parseAction,
+  type SourceLookup,
+} from '../connectors/index.js';
 import {
   badEdit,
   type Decider,
@@ -29,6 +35,7 @@ import {
   type SubjectOutcome,
   subjectOutcome,
 } from '../reviews/index.js';
+import { EXECUTE_ACTION_JOB } from './execute-job.js';
 import { ACTION_REVIEW_KIND, PROPOSAL_KIND } from './proposal-kind.js';
 
 /** A proposal's review item, as `GET /proposals/:id` shows it. */
@@ -68,6 +75,23 @@ export interface ProposalView {
   createdAt: string;
   completedAt: string | null;
   reviewUrl: string;
+}
+
+/**
+ * A proposal as its review screen reads it (`GET /proposals/:id`): the view, when its next execution
+ * attempt is due while a retry waits, and the synced record it changes (a `crm.update_deal`'s deal as
+ * last synced: its properties are the table's "before").
+ */
+export interface ProposalDetail extends ProposalView {
+  /** While `executing` with a retry waiting: when the next attempt is due; else null. */
+  nextAttemptAt: string | null;
+  /** The record the action changes as last synced, or null (not synced, or no record to show). */
+  syncedRecord: {
+    type: string;
+    externalId: string;
+    properties: Record<string, unknown>;
+    syncedAt: string | null;
+  } | null;
 }
 
 /** What `create` needs: the validated action, its source, and who proposes it from where. */
@@ -141,7 +165,21 @@ export interface ProposalServiceDeps {
   host: ActorHost;
   clock: Clock;
   baseUrl: () => string;
+  /** The org's sources (which object type a source's deals sync into). */
+  sources: SourceLookup;
 }
+
+// The waiting execution job of proposal $2 (no lock held: a retry waits for its backoff).
+const NEXT_ATTEMPT = `
+  select run_at from jobs
+   where org_id = $1 and kind = '${EXECUTE_ACTION_JOB}' and payload @> jsonb_build_object('actorId', $2::bigint)
+     and dead_at is null and (locked_until is null or locked_until < now())
+   order by run_at limit 1`;
+
+// A synced record by its upstream id (one per source, type and external id).
+const SYNCED_RECORD = `
+  select metadata, synced_at from object_instances
+   where org_id = $1 and source_slug = $2 and type_slug = $3 and external_id = $4 and status = 'active'`;
 
 export class ProposalService {
   constructor(private readonly deps: ProposalServiceDeps) {}
@@ -199,6 +237,40 @@ export class ProposalService {
   }
 
   /** Proposal `id` of the caller's org; 404 for another org's or none. */
+  /** Proposal `id` with its next attempt and the record it changes (see `ProposalDetail`). */
+  async detail(principal: Pick<Principal, 'orgId'>, id: number): Promise<ProposalDetail> {
+    const view = await this.get(principal, id);
+    const [nextAttemptAt, syncedRecord] = await Promise.all([
+      view.status === 'executing' ? this.nextAttempt(principal.orgId, id) : null,
+      this.syncedRecord(principal.orgId, view),
+    ]);
+    return { ...view, nextAttemptAt, syncedRecord };
+  }
+
+  private async nextAttempt(orgId: number, id: number): Promise<string | null> {
+    const rows = await this.deps.db.prepared<{ run_at: Date }>('proposals_next_attempt', NEXT_ATTEMPT, [
+      orgId,
+      id,
+    ]);
+    return rows[0]?.run_at.toISOString() ?? null;
+  }
+
+  /** The deal a `crm.update_deal` changes, as its source last synced it (null when it never did). */
+  private async syncedRecord(orgId: number, view: ProposalView): Promise<ProposalDetail['syncedRecord']> {
+    if (view.action !== 'crm.update_deal') return null;
+    const externalId = String(view.params.dealId ?? '');
+    const type = (await this.deps.sources(orgId, view.source))?.sync?.objectTypes.deal;
+    if (!type || !externalId) return null;
+    const rows = await this.deps.db.prepared<{ metadata: Record<string, unknown>; synced_at: Date | null }>(
+      'proposals_synced_record',
+      SYNCED_RECORD,
+      [orgId, view.source, type, externalId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return { type, externalId, properties: row.metadata, syncedAt: row.synced_at?.toISOString() ?? null };
+  }
+
   async get(principal: Pick<Principal, 'orgId'>, id: number): Promise<ProposalView> {
     const rows = await this.deps.db.prepared<ProposalRow>(
       'proposals_get',

@@ -6,13 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorAction } from '../../../src/features/connectors/index.js';
-import { fields, orgIdOf } from '../../helpers/api.js';
+import { fields } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill, createWorkflow, patchSkill } from '../../helpers/resources.js';
 import {
   missionAwaitingPlan,
   pausedWorkflowRun,
   pendingProposal,
+  proposalOf,
   type ReviewOrg,
   setupReviewOrg,
 } from '../../helpers/reviews.js';
@@ -178,21 +179,7 @@ describe('summary', () => {
     expect((await row('action', deal)).summary).toBe(
       'Update deal 42: dealstage → "closedwon", amount → 5000',
     );
-    const orgId = await orgIdOf(t, 'acme');
-    const propose = async (action: ConnectorAction) =>
-      (
-        await t.app.proposals.create({
-          orgId,
-          action,
-          source: 'hubspot',
-          agentSlug: null,
-          rationale: 'Because.',
-          runId: null,
-          callKey: null,
-          actingAs: { actor: 'mcp', apiTokenId: null },
-          requestId: null,
-        })
-      ).proposalId;
+    const propose = (action: ConnectorAction) => proposalOf(t, 'acme', action);
     const mail = await propose({
       action: 'mail.send',
       params: { to: ['ann@example.com', 'bo@example.com'], subject: 'Your refund', text: 'Hello' },

@@ -1,16 +1,20 @@
 /**
  * The review screen of a proposed action in a real browser (/review/actions/:id, a proposal's
- * `reviewUrl`): action, source, params and rationale shown; approve from it executes the HubSpot
- * write once and the screen shows the result live; reject executes nothing; without the approve
+ * `reviewUrl`): exactly what will happen — a deal update as its properties now (as synced) and
+ * after, an email as the email, a note as the note — and the rationale; approve from it executes the
+ * HubSpot write once and the screen shows the result live; a write that keeps failing shows its
+ * attempts, next attempt and last error live; reject executes nothing; without the approve
  * capability no buttons; another org's proposal is a not-found page.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeHubspot, startFakeHubspot } from '../../../fakes/hubspot-server.js';
+import type { ConnectorAction } from '../../../src/features/connectors/index.js';
 import { ALL_SCOPES, type TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
+import { proposalOf } from '../../helpers/reviews.js';
 
 describeInBrowser('the action review screen in the browser', (suite) => {
   let t: TestApp;
@@ -29,13 +33,30 @@ describeInBrowser('the action review screen in the browser', (suite) => {
       const res = await t.request(method, path, { token: owner, body });
       expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
     };
+    await send('POST', '/api/v1/objects/types', { slug: 'deal', name: 'Deal' });
     await send('POST', '/api/v1/sources', {
       slug: 'hubspot',
       name: 'HubSpot',
       kind: 'crm',
       connection: { baseUrl: hub.url },
+      sync: { objectTypes: { deal: 'deal' } },
     });
     await send('PUT', '/api/v1/sources/hubspot/credentials', { accessToken: hub.token });
+    // A CRM nobody answers at (a closed port): its writes fail and are retried.
+    await send('POST', '/api/v1/sources', {
+      slug: 'hubspot-down',
+      name: 'HubSpot (down)',
+      kind: 'crm',
+      connection: { baseUrl: 'http://127.0.0.1:9' },
+    });
+    await send('PUT', '/api/v1/sources/hubspot-down/credentials', { accessToken: hub.token });
+    // The deal as synced: the "now" of the screen's table.
+    const sync = await t.request('POST', '/api/v1/sources/hubspot/sync', { token: owner, body: {} });
+    expect(sync.status).toBe(202);
+    const orgId = (await t.app.db.sql.one<{ id: number }>(`select id from orgs where slug = 'acme'`)).id;
+    expect((await t.app.syncs.whenSettled(orgId, 'hubspot', sync.body.syncId, 20_000)).status).toBe(
+      'completed',
+    );
     await send('POST', '/api/v1/agents', { slug: 'closer', name: 'Closer', sourceSlugs: ['hubspot'] });
     mcp = await connectHttp(t.url, owner);
   });
@@ -70,7 +91,10 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     await expect
       .poll(() => page.getByText('Move the deal to closedwon: the customer signed.').count())
       .toBe(1);
-    expect(await page.locator('pre').first().textContent()).toContain('"dealstage": "closedwon"');
+    // The deal's property now (as synced) and after.
+    const row = page.locator('table.before-after tbody tr');
+    await expect.poll(() => row.allTextContents()).toEqual(['dealstagequalifiedclosedwon']);
+    expect(await page.locator('table.before-after caption').textContent()).toBe(`Deal ${dealId} (Acme)`);
     await screenshot(page, 'review-action');
     expect(await checkAccessibility(page)).toEqual([]);
     const before = patches().length;
@@ -105,5 +129,65 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     const stranger = await signedIn('other-dee', 'pm', 'other');
     await stranger.goto(reviewUrl);
     await stranger.getByText('There is no such proposal here.').waitFor();
+  });
+
+  const proposeDirect = (action: ConnectorAction, source = 'hubspot') =>
+    proposalOf(t, 'acme', action, source);
+
+  it('an email shows as the email, a note as the note', async () => {
+    const mail = await proposeDirect(
+      {
+        action: 'mail.send',
+        params: {
+          to: ['ann@example.com', 'bo@example.com'],
+          subject: 'Your refund',
+          text: 'Hello Ann,\n\nIt is on its way.',
+        },
+      },
+      'mailbox',
+    );
+    const page = await signedIn('rev-eve');
+    await page.goto(`${t.url}/review/actions/${mail}`);
+    const email = page.getByRole('article', { name: 'The email' });
+    await email.waitFor();
+    expect(await email.locator('dd').allTextContents()).toEqual([
+      'ann@example.com, bo@example.com',
+      'Your refund',
+    ]);
+    // The body as text, its blank line kept (no JSON escapes).
+    expect(await email.locator('pre').textContent()).toBe('Hello Ann,\n\nIt is on its way.');
+    expect(await checkAccessibility(page)).toEqual([]);
+    const note = await proposeDirect({
+      action: 'crm.create_note',
+      params: { body: 'Called back.\nAll good.', dealId },
+    });
+    await page.goto(`${t.url}/review/actions/${note}`);
+    const article = page.getByRole('article', { name: 'The note' });
+    await article.waitFor();
+    expect(await article.textContent()).toContain(`On deal ${dealId}`);
+    expect(await article.locator('pre').textContent()).toBe('Called back.\nAll good.');
+    await page.context().close();
+  });
+
+  it('a write that keeps failing shows its attempts, next attempt and last error, live', async () => {
+    const id = await proposeDirect(
+      { action: 'crm.update_deal', params: { dealId, properties: { amount: 5 } } },
+      'hubspot-down',
+    );
+    const page = await signedIn('rev-fay');
+    await page.goto(`${t.url}/review/actions/${id}`);
+    // Never synced from this source: the table says so.
+    await page.getByText('its current values are unknown').waitFor();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    const execution = page.getByRole('region', { name: 'Execution' });
+    await execution.waitFor();
+    // Without a reload: the failed attempt, its error and when the next one is due.
+    await execution.getByText('Next attempt').waitFor({ timeout: 20_000 });
+    await execution.getByText('Last error').waitFor();
+    const p = (await t.request('GET', `/api/v1/proposals/${id}`, { token: owner })).body;
+    expect(p.status).toBe('executing');
+    expect(await execution.textContent()).toContain(p.error.code);
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.context().close();
   });
 });

@@ -1,14 +1,16 @@
 /**
  * The review screen of a proposed connector action (/review/actions/:id, the proposal's
- * `reviewUrl`): what would be done (action, source, params), why (the rationale), who proposed it,
- * and — with the approve capability, while it is pending — approve or reject. Live while it moves
- * (its stream), so the outcome of an approval (executed with its result, or failed with the error)
- * shows without a reload.
+ * `reviewUrl`): exactly what would be done — the email, the deal's properties now and after, the
+ * note (action-effect.tsx) — why (the rationale), who proposed it, and — with the approve
+ * capability, while it is pending — approve or reject. Live while it moves (its stream, and every
+ * 2 s while it executes: retries send no event), so the execution (attempts, the next one, the last
+ * error) and its outcome show without a reload.
  */
 
 import { PROPOSAL_EVENT_NAMES } from '../../../machines/shared/effects.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
+import { ActionEffect, ExecutionStatus } from '../review/action-effect.js';
 import { DecideForms } from '../review/decide-forms.js';
 import { JsonBlock } from '../review/draft-view.js';
 import { useSubjectReview } from '../review/subject-review.js';
@@ -29,6 +31,7 @@ export function ActionReviewPage({ id }: { id: number }) {
     path: `/proposals/${id}`,
     events: EVENTS,
     people: (subject) => [subject.createdBy, subject.review?.by],
+    pollEvery: (subject) => (subject.status === 'executing' ? 2_000 : null),
   });
 
   if (loaded.state === 'missing') return <NotFoundPage what="proposal" />;
@@ -74,12 +77,6 @@ export function ActionReviewPage({ id }: { id: number }) {
         </dd>
         <dt>Proposed</dt>
         <dd>{when(p.createdAt)}</dd>
-        {p.attempts > 0 && (
-          <>
-            <dt>Attempts</dt>
-            <dd>{p.attempts}</dd>
-          </>
-        )}
         {p.completedAt && (
           <>
             <dt>Finished</dt>
@@ -92,11 +89,16 @@ export function ActionReviewPage({ id }: { id: number }) {
           <h2 id="rationale-title">Rationale</h2>
           <p class="rationale">{p.rationale}</p>
         </section>
-        <section aria-labelledby="params-title">
-          <h2 id="params-title">Params</h2>
-          <JsonBlock value={p.params} />
+        <section aria-labelledby="effect-title">
+          <h2 id="effect-title">What will happen</h2>
+          <ActionEffect proposal={p} />
+          <details>
+            <summary>Params as sent</summary>
+            <JsonBlock value={p.params} />
+          </details>
         </section>
       </div>
+      <ExecutionStatus proposal={p} />
       {canDecide && (
         <section class="actions" aria-labelledby="decide-title">
           <h2 id="decide-title">Decide</h2>
@@ -121,14 +123,6 @@ export function ActionReviewPage({ id }: { id: number }) {
         <section aria-labelledby="result-title">
           <h2 id="result-title">Result</h2>
           <JsonBlock value={p.result} />
-        </section>
-      )}
-      {p.error && (
-        <section aria-labelledby="error-title">
-          <h2 id="error-title">Error</h2>
-          <p role="status">
-            <code>{p.error.code}</code>: {p.error.message}
-          </p>
         </section>
       )}
     </main>

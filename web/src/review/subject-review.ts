@@ -19,6 +19,11 @@ export function useSubjectReview<T>(options: {
   events: readonly string[];
   /** The people (actors) the page names, read of a loaded subject. */
   people: (subject: T) => ReadonlyArray<string | null | undefined>;
+  /**
+   * While it answers a number for the loaded subject, the subject is read again that many ms later:
+   * for changes its stream does not tell of (a proposal's retries).
+   */
+  pollEvery?: (subject: T) => number | null;
 }) {
   const { kind, id, path, events } = options;
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
@@ -62,6 +67,14 @@ export function useSubjectReview<T>(options: {
     };
     return () => source.close();
   }, [path]);
+
+  useEffect(() => {
+    if (loaded.state !== 'loaded') return;
+    const every = options.pollEvery?.(loaded.subject) ?? null;
+    if (every === null) return;
+    const timer = setTimeout(() => void load(), every);
+    return () => clearTimeout(timer);
+  }, [loaded]);
 
   const decide = async (action: 'approve' | 'reject', text: string, done: string) => {
     setBusy(true);
