@@ -252,6 +252,8 @@ function reviewEffects(items: ReviewItems): {
             action: event.type === 'APPROVE' ? ('approve' as const) : ('reject' as const),
             by: event.by,
             reason: (event.type === 'APPROVE' ? event.note : event.reason) ?? null,
+            // The review.decided event says whether the reviewer's plan replaced the planner's.
+            ...(event.type === 'APPROVE' && event.plan !== undefined ? { edited: true } : {}),
           }
         : null;
       ctx.writes.followUp((tx) =>

@@ -121,6 +121,8 @@ export function proposalKind(items: ReviewItems): ActorKindDef<typeof proposalMa
           action: review.decision,
           by: review.by,
           reason: (review.decision === 'approve' ? review.note : review.reason) ?? null,
+          // The review.decided event says whether the reviewer's edits were applied.
+          ...(review.edited ? { edited: true } : {}),
         }
       : null;
     ctx.writes.followUp((tx) =>

@@ -227,6 +227,21 @@ describe('review webhooks and the queue stream', () => {
     ]);
   });
 
+  it('an approval with edits says so: review.decided with edited true (an action and its params)', async () => {
+    const id = await pendingProposal(t, 'acme');
+    await delivered('action', id, 'review.requested');
+    const res = await post('/reviews/decide', {
+      kind: 'action',
+      id,
+      action: 'approve',
+      edits: { params: { properties: { dealstage: 'contractsent' } } },
+    });
+    expect(res.status, res.text).toBe(200);
+    const decided = await delivered('action', id, 'review.decided');
+    expect(decided.data).toMatchObject({ action: 'approve', edited: true, status: 'decided' });
+    expect((await streamed('action', id, 'review.decided')).edited).toBe(true);
+  });
+
   it("another org's items reach only that org's webhook, never this org's stream", async () => {
     const id = await pendingSkillRun(t, other.owner.token);
     await delivered('skill', id, 'review.requested', 'other');
