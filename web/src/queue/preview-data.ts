@@ -7,12 +7,18 @@ import { previewStore } from '../stores/preview-store.js';
 import { itemKey } from '../stores/queue-store.js';
 import type { ReviewItem } from '../wire.js';
 
+/** How long the cursor rests on an item before the pane reads it (a held j reads only where it stops). */
+const SETTLE_MS = 60;
+let settling: ReturnType<typeof setTimeout> | null = null;
+
 /** Opens `item` in the pane (null: nothing to show) and reads it, unless it is open already. */
 export function openPreview(item: Pick<ReviewItem, 'kind' | 'id'> | null): void {
   const key = item ? itemKey(item) : null;
   if (key === previewStore.getSnapshot().context.key) return;
   previewStore.trigger.opened({ key });
-  if (item) void readPreview(item);
+  if (settling) clearTimeout(settling);
+  settling = null;
+  if (item) settling = setTimeout(() => void readPreview(item), SETTLE_MS);
 }
 
 /** Reads `item` again (it changed): the pane shows its current version and revision. */
