@@ -727,6 +727,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fork a run that is not running: a new run of its skill or workflow (a workflow from `fromStep`, earlier results copied); 202. */
+        post: operations["postRunsByIdFork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/reject": {
         parameters: {
             query?: never;
@@ -3843,6 +3860,11 @@ export interface operations {
                             error: unknown;
                             feedbackAt: string | null;
                             feedbackNote: string | null;
+                            forkOf: {
+                                fromStep: string | null;
+                                runId: number;
+                            } | null;
+                            forks: number[];
                             id: number;
                             input: unknown;
                             /** @enum {string} */
@@ -3871,6 +3893,8 @@ export interface operations {
                             status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                             stepResults: {
                                 [key: string]: {
+                                    /** @constant */
+                                    copied?: true;
                                     output: unknown;
                                 };
                             } | null;
@@ -3933,6 +3957,11 @@ export interface operations {
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
+                        forkOf: {
+                            fromStep: string | null;
+                            runId: number;
+                        } | null;
+                        forks: number[];
                         id: number;
                         input: unknown;
                         /** @enum {string} */
@@ -3961,6 +3990,8 @@ export interface operations {
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
+                                /** @constant */
+                                copied?: true;
                                 output: unknown;
                             };
                         } | null;
@@ -4033,6 +4064,11 @@ export interface operations {
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
+                        forkOf: {
+                            fromStep: string | null;
+                            runId: number;
+                        } | null;
+                        forks: number[];
                         id: number;
                         input: unknown;
                         /** @enum {string} */
@@ -4061,6 +4097,8 @@ export interface operations {
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
+                                /** @constant */
+                                copied?: true;
                                 output: unknown;
                             };
                         } | null;
@@ -4128,6 +4166,11 @@ export interface operations {
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
+                        forkOf: {
+                            fromStep: string | null;
+                            runId: number;
+                        } | null;
+                        forks: number[];
                         id: number;
                         input: unknown;
                         /** @enum {string} */
@@ -4156,6 +4199,8 @@ export interface operations {
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
+                                /** @constant */
+                                copied?: true;
                                 output: unknown;
                             };
                         } | null;
@@ -4226,6 +4271,11 @@ export interface operations {
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
+                        forkOf: {
+                            fromStep: string | null;
+                            runId: number;
+                        } | null;
+                        forks: number[];
                         id: number;
                         input: unknown;
                         /** @enum {string} */
@@ -4254,6 +4304,8 @@ export interface operations {
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
+                                /** @constant */
+                                copied?: true;
                                 output: unknown;
                             };
                         } | null;
@@ -4277,6 +4329,54 @@ export interface operations {
                         }[];
                         traceId: string | null;
                         workspaceSha: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postRunsByIdFork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fromStep?: string;
+                    input?: {
+                        [key: string]: unknown;
+                    };
+                    workspace?: "current" | string;
+                };
+            };
+        };
+        responses: {
+            /** @description The fork was accepted. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        forkOf: {
+                            fromStep: string | null;
+                            runId: number;
+                        };
+                        pollUrl: string;
+                        runId: number;
+                        status: string;
                     };
                 };
             };
@@ -4325,6 +4425,11 @@ export interface operations {
                         error: unknown;
                         feedbackAt: string | null;
                         feedbackNote: string | null;
+                        forkOf: {
+                            fromStep: string | null;
+                            runId: number;
+                        } | null;
+                        forks: number[];
                         id: number;
                         input: unknown;
                         /** @enum {string} */
@@ -4353,6 +4458,8 @@ export interface operations {
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
                         stepResults: {
                             [key: string]: {
+                                /** @constant */
+                                copied?: true;
                                 output: unknown;
                             };
                         } | null;

@@ -141,8 +141,14 @@ export const runErrorSchema = z.strictObject({
 /** The `error` of a failed run. */
 export type RunError = z.infer<typeof runErrorSchema>;
 
-/** A run's `stepResults`: step name → `{output}`. */
-export const stepResultsSchema = z.record(stepNameSchema, z.strictObject({ output: jsonObjectSchema }));
+/**
+ * A run's `stepResults`: step name → `{output}`; `copied: true` on a fork's results taken from the run
+ * it forks (never executed by the fork).
+ */
+export const stepResultsSchema = z.record(
+  stepNameSchema,
+  z.strictObject({ output: jsonObjectSchema, copied: z.literal(true).optional() }),
+);
 
 /** A run's `stepResults`. */
 export type StepResults = z.infer<typeof stepResultsSchema>;

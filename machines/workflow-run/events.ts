@@ -4,6 +4,7 @@ import {
   runCancelEventSchema,
   runRejectEventSchema,
   stepFailedEventSchema,
+  stepResultsSchema,
   stepSucceededEventSchema,
   toolCompletedEventSchema,
   toolsRequestedEventSchema,
@@ -41,6 +42,11 @@ export const workflowRunInputSchema = z.strictObject({
       message: 'step names must be unique',
     }),
   at: isoTimestampSchema,
+  /**
+   * A fork's starting point (docs/api.md "Fork a run"): the index of the step it executes from, and
+   * the results of every step before it, copied from the run it forks (`copied: true`).
+   */
+  from: z.strictObject({ index: z.number().int().nonnegative(), stepResults: stepResultsSchema }).optional(),
 });
 
 /** Input of a workflow run. */

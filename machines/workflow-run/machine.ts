@@ -51,6 +51,18 @@ function copyStep(step: WorkflowStep): WorkflowStep {
   };
 }
 
+/** A fork's `output` at its start: the output of the last skill step before `from.index` (copied). */
+function lastSkillOutput(
+  steps: readonly WorkflowStep[],
+  from: NonNullable<WorkflowRunInput['from']>,
+): WorkflowRunContext['output'] {
+  for (let i = Math.min(from.index, steps.length) - 1; i >= 0; i--) {
+    const step = steps[i];
+    if (step?.type === 'skill') return from.stepResults[step.name]?.output ?? null;
+  }
+  return null;
+}
+
 const record = (event: RunEventName) => ({ type: 'recordEvent', params: { event } }) as const;
 
 /** Records `event` for the current step; before `advanceIndex` in an action list. */
@@ -166,10 +178,10 @@ export const workflowRunMachine = setup({
     slug: input.slug,
     steps: input.steps.map(copyStep),
     createdAt: input.at,
-    index: 0,
-    stepResults: {},
+    index: input.from?.index ?? 0,
+    stepResults: input.from?.stepResults ?? {},
     pausedAt: null,
-    output: null,
+    output: input.from ? lastSkillOutput(input.steps, input.from) : null,
     error: null,
     review: null,
     completedAt: null,

@@ -21,6 +21,15 @@ export async function orgIdOf(app: App, slug = 'acme'): Promise<number> {
   return row.id;
 }
 
+/** Run `id`'s events, oldest first, as `event` or `event:step`. */
+export async function runEventNames(app: App, id: number): Promise<string[]> {
+  const rows = await app.db.sql.query<{ event: string; step: string | null }>(
+    'select event, step from run_events where run_id = $1 order by seq',
+    [id],
+  );
+  return rows.map((e) => (e.step ? `${e.event}:${e.step}` : e.event));
+}
+
 /** A skill manifest with defaults. */
 export function skillManifest(slug: string, overrides: Partial<SkillManifest> = {}): SkillManifest {
   return {

@@ -124,6 +124,31 @@ const initialRows: InitialRow<M>[] = [
     ],
     context: { index: 0, pausedAt: null, completedAt: null },
   },
+  {
+    name: 'POST fork from a skill step: starts there with the earlier results copied, executes it',
+    input: { ...twoSkills, from: { index: 1, stepResults: { extract: { output: { a: 1 }, copied: true } } } },
+    to: 'running',
+    actions: [record('started'), ...execute('summarize')],
+    context: {
+      index: 1,
+      output: { a: 1 },
+      stepResults: { extract: { output: { a: 1 }, copied: true } },
+      completedAt: null,
+    },
+  },
+  {
+    name: 'POST fork from a gate: running, the worker reaches the gate again (it pauses again)',
+    input: {
+      ...gated,
+      from: { index: 1, stepResults: { draft: { output: { text: 'd' }, copied: true } } },
+    },
+    to: 'running',
+    actions: [
+      record('started'),
+      { type: 'enqueueJob', params: { job: 'execute_step', step: 'legal', attempt: 1 } },
+    ],
+    context: { index: 1, pausedAt: null, output: { text: 'd' } },
+  },
 ];
 
 const transitionRows: TransitionRow<M>[] = [
@@ -392,6 +417,10 @@ const paths = {
   'cancelled (from running)': { input: twoSkills, from: [cancel] },
   'cancelled (rejected at a gate)': { input: gated, from: [succeeded('draft'), reject] },
   'cancelled (while paused)': { input: gated, from: [succeeded('draft'), cancel] },
+  'running (a fork at summarize)': {
+    input: { ...twoSkills, from: { index: 1, stepResults: { extract: { output: { a: 1 }, copied: true } } } },
+    from: [],
+  },
 } satisfies Record<string, { input: WorkflowRunInput; from: WorkflowRunEvent[] }>;
 
 function refused(state: keyof typeof paths, events: WorkflowRunEvent[], why: string): RefusedRow<M>[] {
@@ -460,6 +489,12 @@ const refusedRows: RefusedRow<M>[] = [
   ...finals.flatMap((state) =>
     refused(state, [toolsRequested('extract'), toolDone('extract', 0)], 'the run is over'),
   ),
+  ...refused(
+    'running (a fork at summarize)',
+    [succeeded('extract'), failed('extract'), toolsRequested('extract')],
+    'a copied step is never executed',
+  ),
+  ...refused('running (a fork at summarize)', [approve, reject], 'only a paused run is decided'),
 ];
 
 describe('workflow-run machine', () => {

@@ -16,6 +16,7 @@ import { sweepKeys } from './idempotency.js';
 import { runResources, runTasks, runtimeTools } from './mcp-tools.js';
 import { Migration0009RunEventsCascade } from './migrations/0009-run-events-cascade.js';
 import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
+import { Migration0047RunForks } from './migrations/0047-run-forks.js';
 import { runRoutes } from './routes.js';
 import { type ChildRunListener, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
@@ -80,6 +81,7 @@ export const runsFeature = defineFeature({
   migrations: [
     { name: '0009-run-events-cascade', class: Migration0009RunEventsCascade },
     { name: '0022-tool-calls', class: Migration0022ToolCalls },
+    { name: '0047-run-forks', class: Migration0047RunForks },
   ],
   machines: { 'skill-run': skillRunMachine, 'workflow-run': workflowRunMachine },
   register(
@@ -117,6 +119,7 @@ export const runsFeature = defineFeature({
       host: actors,
       clock,
       applied: workspace.applied,
+      workspace: workspace.workspace,
       schemas,
       baseUrl: platform.baseUrl,
     });

@@ -30,6 +30,18 @@ export const triggerBodySchema = z.strictObject({
   agentSlug: z.string().min(1).max(63).optional(),
 });
 
+/** Body of `POST /runs/:id/fork` (docs/api.md "Fork a run"). */
+const forkBodySchema = z.strictObject({
+  fromStep: z.string().min(1).max(200).optional(),
+  input: z.record(z.string(), z.unknown()).optional(),
+  workspace: z
+    .union([
+      z.literal('current'),
+      z.string().regex(/^[0-9a-f]{7,40}$/, 'a version: "current" or 7 to 40 lowercase hex characters'),
+    ])
+    .optional(),
+});
+
 /** The revision a reviewer saw (docs/api.md "Review queue"; or the `If-Match` header). */
 const revisionSchema = z.string().min(1).max(100).nullish();
 
@@ -221,6 +233,31 @@ export function runRoutes(runs: RunService, decisions: ReviewDecisions): RouteDe
         },
       }),
     ),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/runs/:id/fork',
+      access: access.invoke,
+      params: idParam,
+      body: forkBodySchema,
+      summary:
+        'Fork a run that is not running: a new run of its skill or workflow (a workflow from `fromStep`, earlier results copied); 202.',
+      responses: {
+        202: {
+          description: 'The fork was accepted.',
+          schema: triggerAnswerSchema.extend({
+            forkOf: z.object({ runId: z.number().int(), fromStep: z.string().nullable() }),
+          }),
+        },
+      },
+      handler: async ({ principal, params, body, requestId, headers }) =>
+        json(
+          202,
+          await runs.fork(principal, runId(params.id), body, {
+            requestId,
+            traceId: activeTraceId() ?? parseTraceparent(headers.traceparent)?.traceId,
+          }),
+        ),
+    }),
     defineRoute({
       method: 'POST',
       path: '/api/v1/runs/:id/cancel',

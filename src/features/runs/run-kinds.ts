@@ -74,6 +74,8 @@ const COLUMNS = {
   manifest: 'create',
   mission_run_id: 'load',
   mission_task_id: 'load',
+  fork_of_run_id: 'create',
+  fork_from_step: 'create',
   status: 'project',
   paused_at: 'project',
   review_state: 'project',

@@ -14,6 +14,7 @@ import type {
   RunCancelEvent,
   RunRejectEvent,
   SkillRunInput,
+  StepResults,
   WorkflowRunInput,
 } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
@@ -40,7 +41,7 @@ import {
   type SubjectOutcome,
   subjectOutcome,
 } from '../reviews/index.js';
-import { type AppliedResources, renderRunTitle } from '../workspace/index.js';
+import { type AppliedResources, renderRunTitle, type WorkspaceStore } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
 import { agentLearnings, type Learning } from './learnings.js';
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
@@ -50,7 +51,9 @@ import {
   type RunTarget,
   resolveSkillTarget,
   resolveWorkflowTarget,
+  resourcesAt,
   type SkillSnapshot,
+  type TargetResources,
 } from './targets.js';
 import { createRunReader, listRuns, type RunFilter, type RunView, runPath } from './view.js';
 
@@ -82,6 +85,26 @@ export interface TriggerResult {
   replayed: boolean;
 }
 
+/** Body of `POST /runs/:id/fork` (docs/api.md "Fork a run"). */
+export interface ForkBody {
+  fromStep?: string | undefined;
+  input?: Record<string, unknown> | undefined;
+  /** `current` (the applied version) or a version's sha; absent: the forked run's own version. */
+  workspace?: string | undefined;
+}
+
+/** The 202 answer of a fork. */
+export interface ForkAnswer extends TriggerAnswer {
+  forkOf: { runId: number; fromStep: string | null };
+}
+
+/** Where a fork starts: the run it forks, its step (workflow runs) and the results it copies. */
+interface ForkOrigin {
+  runId: number;
+  fromStep: string | null;
+  from: NonNullable<WorkflowRunInput['from']> | null;
+}
+
 /** One row of a run's transition log. */
 export interface TransitionView {
   id: number;
@@ -99,6 +122,8 @@ export interface RunServiceDeps {
   host: ActorHost;
   clock: Clock;
   applied: AppliedResources;
+  /** Workspace versions, for a fork on another version than the applied one. */
+  workspace: WorkspaceStore;
   schemas: SchemaCache;
   /** BASE_URL (read at call time: PORT=0 learns its port at start). */
   baseUrl(): string;
@@ -107,6 +132,44 @@ export interface RunServiceDeps {
 /** Whether a run of `target` waits for review from its creation: a skill that requires approval. */
 function opensReview(target: RunTarget): boolean {
   return target.manifest.kind === 'skill' && target.manifest.skill.manifest.requiresApproval;
+}
+
+/**
+ * Where a fork of run `runId` starts on `target`: nothing for a skill run; for a workflow run the step
+ * `fromStep` (default: the first) and the forked run's results of every step before it, copied. 400
+ * when the workflow has no such step, or a step before it has no result in the forked run.
+ */
+function forkOrigin(
+  runId: number,
+  target: RunTarget,
+  results: StepResults,
+  fromStep: string | undefined,
+): ForkOrigin {
+  if (target.manifest.kind !== 'workflow') return { runId, fromStep: null, from: null };
+  const steps = target.manifest.workflow.steps.map((step) => step.name);
+  const name = fromStep ?? (steps[0] as string);
+  const index = steps.indexOf(name);
+  if (index < 0) {
+    throw validationFailed([
+      { field: 'body.fromStep', message: `The workflow has no step "${name}".`, fromStep: name, steps },
+    ]);
+  }
+  const missing = steps.slice(0, index).filter((step) => results[step] === undefined);
+  if (missing.length > 0) {
+    throw validationFailed([
+      {
+        field: 'body.fromStep',
+        message: `Run ${runId} has no result for step "${missing[0]}" before "${name}"; fork from a step whose earlier steps completed.`,
+        fromStep: name,
+        missing,
+      },
+    ]);
+  }
+  const copied: StepResults = {};
+  for (const step of steps.slice(0, index)) {
+    copied[step] = { output: (results[step] as StepResults[string]).output, copied: true };
+  }
+  return { runId, fromStep: name, from: { index, stepResults: copied } };
 }
 
 export class RunService {
@@ -223,6 +286,119 @@ export class RunService {
       traceId: undefined,
       audit: { details: { kind: 'workflow', slug: run.slug, ...by.details }, requestId: null },
     });
+  }
+
+  /**
+   * Forks run `id` (docs/api.md "Fork a run"): a new run of the same skill or workflow, on the
+   * run's own version, the applied one (`current`) or version `body.workspace`, with `body.input` or
+   * the run's input. A workflow fork copies the results of the steps before `fromStep` (default: the
+   * first step) and executes from there. 404 unknown run or version; 409 a run still running; 400
+   * `fromStep` unknown, on a skill run, or after a step without a result; 400 input.
+   */
+  async fork(
+    principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
+    id: number,
+    body: ForkBody,
+    request: { requestId: string | null; traceId?: string | undefined },
+  ): Promise<ForkAnswer> {
+    const { db, host } = this.deps;
+    const original = await db.maybeOne<{
+      kind: 'skill' | 'workflow';
+      slug: string;
+      name: string;
+      status: string;
+      input: Record<string, unknown>;
+      agent_slug: string | null;
+      workspace_sha: string | null;
+      manifest: RunManifest;
+      step_results: StepResults | null;
+    }>(
+      `select kind, slug, name, status, input, agent_slug, workspace_sha, manifest, step_results
+         from runs where org_id = $1 and id = $2`,
+      [principal.orgId, id],
+    );
+    if (!original) throw notFound('run', id);
+    if (original.status === 'running') {
+      throw conflict(`Run ${id} is running; a run is forked once it stopped (paused, pending or final).`, {
+        runId: id,
+        status: original.status,
+        action: 'fork',
+      });
+    }
+    const { kind, slug } = original;
+    if (kind === 'skill' && body.fromStep !== undefined) {
+      throw validationFailed([
+        {
+          field: 'body.fromStep',
+          message: 'A skill run has no steps: its fork re-runs the skill.',
+          runId: id,
+        },
+      ]);
+    }
+    const target = await this.forkTarget(principal.orgId, original, body.workspace);
+    const input = body.input ?? original.input;
+    this.checkInput(principal.orgId, kind, slug, target, input);
+    const origin = forkOrigin(id, target, original.step_results ?? {}, body.fromStep);
+    const by = actingAs(principal);
+    const answer = await host.transact(
+      (tx) =>
+        this.createIn(tx, {
+          orgId: principal.orgId,
+          kind,
+          slug,
+          target,
+          input,
+          agentSlug: original.agent_slug,
+          by,
+          traceId: request.traceId,
+          fork: origin,
+          audit: {
+            details: {
+              kind,
+              slug,
+              forkOf: id,
+              fromStep: origin.fromStep,
+              workspace: body.workspace ?? null,
+            },
+            requestId: request.requestId,
+          },
+        }),
+      { single: !opensReview(target) },
+    );
+    return { ...answer, forkOf: { runId: id, fromStep: origin.fromStep } };
+  }
+
+  /**
+   * What a fork executes: the forked run's own manifests (no `workspace`), or the skill or workflow
+   * resolved anew on the applied version (`current`) or on version `workspace` (404 when the org has
+   * no such version).
+   */
+  private async forkTarget(
+    orgId: number,
+    original: {
+      kind: 'skill' | 'workflow';
+      slug: string;
+      name: string;
+      agent_slug: string | null;
+      workspace_sha: string | null;
+      manifest: RunManifest;
+    },
+    workspace: string | undefined,
+  ): Promise<RunTarget> {
+    const { kind, slug, manifest } = original;
+    if (workspace === undefined) {
+      const inputSchema =
+        manifest.kind === 'skill' ? manifest.skill.manifest.inputSchema : manifest.workflow.inputSchema;
+      return { manifest, workspaceSha: original.workspace_sha, name: original.name, inputSchema };
+    }
+    let resources: TargetResources = this.deps.applied;
+    if (workspace !== 'current') {
+      const sha = await this.deps.workspace.resolveVersion(orgId, workspace);
+      if (sha === null) throw notFound('workspace version', workspace);
+      resources = resourcesAt(this.deps.workspace, orgId, sha);
+    }
+    const resolve = kind === 'skill' ? resolveSkillTarget : resolveWorkflowTarget;
+    return resolve(resources, orgId, slug, original.agent_slug ?? undefined);
   }
 
   /** The run `id` of the caller's org; 404 otherwise. */
@@ -496,13 +672,16 @@ export class RunService {
       agentSlug: string | null;
       by: Attribution;
       traceId: string | undefined;
+      /** The run this one forks, when it is a fork. */
+      fork?: ForkOrigin;
       audit: { details: Record<string, unknown>; requestId: string | null };
     },
   ): Promise<TriggerAnswer> {
     const { kind, slug, target } = run;
     const created = await this.deps.host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
       orgId: run.orgId,
-      input: (runId, at) => this.machineInput(kind, runId, slug, target, run.input, at),
+      input: (runId, at) =>
+        this.machineInput(kind, runId, slug, target, run.input, at, run.fork?.from ?? null),
       columns: {
         slug,
         name: target.name,
@@ -513,6 +692,8 @@ export class RunService {
         trace_id: run.traceId ?? newTraceId(),
         input: run.input,
         manifest: target.manifest,
+        fork_of_run_id: run.fork?.runId ?? null,
+        fork_from_step: run.fork?.fromStep ?? null,
       },
       actingAs: run.by,
       audit: {
@@ -555,6 +736,7 @@ export class RunService {
     target: RunTarget,
     input: Record<string, unknown>,
     at: string,
+    from: WorkflowRunInput['from'] | null,
   ): SkillRunInput | WorkflowRunInput {
     const manifest = target.manifest;
     if (kind === 'skill' && manifest.kind === 'skill') {
@@ -573,7 +755,7 @@ export class RunService {
           }
         : { name: step.name, type: 'skill' as const },
     );
-    return { runId, slug, steps, at };
+    return { runId, slug, steps, at, ...(from ? { from } : {}) };
   }
 
   private now(): string {

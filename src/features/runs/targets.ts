@@ -8,13 +8,15 @@
  * skill/workflow 400 VALIDATION_FAILED on `body.agentSlug`.
  */
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
-import type {
-  AgentManifest,
-  Applied,
-  AppliedResources,
-  AppliedSkill,
-  SkillManifest,
-  WorkflowManifest,
+import {
+  type AgentManifest,
+  type Applied,
+  type AppliedResources,
+  type AppliedSkill,
+  type SkillManifest,
+  shortSha,
+  type WorkflowManifest,
+  type WorkspaceStore,
 } from '../workspace/index.js';
 
 /** A skill as a run executes it. */
@@ -53,12 +55,37 @@ export type RunManifest = SkillRunManifest | WorkflowRunManifest;
 /** A resolved target: what to store on the run. */
 export interface RunTarget<M extends RunManifest = RunManifest> {
   manifest: M;
-  /** Short id of the applied workspace version everything was read from. */
-  workspaceSha: string;
+  /** Short id of the workspace version everything was read from (null: a run that recorded none). */
+  workspaceSha: string | null;
   /** The skill's or workflow's display name. */
   name: string;
   /** The schema the run's input must match (absent: any object). */
   inputSchema: Record<string, unknown> | undefined;
+}
+
+/** Where a target's resources are read: the applied version, or one version (`resourcesAt`). */
+export type TargetResources = Pick<AppliedResources, 'getSkill' | 'getWorkflow' | 'getAgent'>;
+
+/**
+ * The resources of the org's version `sha` (a full sha, as `WorkspaceStore.resolveVersion` answers):
+ * what a fork on that version executes (docs/api.md "Fork a run").
+ */
+export function resourcesAt(store: WorkspaceStore, orgId: number, sha: string): TargetResources {
+  const at = <M>(manifest: M): Applied<M> => ({ manifest, versionSha: sha, workspaceSha: shortSha(sha) });
+  return {
+    async getSkill(org, slug) {
+      const found = org === orgId ? await store.readResourceAt(org, 'skill', slug, sha) : null;
+      return found?.kind === 'skill' ? { ...at(found.manifest), promptMd: found.promptMd } : null;
+    },
+    async getWorkflow(org, slug) {
+      const found = org === orgId ? await store.readResourceAt(org, 'workflow', slug, sha) : null;
+      return found?.kind === 'workflow' ? at(found.manifest) : null;
+    },
+    async getAgent(org, slug) {
+      const found = org === orgId ? await store.readResourceAt(org, 'agent', slug, sha) : null;
+      return found?.kind === 'agent' ? at(found.manifest) : null;
+    },
+  };
 }
 
 /** Read attempts when the workspace changes between the reads of one resolution. */
@@ -129,7 +156,7 @@ function sameVersion(expected: string, other: Applied<unknown> | null): void {
  * the org's applied version as the request's authentication read it, when known.
  */
 export function resolveSkillTarget(
-  applied: AppliedResources,
+  applied: TargetResources,
   orgId: number,
   slug: string,
   agentSlug: string | undefined,
@@ -156,7 +183,7 @@ export function resolveSkillTarget(
 
 /** Resolves a workflow run's target: the workflow and every skill its steps run, from one version. */
 export function resolveWorkflowTarget(
-  applied: AppliedResources,
+  applied: TargetResources,
   orgId: number,
   slug: string,
   agentSlug: string | undefined,

@@ -37,7 +37,7 @@ export interface RunView {
    * edited steps' outputs as they were (step → output); null when nothing was edited.
    */
   draftOutput: unknown;
-  stepResults: Record<string, { output: unknown }>;
+  stepResults: Record<string, { output: unknown; copied?: true }>;
   error: unknown;
   review: RunReview | null;
   /** The tool calls of the run's tool loop, in the order the model asked for them (docs/api.md#runs). */
@@ -53,6 +53,10 @@ export interface RunView {
   createdBy: string;
   createdAt: string;
   completedAt: string | null;
+  /** The run this one forks, and the step it executes from (null for a skill run); null when no fork. */
+  forkOf: { runId: number; fromStep: string | null } | null;
+  /** The runs that fork this one, oldest first. */
+  forks: number[];
   pollUrl: string;
   reviewUrl: string;
 }
@@ -107,7 +111,9 @@ export const runViewSchema = z
     input: z.unknown(),
     output: z.unknown(),
     draftOutput: z.unknown(),
-    stepResults: z.record(z.string(), z.object({ output: z.unknown() })).nullable(),
+    stepResults: z
+      .record(z.string(), z.object({ output: z.unknown(), copied: z.literal(true).optional() }))
+      .nullable(),
     error: z.unknown(),
     review: runReviewSchema.nullable(),
     toolCalls: z.array(toolCallViewSchema),
@@ -121,6 +127,8 @@ export const runViewSchema = z
     createdBy: z.string(),
     createdAt: z.iso.datetime(),
     completedAt: isoOrNull,
+    forkOf: z.object({ runId: z.number().int(), fromStep: z.string().nullable() }).nullable(),
+    forks: z.array(z.number().int()),
     pollUrl: z.string(),
     reviewUrl: z.string(),
   })
@@ -145,6 +153,14 @@ const TOOL_CALLS = `coalesce((select json_agg(json_build_object(
     'startedAt', ${iso('c.started_at')}, 'completedAt', ${iso('c.completed_at')})
     order by c.turn, c.position)::text
   from tool_calls c where c.run_id = runs.id), '[]')`;
+
+/** The run a run forks, as JSON text (null when it is no fork). */
+const FORK_OF = `case when runs.fork_of_run_id is null then 'null' else json_build_object(
+    'runId', runs.fork_of_run_id, 'fromStep', runs.fork_from_step)::text end`;
+
+/** The runs that fork a run, oldest first, as a JSON array text (index `runs_forks`). */
+const FORKS = `coalesce((select json_agg(f.id order by f.id)::text
+  from runs f where f.fork_of_run_id = runs.id and f.org_id = runs.org_id), '[]')`;
 
 /**
  * The SQL expression of a `runs` row's run object as JSON text; `baseUrl` is the SQL of BASE_URL
@@ -176,6 +192,8 @@ export function runViewJson(baseUrl: string): string {
     ['createdBy', text('created_by')],
     ['createdAt', text(iso('created_at'))],
     ['completedAt', text(iso('completed_at'))],
+    ['forkOf', FORK_OF],
+    ['forks', FORKS],
     ['pollUrl', text(`'/api/v1/runs/' || id`)],
     ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
   ];

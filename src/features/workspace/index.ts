@@ -21,6 +21,7 @@ import { WorkspaceStore } from './store.js';
 
 export type { AgentManifest } from './agent-manifest.js';
 export type { Applied, AppliedResources, AppliedSkill } from './applied.js';
+export { shortSha } from './git-objects.js';
 export { createJsonSchemaCompiler, type JsonSchemaCompiler } from './json-schema.js';
 export { slugParams, slugSchema } from './manifest-fields.js';
 export type { WorkspaceResource } from './manifests.js';

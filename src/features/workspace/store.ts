@@ -322,6 +322,20 @@ export class WorkspaceStore {
   }
 
   /**
+   * The full sha of the org's version `sha` names (a full sha or a `workspaceSha` prefix), or null when
+   * it names none (not hex, unknown, another org's, or an ambiguous prefix).
+   */
+  async resolveVersion(orgId: number, sha: string): Promise<string | null> {
+    if (!/^[0-9a-f]{7,40}$/.test(sha)) return null;
+    const rows = await this.deps.db.sql.query<{ sha: string }>(
+      `select sha from workspace_versions where org_id = $1 and sha like $2 || '%' limit 2`,
+      [orgId, sha],
+    );
+    // An ambiguous prefix names no version.
+    return rows.length === 1 ? (rows[0] as { sha: string }).sha : null;
+  }
+
+  /**
    * A resource as it was in a version (full sha or a `workspaceSha` prefix), or null when the version or
    * the resource is not there: what a run created at that version executes.
    */
@@ -331,15 +345,10 @@ export class WorkspaceStore {
     slug: string,
     sha: string,
   ): Promise<WorkspaceResource | null> {
-    if (!/^[0-9a-f]{7,40}$/.test(sha)) return null;
+    const full = await this.resolveVersion(orgId, sha);
+    if (full === null) return null;
     const sql = this.deps.db.sql;
-    const rows = await sql.query<{ sha: string }>(
-      `select sha from workspace_versions where org_id = $1 and sha like $2 || '%' limit 2`,
-      [orgId, sha],
-    );
-    // An ambiguous prefix names no version.
-    if (rows.length !== 1) return null;
-    const version = await loadVersion(sql, orgId, (rows[0] as { sha: string }).sha);
+    const version = await loadVersion(sql, orgId, full);
     if (!version) return null;
     const paths = resourcePaths(kind, slug);
     const blobs = await loadBlobs(

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createAgent, createSkill, createWorkflow, patchSkill } from '../../helpers/resources.js';
+import { runEventNames } from '../../helpers/runs.js';
 
 let t: TestApp;
 let admin: CreatedToken;
@@ -74,13 +75,7 @@ afterAll(() => t.close());
 const post = (path: string, body: unknown = {}, token = admin.token) =>
   t.request('POST', `/api/v1${path}`, { token, body });
 const run = async (id: number) => (await t.request('GET', `/api/v1/runs/${id}`, { token: admin.token })).body;
-const events = async (id: number) =>
-  (
-    await t.app.db.sql.query<{ event: string; step: string | null }>(
-      'select event, step from run_events where run_id = $1 order by seq',
-      [id],
-    )
-  ).map((e) => (e.step ? `${e.event}:${e.step}` : e.event));
+const events = (id: number) => runEventNames(t.app, id);
 const items = (id: number) =>
   t.app.db.sql.query<{ title: string; status: string; assigned_to: string | null }>(
     `select title, status, assigned_to from review_items where run_id = $1 and kind = 'workflow' order by id`,
