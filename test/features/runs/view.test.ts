@@ -103,6 +103,12 @@ async function reference(id: number) {
     createdBy: r.created_by,
     createdAt: iso(r.created_at),
     completedAt: iso(r.completed_at),
+    forkOf: r.fork_of_run_id === null ? null : { runId: r.fork_of_run_id, fromStep: r.fork_from_step },
+    forks: (
+      await t.app.db.sql.query<{ id: number }>('select id from runs where fork_of_run_id = $1 order by id', [
+        id,
+      ])
+    ).map((f) => f.id),
     pollUrl: `/api/v1/runs/${id}`,
     reviewUrl: `${BASE}/review/runs/${id}`,
   };
@@ -162,6 +168,22 @@ describe('the run object rendered by PostgreSQL', () => {
     const text = await read(orgId, id);
     expect(text).not.toBeNull();
     expect(JSON.parse(text as string)).toStrictEqual(await reference(id));
+  });
+
+  it('renders a fork and its original (forkOf, forks) as JavaScript would', async () => {
+    const original = await insertRun(plain);
+    const forks = [await insertRun(plain), await insertRun(plain)];
+    for (const [i, fork] of forks.entries()) {
+      await t.app.db.sql.query('update runs set fork_of_run_id = $1, fork_from_step = $2 where id = $3', [
+        original,
+        i === 0 ? null : 'step "two"',
+        fork,
+      ]);
+    }
+    for (const id of [original, ...forks]) {
+      expect(JSON.parse((await read(orgId, id)) as string)).toStrictEqual(await reference(id));
+    }
+    expect((await reference(original)).forks).toEqual(forks);
   });
 
   it('is null for another org and an unknown id', async () => {
