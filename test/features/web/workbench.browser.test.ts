@@ -10,7 +10,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { createSkill } from '../../helpers/resources.js';
-import { type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import { pendingProposal, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 
 describeInBrowser('the review workbench in the browser', (suite) => {
   let t: TestApp;
@@ -147,6 +147,24 @@ describeInBrowser('the review workbench in the browser', (suite) => {
     expect(await decisions.nth(0).textContent()).toContain('by you');
     expect(await checkAccessibility(page)).toEqual([]);
     expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('an action open in the pane shows what will happen', async () => {
+    const id = await pendingProposal(t, 'acme', { dealId: '42', properties: { dealstage: 'closedwon' } });
+    const page = await suite.signIn({ org: 'acme', userId: 'action-al', role: 'pm' }, '/review?kind=action');
+    await expect.poll(() => previewTitle(page).textContent()).toContain(`(proposal ${id})`);
+    const row = preview(page).locator('table.before-after tbody tr');
+    await expect.poll(() => row.allTextContents()).toEqual(['dealstageunknownclosedwon']);
+    expect(await preview(page).locator('.summary').textContent()).toBe(
+      'Update deal 42: dealstage → "closedwon"',
+    );
+    expect(await checkAccessibility(page)).toEqual([]);
+    const decided = await t.request('POST', '/api/v1/reviews/decide', {
+      token: token(),
+      body: { kind: 'action', id, action: 'reject', reason: 'not now' },
+    });
+    expect(decided.status).toBe(200);
     await page.context().close();
   });
 

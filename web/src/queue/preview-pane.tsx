@@ -5,6 +5,7 @@
  * item changed or was decided elsewhere while it was open.
  */
 import { PersonName } from '../components/person-name.js';
+import { ActionEffect } from '../review/action-effect.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
 import type { PreviewContext } from '../stores/preview-store.js';
 import type { MissionRun, Proposal, ReviewItem, Run } from '../wire.js';
@@ -90,8 +91,8 @@ function SubjectPreview(props: { review: ReviewItem; subject: unknown }) {
         <p>
           <code>{proposal.action}</code> on <code>{proposal.source}</code>
         </p>
+        <ActionEffect proposal={proposal} />
         {proposal.rationale && <p class="rationale">Why: {proposal.rationale}</p>}
-        <JsonBlock value={proposal.params} bounded />
       </>
     );
   }
