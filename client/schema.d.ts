@@ -192,6 +192,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The decision ledger of the caller’s org, oldest first: every review event as a hash chain; kind=, id= filter; {entries, nextCursor}. */
+        get: operations["getAuditReviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/machines": {
         parameters: {
             query?: never;
@@ -2140,6 +2157,55 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getAuditReviews: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                id?: number;
+                kind?: "skill" | "workflow" | "mission" | "action";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the ledger. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            event: "opened" | "assigned" | "snoozed" | "approval" | "decided" | "changes_requested" | "undone" | "escalated" | "timeout";
+                            hash: string;
+                            id: number;
+                            /** @enum {string} */
+                            kind: "skill" | "workflow" | "mission" | "action";
+                            prevHash: string;
+                            seq: number;
+                        }[];
+                        nextCursor: string | null;
+                    };
                 };
             };
             400: components["responses"]["Error400"];

@@ -7,12 +7,16 @@
 import { reviewItemMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
+import { auditCommand } from './audit-cli.js';
 import { ReviewDecisions } from './decisions.js';
 import { createReviewItems, type ReviewItems } from './items.js';
+import { ReviewLedger } from './ledger.js';
+import { ledgerRoutes } from './ledger-routes.js';
 import { Migration0004Reviews } from './migrations/0004-reviews.js';
 import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subject-index.js';
 import { Migration0037ReviewEdits } from './migrations/0037-review-edits.js';
 import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js';
+import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -57,6 +61,8 @@ export interface ReviewsApi {
   decisions: ReviewDecisions;
   /** Open and close items from the owner's transitions. */
   reviewItems: ReviewItems;
+  /** The decision ledger (read side: the API's list, `r3 audit verify|export`). */
+  ledger: ReviewLedger;
   /** Where owners register the subjects of their kinds of item. */
   reviewSubjects: { register(kind: ReviewKind, subject: ReviewSubject): void };
 }
@@ -68,7 +74,9 @@ export const reviewsFeature = defineFeature({
     { name: '0036-review-subject-index', class: Migration0036ReviewSubjectIndex },
     { name: '0037-review-edits', class: Migration0037ReviewEdits },
     { name: '0040-review-summary', class: Migration0040ReviewSummary },
+    { name: '0042-review-ledger', class: Migration0042ReviewLedger },
   ],
+  commands: [auditCommand],
   machines: { 'review-item': reviewItemMachine },
   register(platform: Platform): ReviewsApi {
     platform.actors.register(reviewItemKind);
@@ -81,8 +89,14 @@ export const reviewsFeature = defineFeature({
       subjects,
       decisions,
     });
-    platform.routes.add(...reviewRoutes(reviews), ...reviewStreamRoutes(platform.bus));
+    const ledger = new ReviewLedger(platform.db.sql);
+    platform.routes.add(
+      ...reviewRoutes(reviews),
+      ...reviewStreamRoutes(platform.bus),
+      ...ledgerRoutes(ledger),
+    );
     return {
+      ledger,
       reviews,
       decisions,
       reviewItems: createReviewItems(platform.actors, platform.log),

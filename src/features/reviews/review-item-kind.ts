@@ -2,7 +2,8 @@
  * The `review-item` actor kind: rows of `review_items`, created and closed by run transitions (the
  * runs' openReview/closeReview effects) and routed by the review queue. Its snooze is a durable timer
  * (the host's scheduleTimer/cancelTimer); every transition puts one review event in the outbox
- * (`emitReviewEvent`), in the transition's own statement.
+ * (`emitReviewEvent`), in the transition's own statement, and records the ledger's events in the
+ * org's decision ledger (ledger.ts) in the same transaction.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -14,7 +15,8 @@ import {
 } from '../../../machines/index.js';
 import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
-import type { ReviewEventPayload } from './review-events.js';
+import { appendToLedger, isLedgerEvent } from './ledger.js';
+import { type ReviewEventPayload, reviewEventData } from './review-events.js';
 import { revisionOf } from './revision.js';
 
 /** The actor kind name of review items. */
@@ -48,6 +50,12 @@ const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMac
     event_id: payload.eventId,
     payload,
   });
+  if (isLedgerEvent(event)) {
+    const { kind, id, by, ...data } = reviewEventData(payload);
+    const details = { ...data, snoozedUntil: payload.snoozedUntil, note: payload.note };
+    const entry = { at: ctx.at, kind, id, event, by: by ?? payload.by, details };
+    ctx.writes.followUp(async (tx) => appendToLedger(tx, payload.orgId, entry));
+  }
 };
 
 /** The columns of `review_items` the kind owns. */

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../platform/db/sql.js';
 import { conflict } from '../../platform/errors.js';
+import { canonicalJson } from '../../platform/util/canonical-json.js';
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
@@ -19,19 +20,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 export interface IdempotentRecord {
   requestHash: string;
   response: unknown;
-}
-
-/** JSON with object keys sorted at every level. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** The hash a key is bound to. */
