@@ -625,6 +625,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reviews/decide-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or reject 1–100 review items at once, all or nothing: 409 details.items [{kind, id, reason: not_found|stale|not_open}] and nothing decided; else {ok, decided, reviews, nextCursor}. Each item is one rate-limit unit. */
+        post: operations["postReviewsDecideBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reviews/snooze": {
         parameters: {
             query?: never;
@@ -3802,6 +3819,54 @@ export interface operations {
         };
         responses: {
             /** @description Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postReviewsDecideBatch: {
+        parameters: {
+            query?: {
+                assignedTo?: string;
+                cursor?: string;
+                includeSnoozed?: "true" | "false";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "approve" | "reject";
+                    items: {
+                        id: number;
+                        /** @enum {string} */
+                        kind: "skill" | "workflow" | "mission" | "action";
+                        revision?: string | null;
+                    }[];
+                    reason?: string | null;
+                    reviewedBy?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Approve or reject 1–100 review items at once, all or nothing: 409 details.items [{kind, id, reason: not_found|stale|not_open}] and nothing decided; else {ok, decided, reviews, nextCursor}. Each item is one rate-limit unit. */
             "2XX": {
                 headers: {
                     [name: string]: unknown;

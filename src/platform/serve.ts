@@ -7,6 +7,7 @@ import { actorRoutes } from './actors/actor-routes.js';
 import { machineRoutes } from './actors/machine-routes.js';
 import { ANONYMOUS, createAuthenticator } from './auth/authenticate.js';
 import { createLastUsedRecorder, type LastUsedRecorder } from './auth/last-used.js';
+import type { Principal } from './auth/principal.js';
 import { withSessions } from './auth/sessions.js';
 import { guardStreams, type StreamRevocation } from './auth/stream-revocation.js';
 import { apiDocsRoutes } from './http/api-docs.js';
@@ -41,6 +42,14 @@ export function createServing(platform: PlatformHost): Serving {
   const lastUsed = createLastUsedRecorder(db.sql, log);
   const limiterDefaults = { perMinute: config.rateLimit.perMinute, burst: config.rateLimit.burst };
   const limiter = createRateLimiter({ sql: db.sql, clock, defaults: limiterDefaults });
+  // One more unit of a token's bucket: an MCP batch's further calls, a route's further units.
+  const chargeUnit = (principal: Principal) =>
+    principal.tokenId === null
+      ? Promise.resolve(null)
+      : limiter.take(`t:${principal.tokenId}`, {
+          perMinute: principal.rateLimit.perMinute ?? limiterDefaults.perMinute,
+          burst: principal.rateLimit.burst ?? limiterDefaults.burst,
+        });
   const http = createHttpServer({
     log,
     authenticate: withSessions(
@@ -57,6 +66,7 @@ export function createServing(platform: PlatformHost): Serving {
       limiterDefaults,
     ),
     rateLimitAddress: (ip) => limiter.takeForAddress(ip),
+    chargeUnit,
     trustProxy: config.trustProxy,
     anonymous: ANONYMOUS,
     uws: loadUws(config.httpEngine),
@@ -88,14 +98,7 @@ export function createServing(platform: PlatformHost): Serving {
     ...machineRoutes(platform.actors.kinds()),
     ...actorRoutes(db.sql, platform.actors.kinds()),
     // Each tools/call of an MCP batch beyond the first pays one unit of the token's bucket.
-    ...mcpRoutes(platform, toolset, (principal) =>
-      principal.tokenId === null
-        ? Promise.resolve(null)
-        : limiter.take(`t:${principal.tokenId}`, {
-            perMinute: principal.rateLimit.perMinute ?? limiterDefaults.perMinute,
-            burst: principal.rateLimit.burst ?? limiterDefaults.burst,
-          }),
-    ),
+    ...mcpRoutes(platform, toolset, chargeUnit),
     ...apiDocsRoutes(
       () => http.router.routes().map((entry) => entry.route),
       () => platform.baseUrl(),

@@ -52,6 +52,18 @@ export interface DecisionRequest {
   refusal?: ((status: string) => ApiError) | undefined;
 }
 
+/** A batch of decisions (`POST /reviews/decide-batch`): one action on 1–100 items, all or nothing. */
+export interface BatchRequest {
+  items: ReadonlyArray<{ kind: ReviewKind; id: number; revision?: string | null | undefined }>;
+  action: 'approve' | 'reject';
+  reason?: string | null | undefined;
+  reviewedBy?: string | null | undefined;
+  requestId?: string | null | undefined;
+}
+
+/** Why a batch's item could not be decided (`details.items[].reason` of its 409). */
+export type BatchRefusal = 'not_found' | 'stale' | 'not_open';
+
 /** The item a decision was taken on. */
 export interface Decided {
   kind: ReviewKind;
@@ -107,6 +119,14 @@ export function stale(ref: { kind: ReviewKind; id: number }, revision: string, c
   return conflict(
     `Review item ${ref.kind} ${ref.id} changed since revision ${revision}: ${current === null ? 'it is no longer open' : `it is now ${current}`}.`,
     { reason: 'stale', revision: current },
+  );
+}
+
+/** 409 of a batch: the items it could not decide, and why; nothing was decided. */
+function batchRefused(items: Array<{ kind: ReviewKind; id: number; reason: BatchRefusal }>): ApiError {
+  return conflict(
+    `Nothing was decided: ${items.length} of the batch's items cannot be (${items.map((i) => `${i.kind} ${i.id}: ${i.reason}`).join(', ')}).`,
+    { items },
   );
 }
 
@@ -237,6 +257,68 @@ export class ReviewDecisions {
       { loaded: [first] },
     );
     return ref;
+  }
+
+  /**
+   * Decides every item of `request` in one transaction, or none (decisions.md §15): an item unknown
+   * in the org, stale or no longer open → 409 `details.items: [{kind, id, reason}]` naming each such
+   * item, nothing decided. Each item goes through the same checks and owners as `decide`.
+   */
+  async decideBatch(principal: Principal, request: BatchRequest): Promise<number> {
+    const refusals: Array<{ kind: ReviewKind; id: number; reason: BatchRefusal }> = [];
+    const targets = await Promise.all(
+      request.items.map(async (ref) => {
+        try {
+          const target = await this.target(principal, ref);
+          const item = target.item;
+          if (!item) refusals.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
+          else if (ref.revision != null && currentRevision(item) !== ref.revision) {
+            refusals.push({ kind: ref.kind, id: ref.id, reason: 'stale' });
+          }
+          return item;
+        } catch (error) {
+          if ((error as ApiError).code !== 'NOT_FOUND') throw error;
+          refusals.push({ kind: ref.kind, id: ref.id, reason: 'not_found' });
+          return null;
+        }
+      }),
+    );
+    if (refusals.length > 0) throw batchRefused(refusals);
+    const loaded = targets.filter((item): item is LoadedActor => item !== null);
+    const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
+    await this.deps.host.transact(
+      async (tx) => {
+        const refused: typeof refusals = [];
+        for (const [index, ref] of request.items.entries()) {
+          const first = targets[index] as LoadedActor;
+          const item = tx.attempt === 1 ? first : await this.openItem(tx, principal.orgId, ref);
+          if (!item) {
+            refused.push({ kind: ref.kind, id: ref.id, reason: ref.revision != null ? 'stale' : 'not_open' });
+            continue;
+          }
+          if (ref.revision != null && currentRevision(item) !== ref.revision) {
+            refused.push({ kind: ref.kind, id: ref.id, reason: 'stale' });
+            continue;
+          }
+          const outcome = await this.subject(ref.kind).decide(tx, decider, ref.id, {
+            action: request.action,
+            reason: request.reason ?? null,
+            reviewedBy: request.reviewedBy ?? null,
+            requestId: request.requestId ?? null,
+            audit: {
+              action: 'review.decide_batch',
+              details: { kind: ref.kind, action: request.action, reviewItemId: item.row.id },
+            },
+            edits: null,
+          });
+          if ('refused' in outcome) refused.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
+        }
+        // Any refusal rolls the whole batch back.
+        if (refused.length > 0) throw batchRefused(refused);
+      },
+      { loaded },
+    );
+    return request.items.length;
   }
 
   private openItem(tx: ActorTx, orgId: number, ref: Decided): Promise<LoadedActor | null> {

@@ -12,6 +12,7 @@ import { ReviewDecisions } from './decisions.js';
 import { createReviewItems, type ReviewItems } from './items.js';
 import { ReviewLedger } from './ledger.js';
 import { ledgerRoutes } from './ledger-routes.js';
+import { reviewTools } from './mcp-tools.js';
 import { Migration0004Reviews } from './migrations/0004-reviews.js';
 import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subject-index.js';
 import { Migration0037ReviewEdits } from './migrations/0037-review-edits.js';
@@ -95,6 +96,7 @@ export const reviewsFeature = defineFeature({
       ...reviewStreamRoutes(platform.bus),
       ...ledgerRoutes(ledger),
     );
+    platform.mcp.add(...reviewTools(decisions));
     return {
       ledger,
       reviews,

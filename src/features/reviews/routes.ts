@@ -55,6 +55,20 @@ export const reviewDecideBodySchema = z.strictObject({
   edits: z.record(z.string(), z.unknown()).nullish(),
 });
 
+/** Body of `POST /reviews/decide-batch`: one action on 1–100 distinct items, all or nothing. */
+export const reviewDecideBatchBodySchema = z.strictObject({
+  items: z
+    .array(z.strictObject({ kind: kindSchema, id: idSchema, revision: z.string().min(1).max(100).nullish() }))
+    .min(1)
+    .max(100)
+    .refine((items) => new Set(items.map((i) => `${i.kind}:${i.id}`)).size === items.length, {
+      message: 'names an item more than once',
+    }),
+  action: z.enum(['approve', 'reject']),
+  reason: z.string().max(10_000).nullish(),
+  reviewedBy: z.string().min(1).max(200).nullish(),
+});
+
 /** Body of `POST /reviews/assign`: `assignedTo` is required, null sends the item back to triage. */
 export const reviewAssignBodySchema = z.strictObject({
   kind: kindSchema,
@@ -187,6 +201,22 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
           requestId,
         });
         return ok(await refreshed(principal, query));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/reviews/decide-batch',
+      access: access.approve,
+      query: reviewListQuerySchema,
+      body: reviewDecideBatchBodySchema,
+      // Each item is one unit of the caller's rate limit, as a decide of its own would be.
+      units: (body) => body.items.length,
+      summary:
+        'Approve or reject 1–100 review items at once, all or nothing: 409 details.items [{kind, id, reason: not_found|stale|not_open}] and nothing decided; else {ok, decided, reviews, nextCursor}. Each item is one rate-limit unit.',
+      handler: async ({ principal, query, body, requestId }) => {
+        const decided = await reviews.decideBatch(principal, { ...body, requestId });
+        const page = await refreshed(principal, query);
+        return ok({ ok: true, decided, reviews: page.reviews, nextCursor: page.nextCursor });
       },
     }),
     defineRoute({

@@ -32,7 +32,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
-import { gone, type ReviewDecisions } from './decisions.js';
+import { type BatchRequest, gone, type ReviewDecisions } from './decisions.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
@@ -258,6 +258,11 @@ export class ReviewService {
    */
   async decide(principal: Principal, args: DecideArgs): Promise<void> {
     await this.deps.decisions.decide(principal, args);
+  }
+
+  /** Decides a batch through the choke point, all or nothing (decisions.ts `decideBatch`); how many. */
+  decideBatch(principal: Principal, request: BatchRequest): Promise<number> {
+    return this.deps.decisions.decideBatch(principal, request);
   }
 
   /**

@@ -96,6 +96,12 @@ export interface RouteDef {
   /** Left out of the OpenAPI document. */
   hidden?: boolean;
   /**
+   * How many rate-limit units a request costs, from its validated body (default 1: the one its
+   * authentication took). The others are taken before the handler runs; a refusal is 429 and nothing
+   * runs. (`POST /reviews/decide-batch`: one per item.)
+   */
+  units?: (body: unknown) => number;
+  /**
    * A public route charged to the caller's address like an unauthenticated request (sign-in: its
    * answers carry the rate-limit headers, and guessing is limited); other public routes are free.
    */
@@ -135,6 +141,7 @@ export function defineRoute<
   responses?: Readonly<Partial<Record<number | 'default', RouteAnswer>>>;
   errors?: readonly number[];
   hidden?: boolean;
+  units?: (body: Infer<BS>) => number;
   limitByAddress?: boolean;
   challenge?: () => string;
   handler(
@@ -176,6 +183,8 @@ export interface HttpServerDeps {
   ): Promise<{ principal: Principal; rate: RateDecision | null; fused?: FusedAnswer }>;
   /** Takes one request from an address's bucket (unauthenticated callers); null when limiting is off. */
   rateLimitAddress(ip: string): Promise<RateDecision | null>;
+  /** Takes one more unit from the principal's bucket (`RouteDef.units`); null when limiting is off. */
+  chargeUnit?(principal: Principal): Promise<RateDecision | null>;
   trustProxy: boolean;
   /** Anonymous principal used on public routes. */
   anonymous: Principal;
@@ -362,6 +371,13 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       let parsed: unknown;
       if (matched.body && !matched.rawBody) {
         parsed = parseOrThrow(matched.body, guard(parseJsonBody(rawBody), 'body'), 'body');
+      }
+      const units = matched.units?.(parsed) ?? 1;
+      for (let unit = 1; unit < units && deps.chargeUnit; unit++) {
+        const charged = await deps.chargeUnit(principal);
+        if (!charged) break;
+        rate = charged;
+        if (!charged.allowed) throw rateLimited(charged.retryAfterSec);
       }
       const ctx: RequestContext = {
         requestId,

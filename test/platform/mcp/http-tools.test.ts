@@ -91,6 +91,7 @@ describe('tools/list over HTTP with authoring off', () => {
         'objects_get',
         'objects_list',
         'propose_action',
+        'review_decide_batch',
         'run_code',
         'run_history',
         'run_operation',
@@ -138,7 +139,7 @@ describe('tools/list over HTTP with authoring off', () => {
 
   it('lists every tool to a token that may not use them all (they answer FORBIDDEN)', async () => {
     const reader = await client((await t.token({ org: 'acme', scopes: ['read:skills'] })).token);
-    expect((await reader.listTools()).tools).toHaveLength(40);
+    expect((await reader.listTools()).tools).toHaveLength(41);
   });
 
   it('answers an authoring tool with an error result saying how to enable it', async () => {
