@@ -1,6 +1,6 @@
 /**
  * The decision ledger through the socket (decisions §16): every review event of an org appended to
- * its hash chain with the change (open, assign, snooze, decide), `GET /audit/reviews` (filters,
+ * its hash chain with the change (open, assign, snooze, decide; a skill's item and a workflow gate's), `GET /audit/reviews` (filters,
  * pages, tenancy, scope, bad input), nothing recorded by a refused change, and concurrent appends
  * forming one chain.
  */
@@ -10,7 +10,7 @@ import type { LedgerEntry as Entry } from '../../../src/features/reviews/ledger.
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { fields } from '../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
+import { pausedWorkflowRun, pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
 
 let t: TestApp;
 let owner: CreatedToken;
@@ -108,7 +108,12 @@ describe('the decision ledger', () => {
     const onlySecond = await allEntries(owner.token, `&id=${second}`);
     expect(onlySecond.map((e) => [e.id, e.event])).toEqual([[second, 'opened']]);
     expect(await allEntries(owner.token, `&kind=workflow`)).toEqual([]);
-    expect((await allEntries(owner.token, '&kind=skill')).length).toBe((await allEntries()).length);
+    const gated = await pausedWorkflowRun(t, owner.token);
+    const gate = await allEntries(owner.token, `&kind=workflow`);
+    expect(gate.map((e) => [e.id, e.event])).toEqual([[gated, 'opened']]);
+    expect(gate[0]?.details.title).toMatch(/^Go\?/);
+    const skills = (await allEntries()).filter((e) => e.kind === 'skill');
+    expect(await allEntries(owner.token, '&kind=skill')).toEqual(skills);
   });
 
   it('pages in chain order with a cursor', async () => {
