@@ -795,6 +795,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay a skill run on a workspace version: equal tool calls answered from the run's record, writing tools refused; 202. */
+        post: operations["postRunsByIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/stream": {
         parameters: {
             query?: never;
@@ -4006,6 +4023,7 @@ export interface operations {
                             pausedAt: string | null;
                             pollUrl: string;
                             rating: ("up" | "down") | null;
+                            replayOf: number | null;
                             review: {
                                 /** Format: date-time */
                                 at: string;
@@ -4040,6 +4058,8 @@ export interface operations {
                                     message: string;
                                 } | null;
                                 id: string;
+                                /** @constant */
+                                replayed?: true;
                                 result: unknown;
                                 /** Format: date-time */
                                 startedAt: string;
@@ -4103,6 +4123,7 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
+                        replayOf: number | null;
                         review: {
                             /** Format: date-time */
                             at: string;
@@ -4137,6 +4158,8 @@ export interface operations {
                                 message: string;
                             } | null;
                             id: string;
+                            /** @constant */
+                            replayed?: true;
                             result: unknown;
                             /** Format: date-time */
                             startedAt: string;
@@ -4210,6 +4233,7 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
+                        replayOf: number | null;
                         review: {
                             /** Format: date-time */
                             at: string;
@@ -4244,6 +4268,8 @@ export interface operations {
                                 message: string;
                             } | null;
                             id: string;
+                            /** @constant */
+                            replayed?: true;
                             result: unknown;
                             /** Format: date-time */
                             startedAt: string;
@@ -4312,6 +4338,7 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
+                        replayOf: number | null;
                         review: {
                             /** Format: date-time */
                             at: string;
@@ -4346,6 +4373,8 @@ export interface operations {
                                 message: string;
                             } | null;
                             id: string;
+                            /** @constant */
+                            replayed?: true;
                             result: unknown;
                             /** Format: date-time */
                             startedAt: string;
@@ -4417,6 +4446,7 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
+                        replayOf: number | null;
                         review: {
                             /** Format: date-time */
                             at: string;
@@ -4451,6 +4481,8 @@ export interface operations {
                                 message: string;
                             } | null;
                             id: string;
+                            /** @constant */
+                            replayed?: true;
                             result: unknown;
                             /** Format: date-time */
                             startedAt: string;
@@ -4571,6 +4603,7 @@ export interface operations {
                         pausedAt: string | null;
                         pollUrl: string;
                         rating: ("up" | "down") | null;
+                        replayOf: number | null;
                         review: {
                             /** Format: date-time */
                             at: string;
@@ -4605,6 +4638,8 @@ export interface operations {
                                 message: string;
                             } | null;
                             id: string;
+                            /** @constant */
+                            replayed?: true;
                             result: unknown;
                             /** Format: date-time */
                             startedAt: string;
@@ -4614,6 +4649,47 @@ export interface operations {
                         }[];
                         traceId: string | null;
                         workspaceSha: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postRunsByIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workspace: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The replay was accepted. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pollUrl: string;
+                        replayOf: number;
+                        runId: number;
+                        status: string;
                     };
                 };
             };

@@ -93,6 +93,8 @@ interface RunRow {
   workspace_sha: string | null;
   agent_slug: string | null;
   mission_run_id: number | string | null;
+  /** The skill run this one replays (absent on a run created here without one). */
+  replay_of_run_id?: number | string | null;
   created_by: string;
   api_token_id: string | null;
   created_at: Date;
@@ -109,7 +111,7 @@ interface RunRow {
 // planned on every execution, and planning cost more than executing (docs/performance.md, "Choices in the code").
 const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
-         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id,
+         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id,
          r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
          case when r.kind = 'workflow' then
            (select e.at from run_events e
@@ -271,6 +273,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
             apiTokenId: run.api_token_id,
             agentSlug: run.agent_slug,
             missionRunId: run.mission_run_id === null ? null : Number(run.mission_run_id),
+            replayOf: run.replay_of_run_id == null ? null : Number(run.replay_of_run_id),
             // A workflow step's loop counts from the step's start (an earlier gate may have waited for days).
             deadline: new Date(run.step_started_at ?? run.created_at).getTime() + deps.runDeadlineMs,
           },

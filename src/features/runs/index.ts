@@ -17,6 +17,7 @@ import { runResources, runTasks, runtimeTools } from './mcp-tools.js';
 import { Migration0009RunEventsCascade } from './migrations/0009-run-events-cascade.js';
 import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { Migration0047RunForks } from './migrations/0047-run-forks.js';
+import { Migration0048RunReplays } from './migrations/0048-run-replays.js';
 import { runRoutes } from './routes.js';
 import { type ChildRunListener, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
@@ -82,6 +83,7 @@ export const runsFeature = defineFeature({
     { name: '0009-run-events-cascade', class: Migration0009RunEventsCascade },
     { name: '0022-tool-calls', class: Migration0022ToolCalls },
     { name: '0047-run-forks', class: Migration0047RunForks },
+    { name: '0048-run-replays', class: Migration0048RunReplays },
   ],
   machines: { 'skill-run': skillRunMachine, 'workflow-run': workflowRunMachine },
   register(

@@ -42,6 +42,11 @@ const forkBodySchema = z.strictObject({
     .optional(),
 });
 
+/** Body of `POST /runs/:id/replay` (docs/api.md "Replay a skill run"). */
+const replayBodySchema = z.strictObject({
+  workspace: z.string().regex(/^[0-9a-f]{7,40}$/, "a version's sha: 7 to 40 lowercase hex characters"),
+});
+
 /** The revision a reviewer saw (docs/api.md "Review queue"; or the `If-Match` header). */
 const revisionSchema = z.string().min(1).max(100).nullish();
 
@@ -253,6 +258,29 @@ export function runRoutes(runs: RunService, decisions: ReviewDecisions): RouteDe
         json(
           202,
           await runs.fork(principal, runId(params.id), body, {
+            requestId,
+            traceId: activeTraceId() ?? parseTraceparent(headers.traceparent)?.traceId,
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/runs/:id/replay',
+      access: access.invoke,
+      params: idParam,
+      body: replayBodySchema,
+      summary:
+        "Replay a skill run on a workspace version: equal tool calls answered from the run's record, writing tools refused; 202.",
+      responses: {
+        202: {
+          description: 'The replay was accepted.',
+          schema: triggerAnswerSchema.extend({ replayOf: z.number().int() }),
+        },
+      },
+      handler: async ({ principal, params, body, requestId, headers }) =>
+        json(
+          202,
+          await runs.replay(principal, runId(params.id), body.workspace, {
             requestId,
             traceId: activeTraceId() ?? parseTraceparent(headers.traceparent)?.traceId,
           }),

@@ -76,6 +76,7 @@ const COLUMNS = {
   mission_task_id: 'load',
   fork_of_run_id: 'create',
   fork_from_step: 'create',
+  replay_of_run_id: 'create',
   status: 'project',
   paused_at: 'project',
   review_state: 'project',
@@ -200,17 +201,17 @@ const stepExecutionWrite = (rows: string): string => `
  */
 const toolCallWrite = (rows: string): string => `
   insert into tool_calls (run_id, call_id, org_id, step, turn, position, tool, arguments, raw_arguments,
-                          assistant_content, status, result, error, started_at, completed_at)
+                          assistant_content, status, result, error, started_at, completed_at, replayed)
   select x.run_id, x.call_id, x.org_id, x.step, x.turn, x.position, x.tool, x.arguments, x.raw_arguments,
-         x.assistant_content, x.status, x.result, x.error, x.started_at, x.completed_at
+         x.assistant_content, x.status, x.result, x.error, x.started_at, x.completed_at, x.replayed
     from json_to_recordset(${rows})
       as x(run_id bigint, call_id text, org_id bigint, step text, turn integer, position integer, tool text,
            arguments json, raw_arguments text, assistant_content text, status text, result json, error json,
-           started_at timestamptz, completed_at timestamptz)
+           started_at timestamptz, completed_at timestamptz, replayed boolean)
     join a on a.id = x.run_id
   on conflict (run_id, call_id) do update
      set status = excluded.status, result = excluded.result, error = excluded.error,
-         completed_at = excluded.completed_at
+         completed_at = excluded.completed_at, replayed = excluded.replayed
    where tool_calls.status = 'running'`;
 
 /**

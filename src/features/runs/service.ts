@@ -301,30 +301,8 @@ export class RunService {
     body: ForkBody,
     request: { requestId: string | null; traceId?: string | undefined },
   ): Promise<ForkAnswer> {
-    const { db, host } = this.deps;
-    const original = await db.maybeOne<{
-      kind: 'skill' | 'workflow';
-      slug: string;
-      name: string;
-      status: string;
-      input: Record<string, unknown>;
-      agent_slug: string | null;
-      workspace_sha: string | null;
-      manifest: RunManifest;
-      step_results: StepResults | null;
-    }>(
-      `select kind, slug, name, status, input, agent_slug, workspace_sha, manifest, step_results
-         from runs where org_id = $1 and id = $2`,
-      [principal.orgId, id],
-    );
-    if (!original) throw notFound('run', id);
-    if (original.status === 'running') {
-      throw conflict(`Run ${id} is running; a run is forked once it stopped (paused, pending or final).`, {
-        runId: id,
-        status: original.status,
-        action: 'fork',
-      });
-    }
+    const { host } = this.deps;
+    const original = await this.stoppedRun(principal.orgId, id, 'fork');
     const { kind, slug } = original;
     if (kind === 'skill' && body.fromStep !== undefined) {
       throw validationFailed([
@@ -366,6 +344,86 @@ export class RunService {
       { single: !opensReview(target) },
     );
     return { ...answer, forkOf: { runId: id, fromStep: origin.fromStep } };
+  }
+
+  /**
+   * Replays skill run `id` on version `workspace` (docs/api.md "Replay a skill run"): a new run of the
+   * skill with the run's input and agent, whose tool calls equal to the run's recorded ones are
+   * answered from the record and whose other calls of writing tools are refused (tool-loop.ts). 404
+   * unknown run or version; 409 a run still running; 400 a workflow run.
+   */
+  async replay(
+    principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
+    id: number,
+    workspace: string,
+    request: { requestId: string | null; traceId?: string | undefined },
+  ): Promise<TriggerAnswer & { replayOf: number }> {
+    const original = await this.stoppedRun(principal.orgId, id, 'replay');
+    if (original.kind !== 'skill') {
+      throw validationFailed(
+        [
+          {
+            field: 'params.id',
+            message: 'Only skill runs are replayed; fork a workflow run instead.',
+            runId: id,
+          },
+        ],
+        `Run ${id} is a workflow run; only skill runs are replayed.`,
+      );
+    }
+    const target = await this.forkTarget(principal.orgId, original, workspace);
+    this.checkInput(principal.orgId, 'skill', original.slug, target, original.input);
+    const answer = await this.deps.host.transact(
+      (tx) =>
+        this.createIn(tx, {
+          orgId: principal.orgId,
+          kind: 'skill',
+          slug: original.slug,
+          target,
+          input: original.input,
+          agentSlug: original.agent_slug,
+          by: actingAs(principal),
+          traceId: request.traceId,
+          replayOf: id,
+          audit: {
+            details: { kind: 'skill', slug: original.slug, replayOf: id, workspace },
+            requestId: request.requestId,
+          },
+        }),
+      { single: !opensReview(target) },
+    );
+    return { ...answer, replayOf: id };
+  }
+
+  /** Run `id` of the org for a fork or replay: 404 when there is none, 409 while it is running. */
+  private async stoppedRun(orgId: number, id: number, action: 'fork' | 'replay') {
+    const run = await this.deps.db.maybeOne<{
+      kind: 'skill' | 'workflow';
+      slug: string;
+      name: string;
+      status: string;
+      input: Record<string, unknown>;
+      agent_slug: string | null;
+      workspace_sha: string | null;
+      manifest: RunManifest;
+      step_results: StepResults | null;
+    }>(
+      `select kind, slug, name, status, input, agent_slug, workspace_sha, manifest, step_results
+         from runs where org_id = $1 and id = $2`,
+      [orgId, id],
+    );
+    if (!run) throw notFound('run', id);
+    if (run.status === 'running') {
+      throw conflict(
+        `Run ${id} is running; a run is ${action}ed once it stopped (paused, pending or final).`,
+        {
+          runId: id,
+          status: run.status,
+          action,
+        },
+      );
+    }
+    return run;
   }
 
   /**
@@ -674,6 +732,8 @@ export class RunService {
       traceId: string | undefined;
       /** The run this one forks, when it is a fork. */
       fork?: ForkOrigin;
+      /** The skill run this one replays, when it is a replay. */
+      replayOf?: number;
       audit: { details: Record<string, unknown>; requestId: string | null };
     },
   ): Promise<TriggerAnswer> {
@@ -694,6 +754,7 @@ export class RunService {
         manifest: target.manifest,
         fork_of_run_id: run.fork?.runId ?? null,
         fork_from_step: run.fork?.fromStep ?? null,
+        replay_of_run_id: run.replayOf ?? null,
       },
       actingAs: run.by,
       audit: {

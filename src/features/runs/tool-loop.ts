@@ -48,6 +48,7 @@ import {
   toolPermitted,
 } from '../../platform/tools/registry.js';
 import type { Tracing } from '../../platform/tracing/tracing.js';
+import { canonicalJson } from '../../platform/util/canonical-json.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { SKILL_RUN_KIND } from './run-kinds.js';
 
@@ -58,8 +59,10 @@ export interface ToolCallError {
   details?: Record<string, unknown>;
 }
 
-/** A call's outcome. */
-export type ToolOutcome = { status: 'ok'; result: unknown } | { status: 'error'; error: ToolCallError };
+/** A call's outcome; `replayed`: answered from the record of the run a replay re-executes. */
+export type ToolOutcome = ({ status: 'ok'; result: unknown } | { status: 'error'; error: ToolCallError }) & {
+  replayed?: true;
+};
 
 /** How the loop ended. */
 export type ToolLoopOutcome = (
@@ -95,6 +98,8 @@ export interface ToolLoopRun {
   missionRunId: number | null;
   /** Epoch ms past which no model turn starts and executing calls time out. */
   deadline: number;
+  /** The skill run this run replays (docs/api.md "Replay a skill run"), or null. */
+  replayOf: number | null;
 }
 
 export interface ToolLoopArgs {
@@ -158,6 +163,26 @@ const FINISH_CALL = `
 
 const MAX_CALL_ID = 200;
 
+/**
+ * The tools whose calls a replay refuses (TOOL_UNAVAILABLE) unless the original made the same call,
+ * which is then answered from its record: a replay never writes (decisions.md §17).
+ */
+const WRITING_TOOLS: ReadonlySet<string> = new Set([
+  'propose_action',
+  'run_operation',
+  'create_artifact',
+  'freshen_source',
+]);
+
+// The finished calls of the run a replay re-executes, each with its arguments as canonical JSON.
+const ORIGINAL_CALLS = `
+  select tool, arguments, status, result, error from tool_calls
+   where run_id = $1 and org_id = $2 and status <> 'running' and arguments is not null
+   order by turn, position`;
+
+/** The key a replayed call is matched on: the tool's name and its arguments as canonical JSON. */
+const replayKey = (tool: string, args: unknown): string => `${tool}\n${canonicalJson(args)}`;
+
 /** What the model reads for a call's outcome. */
 export function toolMessage(outcome: ToolOutcome): string {
   return outcome.status === 'ok'
@@ -165,7 +190,7 @@ export function toolMessage(outcome: ToolOutcome): string {
     : JSON.stringify({ error: outcome.error });
 }
 
-function outcomeOf(row: CallRow): ToolOutcome {
+function outcomeOf(row: Pick<CallRow, 'status' | 'result' | 'error'>): ToolOutcome {
   return row.status === 'ok'
     ? { status: 'ok', result: row.result }
     : { status: 'error', error: row.error ?? { code: 'TOOL_FAILED', message: 'no error recorded' } };
@@ -272,7 +297,30 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
       error: outcome?.status === 'error' ? outcome.error : null,
       started_at: row.started_at,
       completed_at: completedAt,
+      replayed: outcome?.replayed ?? null,
     };
+  }
+
+  /** The record a replay answers from: the original's finished calls by `replayKey` (first wins). */
+  let original: Promise<Map<string, ToolOutcome>> | null = null;
+  function originalCalls(replayOf: number): Promise<Map<string, ToolOutcome>> {
+    original ??= deps.db
+      .query<{
+        tool: string;
+        arguments: unknown;
+        status: 'ok' | 'error';
+        result: unknown;
+        error: ToolCallError | null;
+      }>(ORIGINAL_CALLS, [replayOf, run.orgId])
+      .then((rows) => {
+        const calls = new Map<string, ToolOutcome>();
+        for (const row of rows) {
+          const key = replayKey(row.tool, row.arguments);
+          if (!calls.has(key)) calls.set(key, { ...outcomeOf(row), replayed: true });
+        }
+        return calls;
+      });
+    return original;
   }
 
   async function invoke(
@@ -330,6 +378,16 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
       return toolError('VALIDATION_FAILED', 'the arguments are not a JSON object', {
         issues: [{ field: 'arguments', message: 'must be a JSON object' }],
       });
+    }
+    if (run.replayOf !== null) {
+      const recorded = (await originalCalls(run.replayOf)).get(replayKey(name, input));
+      if (recorded) return recorded;
+      if (WRITING_TOOLS.has(name)) {
+        return toolError('TOOL_UNAVAILABLE', `a replay does not call "${name}" anew (it writes)`, {
+          tool: name,
+          replay: true,
+        });
+      }
     }
     return deps.tracing.inSpan(
       `tool ${name}`,

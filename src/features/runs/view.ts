@@ -57,6 +57,8 @@ export interface RunView {
   forkOf: { runId: number; fromStep: string | null } | null;
   /** The runs that fork this one, oldest first. */
   forks: number[];
+  /** The skill run this one replays, or null. */
+  replayOf: number | null;
   pollUrl: string;
   reviewUrl: string;
 }
@@ -72,6 +74,8 @@ export interface ToolCallView {
   error: { code: string; message: string; details?: Record<string, unknown> } | null;
   startedAt: string;
   completedAt: string | null;
+  /** Present on a replay's call answered from the replayed run's record (docs/api.md "Replay a skill run"). */
+  replayed?: true;
 }
 
 const isoOrNull = z.iso.datetime().nullable();
@@ -93,6 +97,7 @@ export const toolCallViewSchema = z
       .nullable(),
     startedAt: z.iso.datetime(),
     completedAt: isoOrNull,
+    replayed: z.literal(true).optional(),
   })
   .meta({
     description: 'A tool call of a run: recorded before it executes (running) and after (ok or error).',
@@ -129,6 +134,7 @@ export const runViewSchema = z
     completedAt: isoOrNull,
     forkOf: z.object({ runId: z.number().int(), fromStep: z.string().nullable() }).nullable(),
     forks: z.array(z.number().int()),
+    replayOf: z.number().int().nullable(),
     pollUrl: z.string(),
     reviewUrl: z.string(),
   })
@@ -147,10 +153,13 @@ const text = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
 const json = (column: string) => `coalesce(${column}::text, 'null')`;
 
 /** The run's tool calls as a JSON array text, in the order the model asked for them. */
-const TOOL_CALLS = `coalesce((select json_agg(json_build_object(
+const toolCall = (extra: string) => `json_build_object(
     'id', c.call_id, 'tool', c.tool, 'arguments', coalesce(c.arguments, to_json(c.raw_arguments)),
     'status', c.status, 'result', c.result, 'error', c.error,
-    'startedAt', ${iso('c.started_at')}, 'completedAt', ${iso('c.completed_at')})
+    'startedAt', ${iso('c.started_at')}, 'completedAt', ${iso('c.completed_at')}${extra})`;
+/** `replayed: true` only on a replay's call answered from the original's record. */
+const TOOL_CALLS = `coalesce((select json_agg(
+    case when c.replayed then ${toolCall(`, 'replayed', true`)} else ${toolCall('')} end
     order by c.turn, c.position)::text
   from tool_calls c where c.run_id = runs.id), '[]')`;
 
@@ -194,6 +203,7 @@ export function runViewJson(baseUrl: string): string {
     ['completedAt', text(iso('completed_at'))],
     ['forkOf', FORK_OF],
     ['forks', FORKS],
+    ['replayOf', `coalesce(replay_of_run_id::text, 'null')`],
     ['pollUrl', text(`'/api/v1/runs/' || id`)],
     ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
   ];

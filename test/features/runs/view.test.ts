@@ -109,6 +109,7 @@ async function reference(id: number) {
         id,
       ])
     ).map((f) => f.id),
+    replayOf: r.replay_of_run_id,
     pollUrl: `/api/v1/runs/${id}`,
     reviewUrl: `${BASE}/review/runs/${id}`,
   };
