@@ -2340,6 +2340,22 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             createdBy: string;
+                            draftPlan: {
+                                tasks: {
+                                    agent: string;
+                                    dependsOn: string[];
+                                    id: string;
+                                    instructions: string;
+                                    output: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    runId: number | null;
+                                    skill: string | null;
+                                    /** @enum {string} */
+                                    status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                                    title: string;
+                                }[];
+                            } | null;
                             error: {
                                 code: string;
                                 message: string;
@@ -2490,6 +2506,22 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftPlan: {
+                            tasks: {
+                                agent: string;
+                                dependsOn: string[];
+                                id: string;
+                                instructions: string;
+                                output: {
+                                    [key: string]: unknown;
+                                } | null;
+                                runId: number | null;
+                                skill: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                                title: string;
+                            }[];
+                        } | null;
                         error: {
                             code: string;
                             message: string;
@@ -2591,6 +2623,22 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
+                        draftPlan: {
+                            tasks: {
+                                agent: string;
+                                dependsOn: string[];
+                                id: string;
+                                instructions: string;
+                                output: {
+                                    [key: string]: unknown;
+                                } | null;
+                                runId: number | null;
+                                skill: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                                title: string;
+                            }[];
+                        } | null;
                         error: {
                             code: string;
                             message: string;

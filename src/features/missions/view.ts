@@ -18,6 +18,23 @@ import type { Db } from '../../platform/db/sql.js';
 import { artifactViewSchema } from '../artifacts/index.js';
 import type { MissionDefinition } from './definition.js';
 
+/** A mission run's plan: its tasks with their state. */
+const planViewSchema = z.object({
+  tasks: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      agent: z.string(),
+      skill: z.string().nullable(),
+      instructions: z.string(),
+      dependsOn: z.array(z.string()),
+      status: z.enum(MISSION_TASK_STATUSES),
+      runId: z.number().int().nullable(),
+      output: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
+});
+
 /** `MissionRunView` as a schema (the OpenAPI document's MissionRun). */
 export const missionRunViewSchema = z
   .object({
@@ -26,23 +43,9 @@ export const missionRunViewSchema = z
     status: z.enum(MISSION_RUN_STATUSES),
     goal: z.string(),
     input: z.record(z.string(), z.unknown()),
-    plan: z
-      .object({
-        tasks: z.array(
-          z.object({
-            id: z.string(),
-            title: z.string(),
-            agent: z.string(),
-            skill: z.string().nullable(),
-            instructions: z.string(),
-            dependsOn: z.array(z.string()),
-            status: z.enum(MISSION_TASK_STATUSES),
-            runId: z.number().int().nullable(),
-            output: z.record(z.string(), z.unknown()).nullable(),
-          }),
-        ),
-      })
-      .nullable(),
+    plan: planViewSchema.nullable(),
+    /** The planner's plan when a reviewer approved an edit of it (`plan` is then the edit); else null. */
+    draftPlan: planViewSchema.nullable(),
     artifacts: z.array(artifactViewSchema),
     review: runReviewSchema
       .extend({
@@ -81,7 +84,9 @@ interface Row {
   /** The projected decision; one stored before the stage was recorded has no `stage`. */
   review: (Omit<MissionReview, 'stage'> & { stage?: MissionReview['stage'] }) | null;
   error: MissionRunContext['error'];
-  snapshot: { context?: { reviewStage?: 'plan' | 'result' | null } };
+  snapshot: {
+    context?: { reviewStage?: 'plan' | 'result' | null; draftPlan?: MissionRunView['draftPlan'] | undefined };
+  };
   created_by: string;
   created_at: Date;
   completed_at: Date | null;
@@ -98,6 +103,7 @@ function view(row: Row, baseUrl: string): MissionRunView {
     goal: row.goal,
     input: row.input,
     plan: row.plan,
+    draftPlan: row.snapshot.context?.draftPlan ?? null,
     artifacts: [],
     review: row.review && { ...row.review, stage: row.review.stage ?? null },
     reviewStage: row.snapshot.context?.reviewStage ?? null,

@@ -226,5 +226,9 @@ describe('mission: {plan} at plan review', () => {
     const run = (await get(`/mission-runs/${id}`)).body;
     expect(run.status).toBe('executing');
     expect(run.plan.tasks.map((task: { id: string }) => task.id)).toEqual(['only']);
+    expect(run.draftPlan.tasks.map((task: { id: string }) => task.id)).toEqual(
+      before.plan.tasks.map((task: { id: string }) => task.id),
+    );
+    expect(before.draftPlan).toBeNull();
   });
 });
