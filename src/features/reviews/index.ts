@@ -18,6 +18,7 @@ import { Migration0036ReviewSubjectIndex } from './migrations/0036-review-subjec
 import { Migration0037ReviewEdits } from './migrations/0037-review-edits.js';
 import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js';
 import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
+import { Migration0043ReviewLedgerPending } from './migrations/0043-review-ledger-pending.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -76,11 +77,13 @@ export const reviewsFeature = defineFeature({
     { name: '0037-review-edits', class: Migration0037ReviewEdits },
     { name: '0040-review-summary', class: Migration0040ReviewSummary },
     { name: '0042-review-ledger', class: Migration0042ReviewLedger },
+    { name: '0043-review-ledger-pending', class: Migration0043ReviewLedgerPending },
   ],
   commands: [auditCommand],
   machines: { 'review-item': reviewItemMachine },
   register(platform: Platform): ReviewsApi {
-    platform.actors.register(reviewItemKind);
+    const ledger = new ReviewLedger(platform.db.sql, platform.log);
+    platform.actors.register(reviewItemKind(ledger));
     const subjects = new Map<ReviewKind, ReviewSubject>();
     const decisions = new ReviewDecisions({ db: platform.db.sql, host: platform.actors, subjects });
     const reviews = new ReviewService({
@@ -90,7 +93,6 @@ export const reviewsFeature = defineFeature({
       subjects,
       decisions,
     });
-    const ledger = new ReviewLedger(platform.db.sql);
     platform.routes.add(
       ...reviewRoutes(reviews),
       ...reviewStreamRoutes(platform.bus),

@@ -5,12 +5,17 @@
  * counts from 1 per org, `hash` is the SHA-256 hex of the canonical JSON (keys sorted) of the entry
  * without `hash`, `prevHash` the previous entry's (64 zeros for the first).
  *
- * One chain per org: the entries a transaction records are gathered (`ActorTx.gather`) and written
- * when its function is done, right before the commit; the write locks the org's head row
- * (`review_ledger_heads`, an upsert that reads the last seq and hash), so concurrent appends queue
- * there and only for the append and the commit, not for the decision's own work. (A row lock rather
- * than an advisory lock: the head row is also what `verify` checks the chain ends at, so a deleted
- * last entry is caught.)
+ * Appending never holds the org's decisions behind one lock for longer than the append: the entries a
+ * transaction records are gathered (`ActorTx.gather`) and inserted pending (no `seq`, `prevHash`,
+ * `hash`; no lock) right before it commits, so a change commits with its entry or not at all. Right
+ * after the commit the process chains the org's pending entries (`chain`): one short transaction
+ * that locks the org's head row (`review_ledger_heads`, an upsert that reads the last seq and hash),
+ * gives the committed pending entries, in insertion order, their seq and hashes, and moves the head.
+ * Concurrent chainers (other transactions, other processes) queue on that row only for this; one
+ * chaining takes every entry committed so far. Reads (`list`, `verify`, `export`) chain first, so an
+ * entry whose process died between commit and chaining is chained by the next read. (A row lock
+ * rather than an advisory lock: the head row is also what `verify` checks the chain ends at, so a
+ * deleted last entry is caught.) Until it is chained (milliseconds) an entry is not listed.
  *
  * Events recorded: `opened`, `assigned`, `snoozed`, `decided`, `changes_requested` — the review
  * item's changes that exist today. `approval` (quorum), `undone`, `escalated` and `timeout` are
@@ -20,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import type { ActorTx } from '../../platform/actors/tx.js';
 import type { Db, Sql } from '../../platform/db/sql.js';
+import type { Logger } from '../../platform/log.js';
 import { canonicalJson } from '../../platform/util/canonical-json.js';
 import type { ReviewKind } from './subjects.js';
 
@@ -71,54 +77,73 @@ export function entryHash(entry: Omit<LedgerEntry, 'hash'> & { hash?: string }):
   return createHash('sha256').update(canonicalJson(hashed)).digest('hex');
 }
 
-/** Records `draft` in org `orgId`'s chain, in `tx` (written right before it commits). */
-export function appendToLedger(tx: ActorTx, orgId: number, draft: LedgerDraft): void {
-  tx.gather(`review-ledger:${orgId}`, draft, (last, drafts) => writeEntries(last.sql, orgId, drafts));
-}
-
-/** Locks the org's head, chains `drafts` after it, writes them and moves the head: two statements. */
-async function writeEntries(sql: Sql, orgId: number, drafts: LedgerDraft[]): Promise<void> {
-  const head = await sql.one<{ seq: number; hash: string }>(
-    `insert into review_ledger_heads (org_id, seq, hash) values ($1, 0, $2)
-     on conflict (org_id) do update set seq = review_ledger_heads.seq
-     returning seq, hash`,
-    [orgId, GENESIS_HASH],
-  );
-  let { seq, hash } = head;
-  const entries: LedgerEntry[] = [];
-  for (const draft of drafts) {
-    const entry = { ...draft, at: new Date(draft.at).toISOString(), seq: seq + 1, prevHash: hash };
-    hash = entryHash(entry);
-    seq = entry.seq;
-    entries.push({ ...entry, hash });
-  }
+/** Inserts `drafts` pending, in `sql` (the change's transaction): one statement, no lock. */
+async function insertPending(sql: Sql, orgId: number, drafts: LedgerDraft[]): Promise<void> {
   await sql.query(
-    `with appended as (
-       insert into review_ledger (org_id, seq, at, kind, subject_id, event, by, details, prev_hash, hash)
-       select $1, * from unnest($2::bigint[], $3::timestamptz[], $4::text[], $5::bigint[], $6::text[],
-                                $7::text[], $8::jsonb[], $9::text[], $10::text[])
-     )
-     update review_ledger_heads set seq = $11, hash = $12 where org_id = $1`,
+    `insert into review_ledger (org_id, at, kind, subject_id, event, by, details)
+     select $1, * from unnest($2::timestamptz[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[])`,
     [
       orgId,
-      entries.map((e) => e.seq),
-      entries.map((e) => e.at),
-      entries.map((e) => e.kind),
-      entries.map((e) => e.id),
-      entries.map((e) => e.event),
-      entries.map((e) => e.by),
-      entries.map((e) => JSON.stringify(e.details)),
-      entries.map((e) => e.prevHash),
-      entries.map((e) => e.hash),
-      seq,
-      hash,
+      drafts.map((d) => new Date(d.at).toISOString()),
+      drafts.map((d) => d.kind),
+      drafts.map((d) => d.id),
+      drafts.map((d) => d.event),
+      drafts.map((d) => d.by),
+      drafts.map((d) => JSON.stringify(d.details)),
     ],
   );
 }
 
+/**
+ * Chains org `orgId`'s committed pending entries after its head, in one transaction holding the head
+ * row's lock: three statements.
+ */
+async function chainPending(db: Db, orgId: number): Promise<void> {
+  await db.tx(async (sql) => {
+    const head = await sql.one<{ seq: number; hash: string }>(
+      `insert into review_ledger_heads (org_id, seq, hash) values ($1, 0, $2)
+       on conflict (org_id) do update set seq = review_ledger_heads.seq
+       returning seq, hash`,
+      [orgId, GENESIS_HASH],
+    );
+    const pending = await sql.query<Omit<LedgerEntry, 'seq' | 'prevHash' | 'hash'> & { entryId: number }>(
+      `select entry_id as "entryId", ${DRAFT_COLUMNS} from review_ledger
+        where org_id = $1 and seq is null order by entry_id`,
+      [orgId],
+    );
+    if (pending.length === 0) return;
+    let { seq, hash } = head;
+    const chained: Array<{ entryId: number; seq: number; prevHash: string; hash: string }> = [];
+    for (const { entryId, ...draft } of pending) {
+      const entry = { ...draft, seq: seq + 1, prevHash: hash };
+      hash = entryHash(entry);
+      seq = entry.seq;
+      chained.push({ entryId, seq, prevHash: entry.prevHash, hash });
+    }
+    await sql.query(
+      `with chained as (
+         update review_ledger l set seq = c.seq, prev_hash = c.prev_hash, hash = c.hash
+           from unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[]) as c(entry_id, seq, prev_hash, hash)
+          where l.org_id = $1 and l.entry_id = c.entry_id
+       )
+       update review_ledger_heads set seq = $6, hash = $7 where org_id = $1`,
+      [
+        orgId,
+        chained.map((c) => c.entryId),
+        chained.map((c) => c.seq),
+        chained.map((c) => c.prevHash),
+        chained.map((c) => c.hash),
+        seq,
+        hash,
+      ],
+    );
+  });
+}
+
 /** The columns of an entry, as `LedgerEntry` names them. */
-const ENTRY_COLUMNS = `seq, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, kind,
-  subject_id as id, event, by, details, prev_hash as "prevHash", hash`;
+const DRAFT_COLUMNS = `to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, kind,
+  subject_id as id, event, by, details`;
+const ENTRY_COLUMNS = `seq, ${DRAFT_COLUMNS}, prev_hash as "prevHash", hash`;
 
 /** Which entries `list` returns. */
 export interface LedgerQuery {
@@ -139,12 +164,54 @@ export interface LedgerVerdict {
 /** How many entries `verify` and `export` read per statement. */
 const BATCH = 5000;
 
-/** Reading the ledger: the API's list, the CLI's verify and export. */
+/** The ledger: recording entries with their changes, chaining them, the API's list, the CLI's verify and export. */
 export class ReviewLedger {
-  constructor(private readonly db: Db) {}
+  /** The orgs being chained by this process; `again`: more entries committed meanwhile. */
+  private readonly chaining = new Map<number, { again: boolean }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+  ) {}
+
+  /** Records `draft` in org `orgId`'s ledger with the change of `tx`; chained once it commits. */
+  record(tx: ActorTx, orgId: number, draft: LedgerDraft): void {
+    tx.gather(`review-ledger:${orgId}`, draft, (last, drafts) => insertPending(last.sql, orgId, drafts));
+    tx.afterCommit(() => this.chainSoon(orgId));
+  }
+
+  /** Chains org `orgId`'s committed pending entries now (what a read does first). */
+  chain(orgId: number): Promise<void> {
+    return chainPending(this.db, orgId);
+  }
+
+  /** Chains org `orgId` in the background: at most one chaining per org at a time in this process. */
+  private chainSoon(orgId: number): void {
+    const running = this.chaining.get(orgId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: true };
+    this.chaining.set(orgId, state);
+    void (async () => {
+      try {
+        while (state.again) {
+          state.again = false;
+          await this.chain(orgId);
+        }
+      } catch (error) {
+        // The next chaining (another commit, or a read) takes these entries.
+        this.log.warn({ err: error, orgId }, 'review ledger chaining failed');
+      } finally {
+        this.chaining.delete(orgId);
+      }
+    })();
+  }
 
   /** A page of org `orgId`'s entries in chain order; `next` (the last seq) is null on the last page. */
   async list(orgId: number, query: LedgerQuery): Promise<{ entries: LedgerEntry[]; next: number | null }> {
+    await this.chain(orgId);
     const rows = await this.db.query<LedgerEntry>(
       `select ${ENTRY_COLUMNS} from review_ledger
         where org_id = $1 and ($2::text is null or kind = $2) and ($3::bigint is null or subject_id = $3)
@@ -163,6 +230,7 @@ export class ReviewLedger {
    * the chain at its seq (or, with its hash recomputed, at the next); a deleted one at its seq.
    */
   async verify(slug: string): Promise<LedgerVerdict | null> {
+    await this.chainBySlug(slug);
     return this.db.tx(
       async (sql) => {
         const org = await orgOf(sql, slug);
@@ -197,6 +265,7 @@ export class ReviewLedger {
 
   /** Writes org `slug`'s entries, in chain order, one JSON line each; false when there is no such org. */
   async export(slug: string, line: (json: string) => void): Promise<boolean> {
+    await this.chainBySlug(slug);
     return this.db.tx(
       async (sql) => {
         const org = await orgOf(sql, slug);
@@ -208,6 +277,11 @@ export class ReviewLedger {
       },
       { isolation: 'repeatable read' },
     );
+  }
+
+  private async chainBySlug(slug: string): Promise<void> {
+    const org = await orgOf(this.db, slug);
+    if (org) await this.chain(org.id);
   }
 }
 

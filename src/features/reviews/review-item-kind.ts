@@ -15,48 +15,51 @@ import {
 } from '../../../machines/index.js';
 import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
-import { appendToLedger, isLedgerEvent } from './ledger.js';
+import { isLedgerEvent, type ReviewLedger } from './ledger.js';
 import { type ReviewEventPayload, reviewEventData } from './review-events.js';
 import { revisionOf } from './revision.js';
 
 /** The actor kind name of review items. */
 export const REVIEW_ITEM_KIND = 'review-item';
 
-const emitReviewEvent: EffectHandler<EmitReviewEventParams, typeof reviewItemMachine> = ({ event }, ctx) => {
-  const { context } = ctx.after;
-  const payload: ReviewEventPayload = {
-    eventId: randomUUID(),
-    orgId: ctx.row.orgId,
-    reviewItemId: ctx.row.id,
-    kind: context.kind,
-    runId: context.runId,
-    event,
-    title: context.title,
-    summary: context.summary ?? null,
-    status: ctx.projection.status as string,
-    // The transition's write moves the version on by one (a creation writes the first, 1).
-    revision: ctx.projection.open ? revisionOf(ctx.row.id, ctx.row.version + 1) : null,
-    assignedTo: context.assignedTo,
-    snoozedUntil: context.snoozedUntil,
-    note: context.note,
-    decision: context.decision?.action ?? null,
-    edited: context.decision?.edited === true,
-    reason: context.decision?.reason ?? null,
-    by: ctx.actingAs.actor,
-    at: ctx.at,
+/** The `emitReviewEvent` effect, recording the ledger's events in `ledger`. */
+const emitReviewEvent =
+  (ledger: ReviewLedger): EffectHandler<EmitReviewEventParams, typeof reviewItemMachine> =>
+  ({ event }, ctx) => {
+    const { context } = ctx.after;
+    const payload: ReviewEventPayload = {
+      eventId: randomUUID(),
+      orgId: ctx.row.orgId,
+      reviewItemId: ctx.row.id,
+      kind: context.kind,
+      runId: context.runId,
+      event,
+      title: context.title,
+      summary: context.summary ?? null,
+      status: ctx.projection.status as string,
+      // The transition's write moves the version on by one (a creation writes the first, 1).
+      revision: ctx.projection.open ? revisionOf(ctx.row.id, ctx.row.version + 1) : null,
+      assignedTo: context.assignedTo,
+      snoozedUntil: context.snoozedUntil,
+      note: context.note,
+      decision: context.decision?.action ?? null,
+      edited: context.decision?.edited === true,
+      reason: context.decision?.reason ?? null,
+      by: ctx.actingAs.actor,
+      at: ctx.at,
+    };
+    ctx.writes.outbox.push({
+      subject: reviewEventSubject(String(ctx.row.orgId), ctx.row.id, event),
+      event_id: payload.eventId,
+      payload,
+    });
+    if (isLedgerEvent(event)) {
+      const { kind, id, by, ...data } = reviewEventData(payload);
+      const details = { ...data, snoozedUntil: payload.snoozedUntil, note: payload.note };
+      const entry = { at: ctx.at, kind, id, event, by: by ?? payload.by, details };
+      ctx.writes.followUp(async (tx) => ledger.record(tx, payload.orgId, entry));
+    }
   };
-  ctx.writes.outbox.push({
-    subject: reviewEventSubject(String(ctx.row.orgId), ctx.row.id, event),
-    event_id: payload.eventId,
-    payload,
-  });
-  if (isLedgerEvent(event)) {
-    const { kind, id, by, ...data } = reviewEventData(payload);
-    const details = { ...data, snoozedUntil: payload.snoozedUntil, note: payload.note };
-    const entry = { at: ctx.at, kind, id, event, by: by ?? payload.by, details };
-    ctx.writes.followUp(async (tx) => appendToLedger(tx, payload.orgId, entry));
-  }
-};
 
 /** The columns of `review_items` the kind owns. */
 const COLUMNS = {
@@ -73,8 +76,10 @@ const COLUMNS = {
   closed_at: 'project',
 } as const satisfies ColumnMap;
 
-/** The `review-item` kind. */
-export const reviewItemKind: ActorKindDef<typeof reviewItemMachine, typeof COLUMNS> = {
+/** The `review-item` kind, recording its review events in `ledger`. */
+export const reviewItemKind = (
+  ledger: ReviewLedger,
+): ActorKindDef<typeof reviewItemMachine, typeof COLUMNS> => ({
   name: REVIEW_ITEM_KIND,
   machine: reviewItemMachine,
   eventSchema: reviewItemEventSchema,
@@ -96,5 +101,5 @@ export const reviewItemKind: ActorKindDef<typeof reviewItemMachine, typeof COLUM
     };
   },
   runEvents: false,
-  effects: { emitReviewEvent },
-};
+  effects: { emitReviewEvent: emitReviewEvent(ledger) },
+});

@@ -152,6 +152,18 @@ describe('the decision ledger', () => {
     expect(await t.app.ledger.verify('acme')).toEqual({ ok: true, entries: entries.length, brokenAt: null });
   });
 
+  it('chains entries right after their commit, without a read', async () => {
+    const run = await pendingSkillRun(t, owner.token);
+    const chained = () =>
+      t.app.db.sql.query<{ seq: number | null }>(
+        "select seq from review_ledger where kind = 'skill' and subject_id = $1",
+        [run],
+      );
+    await expect
+      .poll(async () => (await chained()).map((r) => r.seq === null), { timeout: 10_000 })
+      .toEqual([false]);
+  });
+
   it('needs read:all (403 without it)', async () => {
     const invoker = await t.token({ org: 'acme', scopes: ['run:invoke'] });
     const res = await audit('', invoker.token);
