@@ -34,6 +34,11 @@ const pathOf = (route: RouteDef, value = 'plain') =>
 const fields = (body: any): string[] => (body?.error?.details?.issues ?? []).map((i: any) => i.field);
 
 async function rowTotals(): Promise<Record<string, number>> {
+  // The outbox is a queue the relay drains on its own time: an earlier request's row may leave it
+  // between two counts. Counted once drained (a hostile request's writes would show in other tables).
+  await expect
+    .poll(async () => (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox')).n)
+    .toBe(0);
   const tables = await t.app.db.sql.query<{ tablename: string }>(
     `select tablename from pg_tables where schemaname = 'public' and tablename not in ('mikro_orm_migrations', 'rate_limits', 'audit_log', 'workers')`,
   );
