@@ -1,15 +1,16 @@
 /**
  * `npm run bench:summary`: the benchmarks' headline rows, short (about 6 minutes in all), compared
- * with the figures last recorded in the table that opens docs/performance.md, which it then rewrites.
+ * with the best figures recorded in the table that opens docs/performance.md, which it then rewrites.
  *
  * Each benchmark runs in its own process with BENCH_JSON set and writes its headlines there
  * (lib.ts `reportHeadlines`: what, goal, value, which way is better, the figure as the table shows
  * it). A figure more than 10% worse than its record — a share or a rate 10% below it, a latency 10%
  * above — is flagged: the run exits 1 and that row keeps its record, so the next run compares with
  * it again, until the regression is fixed or explained and the new figure accepted with
- * `BENCH_ACCEPT=1` (which records every figure as measured). The other rows take the new figure,
- * today's date with the load average it was measured at, and the commit (`+` when the tree had
- * uncommitted changes).
+ * `BENCH_ACCEPT=1` (which records every figure as measured). A row whose figure is as good as its
+ * record or better takes it, with today's date, the load average it was measured at and the commit
+ * (`+` when the tree had uncommitted changes); a worse one within the 10% leaves the record as it is,
+ * so that small losses cannot lower it run by run.
  *
  * The machine is shared: figures of one run vary with what else runs (the load average says how
  * busy it was). Compare shares measured side by side (each bench measures its ceiling in the same
@@ -138,7 +139,10 @@ for (const h of headlines) {
       Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%` : 'new'
     }${worse ? `  ← more than ${TOLERANCE * 100}% worse than the record` : ''}`,
   );
-  if (!worse || accept) rows.set(h.what, { what: h.what, goal: h.goal, figure: h.figure, date, commit });
+  // The record is the best figure yet: a worse one, even within the tolerance, never replaces it
+  // (small losses would add up unseen), unless accepted knowingly.
+  const better = !record || (h.better === 'higher' ? change >= 0 : change <= 0);
+  if (better || accept) rows.set(h.what, { what: h.what, goal: h.goal, figure: h.figure, date, commit });
 }
 writeFileSync(
   DOC,
@@ -147,7 +151,7 @@ writeFileSync(
     doc.slice(doc.indexOf(END) + END.length),
 );
 console.log(
-  `\ndocs/performance.md's table rewritten${flagged.length && !accept ? ' (flagged rows keep their record)' : ''}.`,
+  `\ndocs/performance.md's table rewritten${accept ? '' : ' (rows that did not improve keep their record)'}.`,
 );
 if (flagged.length > 0 && !accept) {
   console.log(
