@@ -116,6 +116,13 @@ export async function outboxDrained(t: TestApp): Promise<void> {
     .toBe(0);
 }
 
+/** The current revision of the item of subject `kind`/`id`, as `GET /reviews/:kind/:id` answers it. */
+export async function currentRevision(t: TestApp, token: string, kind: string, id: number): Promise<string> {
+  const res = await t.request('GET', `/api/v1/reviews/${kind}/${id}`, { token });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.review.revision as string;
+}
+
 /**
  * Everything a call on `runId` could change: the run as the API shows it, its items, and the org's
  * transition-log, audit, outbox and timer rows. Equal before and after means the call changed nothing.

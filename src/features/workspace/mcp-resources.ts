@@ -30,7 +30,6 @@ const PROMPT_FILE = 'prompt.md';
 interface AuthoredCollection<K extends ResourceKind> {
   kind: K;
   collection: string;
-  label: string;
   access: typeof access.read;
   list(
     s: Services,
@@ -47,7 +46,6 @@ const COLLECTIONS = [
   collection({
     kind: 'skill',
     collection: 'skills',
-    label: 'skill',
     access: access.readSkills,
     list: (s, org, page) => s.resources.listSkills(org, {}, page),
     read: (s, org, slug) => s.applied.getSkill(org, slug),
@@ -55,7 +53,6 @@ const COLLECTIONS = [
   collection({
     kind: 'agent',
     collection: 'agents',
-    label: 'agent',
     access: access.readSkills,
     list: (s, org, page) => s.resources.listAgents(org, page),
     read: (s, org, slug) => s.applied.getAgent(org, slug),
@@ -63,7 +60,6 @@ const COLLECTIONS = [
   collection({
     kind: 'workflow',
     collection: 'workflows',
-    label: 'workflow',
     access: access.read,
     list: (s, org, page) => s.resources.listWorkflows(org, page),
     read: (s, org, slug) => s.applied.getWorkflow(org, slug),
@@ -71,7 +67,6 @@ const COLLECTIONS = [
   collection({
     kind: 'mission',
     collection: 'missions',
-    label: 'mission',
     access: access.read,
     list: (s, org, page) => s.resources.listMissions(org, page),
     read: (s, org, slug) => s.applied.getMission(org, slug),
@@ -90,7 +85,7 @@ export function authoredResources(s: Services): ResourceSource[] {
           uri: resourceUri(c.collection, item.slug),
           name: item.slug,
           title: item.name,
-          description: item.description || `The ${c.label} ${item.slug} (its manifest).`,
+          description: item.description || `The ${c.kind} ${item.slug} (its manifest).`,
           mimeType: YAML,
         })),
         nextAfter: listed.nextAfter,

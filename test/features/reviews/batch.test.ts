@@ -9,6 +9,7 @@ import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 import {
+  currentRevision,
   itemsOf,
   pausedWorkflowRun,
   pendingProposal,
@@ -35,11 +36,6 @@ afterAll(async () => {
 const batch = (body: unknown, token = owner.token) =>
   t.request('POST', '/api/v1/reviews/decide-batch', { token, body });
 
-async function revisionOf(kind: string, id: number, token = owner.token): Promise<string> {
-  const res = await t.request('GET', `/api/v1/reviews/${kind}/${id}`, { token });
-  return res.body.review.revision as string;
-}
-
 /** Whether each item `[kind, id]` still has its open item. */
 async function stillOpen(items: Array<[string, number]>): Promise<boolean[]> {
   return Promise.all(items.map(async ([kind, id]) => (await itemsOf(t, id, kind)).at(-1)?.open === true));
@@ -52,8 +48,12 @@ describe('POST /reviews/decide-batch', () => {
     const action = await pendingProposal(t, 'acme');
     const res = await batch({
       items: [
-        { kind: 'skill', id: skill, revision: await revisionOf('skill', skill) },
-        { kind: 'workflow', id: workflow, revision: await revisionOf('workflow', workflow) },
+        { kind: 'skill', id: skill, revision: await currentRevision(t, owner.token, 'skill', skill) },
+        {
+          kind: 'workflow',
+          id: workflow,
+          revision: await currentRevision(t, owner.token, 'workflow', workflow),
+        },
         { kind: 'action', id: action },
       ],
       action: 'reject',
@@ -77,7 +77,7 @@ describe('POST /reviews/decide-batch', () => {
   it('decides nothing when one item is stale, unknown, another org’s or closed: 409 names each', async () => {
     const a = await pendingSkillRun(t, owner.token);
     const b = await pendingSkillRun(t, owner.token);
-    const staleRevision = await revisionOf('skill', b);
+    const staleRevision = await currentRevision(t, owner.token, 'skill', b);
     expect(
       (
         await t.request('POST', '/api/v1/reviews/assign', {
@@ -91,7 +91,7 @@ describe('POST /reviews/decide-batch', () => {
     const theirs = await pendingSkillRun(t, foreign.token);
     const res = await batch({
       items: [
-        { kind: 'skill', id: a, revision: await revisionOf('skill', a) },
+        { kind: 'skill', id: a, revision: await currentRevision(t, owner.token, 'skill', a) },
         { kind: 'skill', id: b, revision: staleRevision },
         { kind: 'skill', id: 999_999 },
         { kind: 'skill', id: theirs },
@@ -202,7 +202,7 @@ describe('MCP review_decide_batch', () => {
     ).toEqual([true, true]);
     const done = await ok(client, 'review_decide_batch', {
       items: [
-        { kind: 'skill', id: a, revision: await revisionOf('skill', a) },
+        { kind: 'skill', id: a, revision: await currentRevision(t, owner.token, 'skill', a) },
         { kind: 'skill', id: b },
       ],
       action: 'approve',

@@ -11,6 +11,7 @@ import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 import {
+  currentRevision,
   footprint,
   itemsOf,
   missionAwaitingPlan,
@@ -41,23 +42,17 @@ const post = (path: string, body: unknown, token = owner.token, headers?: Record
   t.request('POST', `/api/v1${path}`, { token, body, ...(headers ? { headers } : {}) });
 
 /** The current revision of item `{kind, id}`. */
-async function revisionOf(kind: string, id: number): Promise<string> {
-  const res = await t.request('GET', `/api/v1/reviews/${kind}/${id}`, { token: owner.token });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.review.revision as string;
-}
-
 /** A skill run whose draft is in, and a revision of its item that is no longer current (assigned since). */
 async function staleSkillItem(): Promise<{ id: number; old: string; current: string }> {
   const id = await pendingSkillRun(t, owner.token);
   await t.app.jobs.drain();
-  const old = await revisionOf('skill', id);
+  const old = await currentRevision(t, owner.token, 'skill', id);
   expect((await post('/reviews/assign', { kind: 'skill', id, assignedTo: null, note: 'look' })).status).toBe(
     200,
   );
   // The outbox relay has sent the assignment's event: what a refused call leaves is then steady.
   await outboxDrained(t);
-  return { id, old, current: await revisionOf('skill', id) };
+  return { id, old, current: await currentRevision(t, owner.token, 'skill', id) };
 }
 
 describe('POST /reviews/decide with a revision', () => {
@@ -67,7 +62,7 @@ describe('POST /reviews/decide with a revision', () => {
       kind: 'skill',
       id: a,
       action: 'approve',
-      revision: await revisionOf('skill', a),
+      revision: await currentRevision(t, owner.token, 'skill', a),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await itemsOf(t, a))[0]).toMatchObject({ status: 'decided', open: false });
@@ -104,7 +99,7 @@ describe('POST /reviews/decide with a revision', () => {
 
   it('answers a closed item’s revision as stale, with no current one', async () => {
     const id = await pendingSkillRun(t, owner.token);
-    const seen = await revisionOf('skill', id);
+    const seen = await currentRevision(t, owner.token, 'skill', id);
     expect((await post('/reviews/decide', { kind: 'skill', id, action: 'approve' })).status).toBe(200);
     const again = await post('/reviews/decide', { kind: 'skill', id, action: 'reject', revision: seen });
     expect(again.status).toBe(409);
@@ -120,12 +115,20 @@ describe('POST /reviews/decide with a revision', () => {
       ['mission', mission, 'reject'],
       ['action', proposal, 'reject'],
     ] as const) {
-      const revision = await revisionOf(kind, id);
+      const revision = await currentRevision(t, owner.token, kind, id);
       expect((await post('/reviews/assign', { kind, id, assignedTo: null })).status).toBe(200);
       const stale = await post('/reviews/decide', { kind, id, action, revision });
       expect(stale.status, kind).toBe(409);
-      expect(stale.body.error.details).toEqual({ reason: 'stale', revision: await revisionOf(kind, id) });
-      const res = await post('/reviews/decide', { kind, id, action, revision: await revisionOf(kind, id) });
+      expect(stale.body.error.details).toEqual({
+        reason: 'stale',
+        revision: await currentRevision(t, owner.token, kind, id),
+      });
+      const res = await post('/reviews/decide', {
+        kind,
+        id,
+        action,
+        revision: await currentRevision(t, owner.token, kind, id),
+      });
       expect(res.status, `${kind}: ${JSON.stringify(res.body)}`).toBe(200);
       expect((await itemsOf(t, id, kind)).at(-1)).toMatchObject({ status: 'decided', open: false });
     }
@@ -134,7 +137,7 @@ describe('POST /reviews/decide with a revision', () => {
   it('two reviewers racing on one item: exactly one decision, the other told it is stale', async () => {
     for (let round = 0; round < 3; round++) {
       const id = await pendingSkillRun(t, owner.token);
-      const revision = await revisionOf('skill', id);
+      const revision = await currentRevision(t, owner.token, 'skill', id);
       const answers = await Promise.all([
         post('/reviews/decide', { kind: 'skill', id, action: 'approve', revision }),
         post('/reviews/decide', { kind: 'skill', id, action: 'reject', revision }),
@@ -156,7 +159,7 @@ describe('POST /reviews/decide with a revision', () => {
 
   it('is 404 for another org’s item, 403 without the approve capability, 400 for an empty revision', async () => {
     const id = await pendingSkillRun(t, owner.token);
-    const revision = await revisionOf('skill', id);
+    const revision = await currentRevision(t, owner.token, 'skill', id);
     const other = await post(
       '/reviews/decide',
       { kind: 'skill', id, action: 'approve', revision },
@@ -219,13 +222,16 @@ describe('MCP decide tools with a revision', () => {
 
   it('mission_approve passes the revision', async () => {
     const id = await missionAwaitingPlan(t, owner.token);
-    const seen = await revisionOf('mission', id);
+    const seen = await currentRevision(t, owner.token, 'mission', id);
     expect((await post('/reviews/assign', { kind: 'mission', id, assignedTo: null })).status).toBe(200);
     const stale = await fails(client, 'mission_approve', { missionRunId: id, revision: seen }, 'CONFLICT');
-    expect(stale.details).toEqual({ reason: 'stale', revision: await revisionOf('mission', id) });
+    expect(stale.details).toEqual({
+      reason: 'stale',
+      revision: await currentRevision(t, owner.token, 'mission', id),
+    });
     const run = await ok(client, 'mission_approve', {
       missionRunId: id,
-      revision: await revisionOf('mission', id),
+      revision: await currentRevision(t, owner.token, 'mission', id),
     });
     expect(run).toMatchObject({ id, status: 'executing' });
   });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../../src/platform/http/server.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill } from '../../helpers/resources.js';
+import { outboxDrained } from '../../helpers/reviews.js';
 import { waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
@@ -36,9 +37,7 @@ const fields = (body: any): string[] => (body?.error?.details?.issues ?? []).map
 async function rowTotals(): Promise<Record<string, number>> {
   // The outbox is a queue the relay drains on its own time: an earlier request's row may leave it
   // between two counts. Counted once drained (a hostile request's writes would show in other tables).
-  await expect
-    .poll(async () => (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox')).n)
-    .toBe(0);
+  await outboxDrained(t);
   const tables = await t.app.db.sql.query<{ tablename: string }>(
     `select tablename from pg_tables where schemaname = 'public' and tablename not in ('mikro_orm_migrations', 'rate_limits', 'audit_log', 'workers')`,
   );
