@@ -44,7 +44,7 @@ export function protectedResourceMetadata(baseUrl: string): OAuthProtectedResour
     scopes_supported: [...SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'r3',
-    resource_documentation: `${baseUrl}/api/docs`,
+    resource_documentation: `${baseUrl}/docs`,
   });
 }
 

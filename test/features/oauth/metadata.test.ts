@@ -36,6 +36,9 @@ describe('OAuth discovery', () => {
       expect(doc.resource).toBe(`${t.url}/api/mcp`);
       expect(doc.authorization_servers).toEqual([t.url]);
       expect(doc.scopes_supported).toEqual([...SCOPES]);
+      // The documentation it names opens without a token (the API's browsable docs).
+      expect(doc.resource_documentation).toBe(`${t.url}/docs`);
+      expect((await t.request('GET', '/docs')).status).toBe(200);
     }
   });
 
