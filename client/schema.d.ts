@@ -557,6 +557,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/review-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Review policies of the org by slug: `{reviewPolicies, nextCursor}`. */
+        get: operations["getReviewPolicies"];
+        put?: never;
+        /** Creates a review policy (201 with its detail; 409 when the slug exists; 400 for an unknown role or user, required outside 1–5, remindBefore longer than dueIn, escalate without escalateTo; 403 without the approve capability). */
+        post: operations["postReviewPolicies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/review-policies/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One review policy: approvers, required, selfApproval, deadlines, and `usedBy` (the skills, workflow gates, missions and agents that name it). */
+        get: operations["getReviewPoliciesBySlug"];
+        put?: never;
+        post?: never;
+        /** Deletes a review policy (a new workspace version, applied); 409 while another resource names it (`details.referencedBy`). */
+        delete: operations["deleteReviewPoliciesBySlug"];
+        options?: never;
+        head?: never;
+        /** Updates any subset of a review policy’s fields (`null` removes an optional one). */
+        patch: operations["patchReviewPoliciesBySlug"];
+        trace?: never;
+    };
     "/api/v1/reviews": {
         parameters: {
             query?: never;
@@ -1942,6 +1979,7 @@ export interface operations {
                     /** @default  */
                     description?: string;
                     name: string;
+                    reviewPolicy?: string;
                     /** @default [] */
                     skillSlugs?: string[];
                     slug: string;
@@ -2056,6 +2094,7 @@ export interface operations {
                     active?: boolean;
                     description?: string;
                     name?: string;
+                    reviewPolicy?: string | null;
                     skillSlugs?: string[];
                     slug?: string;
                     sourceSlugs?: string[];
@@ -2804,6 +2843,7 @@ export interface operations {
                      * @enum {string}
                      */
                     review?: "plan" | "result" | "both";
+                    reviewPolicy?: string;
                     slug: string;
                     team: {
                         agent: string;
@@ -2924,6 +2964,7 @@ export interface operations {
                     planner?: string;
                     /** @enum {string} */
                     review?: "plan" | "result" | "both";
+                    reviewPolicy?: string | null;
                     slug?: string;
                     team?: {
                         agent: string;
@@ -3701,6 +3742,205 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getReviewPolicies: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Review policies of the org by slug: `{reviewPolicies, nextCursor}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postReviewPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approvers?: {
+                        roles?: ("owner" | "pm" | "client_reviewer" | "specialist")[];
+                        users?: string[];
+                    };
+                    /** @default  */
+                    description?: string;
+                    dueIn?: string;
+                    escalateTo?: {
+                        roles?: ("owner" | "pm" | "client_reviewer" | "specialist")[];
+                        users?: string[];
+                    };
+                    name: string;
+                    /**
+                     * @default none
+                     * @enum {string}
+                     */
+                    onTimeout?: "none" | "escalate" | "reject";
+                    remindBefore?: string;
+                    /** @default 1 */
+                    required?: number;
+                    /** @default true */
+                    selfApproval?: boolean;
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Creates a review policy (201 with its detail; 409 when the slug exists; 400 for an unknown role or user, required outside 1–5, remindBefore longer than dueIn, escalate without escalateTo; 403 without the approve capability). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getReviewPoliciesBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One review policy: approvers, required, selfApproval, deadlines, and `usedBy` (the skills, workflow gates, missions and agents that name it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteReviewPoliciesBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review policy is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        slug: string;
+                        workspaceSha: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    patchReviewPoliciesBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approvers?: {
+                        roles?: ("owner" | "pm" | "client_reviewer" | "specialist")[];
+                        users?: string[];
+                    } | null;
+                    description?: string;
+                    dueIn?: string | null;
+                    escalateTo?: {
+                        roles?: ("owner" | "pm" | "client_reviewer" | "specialist")[];
+                        users?: string[];
+                    } | null;
+                    name?: string;
+                    /** @enum {string} */
+                    onTimeout?: "none" | "escalate" | "reject";
+                    remindBefore?: string | null;
+                    required?: number;
+                    selfApproval?: boolean;
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Updates any subset of a review policy’s fields (`null` removes an optional one). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5028,6 +5268,7 @@ export interface operations {
                         };
                         /** @default false */
                         requiresApproval?: boolean;
+                        reviewPolicy?: string;
                         slug: string;
                         /**
                          * @default active
@@ -5154,6 +5395,7 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         requiresApproval?: boolean;
+                        reviewPolicy?: string | null;
                         slug?: string;
                         /** @enum {string} */
                         status?: "active" | "draft" | "archived";
@@ -6296,6 +6538,7 @@ export interface operations {
                     } | {
                         assignTo?: string;
                         name: string;
+                        reviewPolicy?: string;
                         title?: string;
                         /** @constant */
                         type: "approve";
@@ -6432,6 +6675,7 @@ export interface operations {
                     } | {
                         assignTo?: string;
                         name: string;
+                        reviewPolicy?: string;
                         title?: string;
                         /** @constant */
                         type: "approve";

@@ -7,6 +7,7 @@
 import { reviewItemMachine } from '../../../machines/index.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
+import type { WorkspaceApi } from '../workspace/index.js';
 import { auditCommand } from './audit-cli.js';
 import { ReviewDecisions } from './decisions.js';
 import { createReviewItems, type ReviewItems } from './items.js';
@@ -19,6 +20,10 @@ import { Migration0037ReviewEdits } from './migrations/0037-review-edits.js';
 import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js';
 import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
 import { Migration0043ReviewLedgerPending } from './migrations/0043-review-ledger-pending.js';
+import { Migration0044ReviewPolicies } from './migrations/0044-review-policies.js';
+import { ReviewPolicies } from './policy/in-force.js';
+import { reviewPolicyRoutes } from './policy/routes.js';
+import { ReviewPolicyViews } from './policy/views.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -31,6 +36,7 @@ export {
   type ReviewDecisions,
 } from './decisions.js';
 export type { ReviewDecision, ReviewItems, ReviewSubjectRef } from './items.js';
+export type { PolicyInForce, PolicyNamer, ReviewPolicies } from './policy/in-force.js';
 export {
   REVIEW_EVENT_TYPES,
   type ReviewEventData,
@@ -65,6 +71,11 @@ export interface ReviewsApi {
   reviewItems: ReviewItems;
   /** The decision ledger (read side: the API's list, `r3 audit verify|export`). */
   ledger: ReviewLedger;
+  /**
+   * Review policies (decisions.md §16): `inForce(orgId, {kind, id})` is the policy an item follows
+   * (policy/in-force.ts).
+   */
+  reviewPolicies: ReviewPolicies;
   /** Where owners register the subjects of their kinds of item. */
   reviewSubjects: { register(kind: ReviewKind, subject: ReviewSubject): void };
 }
@@ -78,11 +89,13 @@ export const reviewsFeature = defineFeature({
     { name: '0040-review-summary', class: Migration0040ReviewSummary },
     { name: '0042-review-ledger', class: Migration0042ReviewLedger },
     { name: '0043-review-ledger-pending', class: Migration0043ReviewLedgerPending },
+    { name: '0044-review-policies', class: Migration0044ReviewPolicies },
   ],
   commands: [auditCommand],
   machines: { 'review-item': reviewItemMachine },
-  register(platform: Platform): ReviewsApi {
+  register(platform: Platform, { workspace }: { workspace: WorkspaceApi }): ReviewsApi {
     const ledger = new ReviewLedger(platform.db.sql, platform.log);
+    const policies = new ReviewPolicies(platform.db.sql, workspace.workspace);
     platform.actors.register(reviewItemKind(ledger));
     const subjects = new Map<ReviewKind, ReviewSubject>();
     const decisions = new ReviewDecisions({ db: platform.db.sql, host: platform.actors, subjects });
@@ -97,10 +110,12 @@ export const reviewsFeature = defineFeature({
       ...reviewRoutes(reviews),
       ...reviewStreamRoutes(platform.bus),
       ...ledgerRoutes(ledger),
+      ...reviewPolicyRoutes(workspace, new ReviewPolicyViews(platform.db.sql)),
     );
     platform.mcp.add(...reviewTools(decisions));
     return {
       ledger,
+      reviewPolicies: policies,
       reviews,
       decisions,
       reviewItems: createReviewItems(platform.actors, platform.log),

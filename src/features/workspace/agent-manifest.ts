@@ -29,6 +29,7 @@ const agentFields = {
   workflowSlugs: slugListSchema,
   sourceSlugs: slugListSchema,
   tools: agentToolsSchema,
+  reviewPolicy: slugSchema,
 };
 
 /**
@@ -47,9 +48,16 @@ export const agentManifestSchema = z.strictObject({
   workflowSlugs: agentFields.workflowSlugs.default(() => []),
   sourceSlugs: agentFields.sourceSlugs.default(() => []),
   tools: agentFields.tools.optional(),
+  /** The review policy of the actions it proposes (`review-policies/<slug>.yaml`); absent: the org's `default`. */
+  reviewPolicy: agentFields.reviewPolicy.optional(),
 });
 /** A validated agent manifest. */
 export type AgentManifest = z.output<typeof agentManifestSchema>;
 
-/** Any subset of an agent's fields (body of `PATCH /agents/:slug`); a list replaces the whole list. */
-export const agentManifestPatchSchema = z.strictObject({ ...agentFields, slug: slugSchema }).partial();
+/**
+ * Any subset of an agent's fields (body of `PATCH /agents/:slug`); a list replaces the whole list;
+ * `reviewPolicy: null` removes it.
+ */
+export const agentManifestPatchSchema = z
+  .strictObject({ ...agentFields, slug: slugSchema, reviewPolicy: agentFields.reviewPolicy.nullable() })
+  .partial();

@@ -6,7 +6,8 @@
  * Layout:
  * - `agents/<slug>.yaml`
  * - `skills/<slug>/manifest.yaml` and `skills/<slug>/prompt.md` (the prompt verbatim)
- * - `workflows/<slug>.yaml`, `object-types/<slug>.yaml`, `sources/<slug>.yaml`, `missions/<slug>.yaml`
+ * - `workflows/<slug>.yaml`, `object-types/<slug>.yaml`, `sources/<slug>.yaml`, `missions/<slug>.yaml`,
+ *   `review-policies/<slug>.yaml`
  */
 import YAML, { LineCounter } from 'yaml';
 import { type FieldPath, issuesFromZod, type WorkspaceIssue } from './issues.js';
@@ -28,6 +29,7 @@ const SINGLE_FILE_DIRS: Record<Exclude<ResourceKind, 'skill'>, string> = {
   object_type: 'object-types',
   source: 'sources',
   mission: 'missions',
+  review_policy: 'review-policies',
 };
 const KIND_BY_DIR = new Map<string, ResourceKind>(
   Object.entries(SINGLE_FILE_DIRS).map(([kind, dir]) => [dir, kind as ResourceKind]),

@@ -41,6 +41,19 @@ export {
 } from './reindex-queue.js';
 export type { MissionDetail, ObjectTypeView, ResourceViews } from './resource-views.js';
 export { DEFAULT_RETRIEVAL, fusedScore, type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
+export {
+  BUILT_IN_POLICY,
+  DEFAULT_POLICY_SLUG,
+  MAX_REQUIRED,
+  ON_TIMEOUT,
+  type OnTimeout,
+  type PolicyPeople,
+  policyRules,
+  type ReviewPolicyManifest,
+  type ReviewPolicyRules,
+  reviewPolicyManifestPatchSchema,
+  reviewPolicyManifestSchema,
+} from './review-policy-manifest.js';
 export { createAuthored, deleteAuthoredRoute, patchAuthored } from './routes/authored.js';
 export type { WorkspaceServices } from './services.js';
 export {

@@ -6,7 +6,7 @@
  *
  * Terminology (src/features/workspace/):
  * - **workspace**: an org's tree of authored text files (`agents/`, `skills/`, `workflows/`,
- *   `object-types/`, `sources/`, `missions/`). It is the source of truth for authored resources; the database tables
+ *   `object-types/`, `sources/`, `missions/`, `review-policies/`). It is the source of truth for authored resources; the database tables
  *   are a projection of it.
  * - **resource**: one authored thing, identified by `(kind, slug)`. Most are one YAML file; a skill is two
  *   files (`manifest.yaml` + `prompt.md`).
@@ -23,12 +23,21 @@ import type { z } from 'zod';
 import { type AgentManifest, agentManifestSchema } from './agent-manifest.js';
 import { type MissionManifest, missionManifestSchema } from './mission-manifest.js';
 import { type ObjectTypeManifest, objectTypeManifestSchema } from './object-type-manifest.js';
+import { type ReviewPolicyManifest, reviewPolicyManifestSchema } from './review-policy-manifest.js';
 import { type SkillManifest, skillManifestSchema } from './skill-manifest.js';
 import { type SourceManifest, sourceManifestSchema } from './source-manifest.js';
 import { type WorkflowManifest, workflowManifestSchema } from './workflow-manifest.js';
 
 /** The kinds of authored resource, in the order listings and diffs use. */
-export const RESOURCE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'source', 'mission'] as const;
+export const RESOURCE_KINDS = [
+  'agent',
+  'skill',
+  'workflow',
+  'object_type',
+  'source',
+  'mission',
+  'review_policy',
+] as const;
 /** A kind of authored resource (`object_type` as in MCP `workspace_get`). */
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
@@ -40,6 +49,7 @@ export const MANIFEST_SCHEMAS = {
   object_type: objectTypeManifestSchema,
   source: sourceManifestSchema,
   mission: missionManifestSchema,
+  review_policy: reviewPolicyManifestSchema,
 } as const;
 
 /** The manifest type of a kind. */
@@ -52,4 +62,5 @@ export type WorkspaceResource =
   | { kind: 'workflow'; manifest: WorkflowManifest }
   | { kind: 'object_type'; manifest: ObjectTypeManifest }
   | { kind: 'source'; manifest: SourceManifest }
-  | { kind: 'mission'; manifest: MissionManifest };
+  | { kind: 'mission'; manifest: MissionManifest }
+  | { kind: 'review_policy'; manifest: ReviewPolicyManifest };

@@ -68,6 +68,7 @@ const missionFields = {
   planner: slugSchema,
   review: z.enum(MISSION_REVIEW_MODES),
   limits: missionLimitsSchema,
+  reviewPolicy: slugSchema,
 };
 
 function checkPlanner(
@@ -103,13 +104,17 @@ export const missionManifestSchema = z
       maxParallel: DEFAULT_MAX_PARALLEL,
       maxToolCalls: DEFAULT_MAX_TOOL_CALLS,
     })),
+    /** The review policy of its runs' items (`review-policies/<slug>.yaml`); absent: the org's `default`. */
+    reviewPolicy: missionFields.reviewPolicy.optional(),
   })
   .superRefine(checkPlanner);
 /** A validated mission manifest (see {@link plannerOf} for its planner). */
 export type MissionManifest = z.output<typeof missionManifestSchema>;
 
 /** Any subset of a mission's fields (body of `PATCH /missions/:slug`). */
-export const missionManifestPatchSchema = z.strictObject({ ...missionFields, slug: slugSchema }).partial();
+export const missionManifestPatchSchema = z
+  .strictObject({ ...missionFields, slug: slugSchema, reviewPolicy: missionFields.reviewPolicy.nullable() })
+  .partial();
 
 /** The mission's planner: `planner`, or the first member of the team. */
 export function plannerOf(mission: Pick<MissionManifest, 'planner' | 'team'>): string {

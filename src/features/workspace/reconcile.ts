@@ -18,6 +18,7 @@ export const RESOURCE_TABLES: Record<ResourceKind, string> = {
   object_type: 'object_types',
   source: 'sources',
   mission: 'missions',
+  review_policy: 'review_policies',
 };
 
 /** What an apply did. */
@@ -48,6 +49,7 @@ function kindValues(resource: WorkspaceResource): unknown[] {
     case 'source':
       return [resource.manifest.kind, resource.manifest.connection.state];
     case 'mission':
+    case 'review_policy':
       return [];
   }
 }
@@ -59,6 +61,7 @@ const KIND_COLUMNS: Record<ResourceKind, string[]> = {
   object_type: ['language'],
   source: ['kind', 'connection_state'],
   mission: [],
+  review_policy: [],
 };
 
 function upsertSql(kind: ResourceKind): string {

@@ -89,6 +89,7 @@ const skillFields = {
   tools: toolNameListSchema,
   maxToolCalls: z.number().int().min(1).max(MAX_TOOL_CALLS),
   titleTemplate: titleTemplateSchema,
+  reviewPolicy: slugSchema,
 };
 
 /**
@@ -115,6 +116,8 @@ export const skillManifestSchema = z.strictObject({
   tools: skillFields.tools.optional(),
   maxToolCalls: skillFields.maxToolCalls.optional(),
   titleTemplate: skillFields.titleTemplate.optional(),
+  /** The review policy of its runs' items (`review-policies/<slug>.yaml`); absent: the org's `default`. */
+  reviewPolicy: skillFields.reviewPolicy.optional(),
 });
 
 /** The tools a skill lists (absent: none). */
@@ -131,7 +134,7 @@ export type SkillManifest = z.output<typeof skillManifestSchema>;
 
 /**
  * Any subset of a skill manifest's fields, no defaults. `null` removes an optional field
- * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`, `titleTemplate`). `slug`, when present, must equal the
+ * (`inputSchema`, `outputSchema`, `model`, `tools`, `maxToolCalls`, `titleTemplate`, `reviewPolicy`). `slug`, when present, must equal the
  * skill's slug.
  */
 export const skillManifestPatchSchema = z
@@ -144,6 +147,7 @@ export const skillManifestPatchSchema = z
     tools: skillFields.tools.nullable(),
     maxToolCalls: skillFields.maxToolCalls.nullable(),
     titleTemplate: skillFields.titleTemplate.nullable(),
+    reviewPolicy: skillFields.reviewPolicy.nullable(),
   })
   .partial();
 

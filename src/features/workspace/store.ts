@@ -49,6 +49,7 @@ import {
   describeChanges,
   languageIssues,
   persistWorkingTree,
+  policyUserIssues,
   type ResourceRef,
   shasOf,
   type WorkingTree,
@@ -192,7 +193,10 @@ export class WorkspaceStore {
       const toolNames = this.deps.toolNames?.();
       const validation = validateWorkspace(after, undefined, toolNames ? { toolNames } : {});
       if (!validation.ok) problems.push(...validation.errors);
-      else problems.push(...(await languageIssues(sql, validation.resources)));
+      else {
+        problems.push(...(await languageIssues(sql, validation.resources)));
+        problems.push(...(await policyUserIssues(sql, orgId, plan.put ?? [])));
+      }
       if (problems.length > 0) throw workspaceInvalid(problems);
       if (validation.ok && (by.mayChangeReview !== true || this.writeGuards.length > 0)) {
         const previous = validateWorkspace(before);

@@ -21,7 +21,7 @@ export type WorkspaceValidation =
 
 const LAYOUT_HINT =
   'agents/<slug>.yaml, skills/<slug>/manifest.yaml, skills/<slug>/prompt.md, workflows/<slug>.yaml, ' +
-  'object-types/<slug>.yaml, sources/<slug>.yaml, missions/<slug>.yaml';
+  'object-types/<slug>.yaml, sources/<slug>.yaml, missions/<slug>.yaml, review-policies/<slug>.yaml';
 
 const KIND_LABEL: Record<ResourceKind, string> = {
   agent: 'agent',
@@ -30,6 +30,7 @@ const KIND_LABEL: Record<ResourceKind, string> = {
   object_type: 'object type',
   source: 'source',
   mission: 'mission',
+  review_policy: 'review policy',
 };
 
 type SlugIndex = Record<ResourceKind, Set<string>>;
@@ -85,6 +86,10 @@ function references(
       refs.push({ path: [field, index], kind, slug });
     });
   };
+  // The review policy a skill, mission or agent names (`review-policies/<slug>.yaml`).
+  if ('reviewPolicy' in resource.manifest && resource.manifest.reviewPolicy !== undefined) {
+    refs.push({ path: ['reviewPolicy'], kind: 'review_policy', slug: resource.manifest.reviewPolicy });
+  }
   switch (resource.kind) {
     case 'agent':
       list('skillSlugs', 'skill', resource.manifest.skillSlugs);
@@ -99,6 +104,13 @@ function references(
       steps.forEach((step, index) => {
         if (step.type === 'skill')
           refs.push({ path: ['steps', index, 'skill'], kind: 'skill', slug: step.skill });
+        else if (step.reviewPolicy !== undefined) {
+          refs.push({
+            path: ['steps', index, 'reviewPolicy'],
+            kind: 'review_policy',
+            slug: step.reviewPolicy,
+          });
+        }
       });
       break;
     }
@@ -191,7 +203,8 @@ export interface ValidateOptions {
  * every file parses and matches its kind's schema; a manifest's slug equals its path's; a skill has
  * both files; every cross reference names a resource in the tree (agent → skills, workflows, sources;
  * workflow step → skill; `object.created` trigger → object type; sourceRelevance → sources; a
- * source's sync.objectTypes → object types; a mission's team → agents, each active); every JSON
+ * source's sync.objectTypes → object types; a mission's team → agents, each active; a skill's,
+ * mission's, agent's or workflow approve step's `reviewPolicy` → review policies); every JSON
  * Schema compiles (draft 2020-12, see json-schema.ts) and describes an object; a workflow with a
  * `schedule` trigger has an inputSchema that accepts `{}` (the input of its scheduled runs); every
  * tool a skill's `tools` or an agent's `tools.allow`/`tools.deny` names is a registered run tool
@@ -216,6 +229,7 @@ export function validateWorkspace(
     object_type: new Set(),
     source: new Set(),
     mission: new Set(),
+    review_policy: new Set(),
   };
   const resources: WorkspaceResource[] = [];
   for (const group of groups.values()) {

@@ -53,6 +53,8 @@ export const approveStepSchema = z.strictObject({
   type: z.literal('approve'),
   title: z.string().min(1).max(200).optional(),
   assignTo: z.string().min(1).max(200).optional(),
+  /** The review policy of this gate's items (`review-policies/<slug>.yaml`); absent: the org's `default`. */
+  reviewPolicy: slugSchema.optional(),
 });
 
 /** One workflow step; more step types will join this union. */

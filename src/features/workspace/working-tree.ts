@@ -9,6 +9,7 @@ import { type GitIdentity, hashBlob } from './git-objects.js';
 import { issuesFromZod, type WorkspaceIssue } from './issues.js';
 import { MANIFEST_SCHEMAS, type ResourceKind, type WorkspaceResource } from './manifests.js';
 import { DEFAULT_OBJECT_LANGUAGE } from './object-type-manifest.js';
+import { policyUsers } from './review-policy-manifest.js';
 import { saveBlobs, saveWorkingFiles, type TreeFile } from './store-sql.js';
 import { referrersOf } from './validate.js';
 
@@ -40,6 +41,7 @@ export const KIND_LABEL: Record<ResourceKind, string> = {
   object_type: 'object type',
   source: 'source',
   mission: 'mission',
+  review_policy: 'review policy',
 };
 
 /** The git author of a version made by `actor`. */
@@ -136,6 +138,34 @@ export async function languageIssues(
       file: manifestPath('object_type', n.slug),
       path: ['language'],
       message: `"${n.language}" is not a text-search configuration of this database (see pg_ts_config)`,
+    }));
+}
+
+/**
+ * Issues for users that the review policies a write puts name (`approvers.users`, `escalateTo.users`)
+ * but the org does not have. Only the written policies are checked: a user removed later does not
+ * block writes of other resources.
+ */
+export async function policyUserIssues(
+  sql: Sql,
+  orgId: number,
+  put: readonly WorkspaceResource[],
+): Promise<WorkspaceIssue[]> {
+  const named = put.flatMap((r) =>
+    r.kind === 'review_policy' ? policyUsers(r.manifest).map((u) => ({ ...u, slug: r.manifest.slug })) : [],
+  );
+  if (named.length === 0) return [];
+  const rows = await sql.query<{ id: string }>(
+    'select id from users where org_id = $1 and id = any($2::text[])',
+    [orgId, [...new Set(named.map((n) => n.user))]],
+  );
+  const known = new Set(rows.map((r) => r.id));
+  return named
+    .filter((n) => !known.has(n.user))
+    .map((n) => ({
+      file: manifestPath('review_policy', n.slug),
+      path: n.path,
+      message: `user "${n.user}" does not exist in the org`,
     }));
 }
 

@@ -27,6 +27,7 @@ const LABEL: Record<ResourceKind, string> = {
   object_type: 'object type',
   source: 'source',
   mission: 'mission',
+  review_policy: 'review policy',
 };
 
 /** Where a resource's manifest sits in its REST body: the body itself, or `manifest` for skills. */
