@@ -12,13 +12,16 @@
  *
  * BENCH_CONNECTIONS (default `1,16,64`) and BENCH_PARTS (default `runs,tokens,engines,limiter`) pick
  * rows; the headlines (`npm run bench:summary`) are the two `GET /runs/:id` shares of bare uWS at the
- * most connections measured.
+ * most connections measured. Each r3 row also prints the CPU a request cost r3's main thread and the
+ * database's backends (µs): steadier than throughput on a shared machine.
  */
 import {
   completedRun,
+  cpuMs,
   createBenchDatabase,
   createBenchSkill,
   createBenchToken,
+  databaseCpuMs,
   type LoadResult,
   load,
   nodeBinary,
@@ -48,15 +51,30 @@ try {
   const runUrl = `${r3.url}/api/v1/runs/${await completedRun(r3.url, token, 'bench')}`;
   const tokensUrl = `${r3.url}/api/v1/tokens`;
   const rows: LoadResult[] = [];
+  const costs: string[] = [];
+  /** `load` on r3, noting the CPU per request of r3's main thread and of the database. */
+  const measured = async (label: string, url: string, c: number, request = { headers }) => {
+    const pid = r3.child.pid as number;
+    const before = [cpuMs(pid, pid), await databaseCpuMs(db.url)];
+    const row = await load(label, url, c, request);
+    const after = [cpuMs(pid, pid), await databaseCpuMs(db.url)];
+    const requests = row.rps * Number(process.env.BENCH_DURATION ?? 10);
+    const per = (i: number) => {
+      const [a, b] = [before[i], after[i]];
+      return a == null || b == null ? '?' : (((b - a) * 1000) / requests).toFixed(1);
+    };
+    costs.push(
+      `${label.padEnd(34)} ${String(c).padStart(5)}  r3 main ${per(0)} µs/req, database ${per(1)} µs/req`,
+    );
+    return row;
+  };
   await load('warm-up', runUrl, 16, { headers, duration: 3 });
   if (PARTS.has('tokens')) await load('warm-up', tokensUrl, 16, { headers, duration: 2 });
 
   for (const c of CONNECTIONS) rows.push(await load('bare uWS hello', `${bare.url}/`, c));
-  if (PARTS.has('runs'))
-    for (const c of CONNECTIONS) rows.push(await load(RUNS_LABEL, runUrl, c, { headers }));
+  if (PARTS.has('runs')) for (const c of CONNECTIONS) rows.push(await measured(RUNS_LABEL, runUrl, c));
   if (PARTS.has('tokens')) {
-    for (const c of CONNECTIONS)
-      rows.push(await load('r3 GET /tokens (auth, no limit)', tokensUrl, c, { headers }));
+    for (const c of CONNECTIONS) rows.push(await measured('r3 GET /tokens (auth, no limit)', tokensUrl, c));
   }
   if (PARTS.has('engines') && process.env.BENCH_ENGINES !== '0') {
     const fallbacks: Array<[string, string | null, Record<string, string>]> = [
@@ -85,13 +103,16 @@ try {
 
   if (PARTS.has('limiter')) {
     await r3Cli(['org', 'limits', '--org', 'bench', '--per-min', '100000000', '--burst', '100000000'], env);
-    for (const c of CONNECTIONS) rows.push(await load(LIMITED_LABEL, runUrl, c, { headers }));
+    for (const c of CONNECTIONS) rows.push(await measured(LIMITED_LABEL, runUrl, c));
   }
 
   printTable(
     `bench:http — ${process.env.BENCH_DURATION ?? 10}s per row, load generator in-process, servers in child processes`,
     rows,
     (row) => rows.find((r) => r.label === 'bare uWS hello' && r.connections === row.connections),
+  );
+  console.log(
+    `\nCPU per request (main thread of r3; PostgreSQL's backends of this database)\n${costs.join('\n')}`,
   );
   const most = Math.max(...CONNECTIONS);
   const at = (label: string) => rows.find((r) => r.label === label && r.connections === most);
