@@ -10,9 +10,16 @@
  * pool's connections, a request's authentication waited for one to come back — accepts queued behind
  * execution work. Here a borrow is an array pop, and the workers never hold these sessions.
  *
+ * Their one write, the rate-limit step authentication takes (src/platform/ratelimit/gcra-sql.ts), is
+ * committed without waiting for the WAL's flush (`synchronous_commit = off`): every batch of a
+ * limited token's requests commits its step, and with the flush in the way a batch's answer waited
+ * for the disk (docs/performance.md, "GET /runs/:id"). Other sessions see the step at once as before;
+ * what a crash of PostgreSQL (not of r3) may lose is the last fraction of a second of steps, so a
+ * bucket may come back a little fuller than it was. Nothing else is written on these sessions.
+ *
  * Terminology:
  * - session: one pg client, opened on first need with the pool's settings (application name, generic
- *   plans, pipelining), at most `size` at once; a borrower gets an idle one, a new one while fewer
+ *   plans, pipelining) and asynchronous commits, at most `size` at once; a borrower gets an idle one, a new one while fewer
  *   than `size` are open, else waits for one to be given back (first come, first served).
  * - broken: a session whose connection failed or ended (PostgreSQL restarted, the backend was
  *   terminated): it is closed when given back, not lent again, and the next borrow opens another.
@@ -36,6 +43,12 @@ export function sessionOptions(settings: SessionSettings): pg.ClientConfig & { p
     // A statement is sent without waiting for the answers to those before it (sql.ts).
     pipeline: true,
   };
+}
+
+/** The hot reads' sessions' options: the pool's, with commits that do not wait for the WAL's flush. */
+function hotSessionOptions(settings: SessionSettings): pg.ClientConfig & { pipeline: boolean } {
+  const options = sessionOptions(settings);
+  return { ...options, options: `${options.options} -c synchronous_commit=off` };
 }
 
 /** A connection source of at most `size` sessions of its own; `close` ends them. */
@@ -76,7 +89,7 @@ export function hotReadConnections(
   }
 
   async function open(): Promise<pg.Client> {
-    const client = new pg.Client(sessionOptions(settings));
+    const client = new pg.Client(hotSessionOptions(settings));
     all.add(client);
     const lose = () => broken.add(client);
     // A session's connection error is its borrower's statement's error; the session is not reused.

@@ -269,13 +269,17 @@ const pidOf = async (client: pg.Client) =>
 
 describe('the hot reads’ sessions', () => {
   it('open with the pool’s settings, on sessions that are not the pool’s', async () => {
-    const [row] = await db.reads.query<{ mode: string; app: string; pid: number }>(
+    const [row] = await db.reads.query<{ mode: string; app: string; pid: number; commit: string }>(
       `select current_setting('plan_cache_mode') as mode, current_setting('application_name') as app,
-              pg_backend_pid() as pid`,
+              pg_backend_pid() as pid, current_setting('synchronous_commit') as commit`,
     );
-    expect(row).toMatchObject({ mode: 'force_generic_plan', app: 'r3' });
-    const pool = await db.sql.query<{ pid: number }>('select pg_backend_pid() as pid');
+    // Their rate-limit steps commit without waiting for the WAL's flush; the pool's commits still do.
+    expect(row).toMatchObject({ mode: 'force_generic_plan', app: 'r3', commit: 'off' });
+    const pool = await db.sql.query<{ pid: number; commit: string }>(
+      `select pg_backend_pid() as pid, current_setting('synchronous_commit') as commit`,
+    );
     expect(pool[0]?.pid).not.toBe(row?.pid);
+    expect(pool[0]?.commit).toBe('on');
   });
 
   it('lend at most `size` sessions, reuse them, and serve waiters first come first served', async () => {
