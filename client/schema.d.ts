@@ -618,7 +618,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One review item — the open one of the subject, else its last one — with its subject as the subject’s GET answers it; `ETag` is the open item’s revision. */
+        /** One review item — the open one of the subject, else its last one — with its subject as the subject’s GET answers it (and, for skill and workflow runs, `steps`: the run’s steps with each skill step’s outputSchema); `ETag` is the open item’s revision. */
         get: operations["getReviewsByKindById"];
         put?: never;
         post?: never;
@@ -4010,7 +4010,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description {review, subject}; header ETag: "<revision>" while the item is open. */
+            /** @description {review, subject, steps?}; header ETag: "<revision>" while the item is open. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4038,6 +4038,17 @@ export interface operations {
                             summary: string | null;
                             title: string;
                         };
+                        steps?: {
+                            assignTo?: string;
+                            name: string;
+                            outputSchema?: {
+                                [key: string]: unknown;
+                            } | null;
+                            skill?: string;
+                            title?: string;
+                            /** @enum {string} */
+                            type: "skill" | "approve";
+                        }[];
                         subject: unknown;
                     };
                 };

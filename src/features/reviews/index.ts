@@ -55,6 +55,7 @@ export {
   REVIEW_KINDS,
   REVIEW_STATUS_OF_KIND,
   type ReviewKind,
+  type ReviewStep,
   type ReviewSubject,
   type SubjectDecision,
   type SubjectOutcome,

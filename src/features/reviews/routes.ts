@@ -105,6 +105,16 @@ export const reviewViewSchema = z
   })
   .meta({ description: 'A review item: an open one carries its revision, what a reviewer saw.' });
 
+/** A run's step as its review screen draws it (`ReviewStep`). */
+const reviewStepSchema = z.object({
+  name: z.string(),
+  type: z.enum(['skill', 'approve']),
+  skill: z.string().optional(),
+  outputSchema: z.record(z.string(), z.unknown()).nullable().optional(),
+  title: z.string().optional(),
+  assignTo: z.string().optional(),
+});
+
 /** Path of `GET /reviews/:kind/:id` (strings: anything else than a kind and an id is 404). */
 const itemParams = z.object({ kind: z.string(), id: z.string() });
 
@@ -168,11 +178,15 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       access: access.read,
       params: itemParams,
       summary:
-        'One review item — the open one of the subject, else its last one — with its subject as the subject’s GET answers it; `ETag` is the open item’s revision.',
+        'One review item — the open one of the subject, else its last one — with its subject as the subject’s GET answers it (and, for skill and workflow runs, `steps`: the run’s steps with each skill step’s outputSchema); `ETag` is the open item’s revision.',
       responses: {
         200: {
-          description: '{review, subject}; header ETag: "<revision>" while the item is open.',
-          schema: z.object({ review: reviewViewSchema, subject: z.unknown() }),
+          description: '{review, subject, steps?}; header ETag: "<revision>" while the item is open.',
+          schema: z.object({
+            review: reviewViewSchema,
+            subject: z.unknown(),
+            steps: z.array(reviewStepSchema).optional(),
+          }),
         },
       },
       handler: async ({ principal, params }) => {

@@ -35,7 +35,7 @@ import type { Clock } from '../../platform/util/clock.js';
 import { type BatchRequest, gone, type ReviewDecisions } from './decisions.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
-import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewSubject } from './subjects.js';
+import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewStep, type ReviewSubject } from './subjects.js';
 
 export { REVIEW_KINDS, REVIEW_STATUS_OF_KIND, type ReviewKind } from './subjects.js';
 
@@ -234,10 +234,13 @@ export class ReviewService {
 
   /**
    * The item `{kind, id}` of the caller's org — its open one, else its last closed one — and its
-   * subject as the subject's own GET answers it. 404 when the subject never waited for review (or is
-   * another org's, or of another kind).
+   * subject as the subject's own GET answers it, and its steps when its kind has them (runs). 404 when
+   * the subject never waited for review (or is another org's, or of another kind).
    */
-  async get(principal: Principal, ref: ReviewRef): Promise<{ review: ReviewView; subject: unknown }> {
+  async get(
+    principal: Principal,
+    ref: ReviewRef,
+  ): Promise<{ review: ReviewView; subject: unknown; steps?: ReviewStep[] }> {
     const subject = this.deps.subjects.get(ref.kind);
     if (!subject) throw notFound(`${ref.kind} review`, ref.id);
     const rows = await this.deps.db.prepared<ItemRow>('reviews_get', LATEST_ITEM, [
@@ -247,7 +250,15 @@ export class ReviewService {
     ]);
     const row = rows[0];
     if (!row) throw notFound(`${ref.kind} review`, ref.id);
-    return { review: this.view(row, this.deps.clock.now()), subject: await subject.view(principal, ref.id) };
+    const [view, steps] = await Promise.all([
+      subject.view(principal, ref.id),
+      subject.steps?.(principal, ref.id),
+    ]);
+    return {
+      review: this.view(row, this.deps.clock.now()),
+      subject: view,
+      ...(steps === undefined ? {} : { steps }),
+    };
   }
 
   /**

@@ -54,6 +54,20 @@ export interface SubjectDecision {
  */
 export type SubjectOutcome = { decided: true } | { refused: { status: string } };
 
+/**
+ * A step of a run as its review screen draws it (`GET /reviews/:kind/:id` `steps`): a skill step
+ * with its skill and that skill's `outputSchema` (null: any object), from which the screen builds the
+ * edit form; a gate with its title and assignee.
+ */
+export interface ReviewStep {
+  name: string;
+  type: 'skill' | 'approve';
+  skill?: string;
+  outputSchema?: Record<string, unknown> | null;
+  title?: string;
+  assignTo?: string;
+}
+
 /** How the queue reaches the subjects of one kind. */
 export interface ReviewSubject<View = unknown> {
   /**
@@ -64,6 +78,11 @@ export interface ReviewSubject<View = unknown> {
   decide(tx: ActorTx, decider: Decider, id: number, decision: SubjectDecision): Promise<SubjectOutcome>;
   /** The subject as its own GET answers it (the run, mission run or proposal); 404 when it is not the org's. */
   view(principal: Principal, id: number): Promise<View>;
+  /**
+   * The subject's steps as the version it runs defines them (skill and workflow runs); absent: the
+   * kind has none. Read for the review screen, beside `view`.
+   */
+  steps?(principal: Principal, id: number): Promise<ReviewStep[]>;
   /** The shape of the edits an approval of this kind takes (decisions.md §15); absent: it takes none. */
   edits?: z.ZodType<Record<string, unknown>>;
   /** The subject's review screen. */

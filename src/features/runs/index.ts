@@ -19,6 +19,7 @@ import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { Migration0047RunForks } from './migrations/0047-run-forks.js';
 import { Migration0048RunReplays } from './migrations/0048-run-replays.js';
 import { runRoutes } from './routes.js';
+import { reviewSteps } from './review-steps.js';
 import { type ChildRunListener, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
 import { RunService } from './service.js';
@@ -139,6 +140,7 @@ export const runsFeature = defineFeature({
         decide: (tx, decider, id, decision) => runs.decideIn(tx, decider, id, decision),
         edits: kind === 'skill' ? SKILL_EDITS : WORKFLOW_EDITS,
         view: (principal, id) => runs.get(principal, id),
+        steps: (principal, id) => reviewSteps(db.sql, principal, kind, id),
         reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
         pollUrl: runPath,
       });

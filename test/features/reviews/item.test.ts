@@ -99,6 +99,38 @@ describe('GET /reviews/:kind/:id', () => {
     }
   });
 
+  it('answers a run’s steps from the version it runs: a skill with its outputSchema, a workflow’s gates and skill steps; none for missions and actions', async () => {
+    const strict = await pendingSkillRun(t, owner.token, 'gated-strict');
+    const skill = await get(`/reviews/skill/${strict}`);
+    expect(skill.body.steps).toEqual([
+      {
+        name: 'gated-strict',
+        type: 'skill',
+        skill: 'gated-strict',
+        outputSchema: { type: 'object', required: ['summary'] },
+      },
+    ]);
+    const plain = await get(`/reviews/skill/${await pendingSkillRun(t, owner.token)}`);
+    expect(plain.body.steps).toEqual([{ name: 'gated', type: 'skill', skill: 'gated', outputSchema: null }]);
+    const workflow = await pausedWorkflowRun(t, owner.token);
+    // A later change of the skill does not change what the run's steps say (the run's own version).
+    expect(
+      (
+        await t.request('PATCH', '/api/v1/skills/echoer', {
+          token: owner.token,
+          body: { manifest: { outputSchema: { type: 'object', required: ['changed'] } } },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await get(`/reviews/workflow/${workflow}`)).body.steps).toEqual([
+      { name: 'gate', type: 'approve', title: 'Go?' },
+      { name: 'work', type: 'skill', skill: 'echoer', outputSchema: null },
+    ]);
+    const mission = await missionAwaitingPlan(t, owner.token);
+    expect((await get(`/reviews/mission/${mission}`)).body).not.toHaveProperty('steps');
+    expect((await get(`/reviews/workflow/${workflow}`, foreign.token)).status).toBe(404);
+  });
+
   it('answers a decided item as decided, without a revision or ETag', async () => {
     const id = await pendingSkillRun(t, owner.token);
     expect((await post('/reviews/decide', { kind: 'skill', id, action: 'reject' })).status).toBe(200);
