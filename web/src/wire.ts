@@ -22,6 +22,10 @@ export type Transition = Body<'getRunsByIdTransitions'>['transitions'][number];
 export type ActorTransition = Body<'getActorsByKindByIdTransitions'>['transitions'][number];
 /** A review item as `GET /reviews` lists it. */
 export type ReviewItem = Body<'getReviews'>['reviews'][number];
+/** What `GET /reviews/:kind/:id` answers: the item, its subject, and a run's steps. */
+export type ReviewAnswer = Body<'getReviewsByKindById'>;
+/** A run's step as its review screen draws it (`steps` of `GET /reviews/:kind/:id`). */
+export type ReviewStep = NonNullable<ReviewAnswer['steps']>[number];
 /** A mission run (`GET /mission-runs/:id`). */
 export type MissionRun = Body<'getMissionRunsById'>;
 /** A proposal (`GET /proposals/:id`). */

@@ -18,8 +18,8 @@ import { Migration0009RunEventsCascade } from './migrations/0009-run-events-casc
 import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { Migration0047RunForks } from './migrations/0047-run-forks.js';
 import { Migration0048RunReplays } from './migrations/0048-run-replays.js';
-import { runRoutes } from './routes.js';
 import { reviewSteps } from './review-steps.js';
+import { runRoutes } from './routes.js';
 import { type ChildRunListener, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
 import { RunService } from './service.js';

@@ -1,20 +1,28 @@
 /**
  * The review screen (/review/runs/:id, the run's `reviewUrl`): the draft rendered safely beside the
- * input; what it ran on (skill or workflow, workspace version, agent); step results, tool calls and
- * anything else the run carries; earlier review and feedback; its history; and — with the approve
- * capability, while the run waits — the decision. Live while the run moves (a tool call shows as it
- * completes).
+ * input; what it ran on (skill or workflow, workspace version, agent); its review item (assignee,
+ * note, snooze, due time); a workflow's gate and step timeline, and what was approved at the gate
+ * (frozen: later steps do not change it); tool calls and anything else the run carries; earlier
+ * review (with what the reviewer changed) and feedback; its history; and — with the approve
+ * capability, while the run waits — the decision: edit before approving (a Markdown draft in an
+ * editor beside its live preview, other fields as a form from the skill's outputSchema), the diff of
+ * the edit before confirming, bound to the revision shown. Live while the run moves.
  */
 import { useEffect } from 'preact/hooks';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { loadUsers } from '../people/people-data.js';
+import { DecisionPanel } from '../review/decision-panel.js';
+import type { Change } from '../review/diff-view.js';
+import { DiffView } from '../review/diff-view.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
 import { FeedbackButtons } from '../review/feedback-buttons.js';
-import { ReviewActions } from '../review/review-actions.js';
-import { followRun, loadRun } from '../review/review-data.js';
+import { ItemFacts } from '../review/item-facts.js';
+import { OutputEditor } from '../review/output-editor.js';
+import { assignRun, decideRun, followRun, loadRun, snoozeRun } from '../review/review-data.js';
+import { StepTimeline } from '../review/step-timeline.js';
 import { ToolCalls } from '../review/tool-calls.js';
-import { type Run, reviewStore } from '../stores/review-store.js';
+import { type ReviewContext, type ReviewStep, type Run, reviewStore } from '../stores/review-store.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
 import { LoadingPage } from './loading-page.js';
@@ -31,6 +39,7 @@ const KNOWN = new Set([
   'pausedAt',
   'input',
   'output',
+  'draftOutput',
   'stepResults',
   'error',
   'review',
@@ -86,6 +95,49 @@ function RunFacts({ run }: { run: Run }) {
   );
 }
 
+/** What the reviewer's edits change: each edited step's output before and after. */
+function changesOf(run: Run, edited: ReviewContext['edited']): Change[] {
+  return Object.entries(edited).map(([step, after]) => ({
+    label: run.kind === 'skill' ? 'Draft' : `Step ${step}`,
+    before: run.stepResults?.[step]?.output ?? (run.kind === 'skill' ? run.output : null),
+    after,
+  }));
+}
+
+/**
+ * What a reviewer changed when approving, from the run: a skill run's model draft beside its approved
+ * output; a workflow's edited steps (`draftOutput` by step) beside what later steps read.
+ */
+function approvedChanges(run: Run): Change[] {
+  if (!run.review?.edited || run.draftOutput === null || run.draftOutput === undefined) return [];
+  if (run.kind === 'skill') return [{ label: 'Draft', before: run.draftOutput, after: run.output }];
+  return Object.entries(run.draftOutput as Record<string, unknown>).map(([step, before]) => ({
+    label: `Step ${step}`,
+    before,
+    after: run.stepResults?.[step]?.output ?? null,
+  }));
+}
+
+/** The gate a workflow run waits at, else the last one it passed (gates record their approval as a result). */
+function gateOf(state: ReviewContext): ReviewStep | null {
+  const { run, steps } = state;
+  if (!run || !steps) return null;
+  const gates = steps.filter((step) => step.type === 'approve');
+  if (run.pausedAt) return gates.find((step) => step.name === run.pausedAt) ?? null;
+  return gates.findLast((step) => run.stepResults && step.name in run.stepResults) ?? null;
+}
+
+/** The output a gate was asked to approve: the last skill step's before it (what later steps cannot change). */
+function contentAt(
+  run: Run,
+  steps: ReviewStep[],
+  gate: ReviewStep,
+): { step: string; output: unknown } | null {
+  const before = steps.slice(0, steps.indexOf(gate)).findLast((step) => step.type === 'skill');
+  if (!before) return null;
+  return { step: before.name, output: run.stepResults?.[before.name]?.output ?? null };
+}
+
 export function ReviewPage({ runId }: { runId: number }) {
   const state = useSelector(reviewStore, (c) => c);
   const session = useSelector(sessionStore, (c) => c.session);
@@ -104,6 +156,16 @@ export function ReviewPage({ runId }: { runId: number }) {
   }
   const others = Object.entries(run).filter(([key, value]) => !KNOWN.has(key) && value !== null);
   const canDecide = !!session?.canApprove && waiting(run);
+  const revision = state.review?.revision ?? null;
+  const edited = state.edited;
+  const onEdit = (step: string, output: unknown) => reviewStore.trigger.edited({ step, output });
+  const onInvalid = (control: string, bad: boolean) => reviewStore.trigger.invalidated({ control, bad });
+  const gate = run.kind === 'workflow' ? gateOf(state) : null;
+  const frozen = gate && state.steps ? contentAt(run, state.steps, gate) : null;
+  const skillStep = run.kind === 'skill' ? state.steps?.[0] : undefined;
+  const draftReady = run.kind === 'skill' && run.output !== null && run.output !== undefined;
+  const editingDraft = run.kind === 'skill' && run.slug in edited;
+  const changed = approvedChanges(run);
   return (
     <main id="main" class="review-page">
       <p>
@@ -121,17 +183,105 @@ export function ReviewPage({ runId }: { runId: number }) {
         {state.notice}
       </p>
       <RunFacts run={run} />
-      <div class="review-grid">
-        <section aria-labelledby="draft-title">
-          <h2 id="draft-title">Draft</h2>
-          <DraftView output={run.output} runId={run.id} />
-        </section>
-        <section aria-labelledby="input-title">
-          <h2 id="input-title">Input</h2>
-          <JsonBlock value={run.input} />
-        </section>
-      </div>
-      {canDecide && <ReviewActions run={run} me={session?.userId ?? ''} busy={state.busy} />}
+      <ItemFacts
+        review={state.review}
+        canAct={!!session?.canApprove}
+        busy={state.busy}
+        me={session?.userId ?? ''}
+        onAssign={(userId) => void assignRun(run, userId)}
+        onSnooze={(until) => void snoozeRun(run, until)}
+      />
+      {run.kind === 'skill' ? (
+        <div class="review-grid">
+          <section aria-labelledby="draft-title">
+            <h2 id="draft-title">Draft</h2>
+            {editingDraft ? (
+              <OutputEditor
+                id="edit-draft"
+                value={edited[run.slug]}
+                schema={skillStep?.outputSchema ?? null}
+                onChange={(output) => onEdit(run.slug, output)}
+                onInvalid={onInvalid}
+              />
+            ) : (
+              <DraftView output={run.output} runId={run.id} />
+            )}
+            {canDecide && draftReady && (
+              <button
+                type="button"
+                onClick={() => onEdit(run.slug, editingDraft ? undefined : structuredClone(run.output))}
+              >
+                {editingDraft ? 'Discard changes' : 'Edit before approving'}
+              </button>
+            )}
+          </section>
+          <section aria-labelledby="input-title">
+            <h2 id="input-title">Input</h2>
+            <JsonBlock value={run.input} />
+          </section>
+        </div>
+      ) : (
+        <>
+          {gate && (
+            <section aria-labelledby="gate-title">
+              <h2 id="gate-title">
+                {run.status === 'paused' ? 'Waiting at the gate' : 'Gate'} “{gate.title ?? gate.name}”
+              </h2>
+              <p>
+                {gate.assignTo ? (
+                  <>Assigned by the workflow to {gate.assignTo}.</>
+                ) : (
+                  'Any reviewer may decide.'
+                )}
+              </p>
+              {frozen ? (
+                <>
+                  <h3>
+                    {run.status === 'paused' ? 'To approve' : 'What was approved'}: the output of step{' '}
+                    <code>{frozen.step}</code>
+                  </h3>
+                  <DraftView output={frozen.output} runId={run.id} />
+                </>
+              ) : (
+                <p class="muted">No step ran before this gate: it approves going on.</p>
+              )}
+            </section>
+          )}
+          <section aria-labelledby="input-title">
+            <h2 id="input-title">Input</h2>
+            <JsonBlock value={run.input} />
+          </section>
+          {state.steps && (
+            <section aria-labelledby="steps-title">
+              <h2 id="steps-title">Steps</h2>
+              <StepTimeline
+                run={run}
+                steps={state.steps}
+                canEdit={canDecide}
+                edited={edited}
+                onEdit={onEdit}
+                onInvalid={onInvalid}
+              />
+            </section>
+          )}
+        </>
+      )}
+      {canDecide && (
+        <DecisionPanel
+          title="Decide"
+          busy={state.busy}
+          changes={changesOf(run, edited)}
+          invalid={state.invalid.size > 0}
+          stale={state.stale}
+          onApprove={(note) => void decideRun(run, revision, 'approve', note)}
+          onReject={(reason) => void decideRun(run, revision, 'reject', reason)}
+        />
+      )}
+      {!canDecide && state.stale && (
+        <p class="notice stale" role="alert">
+          {state.stale}
+        </p>
+      )}
       {run.review && (
         <section aria-labelledby="review-title">
           <h2 id="review-title">Review</h2>
@@ -141,6 +291,12 @@ export function ReviewPage({ runId }: { runId: number }) {
             {run.review.note && <> — note: {run.review.note}</>}
             {run.review.reason && <> — reason: {run.review.reason}</>}
           </p>
+          {changed.length > 0 && (
+            <>
+              <h3>What the reviewer changed</h3>
+              <DiffView changes={changed} />
+            </>
+          )}
         </section>
       )}
       {session?.scopes.includes('run:invoke') && <FeedbackButtons run={run} busy={state.busy} />}
@@ -150,17 +306,20 @@ export function ReviewPage({ runId }: { runId: number }) {
           <JsonBlock value={run.error} />
         </section>
       )}
-      {run.kind === 'workflow' && run.stepResults && Object.keys(run.stepResults).length > 0 && (
-        <section aria-labelledby="steps-title">
-          <h2 id="steps-title">Steps</h2>
-          {Object.entries(run.stepResults).map(([step, result]) => (
-            <details key={step}>
-              <summary>{step}</summary>
-              <JsonBlock value={result.output} />
-            </details>
-          ))}
-        </section>
-      )}
+      {run.kind === 'workflow' &&
+        !state.steps &&
+        run.stepResults &&
+        Object.keys(run.stepResults).length > 0 && (
+          <section aria-labelledby="results-title">
+            <h2 id="results-title">Step results</h2>
+            {Object.entries(run.stepResults).map(([step, result]) => (
+              <details key={step}>
+                <summary>{step}</summary>
+                <JsonBlock value={result.output} />
+              </details>
+            ))}
+          </section>
+        )}
       <ToolCalls calls={run.toolCalls} />
       {others.map(([key, value]) => (
         <section key={key} aria-label={key}>

@@ -6,6 +6,9 @@ import { useState } from 'preact/hooks';
 
 export function DecideForms(props: {
   busy: boolean;
+  /** The approve button's label (default "Approve"). */
+  approveLabel?: string;
+  approveDisabled?: boolean;
   onApprove(note: string): void;
   onReject(reason: string): void;
 }) {
@@ -22,8 +25,8 @@ export function DecideForms(props: {
       >
         <label for="approve-note">Note (optional)</label>
         <input id="approve-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-        <button type="submit" class="primary" disabled={props.busy}>
-          Approve
+        <button type="submit" class="primary" disabled={props.busy || props.approveDisabled}>
+          {props.approveLabel ?? 'Approve'}
         </button>
       </form>
       <form

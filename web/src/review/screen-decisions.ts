@@ -1,0 +1,50 @@
+/**
+ * What a review screen asks of the queue's API for its item: decide it — bound to the revision the
+ * screen shows (a stale one decides nothing: the API answers 409 `stale`), with the reviewer's edits —
+ * assign it, snooze it. Every screen (runs, actions, missions) decides through `/reviews/decide`, the
+ * choke point every decision path shares.
+ */
+import { ApiError, api } from '../api.js';
+
+/** A decision as a screen takes it. */
+export interface ScreenDecision {
+  kind: string;
+  id: number;
+  /** The revision shown (null: the screen has no open item to bind to; the API then checks none). */
+  revision: string | null;
+  action: 'approve' | 'reject';
+  /** The note (approve) or reason (reject); empty for none. */
+  text: string;
+  /** The edits of an approval, of the kind's shape; null for none. */
+  edits: Record<string, unknown> | null;
+}
+
+/** What the screen says when its item changed or was decided elsewhere: nothing was decided. */
+export const STALE_NOTICE =
+  'This item changed elsewhere since you opened it (edited, assigned, snoozed or decided). Nothing was decided: it shows its current version now — read it before deciding.';
+
+/** Decides `d`: `decided`, or `stale` when the item changed since it was shown; other refusals throw. */
+export async function decideOnScreen(d: ScreenDecision): Promise<'decided' | 'stale'> {
+  try {
+    await api('POST', '/reviews/decide?limit=1', {
+      kind: d.kind,
+      id: d.id,
+      action: d.action,
+      ...(d.revision ? { revision: d.revision } : {}),
+      ...(d.text ? { reason: d.text } : {}),
+      ...(d.edits ? { edits: d.edits } : {}),
+    });
+    return 'decided';
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409 && error.details.reason === 'stale') return 'stale';
+    throw error;
+  }
+}
+
+/** Assigns item `{kind, id}` to user `assignedTo` (null: back to triage). */
+export const assignItem = (kind: string, id: number, assignedTo: string | null) =>
+  api('POST', '/reviews/assign?limit=1', { kind, id, assignedTo });
+
+/** Snoozes item `{kind, id}` until `until`. */
+export const snoozeItem = (kind: string, id: number, until: Date) =>
+  api('POST', '/reviews/snooze?limit=1', { kind, id, until: until.toISOString() });
