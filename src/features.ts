@@ -9,6 +9,7 @@
 import { artifactsFeature } from './features/artifacts/index.js';
 import { connectorsFeature } from './features/connectors/index.js';
 import { domainToolsFeature } from './features/domain-tools/index.js';
+import { evaluationsFeature } from './features/evaluations/index.js';
 import { missionsFeature } from './features/missions/index.js';
 import { oauthFeature } from './features/oauth/index.js';
 import { objectsFeature } from './features/objects/index.js';
@@ -47,6 +48,7 @@ export const FEATURES = featureList({
   domainTools: domainToolsFeature,
   proposals: proposalsFeature,
   oauth: oauthFeature,
+  evaluations: evaluationsFeature,
 });
 
 /** The features' APIs, by key. */

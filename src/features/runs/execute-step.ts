@@ -95,6 +95,8 @@ interface RunRow {
   mission_run_id: number | string | null;
   /** The skill run this one replays (absent on a run created here without one). */
   replay_of_run_id?: number | string | null;
+  /** An evaluation's shadow run (its events say so: never on a webhook). */
+  shadow: boolean;
   created_by: string;
   api_token_id: string | null;
   created_at: Date;
@@ -111,7 +113,7 @@ interface RunRow {
 // planned on every execution, and planning cost more than executing (docs/performance.md, "Choices in the code").
 const BEGIN = `
   select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
-         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id,
+         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id, r.shadow,
          r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
          case when r.kind = 'workflow' then
            (select e.at from run_events e

@@ -81,6 +81,11 @@ const listQuerySchema = z.object({
     .datetime({ offset: true })
     .transform((text) => new Date(text))
     .optional(),
+  /** `true`: an evaluation's shadow runs (docs/api.md "Evaluations"), which are otherwise left out. */
+  shadow: z
+    .enum(['true', 'false'])
+    .transform((text) => text === 'true')
+    .optional(),
   limit: limitSchema,
   cursor: timeCursorSchema.optional(),
 });
@@ -160,6 +165,7 @@ export function runRoutes(runs: RunService, decisions: ReviewDecisions): RouteDe
         if (query.agentSlug) filter.agentSlug = query.agentSlug;
         if (query.missionRunId) filter.missionRunId = query.missionRunId;
         if (query.createdAfter) filter.createdAfter = query.createdAfter;
+        if (query.shadow) filter.shadow = true;
         if (query.cursor) filter.before = query.cursor;
         const page = await runs.list(principal, filter);
         const nextCursor =

@@ -23,6 +23,7 @@ export const runEventPayloadSchema = z.object({
   output: z.unknown(),
   workspaceSha: z.string().nullable(),
   edited: z.literal(true).optional(),
+  shadow: z.literal(true).optional(),
   at: z.string().min(1),
 });
 

@@ -57,6 +57,8 @@ export interface RunEventPayload {
   workspaceSha: string | null;
   /** On `approved`: the reviewer edited the output (decisions.md §15); absent otherwise. */
   edited?: true;
+  /** A shadow run's (an evaluation's replay): never delivered to webhooks; absent otherwise. */
+  shadow?: true;
   at: string;
 }
 
@@ -77,6 +79,7 @@ const COLUMNS = {
   fork_of_run_id: 'create',
   fork_from_step: 'create',
   replay_of_run_id: 'create',
+  shadow: 'load',
   status: 'project',
   paused_at: 'project',
   review_state: 'project',
@@ -168,6 +171,7 @@ const recordEvent =
       ...(event === 'approved' && (ctx.projection.review as RunReview | null)?.edited
         ? { edited: true }
         : {}),
+      ...(ctx.row.columns.shadow === true ? { shadow: true } : {}),
       at: ctx.at,
     };
     ctx.writes.outbox.push({

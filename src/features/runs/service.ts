@@ -41,7 +41,7 @@ import {
   type SubjectOutcome,
   subjectOutcome,
 } from '../reviews/index.js';
-import { type AppliedResources, renderRunTitle, type WorkspaceStore } from '../workspace/index.js';
+import { type AppliedResources, renderRunTitle, shortSha, type WorkspaceStore } from '../workspace/index.js';
 import { claimKey, completeKey, findKey, replay, requestHash } from './idempotency.js';
 import { agentLearnings, type Learning } from './learnings.js';
 import { RUN_KINDS, SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from './run-kinds.js';
@@ -97,6 +97,21 @@ export interface ForkBody {
 export interface ForkAnswer extends TriggerAnswer {
   forkOf: { runId: number; fromStep: string | null };
 }
+
+/** A shadow replay of a skill run, prepared for an evaluation (`RunService.prepareShadowReplays`). */
+export interface ShadowReplay {
+  originalRunId: number;
+  slug: string;
+  target: RunTarget;
+  input: Record<string, unknown>;
+  agentSlug: string | null;
+}
+
+/**
+ * The priority of a shadow run's job: below every other (src/platform/jobs/interfaces.ts
+ * `Job.priority`), so an evaluation never crowds out real work.
+ */
+const SHADOW_JOB_PRIORITY = -1;
 
 /** Where a fork starts: the run it forks, its step (workflow runs) and the results it copies. */
 interface ForkOrigin {
@@ -393,6 +408,81 @@ export class RunService {
       { single: !opensReview(target) },
     );
     return { ...answer, replayOf: id };
+  }
+
+  /**
+   * Shadow replays of skill `slug`'s runs `originals` on version `sha` (full), for an evaluation
+   * (docs/api.md "Evaluations"): each original's target at that version with its agent, its input
+   * checked against that version's inputSchema. 404 when the skill is not at that version; 400 when an
+   * original's agent or input does not fit it. Nothing is written: `createShadowIn` creates them.
+   */
+  async prepareShadowReplays(
+    orgId: number,
+    slug: string,
+    sha: string,
+    originals: ReadonlyArray<{ id: number; input: Record<string, unknown>; agentSlug: string | null }>,
+  ): Promise<ShadowReplay[]> {
+    const resources = resourcesAt(this.deps.workspace, orgId, sha);
+    const targets = new Map<string | null, Promise<RunTarget>>();
+    const targetOf = (agent: string | null) => {
+      let target = targets.get(agent);
+      if (!target) {
+        target = resolveSkillTarget(resources, orgId, slug, agent ?? undefined);
+        targets.set(agent, target);
+      }
+      return target;
+    };
+    const replays: ShadowReplay[] = [];
+    for (const original of originals) {
+      const target = await targetOf(original.agentSlug);
+      try {
+        this.checkInput(orgId, 'skill', slug, target, original.input);
+      } catch (error) {
+        throw validationFailed(
+          [{ field: 'body.workspace', message: `run ${original.id}'s input does not match this version's inputSchema`, runId: original.id }],
+          `Run ${original.id}'s input does not match the inputSchema of skill "${slug}" at ${shortSha(sha)}: ${(error as Error).message}`,
+        );
+      }
+      replays.push({ originalRunId: original.id, slug, target, input: original.input, agentSlug: original.agentSlug });
+    }
+    return replays;
+  }
+
+  /**
+   * Creates shadow replay `replay` in `tx` (an evaluation's transaction): a skill run with
+   * `shadow: true` that replays its original (tool calls answered from the record, writing tools
+   * refused), never opens a review item nor reaches a webhook, and whose job runs in the background
+   * (below every other job). Its run id.
+   */
+  async createShadowIn(
+    tx: ActorTx,
+    principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
+    replay: ShadowReplay,
+    audit: { evaluationId: number; requestId: string | null },
+  ): Promise<number> {
+    const answer = await this.createIn(tx, {
+      orgId: principal.orgId,
+      kind: 'skill',
+      slug: replay.slug,
+      target: replay.target,
+      input: replay.input,
+      agentSlug: replay.agentSlug,
+      by: actingAs(principal),
+      traceId: undefined,
+      replayOf: replay.originalRunId,
+      shadow: true,
+      audit: {
+        details: {
+          kind: 'skill',
+          slug: replay.slug,
+          replayOf: replay.originalRunId,
+          shadow: true,
+          evaluationId: audit.evaluationId,
+        },
+        requestId: audit.requestId,
+      },
+    });
+    return answer.runId;
   }
 
   /** Run `id` of the org for a fork or replay: 404 when there is none, 409 while it is running. */
@@ -734,14 +824,18 @@ export class RunService {
       fork?: ForkOrigin;
       /** The skill run this one replays, when it is a replay. */
       replayOf?: number;
+      /** A shadow run (an evaluation's replay): no review, no webhook, its job in the background. */
+      shadow?: boolean;
       audit: { details: Record<string, unknown>; requestId: string | null };
     },
   ): Promise<TriggerAnswer> {
     const { kind, slug, target } = run;
+    const shadow = run.shadow === true;
     const created = await this.deps.host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
       orgId: run.orgId,
       input: (runId, at) =>
-        this.machineInput(kind, runId, slug, target, run.input, at, run.fork?.from ?? null),
+        this.machineInput(kind, runId, slug, target, run.input, at, run.fork?.from ?? null, shadow),
+      ...(shadow ? { jobsPriority: SHADOW_JOB_PRIORITY } : {}),
       columns: {
         slug,
         name: target.name,
@@ -755,6 +849,7 @@ export class RunService {
         fork_of_run_id: run.fork?.runId ?? null,
         fork_from_step: run.fork?.fromStep ?? null,
         replay_of_run_id: run.replayOf ?? null,
+        shadow,
       },
       actingAs: run.by,
       audit: {
@@ -798,10 +893,13 @@ export class RunService {
     input: Record<string, unknown>,
     at: string,
     from: WorkflowRunInput['from'] | null,
+    shadow: boolean,
   ): SkillRunInput | WorkflowRunInput {
     const manifest = target.manifest;
     if (kind === 'skill' && manifest.kind === 'skill') {
-      const { requiresApproval, titleTemplate } = manifest.skill.manifest;
+      const { titleTemplate } = manifest.skill.manifest;
+      // A shadow run never waits for review: it completes with its output for its evaluation.
+      const requiresApproval = manifest.skill.manifest.requiresApproval && !shadow;
       const title = renderRunTitle(titleTemplate, input);
       return { runId, slug, requiresApproval, ...(title === undefined ? {} : { title }), at };
     }

@@ -59,6 +59,8 @@ export interface RunView {
   forks: number[];
   /** The skill run this one replays, or null. */
   replayOf: number | null;
+  /** An evaluation's replay: never in the review queue, on a webhook or in `GET /runs` unless asked. */
+  shadow: boolean;
   pollUrl: string;
   reviewUrl: string;
 }
@@ -135,6 +137,7 @@ export const runViewSchema = z
     forkOf: z.object({ runId: z.number().int(), fromStep: z.string().nullable() }).nullable(),
     forks: z.array(z.number().int()),
     replayOf: z.number().int().nullable(),
+    shadow: z.boolean(),
     pollUrl: z.string(),
     reviewUrl: z.string(),
   })
@@ -204,6 +207,7 @@ export function runViewJson(baseUrl: string): string {
     ['forkOf', FORK_OF],
     ['forks', FORKS],
     ['replayOf', `coalesce(replay_of_run_id::text, 'null')`],
+    ['shadow', 'shadow::text'],
     ['pollUrl', text(`'/api/v1/runs/' || id`)],
     ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
   ];
@@ -261,6 +265,8 @@ export interface RunFilter {
   agentSlug?: string;
   missionRunId?: number;
   createdAfter?: Date;
+  /** Shadow runs (an evaluation's) instead of the others. */
+  shadow?: boolean;
   /** Keyset cursor: strictly older than this (createdAt, id). */
   before?: { createdAt: Date; id: number };
   limit: number;
@@ -274,7 +280,7 @@ export async function listRuns(
   baseUrl: string,
 ): Promise<{ runs: RunView[]; more: boolean }> {
   const values: unknown[] = [orgId];
-  const where = ['org_id = $1'];
+  const where = ['org_id = $1', filter.shadow ? 'shadow' : 'not shadow'];
   const param = (value: unknown) => `$${values.push(value)}`;
   if (filter.status === 'auto') where.push(`review_state = 'auto'`);
   else if (filter.status !== undefined) where.push(`status = ${param(filter.status)}`);

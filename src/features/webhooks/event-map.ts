@@ -227,7 +227,8 @@ export function toWebhookEvent(subject: string, payload: unknown): WebhookEvent 
   }
   if (parsed.kind !== 'run') return null;
   const p = runEventPayloadSchema.parse(payload);
-  const type = runWebhookType(p.event, p.kind);
+  // A shadow run (an evaluation's replay) is never on a webhook (docs/api.md "Evaluations").
+  const type = p.shadow ? null : runWebhookType(p.event, p.kind);
   if (!type) return null;
   const data: RunEventData = {
     runId: p.runId,

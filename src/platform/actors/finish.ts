@@ -29,7 +29,7 @@ export function createFinishStage(deps: {
     if (p.created) growth.grew(def.table, 1);
     if (writes.jobs.length > 0) growth.grew('jobs', writes.jobs.length);
     const claimable = writes.jobs.filter((j) => !j.leased);
-    if (claimable.length > 0) tx.wake(claimable.some((j) => j.priority) ? 'urgentJobs' : 'jobs');
+    if (claimable.length > 0) tx.wake(claimable.some((j) => (j.priority ?? 0) > 0) ? 'urgentJobs' : 'jobs');
     if (writes.outbox.length > 0) tx.wake('outbox');
     if (rows.timersSet.length > 0) tx.wake('timers');
     const after: ActorRow = {

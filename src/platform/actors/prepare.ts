@@ -217,7 +217,7 @@ export function createPrepareStage(deps: {
     if (!queue) return [];
     const leased: Job[] = [];
     for (const job of jobs) {
-      if (!job.priority) continue;
+      if (!job.priority || job.priority < 0) continue;
       const lease = queue.lease(job.kind);
       if (!lease) continue;
       const id = await ids.next('jobs_id_seq', reader(tx));

@@ -47,6 +47,8 @@ export interface Job {
   /**
    * Ready jobs are claimed highest priority first (then by `run_at`); a job above 0 also runs in the
    * pool's urgent lane (src/platform/db/lanes.ts). 0 unless its enqueuer says other work waits on it.
+   * Below 0: background work (an evaluation's shadow runs), claimed after every other ready job and
+   * holding at most half of a process's worker slots at once, so it never crowds out real work.
    */
   priority: number;
 }

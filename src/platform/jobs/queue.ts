@@ -70,6 +70,14 @@ const MARK_DEAD = `
 
 const RENEW = 'update jobs set locked_until = $3 where locked_by = $1 and id = any($2::bigint[])';
 
+// Background jobs claimed beyond their slots go back, as if never claimed.
+const UNCLAIM = `
+  update jobs set locked_by = null, locked_until = null, attempts = attempts - 1
+   where locked_by = $1 and id = any($2::bigint[])`;
+
+/** The lowest priority a claim can ask for: every job, background ones (below 0) too. */
+const ANY_PRIORITY = -32768;
+
 function toJob(row: JobRow): Job {
   return {
     id: row.id,
@@ -104,6 +112,12 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   // Jobs that go first may run in this many slots beyond `concurrency` (a claim for them, a leased
   // start): slots full of other work do not hold up what a running mission waits on.
   const firstSlots = Math.ceil(options.concurrency / 4);
+  // Background jobs (priority below 0: an evaluation's shadow runs) hold at most this many slots, and
+  // are claimed only after every other ready job: they never take the whole pool from real work.
+  const backgroundSlots = Math.max(1, Math.floor(options.concurrency / 2));
+  let activeBackground = 0;
+  // A claim left background jobs out (their slots were full): one finishing claims again.
+  let backgroundHeldBack = false;
 
   // Worker-pool state.
   let running = false;
@@ -239,6 +253,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   function start(job: Job, origin?: JobOrigin): void {
     active++;
+    const background = job.priority < 0;
+    if (background) activeBackground++;
     const abort = new AbortController();
     // A job that goes first also goes first for connections (lanes.ts).
     const promise = inLane(job.priority > 0 ? 'urgent' : 'normal', () =>
@@ -251,7 +267,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       .finally(() => {
         inflight.delete(job.id);
         active--;
-        if (mayHaveMore) wake();
+        if (background) activeBackground--;
+        if (mayHaveMore || (background && backgroundHeldBack)) wake();
       });
     inflight.set(job.id, { promise, abort });
   }
@@ -270,9 +287,12 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         const urgent = urgentWaiting;
         urgentWaiting = false;
         const limit = batch ? free : free + firstSlots;
+        const backgroundFree = backgroundSlots - activeBackground;
         let jobs: Job[];
         try {
-          jobs = await claim(workerId, limit, batch ? 0 : 1);
+          jobs = await claim(workerId, limit, !batch ? 1 : backgroundFree > 0 ? ANY_PRIORITY : 0);
+          if (batch) backgroundHeldBack = backgroundFree <= 0;
+          jobs = await withinBackgroundSlots(jobs, backgroundFree);
         } catch (error) {
           if (running) log.error({ err: error }, 'claiming jobs failed');
           urgentWaiting = urgent;
@@ -286,6 +306,19 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     } finally {
       filling = false;
     }
+  }
+
+  /**
+   * `jobs` with at most `free` background ones (the first, in claim order); the others are handed
+   * back unclaimed, to be claimed when a background slot frees.
+   */
+  async function withinBackgroundSlots(jobs: Job[], free: number): Promise<Job[]> {
+    const background = jobs.filter((job) => job.priority < 0);
+    if (background.length <= free) return jobs;
+    const back = new Set(background.slice(Math.max(0, free)).map((job) => job.id));
+    await outsideLanes(() => db.query(UNCLAIM, [workerId, [...back]]));
+    backgroundHeldBack = true;
+    return jobs.filter((job) => !back.has(job.id));
   }
 
   function wake(): void {
@@ -307,7 +340,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   async function runOnce(opts: { limit?: number; workerId?: string } = {}): Promise<number> {
     const worker = opts.workerId ?? workerId;
-    const jobs = await claim(worker, opts.limit ?? 100);
+    const jobs = await claim(worker, opts.limit ?? 100, ANY_PRIORITY);
     for (const job of jobs) await processJob(job, worker);
     return jobs.length;
   }
@@ -335,7 +368,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
           spec.priority ?? 0,
         ],
       );
-      tx?.wake(spec.priority ? 'urgentJobs' : 'jobs');
+      tx?.wake((spec.priority ?? 0) > 0 ? 'urgentJobs' : 'jobs');
       return row?.id ?? null;
     },
 

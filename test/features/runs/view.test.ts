@@ -110,6 +110,7 @@ async function reference(id: number) {
       ])
     ).map((f) => f.id),
     replayOf: r.replay_of_run_id,
+    shadow: r.shadow,
     pollUrl: `/api/v1/runs/${id}`,
     reviewUrl: `${BASE}/review/runs/${id}`,
   };

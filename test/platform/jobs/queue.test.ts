@@ -243,6 +243,58 @@ describe('workers', () => {
     }
   });
 
+  it('run background jobs (priority below 0) in at most half the slots, after every other ready job', async () => {
+    const workers = createJobQueue({
+      db: t.app.db.sql,
+      bus: t.app.bus,
+      clock: t.clock,
+      log: createLogger('silent'),
+      concurrency: 4,
+      pollMs: 3_600_000,
+      leaseMs: LEASE_MS,
+    });
+    const kind = `t.bg-${randomUUID()}`;
+    const release = deferred();
+    const started = createCollector<{ id: number; priority: number }>();
+    workers.register(kind, async ({ job }) => {
+      started.push({ id: job.id, priority: job.priority });
+      await release.promise;
+    });
+    try {
+      const background: number[] = [];
+      for (let n = 0; n < 4; n++) {
+        background.push((await workers.enqueue(t.app.db.sql, { kind, priority: -1 })) as number);
+      }
+      await workers.start();
+      await started.untilCount(2, 'two background jobs started');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Half the slots: the other two wait, unclaimed (their attempt not counted).
+      expect(started.items.map((j) => j.id)).toEqual(background.slice(0, 2));
+      const waiting = await t.app.db.sql.query<{ attempts: number; locked_by: string | null }>(
+        'select attempts, locked_by from jobs where id = any($1::bigint[]) order by id',
+        [background.slice(2)],
+      );
+      expect(waiting).toEqual([
+        { attempts: 0, locked_by: null },
+        { attempts: 0, locked_by: null },
+      ]);
+      // Real work takes the free slots at once, before the waiting background jobs.
+      const real = [
+        (await workers.enqueue(t.app.db.sql, { kind })) as number,
+        (await workers.enqueue(t.app.db.sql, { kind })) as number,
+      ];
+      workers.notifyEnqueued();
+      await started.untilCount(4, 'the real jobs started');
+      expect(started.items.slice(2).map((j) => j.id)).toEqual(real);
+      release.resolve();
+      await started.untilCount(6, 'the waiting background jobs started once slots freed');
+      expect(started.items.slice(4).map((j) => j.id)).toEqual(background.slice(2));
+    } finally {
+      release.resolve();
+      await workers.stop();
+    }
+  });
+
   it('run jobs that go first in a quarter more slots than their concurrency, no more', async () => {
     // 4 slots, all busy: one more for a job that goes first.
     const busy = heldWorkers(4, 4);
