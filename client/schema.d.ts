@@ -209,6 +209,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evaluations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One evaluation: its status, each original beside its shadow run, and the summary. */
+        get: operations["getEvaluationsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evaluations/{id}/marks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one pair of an evaluation: the shadow output better, the same or worse than the approved one (null clears the mark); answers the evaluation. */
+        post: operations["postEvaluationsByIdMarks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/machines": {
         parameters: {
             query?: never;
@@ -972,6 +1006,40 @@ export interface paths {
         patch: operations["patchSkillsBySlug"];
         trace?: never;
     };
+    "/api/v1/skills/{slug}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Evaluate a workspace version of a skill: its last reviewed runs replayed on it as shadow runs (no review, no webhook), compared with what reviewers approved; 202 {evaluationId, statusUrl}. */
+        post: operations["postSkillsBySlugEvaluations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{slug}/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quality of the skill's runs per workspace version, newest first: runs, approvals, rejections, edits, changes requested, ratings. */
+        get: operations["getSkillsBySlugQuality"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/skills/{slug}/runs": {
         parameters: {
             query?: never;
@@ -1336,6 +1404,23 @@ export interface paths {
         head?: never;
         /** Updates any subset of a workflow’s fields (trigger, steps, inputSchema, name, description). */
         patch: operations["patchWorkflowsBySlug"];
+        trace?: never;
+    };
+    "/api/v1/workflows/{slug}/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quality of the workflow's runs per workspace version, newest first: runs, approvals, rejections, edits, changes requested, ratings. */
+        get: operations["getWorkflowsBySlugQuality"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/workflows/{slug}/runs": {
@@ -2285,6 +2370,125 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getEvaluationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evaluation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        completedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        evaluationId: number;
+                        runs: {
+                            approvedOutput: unknown;
+                            changed: boolean;
+                            mark: ("better" | "same" | "worse") | null;
+                            originalRunId: number;
+                            /** @enum {string} */
+                            originalStatus: "approved" | "rejected";
+                            shadowError: unknown;
+                            shadowOutput: unknown;
+                            shadowRunId: number;
+                            shadowStatus: string;
+                        }[];
+                        skillSlug: string;
+                        /** @enum {string} */
+                        status: "running" | "completed" | "failed";
+                        summary: {
+                            changed: number;
+                            failed: number;
+                            total: number;
+                        };
+                        workspace: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postEvaluationsByIdMarks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    mark: ("better" | "same" | "worse") | null;
+                    originalRunId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The evaluation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        completedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        evaluationId: number;
+                        runs: {
+                            approvedOutput: unknown;
+                            changed: boolean;
+                            mark: ("better" | "same" | "worse") | null;
+                            originalRunId: number;
+                            /** @enum {string} */
+                            originalStatus: "approved" | "rejected";
+                            shadowError: unknown;
+                            shadowOutput: unknown;
+                            shadowRunId: number;
+                            shadowStatus: string;
+                        }[];
+                        skillSlug: string;
+                        /** @enum {string} */
+                        status: "running" | "completed" | "failed";
+                        summary: {
+                            changed: number;
+                            failed: number;
+                            total: number;
+                        };
+                        workspace: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4279,6 +4483,7 @@ export interface operations {
                 limit?: number;
                 missionRunId?: number;
                 rating?: "up" | "down";
+                shadow?: "true" | "false";
                 skillSlug?: string;
                 status?: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled" | "auto";
                 workflowSlug?: string;
@@ -4336,6 +4541,7 @@ export interface operations {
                             } | null;
                             reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                             reviewUrl: string;
+                            shadow: boolean;
                             slug: string;
                             /** @enum {string} */
                             status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
@@ -4436,6 +4642,7 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        shadow: boolean;
                         slug: string;
                         /** @enum {string} */
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
@@ -4546,6 +4753,7 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        shadow: boolean;
                         slug: string;
                         /** @enum {string} */
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
@@ -4651,6 +4859,7 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        shadow: boolean;
                         slug: string;
                         /** @enum {string} */
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
@@ -4759,6 +4968,7 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        shadow: boolean;
                         slug: string;
                         /** @enum {string} */
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
@@ -4916,6 +5126,7 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        shadow: boolean;
                         slug: string;
                         /** @enum {string} */
                         status: "running" | "paused" | "pending" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
@@ -5433,6 +5644,99 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postSkillsBySlugEvaluations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default 20 */
+                    last?: number;
+                    /**
+                     * @default [
+                     *       "approved",
+                     *       "rejected"
+                     *     ]
+                     */
+                    statuses?: ("approved" | "rejected")[];
+                    workspace: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The evaluation started. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        evaluationId: number;
+                        statusUrl: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getSkillsBySlugQuality: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures per version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        versions: {
+                            approvalRate: number | null;
+                            approved: number;
+                            changesRequested: number;
+                            edited: number;
+                            editRate: number | null;
+                            /** Format: date-time */
+                            firstRunAt: string;
+                            /** Format: date-time */
+                            lastRunAt: string;
+                            ratingsDown: number;
+                            ratingsUp: number;
+                            rejected: number;
+                            runs: number;
+                            workspaceSha: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6722,6 +7026,51 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getWorkflowsBySlugQuality: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures per version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        versions: {
+                            approvalRate: number | null;
+                            approved: number;
+                            changesRequested: number;
+                            edited: number;
+                            editRate: number | null;
+                            /** Format: date-time */
+                            firstRunAt: string;
+                            /** Format: date-time */
+                            lastRunAt: string;
+                            ratingsDown: number;
+                            ratingsUp: number;
+                            rejected: number;
+                            runs: number;
+                            workspaceSha: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
