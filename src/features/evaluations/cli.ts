@@ -73,7 +73,8 @@ export const evalCommand: CliCommand<EvaluationsApi> = {
       throw new UsageError(`--${String(issue?.path[0] ?? 'workspace')}: ${issue?.message}`);
     }
     const timeoutMs = Number(values.timeout ?? 600) * 1000;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout is a number of seconds');
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError('--timeout is a number of seconds');
     const { evaluations, orgId } = await open();
     const org = await orgId(values.org);
     if (org === null) {

@@ -94,7 +94,7 @@ export function evaluationRoutes(deps: {
       params: slugParams,
       body: evaluationBodySchema,
       summary:
-        "Evaluate a workspace version of a skill: its last reviewed runs replayed on it as shadow runs (no review, no webhook), compared with what reviewers approved; 202 {evaluationId, statusUrl}.",
+        'Evaluate a workspace version of a skill: its last reviewed runs replayed on it as shadow runs (no review, no webhook), compared with what reviewers approved; 202 {evaluationId, statusUrl}.',
       responses: {
         202: {
           description: 'The evaluation started.',
@@ -121,11 +121,17 @@ export function evaluationRoutes(deps: {
       params: idParam,
       body: markBodySchema,
       summary:
-        "Mark one pair of an evaluation: the shadow output better, the same or worse than the approved one (null clears the mark); answers the evaluation.",
+        'Mark one pair of an evaluation: the shadow output better, the same or worse than the approved one (null clears the mark); answers the evaluation.',
       responses: evaluationAnswer,
       handler: async ({ principal, params, body, requestId }) =>
         ok(
-          await evaluations.mark(principal, evaluationId(params.id), body.originalRunId, body.mark, requestId),
+          await evaluations.mark(
+            principal,
+            evaluationId(params.id),
+            body.originalRunId,
+            body.mark,
+            requestId,
+          ),
         ),
     }),
     quality('skill'),

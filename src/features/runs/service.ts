@@ -439,11 +439,23 @@ export class RunService {
         this.checkInput(orgId, 'skill', slug, target, original.input);
       } catch (error) {
         throw validationFailed(
-          [{ field: 'body.workspace', message: `run ${original.id}'s input does not match this version's inputSchema`, runId: original.id }],
+          [
+            {
+              field: 'body.workspace',
+              message: `run ${original.id}'s input does not match this version's inputSchema`,
+              runId: original.id,
+            },
+          ],
           `Run ${original.id}'s input does not match the inputSchema of skill "${slug}" at ${shortSha(sha)}: ${(error as Error).message}`,
         );
       }
-      replays.push({ originalRunId: original.id, slug, target, input: original.input, agentSlug: original.agentSlug });
+      replays.push({
+        originalRunId: original.id,
+        slug,
+        target,
+        input: original.input,
+        agentSlug: original.agentSlug,
+      });
     }
     return replays;
   }

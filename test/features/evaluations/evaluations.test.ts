@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatBody, type FakeOpenAI, openaiEnv, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
-import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
+import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill, patchSkill } from '../../helpers/resources.js';
-import { type Collector, waitFor } from '../../helpers/wait.js';
+import type { Collector } from '../../helpers/wait.js';
 import { register, watchDispatcher } from '../../helpers/webhooks.js';
 
 let t: TestApp;
@@ -170,7 +170,12 @@ describe('an evaluation of 20 reviewed runs', () => {
     const shadows = await get('/runs?shadow=true&limit=200');
     expect(shadows.body.runs).toHaveLength(20);
     for (const r of shadows.body.runs) {
-      expect(r).toMatchObject({ shadow: true, status: 'completed', reviewState: 'auto', workspaceSha: v2.slice(0, 12) });
+      expect(r).toMatchObject({
+        shadow: true,
+        status: 'completed',
+        reviewState: 'auto',
+        workspaceSha: v2.slice(0, 12),
+      });
       expect(body.runs.find((p: { shadowRunId: number }) => p.shadowRunId === r.id)?.originalRunId).toBe(
         r.replayOf,
       );
@@ -250,7 +255,9 @@ describe('an evaluation of 20 reviewed runs', () => {
     expect(notOurs.status).toBe(400);
     expect(notOurs.body.error.code).toBe('VALIDATION_FAILED');
     expect(notOurs.body.error.details.issues[0].field).toBe('body.originalRunId');
-    expect((await post(`/evaluations/${id}/marks`, { originalRunId: first, mark: 'great' })).status).toBe(400);
+    expect((await post(`/evaluations/${id}/marks`, { originalRunId: first, mark: 'great' })).status).toBe(
+      400,
+    );
     expect(
       (await post(`/evaluations/${id}/marks`, { originalRunId: first, mark: 'same' }, foreign.token)).status,
     ).toBe(404);
