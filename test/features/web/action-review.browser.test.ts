@@ -190,4 +190,96 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     expect(await checkAccessibility(page)).toEqual([]);
     await page.context().close();
   });
+  it('keyboard only: edits the email before approving — what will happen shows the edit, the diff before confirming, the proposal keeps what was proposed', async () => {
+    const mail = await proposeDirect(
+      {
+        action: 'mail.send',
+        params: { to: 'ann@example.com', subject: 'Your refnud', text: 'Hello Ann,\n\nIt is on its way.' },
+      },
+      'mailbox',
+    );
+    const page = await signedIn('rev-gus');
+    const errors = watchPageErrors(page);
+    await page.goto(`${t.url}/review/actions/${mail}`);
+    const email = page.getByRole('article', { name: 'The email' });
+    await email.waitFor();
+    const tabTo = async (name: string | RegExp) => {
+      const target = page
+        .getByRole('button', { name, exact: true })
+        .or(page.getByLabel(name, { exact: true }));
+      for (let presses = 0; presses < 60; presses++) {
+        if (
+          await target
+            .evaluate(
+              (e) =>
+                e ===
+                (e as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
+            )
+            .catch(() => false)
+        )
+          return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`Tab never reaches ${name}`);
+    };
+    await tabTo('Edit before approving');
+    await page.keyboard.press('Enter');
+    await tabTo('Subject');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Your refund');
+    await tabTo('Text');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n\nMention: refund of 40 EUR.');
+    // What will happen is the email as edited.
+    await expect.poll(() => email.locator('dd').nth(1).textContent()).toBe('Your refund');
+    expect(await email.locator('pre').textContent()).toBe(
+      'Hello Ann,\n\nIt is on its way.\n\nMention: refund of 40 EUR.',
+    );
+    expect(await checkAccessibility(page)).toEqual([]);
+    await tabTo('Review changes…');
+    await page.keyboard.press('Enter');
+    const changes = page.getByRole('region', { name: 'Your changes' });
+    await expect.poll(() => changes.locator('figcaption').allTextContents()).toEqual(['subject', 'text']);
+    expect(await changes.locator('.del').allTextContents()).toEqual([expect.stringContaining('Your refnud')]);
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(
+        async () =>
+          (await t.request('GET', `/api/v1/proposals/${mail}`, { token: owner })).body.review?.decision,
+      )
+      .toBe('approve');
+    const p = (await t.request('GET', `/api/v1/proposals/${mail}`, { token: owner })).body;
+    expect(p.params).toMatchObject({
+      to: 'ann@example.com',
+      subject: 'Your refund',
+      text: 'Hello Ann,\n\nIt is on its way.\n\nMention: refund of 40 EUR.',
+    });
+    expect(p.proposedParams).toMatchObject({
+      subject: 'Your refnud',
+      text: 'Hello Ann,\n\nIt is on its way.',
+    });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('edits a deal’s new value in the before/after table: the write sends the edit', async () => {
+    const { id, reviewUrl } = await propose('closedwon');
+    const page = await signedIn('rev-hal');
+    await page.goto(reviewUrl);
+    const row = page.locator('table.before-after tbody tr');
+    await expect.poll(() => row.allTextContents()).toEqual(['dealstagequalifiedclosedwon']);
+    await page.getByRole('button', { name: 'Edit before approving' }).click();
+    await page.getByLabel('New value of dealstage').fill('contractsent');
+    await expect.poll(() => row.allTextContents()).toEqual(['dealstagequalifiedcontractsent']);
+    await page.getByRole('button', { name: 'Review changes…' }).click();
+    await page.getByRole('button', { name: 'Approve with these changes' }).click();
+    await page.locator('.status-executed').waitFor();
+    const patch = patches().at(-1);
+    expect(JSON.stringify(patch?.body)).toContain('contractsent');
+    const p = (await t.request('GET', `/api/v1/proposals/${id}`, { token: owner })).body;
+    expect(p.params.properties).toEqual({ dealstage: 'contractsent' });
+    expect(p.proposedParams.properties).toEqual({ dealstage: 'closedwon' });
+    await page.context().close();
+  });
 });

@@ -174,4 +174,45 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     await stranger.goto(reviewUrl);
     await stranger.getByText('There is no such mission run here.').waitFor();
   });
+  it('at plan review: the task graph drawn, each task’s instructions; edits the plan (an instruction, a task removed), reads the diff, approves the edit', async () => {
+    const { id, reviewUrl } = await start({ missionSlug: 'launch', input: { product: 'Plane' } });
+    const page = await signedIn('rev-pia');
+    const errors = watchPageErrors(page);
+    await page.goto(reviewUrl);
+    await page.getByRole('heading', { name: 'Decide on the plan' }).waitFor();
+    const planned = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body.plan.tasks;
+    // The graph: a box per task, an arrow per dependency, said in words too.
+    const graph = page.locator('figure.task-graph svg');
+    await expect.poll(() => graph.locator('g[data-task]').count()).toBe(planned.length);
+    expect(await graph.locator('line.edge').count()).toBe(
+      planned.reduce((n: number, task: { dependsOn: string[] }) => n + task.dependsOn.length, 0),
+    );
+    expect(await graph.getAttribute('aria-label')).toContain('task-2 after task-1');
+    expect(await page.locator('ol.tasks p.instructions').first().textContent()).toBe(planned[0].instructions);
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Edit the plan before approving' }).click();
+    await page.getByLabel('Instructions').first().fill('Write the launch note, short.');
+    await page.getByRole('button', { name: 'Remove task task-2' }).click();
+    await expect.poll(() => graph.locator('g[data-task]').count()).toBe(planned.length - 1);
+    await page.getByRole('button', { name: 'Review changes…' }).click();
+    const changes = page.getByRole('region', { name: 'Your changes' });
+    await expect
+      .poll(() => changes.locator('.ins').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('Write the launch note, short.')]));
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Approve with these changes' }).click();
+    await expect
+      .poll(
+        async () => (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body.draftPlan,
+      )
+      .not.toBeNull();
+    const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
+    expect(run.plan.tasks.map((task: { id: string }) => task.id)).toEqual(['task-1']);
+    expect(run.plan.tasks[0].instructions).toBe('Write the launch note, short.');
+    expect(run.draftPlan.tasks).toHaveLength(planned.length);
+    expect(run.review).toMatchObject({ decision: 'approved', stage: 'plan', edited: true });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

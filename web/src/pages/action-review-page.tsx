@@ -1,18 +1,24 @@
 /**
  * The review screen of a proposed connector action (/review/actions/:id, the proposal's
  * `reviewUrl`): exactly what would be done — the email, the deal's properties now and after, the
- * note (action-effect.tsx) — why (the rationale), who proposed it, and — with the approve
- * capability, while it is pending — approve or reject. Live while it moves (its stream, and every
- * 2 s while it executes: retries send no event), so the execution (attempts, the next one, the last
+ * note (action-effect.tsx) — why (the rationale), who proposed it, its review item (assignee, note,
+ * snooze, due time), and — with the approve capability, while it is pending — edit what may change
+ * (the email's recipients, subject and text; the deal's new values; the note), see the diff, and
+ * approve bound to the revision shown, or reject. Live while it moves (its stream, and every 2 s
+ * while it executes: retries send no event), so the execution (attempts, the next one, the last
  * error) and its outcome show without a reload.
  */
+import { useEffect, useState } from 'preact/hooks';
 
 import { PROPOSAL_EVENT_NAMES } from '../../../machines/shared/effects.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
+import { loadUsers } from '../people/people-data.js';
+import { ActionEditor, actionEdits, editable } from '../review/action-editor.js';
 import { ActionEffect, ExecutionStatus } from '../review/action-effect.js';
-import { DecideForms } from '../review/decide-forms.js';
+import { DecisionPanel } from '../review/decision-panel.js';
 import { JsonBlock } from '../review/draft-view.js';
+import { ItemFacts } from '../review/item-facts.js';
 import { useSubjectReview } from '../review/subject-review.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
@@ -25,7 +31,12 @@ const EVENTS = PROPOSAL_EVENT_NAMES.map((name) => `proposal.${name}`);
 
 export function ActionReviewPage({ id }: { id: number }) {
   const session = useSelector(sessionStore, (c) => c.session);
-  const { loaded, error, notice, busy, decide } = useSubjectReview<Proposal>({
+  // The params as the reviewer edits them (null: not editing).
+  const [edited, setEdited] = useState<Record<string, unknown> | null>(null);
+  useEffect(() => {
+    if (session?.canApprove) void loadUsers();
+  }, []);
+  const { loaded, error, notice, stale, busy, decide, assign, snooze } = useSubjectReview<Proposal>({
     kind: 'action',
     id,
     path: `/proposals/${id}`,
@@ -38,6 +49,15 @@ export function ActionReviewPage({ id }: { id: number }) {
   if (loaded.state === 'loading') return <LoadingPage error={error} />;
   const p = loaded.subject;
   const canDecide = !!session?.canApprove && p.status === 'pending';
+  const edits = canDecide ? actionEdits(p, edited) : null;
+  const params = (edits?.params ?? {}) as Record<string, unknown>;
+  const changes = Object.keys(params).map((key) => ({
+    label: key,
+    before: (p.params as Record<string, unknown>)[key],
+    after: params[key],
+  }));
+  // What will happen: the edited params while editing.
+  const shown = canDecide && edited ? { ...p, params: edited } : p;
   return (
     <main id="main" class="review-page">
       <p>
@@ -84,6 +104,14 @@ export function ActionReviewPage({ id }: { id: number }) {
           </>
         )}
       </dl>
+      <ItemFacts
+        review={loaded.review}
+        canAct={!!session?.canApprove}
+        busy={busy}
+        me={session?.userId ?? ''}
+        onAssign={(userId) => void assign(userId)}
+        onSnooze={(until) => void snooze(until)}
+      />
       <div class="review-grid">
         <section aria-labelledby="rationale-title">
           <h2 id="rationale-title">Rationale</h2>
@@ -91,7 +119,16 @@ export function ActionReviewPage({ id }: { id: number }) {
         </section>
         <section aria-labelledby="effect-title">
           <h2 id="effect-title">What will happen</h2>
-          <ActionEffect proposal={p} />
+          <ActionEffect proposal={shown} />
+          {canDecide && edited && <ActionEditor proposal={p} params={edited} onChange={setEdited} />}
+          {canDecide && editable(p) && (
+            <button
+              type="button"
+              onClick={() => setEdited(edited ? null : structuredClone(p.params as Record<string, unknown>))}
+            >
+              {edited ? 'Discard changes' : 'Edit before approving'}
+            </button>
+          )}
           <details>
             <summary>Params as sent</summary>
             <JsonBlock value={p.params} />
@@ -100,14 +137,24 @@ export function ActionReviewPage({ id }: { id: number }) {
       </div>
       <ExecutionStatus proposal={p} />
       {canDecide && (
-        <section class="actions" aria-labelledby="decide-title">
-          <h2 id="decide-title">Decide</h2>
-          <DecideForms
-            busy={busy}
-            onApprove={(note) => void decide('approve', note, 'Approved.')}
-            onReject={(reason) => void decide('reject', reason, 'Rejected.')}
-          />
-        </section>
+        <DecisionPanel
+          title="Decide"
+          busy={busy}
+          changes={changes}
+          invalid={false}
+          stale={stale}
+          onApprove={(note) =>
+            void decide('approve', note, edits ? 'Approved with your changes.' : 'Approved.', edits).then(
+              (decided) => decided && setEdited(null),
+            )
+          }
+          onReject={(reason) => void decide('reject', reason, 'Rejected.')}
+        />
+      )}
+      {!canDecide && stale && (
+        <p class="notice stale" role="alert">
+          {stale}
+        </p>
       )}
       {p.review && (
         <section aria-labelledby="review-title">

@@ -2,17 +2,25 @@
  * The review screen of a mission run (/review/missions/:id, the run's `reviewUrl`): the mission (slug
  * or ad hoc), goal, status, the plan's tasks (agent, skill, dependencies, status, the child run, an
  * excerpt of its output), artifacts, error, the last decision (headed by the stage it decided: "Plan
- * review" or "Result review"); and — with the approve capability, while it awaits review (of its plan
- * or its result) — approve or reject. Live while it moves (its stream), so tasks starting and
- * finishing, and the outcome of a decision, show without a reload.
+ * review" or "Result review"); the task graph drawn; its review item (assignee, note, snooze, due
+ * time); and — with the approve capability, while it awaits review (of its plan or its result) —
+ * approve (at plan review after editing the plan if need be: each task's title, agent, instructions
+ * and dependencies, the diff before confirming) or reject, bound to the revision shown. Live while it
+ * moves (its stream), so tasks starting and finishing, and the outcome of a decision, show without a
+ * reload.
  */
+import { useEffect, useState } from 'preact/hooks';
 
 import { MISSION_EVENT_NAMES } from '../../../machines/shared/effects.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
-import { DecideForms } from '../review/decide-forms.js';
+import { loadUsers } from '../people/people-data.js';
+import { DecisionPanel } from '../review/decision-panel.js';
 import { JsonBlock } from '../review/draft-view.js';
+import { ItemFacts } from '../review/item-facts.js';
+import { PlanEditor, type PlanTask, plannedTasks } from '../review/plan-editor.js';
 import { useSubjectReview } from '../review/subject-review.js';
+import { TaskGraph } from '../review/task-graph.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
 import type { MissionRun } from '../wire.js';
@@ -47,6 +55,7 @@ function TaskItem({ task }: { task: MissionTask }) {
       <h3>
         {task.title} <span class="muted">({task.id})</span>
       </h3>
+      <p class="instructions">{task.instructions}</p>
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -79,7 +88,12 @@ function TaskItem({ task }: { task: MissionTask }) {
 
 export function MissionReviewPage({ id }: { id: number }) {
   const session = useSelector(sessionStore, (c) => c.session);
-  const { loaded, error, notice, busy, decide } = useSubjectReview<MissionRun>({
+  // The plan's tasks as the reviewer edits them at plan review (null: not editing).
+  const [edited, setEdited] = useState<PlanTask[] | null>(null);
+  useEffect(() => {
+    if (session?.canApprove) void loadUsers();
+  }, []);
+  const { loaded, error, notice, stale, busy, decide, assign, snooze } = useSubjectReview<MissionRun>({
     kind: 'mission',
     id,
     path: `/mission-runs/${id}`,
@@ -92,6 +106,15 @@ export function MissionReviewPage({ id }: { id: number }) {
   const m = loaded.subject;
   const canDecide = !!session?.canApprove && m.status === 'awaiting_review';
   const tasks = m.plan?.tasks ?? [];
+  const atPlanReview = canDecide && m.reviewStage === 'plan' && m.plan !== null;
+  const planned = plannedTasks(m);
+  const planEdited =
+    atPlanReview && edited !== null && JSON.stringify(edited) !== JSON.stringify(planned) ? edited : null;
+  const edits = planEdited ? { plan: { tasks: planEdited } } : null;
+  const changes = planEdited
+    ? [{ label: 'Plan', before: { tasks: planned }, after: { tasks: planEdited } }]
+    : [];
+  const graphTasks = atPlanReview && edited ? edited : tasks;
   return (
     <main id="main" class="review-page">
       <p>
@@ -135,6 +158,14 @@ export function MissionReviewPage({ id }: { id: number }) {
           </>
         )}
       </dl>
+      <ItemFacts
+        review={loaded.review}
+        canAct={!!session?.canApprove}
+        busy={busy}
+        me={session?.userId ?? ''}
+        onAssign={(userId) => void assign(userId)}
+        onSnooze={(until) => void snooze(until)}
+      />
       <section aria-labelledby="goal-title">
         <h2 id="goal-title">Goal</h2>
         <p class="goal">{m.goal}</p>
@@ -146,14 +177,24 @@ export function MissionReviewPage({ id }: { id: number }) {
         )}
       </section>
       {canDecide && (
-        <section class="actions" aria-labelledby="decide-title">
-          <h2 id="decide-title">Decide on the {m.reviewStage ?? 'run'}</h2>
-          <DecideForms
-            busy={busy}
-            onApprove={(note) => void decide('approve', note, 'Approved.')}
-            onReject={(reason) => void decide('reject', reason, 'Rejected.')}
-          />
-        </section>
+        <DecisionPanel
+          title={`Decide on the ${m.reviewStage ?? 'run'}`}
+          busy={busy}
+          changes={changes}
+          invalid={false}
+          stale={stale}
+          onApprove={(note) =>
+            void decide('approve', note, edits ? 'Approved with your plan.' : 'Approved.', edits).then(
+              (decided) => decided && setEdited(null),
+            )
+          }
+          onReject={(reason) => void decide('reject', reason, 'Rejected.')}
+        />
+      )}
+      {!canDecide && stale && (
+        <p class="notice stale" role="alert">
+          {stale}
+        </p>
       )}
       {m.error && (
         <section aria-labelledby="error-title">
@@ -169,11 +210,23 @@ export function MissionReviewPage({ id }: { id: number }) {
         {m.plan === null ? (
           <p class="muted">Not planned yet.</p>
         ) : (
-          <ol class="tasks">
-            {tasks.map((task) => (
-              <TaskItem key={task.id} task={task} />
-            ))}
-          </ol>
+          <>
+            <TaskGraph tasks={graphTasks} />
+            {atPlanReview && (
+              <button type="button" onClick={() => setEdited(edited ? null : planned)}>
+                {edited ? 'Discard changes to the plan' : 'Edit the plan before approving'}
+              </button>
+            )}
+            {atPlanReview && edited ? (
+              <PlanEditor tasks={edited} team={m.team.map((member) => member.agent)} onChange={setEdited} />
+            ) : (
+              <ol class="tasks">
+                {tasks.map((task) => (
+                  <TaskItem key={task.id} task={task} />
+                ))}
+              </ol>
+            )}
+          </>
         )}
       </section>
       <section aria-labelledby="artifacts-title">

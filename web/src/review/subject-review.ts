@@ -1,14 +1,30 @@
 /**
- * A review screen's subject other than a run (a proposal, a mission run): read from its GET path,
- * followed live through its stream (each of `events` reads it again, one read at a time, so the
- * replay of a finished subject's stream asks for one more read at most; the stream is closed, not
- * reconnected, once the server ends it), and decided through `/reviews/decide` as review kind `kind`.
+ * A review screen's subject other than a run (a proposal, a mission run): read with its review item
+ * through `GET /reviews/:kind/:id` (the subject and the revision the screen shows are read together;
+ * a subject that never waited for review is read from its own path), followed live through its
+ * stream (each of `events` reads it again, one read at a time, so the replay of a finished subject's
+ * stream asks for one more read at most; the stream is closed, not reconnected, once the server ends
+ * it), and decided through `/reviews/decide` as review kind `kind`, bound to the revision shown. When
+ * the item open changed while the reviewer did nothing here, the screen says so.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 import { namePeople } from '../people/people-data.js';
+import type { ReviewAnswer, ReviewItem } from '../wire.js';
+import { assignItem, decideOnScreen, STALE_NOTICE, snoozeItem } from './screen-decisions.js';
 
-export type Loaded<T> = { state: 'loading' } | { state: 'missing' } | { state: 'loaded'; subject: T };
+export type Loaded<T> =
+  | { state: 'loading' }
+  | { state: 'missing' }
+  | { state: 'loaded'; subject: T; review: ReviewItem | null };
+
+/** What the screen says when the item it showed open changed elsewhere (null: it did not). */
+function changedElsewhere(shown: ReviewItem | null, now: ReviewItem | null): string | null {
+  if (!shown?.revision || now?.revision === shown.revision) return null;
+  return !now?.revision
+    ? 'This item was decided or withdrawn elsewhere while you had it open. Nothing was decided here.'
+    : 'This item changed elsewhere while you had it open (edited, assigned or snoozed): it shows its current version now. Read it before deciding.';
+}
 
 export function useSubjectReview<T>(options: {
   kind: string;
@@ -29,12 +45,30 @@ export function useSubjectReview<T>(options: {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
+  const [stale, setStale] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Read by reads that answer later: whether this screen is acting (its own change), what it shows.
+  const acting = useRef(false);
+  const shown = useRef<ReviewItem | null>(null);
 
   const load = async () => {
     try {
-      const subject = await api<T>('GET', path);
-      setLoaded({ state: 'loaded', subject });
+      let subject: T;
+      let review: ReviewItem | null = null;
+      try {
+        const answer = await api<ReviewAnswer>('GET', `/reviews/${kind}/${id}`);
+        subject = answer.subject as T;
+        review = answer.review;
+      } catch (e) {
+        if (!(e instanceof ApiError && e.status === 404)) throw e;
+        subject = await api<T>('GET', path);
+      }
+      if (!acting.current) {
+        const change = changedElsewhere(shown.current, review);
+        if (change) setStale(change);
+      }
+      shown.current = review;
+      setLoaded({ state: 'loaded', subject, review });
       void namePeople(options.people(subject));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) setLoaded({ state: 'missing' });
@@ -44,6 +78,7 @@ export function useSubjectReview<T>(options: {
 
   useEffect(() => {
     setLoaded({ state: 'loading' });
+    shown.current = null;
     let reading: Promise<void> | null = null;
     let again = false;
     const reload = () => {
@@ -76,19 +111,54 @@ export function useSubjectReview<T>(options: {
     return () => clearTimeout(timer);
   }, [loaded]);
 
-  const decide = async (action: 'approve' | 'reject', text: string, done: string) => {
+  /** Runs `call` as the screen's own change; the subject is read again after it (still as its own). */
+  const act = async (call: () => Promise<string>) => {
     setBusy(true);
+    acting.current = true;
     setError(null);
     try {
-      await api('POST', '/reviews/decide?limit=1', { kind, id, action, ...(text ? { reason: text } : {}) });
-      setNotice(done);
+      setNotice(await call());
     } catch (e) {
       setError((e as Error).message);
     } finally {
-      setBusy(false);
       await load();
+      acting.current = false;
+      setBusy(false);
     }
   };
 
-  return { loaded, error, notice, busy, decide };
+  /** Decides bound to the revision shown, with `edits` (approve only); true when it was decided. */
+  const decide = async (
+    action: 'approve' | 'reject',
+    text: string,
+    done: string,
+    edits: Record<string, unknown> | null = null,
+  ): Promise<boolean> => {
+    let decided = false;
+    await act(async () => {
+      const revision = shown.current?.revision ?? null;
+      const outcome = await decideOnScreen({ kind, id, revision, action, text, edits });
+      if (outcome === 'stale') {
+        setStale(STALE_NOTICE);
+        return 'Nothing was decided: the item changed elsewhere.';
+      }
+      setStale(null);
+      decided = true;
+      return done;
+    });
+    return decided;
+  };
+
+  const assign = (userId: string | null) =>
+    act(async () => {
+      await assignItem(kind, id, userId);
+      return userId ? `Assigned to ${userId}.` : 'Sent back to triage.';
+    });
+  const snooze = (until: Date) =>
+    act(async () => {
+      await snoozeItem(kind, id, until);
+      return 'Snoozed.';
+    });
+
+  return { loaded, error, notice, stale, busy, decide, assign, snooze };
 }
