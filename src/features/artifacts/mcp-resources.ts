@@ -33,11 +33,12 @@ export function artifactResources(artifacts: ArtifactService): ResourceSource {
       };
     },
     async read(principal, key) {
-      const { artifact, content } = await artifacts.content(principal.orgId, artifactId(key));
+      // Read as base64, what a blob is: no hex text to decode and encode again (service.ts).
+      const { artifact, base64 } = await artifacts.contentBase64(principal.orgId, artifactId(key));
       const uri = artifactUri(artifact.id);
       return isTextMediaType(artifact.mediaType)
-        ? [{ uri, mimeType: artifact.mediaType, text: content.toString('utf8') }]
-        : [{ uri, mimeType: artifact.mediaType, blob: content.toString('base64') }];
+        ? [{ uri, mimeType: artifact.mediaType, text: Buffer.from(base64, 'base64').toString('utf8') }]
+        : [{ uri, mimeType: artifact.mediaType, blob: base64 }];
     },
   };
 }

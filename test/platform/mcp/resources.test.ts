@@ -5,6 +5,7 @@
  * the refusals — another org's resource or an unknown one (resource-not-found), a missing scope, a
  * cursor r3 never gave, an unknown or inactive prompt and a missing required argument (invalid params).
  */
+import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,7 +208,8 @@ describe('artifacts as resources', () => {
   });
 
   it('reads a binary artifact as a base64 blob with its media type; another org cannot', async () => {
-    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255, 254]);
+    // Longer than one line of PostgreSQL's base64 (57 bytes): the blob has no line breaks.
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255, 254, ...randomBytes(300)]);
     const made = await ok(mcp, 'create_artifact', {
       name: 'p.png',
       mediaType: 'image/png',
