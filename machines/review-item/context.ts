@@ -3,7 +3,8 @@ import { entityIdSchema, isoTimestampSchema, principalSchema } from '../shared/s
 
 /** A reviewer's decision on an item. */
 export const reviewDecisionSchema = z.strictObject({
-  action: z.enum(['approve', 'reject']),
+  /** `request_changes`: the draft went back with `reason`; the subject's next draft opens a new item. */
+  action: z.enum(['approve', 'reject', 'request_changes']),
   by: principalSchema,
   reason: z.string().nullable(),
   /** Whether the reviewer's edits were applied with it (absent: none were). */
@@ -25,6 +26,8 @@ export const reviewItemContextSchema = z.strictObject({
    */
   summary: z.string().nullable().optional(),
   createdAt: isoTimestampSchema,
+  /** Change requests made on the subject before this item opened (absent: none; decisions.md §15). */
+  rounds: z.number().int().min(0).optional(),
   assignedTo: principalSchema.nullable(),
   /** The note of the latest routing (an ASSIGN without a note clears it). */
   note: z.string().nullable(),

@@ -10,6 +10,8 @@ export const reviewItemInputSchema = z.strictObject({
   /** What the item is about in one line, if anything yet. */
   summary: z.string().nullish(),
   assignedTo: principalSchema.nullish(),
+  /** Change requests made on the subject before this item (its round is one more). */
+  rounds: z.number().int().min(0).optional(),
   at: isoTimestampSchema,
 });
 
@@ -57,10 +59,13 @@ export const reviewWakeEventSchema = z.strictObject({
 /** The snooze timer fired. */
 export type ReviewWakeEvent = z.infer<typeof reviewWakeEventSchema>;
 
-/** A reviewer decided; the host dispatches the decision to the run (approve/reject, resume/cancel). */
+/**
+ * A reviewer decided; the host dispatches the decision to the run (approve/reject, resume/cancel, or
+ * `request_changes`: the draft goes back with `reason`, which closes this item as `changes_requested`).
+ */
 export const reviewDecideEventSchema = z.strictObject({
   type: z.literal('DECIDE'),
-  action: z.enum(['approve', 'reject']),
+  action: z.enum(['approve', 'reject', 'request_changes']),
   by: principalSchema,
   reason: z.string().nullish(),
   /** Whether the subject's owner applied the reviewer's edits with the decision. */

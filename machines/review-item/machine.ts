@@ -15,6 +15,9 @@
  *   transition changes the version; SUBJECT_CHANGED exists to change it when the subject changes
  *   under an open item (a skill run's draft arrived), leaving the state as it is (the item's
  *   summary follows the subject's).
+ * - change request: a DECIDE whose action is `request_changes` closes the item as any decision does
+ *   (`decided`, the decision kept), but publishes `changes_requested` instead of `decided`: the
+ *   subject goes back to its model, and its next draft opens another item (`rounds` one more).
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { effectActionsOf, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
@@ -100,6 +103,7 @@ export const reviewItemMachine = setup({
     title: input.title,
     summary: input.summary ?? null,
     createdAt: input.at,
+    ...(input.rounds ? { rounds: input.rounds } : {}),
     assignedTo: input.assignedTo ?? null,
     note: null,
     snoozedUntil: null,
@@ -141,7 +145,19 @@ export const reviewItemMachine = setup({
         CANCEL: { target: 'cancelled', actions: ['clearSnooze', cancelSnoozeTimer] },
       },
     },
-    decided: { type: 'final', entry: ['storeDecision', 'markClosed', emit('decided')] },
+    decided: {
+      type: 'final',
+      entry: [
+        'storeDecision',
+        'markClosed',
+        {
+          type: 'emitReviewEvent',
+          params: ({ context }) => ({
+            event: context.decision?.action === 'request_changes' ? 'changes_requested' : 'decided',
+          }),
+        },
+      ],
+    },
     cancelled: { type: 'final', entry: ['markClosed', emit('cancelled')] },
   },
 });

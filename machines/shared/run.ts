@@ -106,6 +106,50 @@ export const runRejectEventSchema = z.strictObject({
 /** A reviewer rejected. */
 export type RunRejectEvent = z.infer<typeof runRejectEventSchema>;
 
+/** How many times a reviewer may send one subject's draft back (decisions.md §15: at most 5 rounds). */
+export const MAX_REVIEW_ROUNDS = 5;
+
+/**
+ * A reviewer sent the draft back with a reason (decisions.md §15 "Request changes"), already checked
+ * by the review queue's choke point: the model is asked again with its draft and the reason as turns.
+ */
+export const runRequestChangesEventSchema = z.strictObject({
+  type: z.literal('REQUEST_CHANGES'),
+  by: principalSchema,
+  onBehalfOf: principalSchema.nullish(),
+  reason: z.string().min(1).max(10_000),
+  at: isoTimestampSchema,
+});
+
+/** A reviewer sent the draft back. */
+export type RunRequestChangesEvent = z.infer<typeof runRequestChangesEventSchema>;
+
+/**
+ * One round of review that ended in a change request: the draft sent back and the reviewer's reason
+ * (the run object's `rounds`). The next draft is asked for with these as conversation turns.
+ */
+export const reviewRoundSchema = z.strictObject({
+  draft: jsonObjectSchema,
+  reason: z.string().min(1),
+  by: principalSchema,
+  onBehalfOf: principalSchema.nullable(),
+  at: isoTimestampSchema,
+});
+
+/** One round of review that ended in a change request. */
+export type ReviewRound = z.infer<typeof reviewRoundSchema>;
+
+/** The round a REQUEST_CHANGES event records about `draft`. */
+export function roundFrom(event: RunRequestChangesEvent, draft: Record<string, unknown>): ReviewRound {
+  return {
+    draft: draft as ReviewRound['draft'],
+    reason: event.reason,
+    by: event.by,
+    onBehalfOf: event.onBehalfOf ?? null,
+    at: event.at,
+  };
+}
+
 /** A caller cancelled the run: a hard stop that cannot be resumed. */
 export const runCancelEventSchema = z.strictObject({
   type: z.literal('CANCEL'),

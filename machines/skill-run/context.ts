@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runErrorSchema, runReviewSchema, stepResultsSchema } from '../shared/run.js';
+import { reviewRoundSchema, runErrorSchema, runReviewSchema, stepResultsSchema } from '../shared/run.js';
 import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from '../shared/schemas.js';
 
 /** A skill run's review lane: `auto` when it never entered the review queue. */
@@ -25,6 +25,16 @@ export const skillRunContextSchema = z.strictObject({
   error: runErrorSchema.nullable(),
   review: runReviewSchema.nullable(),
   reviewState: z.enum(SKILL_RUN_REVIEW_STATES),
+  /**
+   * The rounds of review that ended in a change request, oldest first (absent: none). The step's
+   * attempt is one more than their number; its model is asked with each draft and reason as turns.
+   */
+  rounds: z.array(reviewRoundSchema).optional(),
+  /**
+   * Turns the run was created with, before its own rounds (a mission planner's earlier plans and the
+   * reviewers' reasons): each draft an assistant turn, each reason a user turn.
+   */
+  conversation: z.array(z.strictObject({ draft: jsonObjectSchema, reason: z.string().min(1) })).optional(),
   /** Tool calls the step's model asked for so far (absent on runs created before the tool loop). */
   toolCalls: z.number().int().min(0).optional(),
   /** When the run reached its final status (approved, rejected, completed, failed or cancelled). */

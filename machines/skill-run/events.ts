@@ -3,12 +3,13 @@ import {
   runApproveEventSchema,
   runCancelEventSchema,
   runRejectEventSchema,
+  runRequestChangesEventSchema,
   stepFailedEventSchema,
   stepSucceededEventSchema,
   toolCompletedEventSchema,
   toolsRequestedEventSchema,
 } from '../shared/run.js';
-import { entityIdSchema, isoTimestampSchema, slugSchema } from '../shared/schemas.js';
+import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from '../shared/schemas.js';
 
 /** What the host passes to `initialTransition(skillRunMachine, input)` when a skill run is created. */
 export const skillRunInputSchema = z.strictObject({
@@ -17,6 +18,8 @@ export const skillRunInputSchema = z.strictObject({
   requiresApproval: z.boolean(),
   /** What the run's review items are called (the skill's `titleTemplate` rendered over the input). */
   title: z.string().min(1).max(200).optional(),
+  /** Turns to ask the model with after the prompt (a mission planner asked again): see the context's. */
+  conversation: z.array(z.strictObject({ draft: jsonObjectSchema, reason: z.string().min(1) })).optional(),
   at: isoTimestampSchema,
 });
 
@@ -31,6 +34,7 @@ export const skillRunEventSchema = z.discriminatedUnion('type', [
   toolCompletedEventSchema,
   runApproveEventSchema,
   runRejectEventSchema,
+  runRequestChangesEventSchema,
   runCancelEventSchema,
 ]);
 

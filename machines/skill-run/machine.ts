@@ -20,19 +20,24 @@
  *   run refuses both, which is how the worker stops between calls. A run decided before its draft
  *   (approved, rejected) still takes them, without a state change, until the step reports.
  */
-import { assertEvent, assign, setup } from 'xstate';
+import { and, assertEvent, assign, setup } from 'xstate';
 import {
   effectActionsOf,
   type OpenReviewParams,
   type RecordEventParams,
   type RunEventName,
 } from '../shared/effects.js';
-import { reviewFrom } from '../shared/run.js';
+import { MAX_REVIEW_ROUNDS, reviewFrom, roundFrom } from '../shared/run.js';
 import type { SkillRunContext } from './context.js';
 import type { SkillRunEvent, SkillRunInput } from './events.js';
 
 export type { SkillRunProjection, SkillRunStatus } from './project.js';
 export { projectSkillRun, SKILL_RUN_STATUSES } from './project.js';
+
+/** The step's attempt the run waits for: one more than the rounds sent back so far. */
+export function stepAttempt(context: Pick<SkillRunContext, 'rounds'>): number {
+  return (context.rounds?.length ?? 0) + 1;
+}
 
 const record = (event: RunEventName) => ({ type: 'recordEvent', params: { event } }) as const;
 
@@ -105,6 +110,17 @@ export const skillRunMachine = setup({
         stepResults: { ...context.stepResults, [context.slug]: { output: event.output } },
       };
     }),
+    /** The draft goes back with the reviewer's reason: kept as a round, the run waits for the next. */
+    storeChangeRequest: assign(({ context, event }) => {
+      assertEvent(event, 'REQUEST_CHANGES');
+      const { [context.slug]: _sent, ...stepResults } = context.stepResults;
+      return {
+        rounds: [...(context.rounds ?? []), roundFrom(event, context.output ?? {})],
+        draftReady: false,
+        output: null,
+        stepResults,
+      };
+    }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),
     countToolCalls: assign(({ context, event }) => {
       assertEvent(event, 'TOOLS_REQUESTED');
@@ -119,20 +135,26 @@ export const skillRunMachine = setup({
       event.stepOutputs === undefined &&
       event.plan === undefined &&
       (event.output === undefined || context.draftReady),
+    /** A draft that is there may go back, at most MAX_REVIEW_ROUNDS times. */
+    mayRequestChanges: ({ context }) =>
+      context.draftReady && (context.rounds?.length ?? 0) < MAX_REVIEW_ROUNDS,
     isAwaitedStepResult: ({ context, event }) =>
       (event.type === 'STEP_SUCCEEDED' || event.type === 'STEP_FAILED') &&
       event.step === context.slug &&
+      event.attempt === stepAttempt(context) &&
       !context.draftReady &&
       context.error === null,
     isOwnStepExecuting: ({ context, event }) =>
       (event.type === 'TOOLS_REQUESTED' || event.type === 'TOOL_COMPLETED') &&
       event.step === context.slug &&
+      event.attempt === stepAttempt(context) &&
       !context.draftReady &&
       context.error === null,
     isLastToolOfTurn: ({ context, event }) =>
       event.type === 'TOOL_COMPLETED' &&
       event.remaining === 0 &&
       event.step === context.slug &&
+      event.attempt === stepAttempt(context) &&
       !context.draftReady &&
       context.error === null,
   },
@@ -144,6 +166,7 @@ export const skillRunMachine = setup({
     slug: input.slug,
     requiresApproval: input.requiresApproval,
     ...(input.title === undefined ? {} : { title: input.title }),
+    ...(input.conversation === undefined ? {} : { conversation: input.conversation }),
     createdAt: input.at,
     draftReady: false,
     output: null,
@@ -172,11 +195,20 @@ export const skillRunMachine = setup({
       initial: 'awaitingModel',
       states: toolLoopStates,
       on: {
-        STEP_SUCCEEDED: {
-          guard: 'isAwaitedStepResult',
-          target: 'completed',
-          actions: ['storeDraft', recordStep('step_completed')],
-        },
+        STEP_SUCCEEDED: [
+          // A round's new draft (only a run that requires approval runs again after review): back
+          // to the queue, as a new item.
+          {
+            guard: and(['isAwaitedStepResult', 'requiresApproval']),
+            target: 'pending.draftReady',
+            actions: ['storeDraft', recordStep('step_completed'), record('paused_for_review')],
+          },
+          {
+            guard: 'isAwaitedStepResult',
+            target: 'completed',
+            actions: ['storeDraft', recordStep('step_completed')],
+          },
+        ],
         STEP_FAILED: { guard: 'isAwaitedStepResult', target: 'failed', actions: 'storeError' },
         CANCEL: { target: 'cancelled' },
       },
@@ -209,6 +241,19 @@ export const skillRunMachine = setup({
         },
         APPROVE: { guard: 'isApplicableApproval', target: 'approved', actions: 'storeDecision' },
         REJECT: { target: 'rejected', actions: 'storeDecision' },
+        REQUEST_CHANGES: {
+          guard: 'mayRequestChanges',
+          target: 'running',
+          actions: [
+            'storeChangeRequest',
+            closeReview('decided'),
+            recordStep('step_started'),
+            {
+              type: 'enqueueJob',
+              params: ({ context }) => ({ job: 'execute_step', step: context.slug, attempt: stepAttempt(context) }),
+            },
+          ],
+        },
         CANCEL: { target: 'cancelled', actions: closeReview('cancelled') },
       },
     },

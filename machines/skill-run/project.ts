@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from 'xstate';
-import type { RunError, RunReview, StepResults } from '../shared/run.js';
+import type { ReviewRound, RunError, RunReview, StepResults } from '../shared/run.js';
 import type { JsonObject } from '../shared/schemas.js';
 import { statusOf } from '../shared/status.js';
 import { RUN_STATUSES, type RunStatus } from '../shared/vocabulary.js';
@@ -27,6 +27,8 @@ export interface SkillRunProjection {
   reviewState: SkillRunReviewState;
   completedAt: string | null;
   stepResults: StepResults;
+  /** The rounds of review that sent the draft back (decisions.md §15), oldest first; null: none. */
+  rounds: ReviewRound[] | null;
 }
 
 /** The queryable columns of a skill run's snapshot. */
@@ -44,5 +46,6 @@ export function projectSkillRun(
     reviewState: context.reviewState,
     completedAt: context.completedAt,
     stepResults: context.stepResults,
+    rounds: context.rounds?.length ? context.rounds : null,
   };
 }

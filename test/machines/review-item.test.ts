@@ -57,6 +57,17 @@ const reject: ReviewItemEvent = {
   at: T2,
 };
 const cancel: ReviewItemEvent = { type: 'CANCEL', at: T2 };
+const requestChanges: ReviewItemEvent = {
+  type: 'DECIDE',
+  action: 'request_changes',
+  by: 'token:lee',
+  reason: 'mention the refund',
+  at: T2,
+};
+const changesRequested = {
+  decision: { action: 'request_changes', by: 'token:lee', reason: 'mention the refund', at: T2 },
+  closedAt: T2,
+};
 const subjectChanged: ReviewItemEvent = { type: 'SUBJECT_CHANGED', at: T1 };
 
 const wakeTimer = (until: string) => ({
@@ -95,6 +106,13 @@ const initialRows: InitialRow<M>[] = [
     to: 'assigned',
     actions: [emitted('opened')],
     context: { assignedTo: 'user:lee' },
+  },
+  {
+    name: 'the new draft of a run sent back twice opens an item of round 3 (rounds: 2)',
+    input: { ...triage, rounds: 2 },
+    to: 'unassigned',
+    actions: [emitted('opened')],
+    context: { rounds: 2 },
   },
 ];
 
@@ -287,6 +305,33 @@ const transitionRows: TransitionRow<M>[] = [
     context: { snoozedUntil: null, decision: { action: 'approve', by: 'token:lee', reason: null, at: T2 } },
   },
   {
+    name: 'unassigned: changes requested closes the item with the reason, as changes_requested',
+    input: triage,
+    from: [],
+    event: requestChanges,
+    to: 'decided',
+    actions: [emitted('changes_requested')],
+    context: changesRequested,
+  },
+  {
+    name: 'assigned: changes requested closes the item, as changes_requested',
+    input: routed,
+    from: [],
+    event: requestChanges,
+    to: 'decided',
+    actions: [emitted('changes_requested')],
+    context: changesRequested,
+  },
+  {
+    name: 'snoozed: changes requested closes the item and cancels the wake-up',
+    input: routed,
+    from: [snooze1],
+    event: requestChanges,
+    to: 'decided',
+    actions: [cancelWake, emitted('changes_requested')],
+    context: { ...changesRequested, snoozedUntil: null },
+  },
+  {
     name: 'unassigned: the run went away, so the item is cancelled',
     input: triage,
     from: [],
@@ -322,6 +367,7 @@ const paths = {
   'snoozed (re-snoozed)': { input: triage, from: [snooze1, snooze2] },
   'decided (approved)': { input: triage, from: [approve] },
   'decided (after a snooze)': { input: triage, from: [snooze1, reject] },
+  'decided (changes requested)': { input: triage, from: [requestChanges] },
   cancelled: { input: routed, from: [cancel] },
   'cancelled (after a snooze)': { input: routed, from: [snooze1, cancel] },
 } satisfies Record<string, { input: ReviewItemInput; from: ReviewItemEvent[] }>;
@@ -330,11 +376,22 @@ function refused(state: keyof typeof paths, events: ReviewItemEvent[], why: stri
   return events.map((event) => ({ name: `${event.type} in ${state}: ${why}`, ...paths[state], event }));
 }
 
-const everything = [assignAnn, unassign, snooze1, wake1, approve, reject, subjectChanged, cancel];
+const everything = [
+  assignAnn,
+  unassign,
+  snooze1,
+  wake1,
+  approve,
+  reject,
+  requestChanges,
+  subjectChanged,
+  cancel,
+];
 
 const refusedRows: RefusedRow<M>[] = [
   ...refused('decided (approved)', everything, 'the item is closed'),
   ...refused('decided (after a snooze)', everything, 'the item is closed'),
+  ...refused('decided (changes requested)', everything, 'the item is closed: the next draft is another item'),
   ...refused('cancelled', everything, 'the item is closed'),
   ...refused('cancelled (after a snooze)', everything, 'the item is closed'),
   ...refused('unassigned', [wake1], 'not snoozed'),
@@ -390,7 +447,7 @@ describe('review-item schemas', () => {
   it('accept the inputs and every event used above', () => {
     expect(reviewItemInputSchema.parse(triage)).toEqual(triage);
     expect(reviewItemInputSchema.parse(routed)).toEqual(routed);
-    for (const event of [assignAnn, unassign, snooze1, wake1, approve, reject, subjectChanged, cancel]) {
+    for (const event of [assignAnn, unassign, snooze1, wake1, approve, reject, requestChanges, subjectChanged, cancel]) {
       expect(reviewItemEventSchema.parse(event)).toEqual(event);
     }
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolCompletedEvent, ToolsRequestedEvent } from '../../machines/shared/run.js';
+import type {
+  StepFailedEvent,
+  StepSucceededEvent,
+  ToolCompletedEvent,
+  ToolsRequestedEvent,
+} from '../../machines/shared/run.js';
+import type { RunRequestChangesEvent } from '../../machines/shared/run.js';
 import {
   type SkillRunEvent,
   type SkillRunInput,
@@ -95,6 +101,35 @@ const rejectedReview = {
   reason: 'off-brand',
   at: T2,
 };
+
+const requestChanges: SkillRunEvent = {
+  type: 'REQUEST_CHANGES',
+  by: 'token:abc',
+  onBehalfOf: 'user:ann',
+  reason: 'mention the refund',
+  at: T2,
+};
+/** The step's result for round `round` (attempt `round`). */
+const roundSucceeded = (round: number): SkillRunEvent => ({
+  ...(succeeded as StepSucceededEvent),
+  attempt: round,
+  output: { text: `draft ${round}` },
+  at: T3,
+});
+const succeeded2 = roundSucceeded(2);
+const failed2: SkillRunEvent = { ...(failed as StepFailedEvent), attempt: 2, at: T3 };
+const toolsRequested2: SkillRunEvent = { ...(toolsRequested as ToolsRequestedEvent), attempt: 2 };
+const round1 = { draft: { text: 'draft' }, reason: 'mention the refund', by: 'token:abc', onBehalfOf: 'user:ann', at: T2 };
+/** From creation to the draft of round `rounds + 1` ready (`rounds` change requests before it). */
+const throughRounds = (rounds: number): SkillRunEvent[] => [
+  succeeded,
+  ...Array.from({ length: rounds }, (_, i) => [requestChanges, roundSucceeded(i + 2)]).flat(),
+];
+const roundStarted = (attempt: number) => [
+  { type: 'closeReview', params: { reason: 'decided' } },
+  { type: 'recordEvent', params: { event: 'step_started', step: 'summarize' } },
+  { type: 'enqueueJob', params: { job: 'execute_step', step: 'summarize', attempt } },
+];
 
 const initialRows: InitialRow<M>[] = [
   {
@@ -432,6 +467,97 @@ const transitionRows: TransitionRow<M>[] = [
     actions: [],
     context: { error: { code: 'MODEL_ERROR', message: 'upstream timeout' } },
   },
+  {
+    name: 'pending (draft ready): request changes sends the draft back — the item closes, the run runs again (attempt 2)',
+    input: gated,
+    from: [succeeded],
+    event: requestChanges,
+    to: { running: 'awaitingModel' },
+    actions: roundStarted(2),
+    context: {
+      rounds: [round1],
+      draftReady: false,
+      output: null,
+      stepResults: {},
+      review: null,
+      reviewState: 'pending',
+      completedAt: null,
+    },
+  },
+  {
+    name: 'running (round 2): the new draft brings the run back to the queue as a new item',
+    input: gated,
+    from: [succeeded, requestChanges],
+    event: succeeded2,
+    to: { pending: 'draftReady' },
+    actions: [
+      stepCompleted,
+      { type: 'recordEvent', params: { event: 'paused_for_review' } },
+      { type: 'openReview', params: {} },
+    ],
+    context: {
+      draftReady: true,
+      output: { text: 'draft 2' },
+      stepResults: { summarize: { output: { text: 'draft 2' } } },
+      rounds: [round1],
+    },
+  },
+  {
+    name: 'running (round 2): the model asks for tools (attempt 2)',
+    input: gated,
+    from: [succeeded, requestChanges],
+    event: toolsRequested2,
+    to: { running: 'executingTools' },
+    actions: [],
+  },
+  {
+    name: 'running (round 2): the new draft fails, so the run fails (its item is already closed)',
+    input: gated,
+    from: [succeeded, requestChanges],
+    event: failed2,
+    to: 'failed',
+    actions: [{ type: 'recordEvent', params: { event: 'failed' } }],
+    context: { error: { code: 'MODEL_ERROR', message: 'upstream timeout' }, completedAt: T3 },
+  },
+  {
+    name: 'running (round 2): cancel is a hard stop',
+    input: gated,
+    from: [succeeded, requestChanges],
+    event: cancel,
+    to: 'cancelled',
+    actions: [{ type: 'recordEvent', params: { event: 'cancelled' } }],
+  },
+  {
+    name: 'pending (round 2 draft ready): approve approves the new draft',
+    input: gated,
+    from: throughRounds(1),
+    event: approve,
+    to: 'approved',
+    actions: [
+      { type: 'recordEvent', params: { event: 'approved' } },
+      { type: 'closeReview', params: { reason: 'decided' } },
+    ],
+    context: { output: { text: 'draft 2' }, review: approvedReview, rounds: [round1] },
+  },
+  {
+    name: 'pending (round 2 draft ready): changes again — attempt 3, both rounds kept',
+    input: gated,
+    from: throughRounds(1),
+    event: { ...(requestChanges as RunRequestChangesEvent), reason: 'shorter' },
+    to: { running: 'awaitingModel' },
+    actions: roundStarted(3),
+    context: {
+      rounds: [round1, { ...round1, draft: { text: 'draft 2' }, reason: 'shorter' }],
+    },
+  },
+  {
+    name: 'pending (draft ready after 4 rounds): the fifth change request is still taken',
+    input: gated,
+    from: throughRounds(4),
+    event: requestChanges,
+    to: { running: 'awaitingModel' },
+    actions: roundStarted(6),
+  },
 ];
 
 /** How to reach each state (or state variant) from creation. */
@@ -454,6 +580,11 @@ const paths = {
   'approved (late draft stored)': { input: gated, from: [approve, lateSucceeded] },
   'rejected (late draft stored)': { input: gated, from: [reject, lateSucceeded] },
   'approved (late draft failed)': { input: gated, from: [approve, lateFailed] },
+  'running (round 2)': { input: gated, from: [succeeded, requestChanges] },
+  'running (round 2, executing tools)': { input: gated, from: [succeeded, requestChanges, toolsRequested2] },
+  'pending (round 2 draft ready)': { input: gated, from: throughRounds(1) },
+  'pending (draft ready after 5 rounds)': { input: gated, from: throughRounds(5) },
+  'running (without approval)': { input: auto, from: [] },
 } satisfies Record<string, { input: SkillRunInput; from: SkillRunEvent[] }>;
 
 type PathName = keyof typeof paths;
@@ -516,6 +647,21 @@ const refusedRows: RefusedRow<M>[] = [
   ...refused('approved (draft ready)', toolEvents, 'the draft is ready: the loop is over'),
   ...refused('approved (late draft stored)', toolEvents, 'the draft is ready: the loop is over'),
   ...refused('approved (late draft failed)', toolEvents, 'the step already reported: the loop is over'),
+  ...refused('pending (awaiting the draft)', [requestChanges], 'no draft to send back yet'),
+  ...refused('pending (executing tools)', [requestChanges], 'no draft to send back yet'),
+  ...refused('pending (draft ready after 5 rounds)', [requestChanges], 'at most 5 rounds'),
+  ...refused('running (round 2)', [requestChanges], 'only a pending run is sent back'),
+  ...refused('running (without approval)', [requestChanges], 'only a pending run is sent back'),
+  ...refused('completed', [requestChanges], 'only a pending run is sent back'),
+  ...refused('failed', [requestChanges], 'only a pending run is sent back'),
+  ...refused('cancelled', [requestChanges], 'only a pending run is sent back'),
+  ...refused('approved (draft ready)', [requestChanges], 'already decided'),
+  ...refused('rejected (draft ready)', [requestChanges], 'already decided'),
+  ...refused('running (round 2)', decisions, 'only a pending run is decided'),
+  ...refused('running (round 2)', [succeeded, failed], 'a late report of round 1 (attempt 1)'),
+  ...refused('running (round 2)', [toolsRequested], 'a tool turn of round 1 (attempt 1)'),
+  ...refused('running (round 2, executing tools)', [lastToolDone], 'a tool call of round 1 (attempt 1)'),
+  ...refused('pending (round 2 draft ready)', [succeeded2, failed2], 'a duplicate step result'),
 ];
 
 describe('skill-run machine', () => {
@@ -570,6 +716,7 @@ describe('skill-run machine', () => {
       reviewState: 'pending',
       completedAt: null,
       stepResults: {},
+      rounds: null,
     });
     const approved = reach(skillRunMachine, gated, [succeeded, approve]);
     expect(projectSkillRun(approved)).toEqual({
@@ -582,6 +729,17 @@ describe('skill-run machine', () => {
       reviewState: 'approved',
       completedAt: T2,
       stepResults: { summarize: { output: { text: 'draft' } } },
+      rounds: null,
+    });
+    expect(projectSkillRun(reach(skillRunMachine, gated, throughRounds(1)))).toMatchObject({
+      status: 'pending',
+      output: { text: 'draft 2' },
+      rounds: [round1],
+    });
+    expect(projectSkillRun(reach(skillRunMachine, gated, [succeeded, requestChanges]))).toMatchObject({
+      status: 'running',
+      output: null,
+      reviewState: 'pending',
     });
     expect(projectSkillRun(reach(skillRunMachine, gated, [succeeded, editedApprove]))).toMatchObject({
       output: { text: 'edited' },

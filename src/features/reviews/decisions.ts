@@ -10,10 +10,16 @@
  *   → 409 `{reason: "stale", revision: <current>}`, nothing changed. It is checked again on every
  *   attempt of the transaction: a reviewer who lost a race reads the item closed (revision null).
  *
+ * - a change request (`action: "request_changes"`, decisions.md §15): `checkChangeRequest` — a reason,
+ *   a kind whose owner takes one (skill runs, mission plans; else 400), fewer than
+ *   `MAX_REVIEW_ROUNDS` rounds so far (else 409 `{reason: "max_rounds"}`); the owner's
+ *   `requestChanges` then sends the draft back instead of `decide`.
+ *
  * The owner's transition closes the item in the same transaction, from the copy read here
  * (`TransactOptions.loaded`), so a decision reads the item once.
  */
 
+import { MAX_REVIEW_ROUNDS } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -27,6 +33,7 @@ import {
   type Decider,
   type ReviewKind,
   type ReviewSubject,
+  type SubjectChangeRequest,
   type SubjectDecision,
 } from './subjects.js';
 
@@ -36,8 +43,12 @@ export interface DecisionRequest {
   kind?: ReviewKind | undefined;
   /** The subject's id (the run, mission run or proposal). */
   id: number;
-  action: 'approve' | 'reject';
-  /** Recorded with the decision: the review's `reason` on reject, its `note` on approve. */
+  /** `request_changes`: send the draft back to the model with `reason` (skill runs, mission plans). */
+  action: 'approve' | 'reject' | 'request_changes';
+  /**
+   * Recorded with the decision: the review's `reason` on reject, its `note` on approve; on
+   * request_changes the reason the model is told (required).
+   */
   reason?: string | null | undefined;
   /** The human the caller acts for (the subject's `review.onBehalfOf`). */
   reviewedBy?: string | null | undefined;
@@ -170,6 +181,49 @@ function checkEdits(
   return parsed.data;
 }
 
+/**
+ * The change request of `request`, or null when it asks for none (decisions.md §15): 400
+ * `VALIDATION_FAILED` without a reason (`body.reason`) or for a kind that takes none (`body.action`);
+ * 409 `CONFLICT` `{reason: "max_rounds", rounds}` once the subject's draft went back
+ * `MAX_REVIEW_ROUNDS` times (the open item knows how many: its `rounds`).
+ */
+function checkChangeRequest(
+  kind: ReviewKind,
+  subject: ReviewSubject,
+  request: DecisionRequest,
+  item: LoadedActor,
+  audit: SubjectDecision['audit'],
+): SubjectChangeRequest | null {
+  if (request.action !== 'request_changes') return null;
+  const reason = request.reason?.trim();
+  if (!reason) {
+    throw validationFailed([
+      { field: 'body.reason', message: 'request_changes needs a reason: what the next draft must change' },
+    ]);
+  }
+  if (!subject.requestChanges) {
+    throw validationFailed([
+      {
+        field: 'body.action',
+        message: `a ${kind} item takes no request_changes (skill runs and mission plans do)`,
+      },
+    ]);
+  }
+  const rounds = Number((item.snapshot.context as { rounds?: number }).rounds ?? 0);
+  if (rounds >= MAX_REVIEW_ROUNDS) {
+    throw conflict(
+      `Review item ${kind} ${request.id} went back ${rounds} times already: at most ${MAX_REVIEW_ROUNDS} rounds of changes; approve or reject it.`,
+      { reason: 'max_rounds', rounds, maxRounds: MAX_REVIEW_ROUNDS },
+    );
+  }
+  return {
+    reason,
+    reviewedBy: request.reviewedBy ?? null,
+    requestId: request.requestId ?? null,
+    audit: { action: audit.action, details: { ...audit.details, round: rounds + 1 } },
+  };
+}
+
 export class ReviewDecisions {
   constructor(private readonly deps: ReviewDecisionsDeps) {}
 
@@ -229,7 +283,8 @@ export class ReviewDecisions {
     const edits = checkEdits(target.kind, subject, request);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
     const decision: SubjectDecision = {
-      action: request.action,
+      // A change request goes to the owner's `requestChanges` instead (`changes`, below).
+      action: request.action === 'approve' ? 'approve' : 'reject',
       reason: request.reason ?? null,
       reviewedBy: request.reviewedBy ?? null,
       requestId: request.requestId ?? null,
@@ -244,6 +299,7 @@ export class ReviewDecisions {
       },
       edits,
     };
+    const changes = checkChangeRequest(target.kind, subject, request, first, decision.audit);
     await this.deps.host.transact(
       async (tx) => {
         // A later attempt lost a race: the item is read again, and its revision checked again.
@@ -251,7 +307,10 @@ export class ReviewDecisions {
         if (request.revision != null && (item === null || currentRevision(item) !== request.revision)) {
           throw stale(ref, request.revision, item && currentRevision(item));
         }
-        const outcome = await subject.decide(tx, decider, request.id, decision);
+        const outcome =
+          changes && subject.requestChanges
+            ? await subject.requestChanges(tx, decider, request.id, changes)
+            : await subject.decide(tx, decider, request.id, decision);
         if ('refused' in outcome) throw refused(outcome.refused.status);
       },
       { loaded: [first] },

@@ -24,6 +24,7 @@ import { Migration0044ReviewPolicies } from './migrations/0044-review-policies.j
 import { ReviewPolicies } from './policy/in-force.js';
 import { reviewPolicyRoutes } from './policy/routes.js';
 import { ReviewPolicyViews } from './policy/views.js';
+import { Migration0054ReviewRounds } from './migrations/0054-review-rounds.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
@@ -50,6 +51,7 @@ export { REVIEW_ITEM_KIND } from './review-item-kind.js';
 export type { ReviewService } from './service.js';
 export {
   badEdit,
+  changeRequestEvent,
   type Decider,
   decisionEvent,
   REVIEW_KINDS,
@@ -57,6 +59,7 @@ export {
   type ReviewKind,
   type ReviewStep,
   type ReviewSubject,
+  type SubjectChangeRequest,
   type SubjectDecision,
   type SubjectOutcome,
   subjectOutcome,
@@ -91,6 +94,7 @@ export const reviewsFeature = defineFeature({
     { name: '0042-review-ledger', class: Migration0042ReviewLedger },
     { name: '0043-review-ledger-pending', class: Migration0043ReviewLedgerPending },
     { name: '0044-review-policies', class: Migration0044ReviewPolicies },
+    { name: '0054-review-rounds', class: Migration0054ReviewRounds },
   ],
   commands: [auditCommand],
   machines: { 'review-item': reviewItemMachine },

@@ -23,7 +23,8 @@ export interface ReviewSubjectRef {
 
 /** A decision that closes an item (what the subject's own decision carried). */
 export interface ReviewDecision {
-  action: 'approve' | 'reject';
+  /** `request_changes`: the draft went back with `reason` (the item closes as `changes_requested`). */
+  action: 'approve' | 'reject' | 'request_changes';
   /** Who decided (`token:<id>`, `mcp`). */
   by: string;
   /** The review's note (approve) or reason (reject). */
@@ -38,7 +39,14 @@ export interface ReviewItems {
   open(
     tx: ActorTx,
     subject: ReviewSubjectRef,
-    item: { title: string; summary?: string | null; assignTo: string | null; actingAs: Attribution },
+    item: {
+      title: string;
+      summary?: string | null;
+      assignTo: string | null;
+      /** Change requests made on the subject before this item (decisions.md §15); default 0. */
+      rounds?: number;
+      actingAs: Attribution;
+    },
   ): Promise<void>;
   /**
    * Tells the open item of `subject` that what its reviewers see changed (a new revision), with its
@@ -87,9 +95,10 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
           title: item.title,
           summary: item.summary ?? null,
           assignedTo: item.assignTo,
+          ...(item.rounds ? { rounds: item.rounds } : {}),
           at,
         }),
-        columns: { kind: subject.kind, run_id: subject.id, title: item.title },
+        columns: { kind: subject.kind, run_id: subject.id, title: item.title, rounds: item.rounds ?? 0 },
         actingAs: item.actingAs,
       });
     },

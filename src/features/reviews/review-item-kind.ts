@@ -66,6 +66,7 @@ const COLUMNS = {
   kind: 'load',
   run_id: 'load',
   title: 'create',
+  rounds: 'create',
   status: 'project',
   open: 'project',
   assigned_to: 'project',

@@ -43,7 +43,9 @@ const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const reviewDecideBodySchema = z.strictObject({
   kind: kindSchema,
   id: idSchema,
-  action: z.enum(['approve', 'reject']),
+  /** `request_changes` (skill runs, mission plans): the draft goes back to the model with `reason`. */
+  action: z.enum(['approve', 'reject', 'request_changes']),
+  /** The reject's reason, the approval's note; required with request_changes (what must change). */
   reason: z.string().max(10_000).nullish(),
   reviewedBy: z.string().min(1).max(200).nullish(),
   /** The revision the reviewer saw (or `If-Match`): 409 `{reason: "stale"}` when it is not current. */
@@ -93,6 +95,9 @@ export const reviewViewSchema = z
     summary: z.string().nullable(),
     status: z.enum([...new Set(Object.values(REVIEW_STATUS_OF_KIND)), 'decided', 'cancelled']),
     revision: z.string().nullable(),
+    rounds: z.number().int().min(0).meta({
+      description: 'How many times the subject’s draft was sent back (request_changes) before this item.',
+    }),
     assignedTo: z.string().nullable(),
     snoozedUntil: z.iso.datetime().nullable(),
     note: z.string().nullable(),
@@ -202,7 +207,7 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       query: reviewListQuerySchema,
       body: reviewDecideBodySchema,
       summary:
-        'Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}).',
+        'Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop), or send a skill draft or a mission plan back with `request_changes` and a `reason` (the model drafts again; the new draft is a new item, at most 5 rounds); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, when `revision` (or If-Match) is not current (details {reason: "stale", revision}), or after 5 rounds (details {reason: "max_rounds"}).',
       handler: async ({ principal, query, body, headers, requestId }) => {
         await reviews.decide(principal, {
           kind: body.kind,

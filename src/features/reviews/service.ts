@@ -57,6 +57,8 @@ export interface ReviewView {
   status: (typeof REVIEW_STATUS_OF_KIND)[ReviewKind] | 'decided' | 'cancelled';
   /** What a reviewer saw (see revision.ts); null once the item is closed. */
   revision: string | null;
+  /** How many times the subject's draft was sent back (request_changes) before this item opened. */
+  rounds: number;
   /** A user id of the org, or null (the triage lane). */
   assignedTo: string | null;
   /** Set while a snooze is pending (only listed with `includeSnoozed`, or once it has passed). */
@@ -107,7 +109,8 @@ export interface ReviewRef {
 
 /** Arguments of `decide`. */
 export interface DecideArgs extends ReviewRef {
-  action: 'approve' | 'reject';
+  /** `request_changes`: the draft goes back to the model with `reason` (skill runs, mission plans). */
+  action: 'approve' | 'reject' | 'request_changes';
   /** Recorded with the decision: the review's `reason` on reject, its `note` on approve. */
   reason?: string | null | undefined;
   /** The human the caller acts for (the run's `review.onBehalfOf`). */
@@ -155,6 +158,7 @@ interface ItemRow {
   run_id: number;
   title: string;
   summary: string | null;
+  rounds: number;
   assigned_to: string | null;
   snoozed_until: Date | null;
   note: string | null;
@@ -167,7 +171,7 @@ interface ItemRow {
  * An item with what its view shows of its run. Missions and actions have no row in `runs`: the join
  * is for skill and workflow items only.
  */
-const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.assigned_to,
+const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.rounds, i.assigned_to,
          i.snoozed_until, i.note, i.created_at, r.slug, r.paused_at
     from review_items i
     left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
@@ -396,6 +400,7 @@ export class ReviewService {
       summary: row.summary,
       status: row.open ? REVIEW_STATUS_OF_KIND[row.kind] : (row.status as 'decided' | 'cancelled'),
       revision: row.open ? revisionOf(row.id, row.version) : null,
+      rounds: row.rounds,
       assignedTo: row.assigned_to,
       snoozedUntil: row.snoozed_until?.toISOString() ?? null,
       note: row.note,

@@ -48,6 +48,20 @@ export interface SubjectDecision {
 }
 
 /**
+ * A change request (decisions.md §15 "Request changes"), as the choke point hands it to the owner of a
+ * subject that takes one: the draft goes back to the model with the reviewer's reason.
+ */
+export interface SubjectChangeRequest {
+  /** The reviewer's reason (required, non-empty). */
+  reason: string;
+  /** The human the caller acts for. */
+  reviewedBy: string | null;
+  requestId: string | null;
+  /** The audit row the owner writes with its transition. */
+  audit: { action: string; details: Record<string, unknown> };
+}
+
+/**
  * What the owner answers a decision: that it was taken, or, when the subject no longer accepts one,
  * its status (an expected refusal, answered as a value). The queue answers neither with the subject,
  * so the owner reads nothing after its transition.
@@ -83,6 +97,19 @@ export interface ReviewSubject<View = unknown> {
    * kind has none. Read for the review screen, beside `view`.
    */
   steps?(principal: Principal, id: number): Promise<ReviewStep[]>;
+  /**
+   * Sends the draft of subject `id` back to its model with the reviewer's reason, in `tx` (the choke
+   * point's, as `decide`): the owner's transition closes the open item as `changes_requested`, and its
+   * next draft opens a new one. Throws VALIDATION_FAILED (naming `body.action`) when the subject's
+   * stage takes none (a mission's result review), CONFLICT when its draft is not there yet. Absent: the
+   * kind takes no change requests (400).
+   */
+  requestChanges?(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    request: SubjectChangeRequest,
+  ): Promise<SubjectOutcome>;
   /** The shape of the edits an approval of this kind takes (decisions.md §15); absent: it takes none. */
   edits?: z.ZodType<Record<string, unknown>>;
   /** The subject's review screen. */
@@ -103,6 +130,17 @@ export function decisionEvent(decider: Decider, decision: SubjectDecision, at: s
   return decision.action === 'approve'
     ? { type: 'APPROVE' as const, by, onBehalfOf, note: decision.reason, at }
     : { type: 'REJECT' as const, by, onBehalfOf, reason: decision.reason, at };
+}
+
+/** The owner's REQUEST_CHANGES event for `request` (the shape skill runs and mission runs take). */
+export function changeRequestEvent(decider: Decider, request: SubjectChangeRequest, at: string) {
+  return {
+    type: 'REQUEST_CHANGES' as const,
+    by: decider.actingAs.actor,
+    onBehalfOf: request.reviewedBy,
+    reason: request.reason,
+    at,
+  };
 }
 
 /** A VALIDATION_FAILED of an approval's edits: `path` under `body.edits`. */

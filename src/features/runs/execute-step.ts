@@ -17,6 +17,11 @@
  * (missing keys render empty and are recorded on the execution); the agent's system prompt; the
  * provider of the skill's `model.provider` (the deployment default when absent); the output
  * validated against the skill's outputSchema.
+ *
+ * A skill run's later attempt is a round of review (decisions.md §15 "Request changes"): the model is
+ * asked with the prompt, then each draft a reviewer sent back (an assistant turn) and the reason (a
+ * user turn), as the run's context keeps them (`conversation`, then `rounds`). Its tool loop starts
+ * after those turns and reads back only the calls of this round.
  */
 
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -24,6 +29,7 @@ import {
   FINAL_RUN_STATUSES,
   type GateReachedEvent,
   type JsonObject,
+  type SkillRunContext,
   type StepFailedEvent,
   type StepSucceededEvent,
 } from '../../../machines/index.js';
@@ -42,6 +48,7 @@ import {
   completionOutput,
   isProviderError,
   type ModelProvider,
+  revisionTurns,
 } from '../../platform/models/model-provider.js';
 import type { ModelProviderRegistry } from '../../platform/models/providers/index.js';
 import type { AgentToolRegistry } from '../../platform/tools/registry.js';
@@ -161,6 +168,19 @@ function isPlainObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * The review rounds a skill run's model is asked again with (its context's `conversation`, then its
+ * own `rounds`), and when the last of its own began (its tool loop reads back only later calls).
+ */
+function roundsOf(loaded: LoadedActor | null): {
+  rounds: Array<{ draft: JsonObject; reason: string }>;
+  since: string | undefined;
+} {
+  const context = loaded?.snapshot.context as Partial<SkillRunContext> | undefined;
+  const own = context?.rounds ?? [];
+  return { rounds: [...(context?.conversation ?? []), ...own], since: own.at(-1)?.at };
+}
+
 /** The `execute_step` handler and its kind options (a dead job fails the step). */
 export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandler; options: JobKindOptions } {
   const { db, host, clock, log } = deps;
@@ -183,9 +203,12 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     let skill: SkillSnapshot | undefined;
     let input: unknown;
     const meta: Record<string, unknown> = {};
+    let review: ReturnType<typeof roundsOf> = { rounds: [], since: undefined };
     if (manifest.kind === 'skill') {
       skill = manifest.skill;
       input = run.input;
+      review = roundsOf(loaded);
+      if (review.rounds.length > 0) meta.rounds = review.rounds.length;
     } else {
       const definition = manifest.workflow.steps.find((s) => s.name === step);
       if (definition?.type !== 'skill') {
@@ -249,6 +272,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
         ...(model?.name ? { model: model.name } : {}),
         ...(model?.temperature !== undefined ? { temperature: model.temperature } : {}),
         ...(skill.manifest.outputSchema ? { json: { schema: skill.manifest.outputSchema, name: slug } } : {}),
+        ...(review.rounds.length > 0 ? { turns: revisionTurns(review.rounds) } : {}),
         signal,
         traceId: run.trace_id,
       };
@@ -288,6 +312,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
           complete,
           loaded,
           recorded: run.tool_calls ?? [],
+          ...(review.since === undefined ? {} : { since: review.since }),
         });
         meta.toolCalls = loop.toolCalls;
         timing.toolMs = loop.toolMs;

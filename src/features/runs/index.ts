@@ -138,6 +138,10 @@ export const runsFeature = defineFeature({
     for (const kind of ['skill', 'workflow'] as const) {
       reviews.reviewSubjects.register(kind, {
         decide: (tx, decider, id, decision) => runs.decideIn(tx, decider, id, decision),
+        // A skill run's draft may go back to its model (decisions.md §15); a workflow gate's may not.
+        ...(kind === 'skill'
+          ? { requestChanges: (tx, decider, id, request) => runs.requestChangesIn(tx, decider, id, request) }
+          : {}),
         edits: kind === 'skill' ? SKILL_EDITS : WORKFLOW_EDITS,
         view: (principal, id) => runs.get(principal, id),
         steps: (principal, id) => reviewSteps(db.sql, principal, kind, id),

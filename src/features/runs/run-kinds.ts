@@ -13,7 +13,9 @@ import {
   type RecordEventParams,
   type RunApproveEvent,
   type RunRejectEvent,
+  type RunRequestChangesEvent,
   type RunReview,
+  type SkillRunContext,
   skillRunContextSchema,
   skillRunEventSchema,
   skillRunMachine,
@@ -89,6 +91,7 @@ const COLUMNS = {
   review: 'project',
   step_results: 'project',
   completed_at: 'project',
+  review_rounds: 'project',
 } as const satisfies ColumnMap;
 
 function columns(
@@ -104,6 +107,7 @@ function columns(
     review: p.review,
     step_results: p.stepResults,
     completed_at: p.completedAt,
+    review_rounds: 'rounds' in p ? p.rounds : null,
   };
 }
 
@@ -244,10 +248,12 @@ function reviewEffects(items: ReviewItems): {
       const runId = ctx.row.id;
       const name = ctx.row.columns.name as string;
       const gate = kind === 'workflow' ? String(ctx.projection.paused_at) : undefined;
+      const rounds = kind === 'skill' ? ((ctx.after.context as SkillRunContext).rounds?.length ?? 0) : 0;
       const item = {
         title: reviewTitle(name, runId, { title, gate }),
         summary: draftSummary(ctx.after.context.output),
         assignTo: assignTo ?? null,
+        rounds,
         actingAs: ctx.actingAs,
       };
       ctx.writes.followUp((tx) => items.open(tx, { orgId: ctx.row.orgId, kind, id: runId }, item));
@@ -261,7 +267,9 @@ function reviewEffects(items: ReviewItems): {
     closeReview({ reason }, ctx) {
       const kind = ctx.row.columns.kind as 'skill' | 'workflow';
       const { event } = ctx;
-      const decided = reason === 'decided' && (event.type === 'APPROVE' || event.type === 'REJECT');
+      const decided =
+        reason === 'decided' &&
+        (event.type === 'APPROVE' || event.type === 'REJECT' || event.type === 'REQUEST_CHANGES');
       const decision = decided ? reviewDecision(event) : null;
       ctx.writes.followUp((tx) =>
         items.close(
@@ -274,8 +282,9 @@ function reviewEffects(items: ReviewItems): {
   };
 }
 
-/** The review item's decision for a run's APPROVE or REJECT. */
-function reviewDecision(event: RunApproveEvent | RunRejectEvent): ReviewDecision {
+/** The review item's decision for a run's APPROVE, REJECT or REQUEST_CHANGES. */
+function reviewDecision(event: RunApproveEvent | RunRejectEvent | RunRequestChangesEvent): ReviewDecision {
+  if (event.type === 'REQUEST_CHANGES') return { action: 'request_changes', by: event.by, reason: event.reason };
   const approve = event.type === 'APPROVE';
   return {
     action: approve ? 'approve' : 'reject',

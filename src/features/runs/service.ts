@@ -35,8 +35,10 @@ import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import {
   badEdit,
+  changeRequestEvent,
   type Decider,
   decisionEvent,
+  type SubjectChangeRequest,
   type SubjectDecision,
   type SubjectOutcome,
   subjectOutcome,
@@ -635,6 +637,37 @@ export class RunService {
         requestId: decision.requestId,
       },
     });
+    return subjectOutcome(result, 'run', id);
+  }
+
+  /**
+   * Sends skill run `id`'s draft back to its model with the reviewer's reason (decisions.md §15), in
+   * `tx` (the review queue's choke point calls it): the run goes back to `running`, its item closes as
+   * `changes_requested`, and the step executes again with the earlier drafts and reasons as turns.
+   * A pending run whose draft is not there yet: 409 (there is nothing to send back).
+   */
+  async requestChangesIn(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    request: SubjectChangeRequest,
+  ): Promise<SubjectOutcome> {
+    const event = changeRequestEvent(decider, request, this.now());
+    const result = await this.deps.host.send(tx, SKILL_RUN_KIND, { orgId: decider.orgId, id }, event, {
+      actingAs: decider.actingAs,
+      audit: {
+        action: request.audit.action,
+        targetKind: 'run',
+        targetId: String(id),
+        details: { reviewedBy: request.reviewedBy, reason: request.reason, ...request.audit.details },
+        requestId: request.requestId,
+      },
+    });
+    if (result.outcome === 'refused' && actorStatus(result.actor) === 'pending') {
+      throw conflict(`Run ${id}'s draft is not ready yet: there is nothing to send back.`, {
+        status: 'pending',
+      });
+    }
     return subjectOutcome(result, 'run', id);
   }
 

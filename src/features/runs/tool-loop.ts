@@ -106,7 +106,10 @@ export interface ToolLoopArgs {
   run: ToolLoopRun;
   step: string;
   attempt: number;
-  /** The request without tools and turns (prompt, system, model, JSON mode…). */
+  /**
+   * The request without tools (prompt, system, model, JSON mode…); its turns, if any (a round of
+   * review's earlier drafts and reasons), come before the loop's.
+   */
   request: CompletionRequest;
   policy: ToolPolicy;
   maxToolCalls: number;
@@ -117,6 +120,11 @@ export interface ToolLoopArgs {
   loaded: LoadedActor | null;
   /** The run's recorded calls (every step's), read with the run. */
   recorded: readonly CallRow[];
+  /**
+   * A round of review's start (ISO): the step's calls started before it belong to an earlier round's
+   * conversation, not this one's (absent: every call of the step is this conversation's).
+   */
+  since?: string;
 }
 
 /** The tool error codes of docs/api.md#runs; any other failure of a tool is TOOL_FAILED. */
@@ -240,7 +248,8 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
   const iso = () => new Date(deps.clock.now()).toISOString();
   const tools = offeredTools(deps.tools, policy);
   // This step's conversation; ids and turns are unique across the run's steps.
-  const rows = args.recorded.filter((r) => r.step === step);
+  const since = args.since;
+  const rows = args.recorded.filter((r) => r.step === step && (since === undefined || r.started_at >= since));
   const usedIds = new Set(args.recorded.map((r) => r.call_id));
   let count = rows.length;
   let toolMs = 0;
@@ -459,7 +468,7 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
   }
 
   // The conversation so far, rebuilt from the record; calls left running by a crash are settled first.
-  const turns: ConversationTurn[] = [];
+  const turns: ConversationTurn[] = [...(args.request.turns ?? [])];
   const byTurn = new Map<number, CallRow[]>();
   for (const row of rows) {
     const list = byTurn.get(row.turn) ?? [];

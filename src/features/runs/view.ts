@@ -11,7 +11,9 @@
 import { z } from 'zod';
 import {
   RUN_STATUSES,
+  type ReviewRound,
   type RunReview,
+  reviewRoundSchema,
   type RunStatus,
   runReviewSchema,
   SKILL_RUN_REVIEW_STATES,
@@ -40,6 +42,11 @@ export interface RunView {
   stepResults: Record<string, { output: unknown; copied?: true }>;
   error: unknown;
   review: RunReview | null;
+  /**
+   * The rounds of review that sent the draft back (decisions.md §15 "Request changes"), oldest first:
+   * the draft as it was and the reviewer's reason. Empty when there were none.
+   */
+  rounds: ReviewRound[];
   /** The tool calls of the run's tool loop, in the order the model asked for them (docs/api.md#runs). */
   toolCalls: ToolCallView[];
   agentSlug: string | null;
@@ -123,6 +130,9 @@ export const runViewSchema = z
       .nullable(),
     error: z.unknown(),
     review: runReviewSchema.nullable(),
+    rounds: z.array(reviewRoundSchema).meta({
+      description: 'Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first.',
+    }),
     toolCalls: z.array(toolCallViewSchema),
     agentSlug: z.string().nullable(),
     missionRunId: z.number().int().nullable(),
@@ -193,6 +203,7 @@ export function runViewJson(baseUrl: string): string {
     ['stepResults', json('step_results')],
     ['error', json('error')],
     ['review', json('review')],
+    ['rounds', `coalesce(review_rounds::text, '[]')`],
     ['toolCalls', TOOL_CALLS],
     ['agentSlug', text('agent_slug')],
     ['missionRunId', `coalesce(mission_run_id::text, 'null')`],

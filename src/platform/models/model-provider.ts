@@ -33,7 +33,10 @@ export interface CompletionRequest {
    * of a final text; one that does not (echo) ignores them.
    */
   tools?: readonly ToolSpec[];
-  /** The conversation after the prompt: earlier assistant turns and the tools' answers to them. */
+  /**
+   * The conversation after the prompt: earlier assistant turns (drafts a reviewer sent back, tool
+   * calls), the reviewers' reasons as user turns, and the tools' answers.
+   */
   turns?: readonly ConversationTurn[];
 }
 
@@ -52,10 +55,32 @@ export interface ModelToolCall {
   arguments: string;
 }
 
-/** One turn after the prompt: the model asking for calls, or a tool's answer to one call. */
+/**
+ * One turn after the prompt: the model's earlier answer (a draft, or calls it asked for; `toolCalls`
+ * empty for a plain answer), a user's message (a reviewer's reason for changes), or a tool's answer
+ * to one call.
+ */
 export type ConversationTurn =
   | { role: 'assistant'; content: string | null; toolCalls: readonly ModelToolCall[] }
+  | { role: 'user'; content: string }
   | { role: 'tool'; toolCallId: string; content: string };
+
+/**
+ * The turns that ask for a new draft after `rounds` (oldest first): each draft the model gave, as its
+ * answer (a `{text}` output as its text, any other as JSON), then the reviewer's reason as a user turn.
+ */
+export function revisionTurns(
+  rounds: readonly { draft: Record<string, unknown>; reason: string }[],
+): ConversationTurn[] {
+  return rounds.flatMap(({ draft, reason }): ConversationTurn[] => {
+    const keys = Object.keys(draft);
+    const text = keys.length === 1 && typeof draft.text === 'string' ? draft.text : JSON.stringify(draft);
+    return [
+      { role: 'assistant', content: text, toolCalls: [] },
+      { role: 'user', content: reason },
+    ];
+  });
+}
 
 /** Token accounting as reported by the backend; fields it does not report are absent. */
 export interface CompletionUsage {

@@ -4,6 +4,7 @@ import {
   completionOutput,
   isProviderError,
   ProviderError,
+  revisionTurns,
 } from '../../../src/platform/models/model-provider.js';
 import { createEchoProvider } from '../../../src/platform/models/providers/echo.js';
 import {
@@ -17,6 +18,17 @@ describe('echo provider', () => {
     const result = await echo.complete({ system: 'ignored', prompt: 'Hello <Ada>', json: { schema: {} } });
     expect(result).toEqual({ text: 'Hello <Ada>', model: 'echo' });
     expect(completionOutput(result)).toEqual({ text: 'Hello <Ada>' });
+  });
+
+  it('answers a conversation that goes on after the prompt with its last user turn (a reviewer’s reason)', async () => {
+    const echo = createEchoProvider();
+    const turns = revisionTurns([
+      { draft: { text: 'first' }, reason: 'Mention the refund.' },
+      { draft: { text: 'Mention the refund.' }, reason: 'Shorter.' },
+    ]);
+    expect(turns.map((turn) => turn.role)).toEqual(['assistant', 'user', 'assistant', 'user']);
+    const result = await echo.complete({ prompt: 'Hello', turns });
+    expect(result).toEqual({ text: 'Shorter.', model: 'echo' });
   });
 
   it('rejects with the abort reason when already cancelled', async () => {

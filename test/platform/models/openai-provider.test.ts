@@ -7,7 +7,7 @@ import {
   type FakeOpenAIOptions,
   startFakeOpenAI,
 } from '../../../fakes/openai-server.js';
-import { isProviderError } from '../../../src/platform/models/model-provider.js';
+import { isProviderError, revisionTurns } from '../../../src/platform/models/model-provider.js';
 import {
   createOpenAIProvider,
   type OpenAIProviderOptions,
@@ -76,6 +76,23 @@ describe('openai provider: requests', () => {
       temperature: 0,
       messages: [{ role: 'user', content: 'Hi' }],
     });
+  });
+
+  it('carries a round of review as turns: the earlier draft as the assistant, the reason as the user', async () => {
+    const turns = revisionTurns([
+      { draft: { text: 'Dear Ann, …' }, reason: 'Mention the refund.' },
+      { draft: { subject: 'Refund', body: 'Yes' }, reason: 'Warmer.' },
+    ]);
+    await provider().complete({ system: 'Be brief.', prompt: 'Reply to Ann', turns });
+    expect((server.requests[0]?.body as ChatBody).messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Reply to Ann' },
+      // A plain answer: no `tool_calls` (servers refuse an empty list); a structured draft as JSON.
+      { role: 'assistant', content: 'Dear Ann, …' },
+      { role: 'user', content: 'Mention the refund.' },
+      { role: 'assistant', content: '{"subject":"Refund","body":"Yes"}' },
+      { role: 'user', content: 'Warmer.' },
+    ]);
   });
 
   it('sends a traceparent with the run trace id and a fresh span id per call', async () => {

@@ -102,7 +102,10 @@ function toUsage(usage: z.infer<typeof chatAnswer>['usage']): CompletionUsage | 
   return out;
 }
 
-/** The chat messages of a request: system, the prompt, then the turns of the tool loop. */
+/**
+ * The chat messages of a request: system, the prompt, then the turns (earlier drafts and reviewers'
+ * reasons, the tool loop's calls and answers).
+ */
 function messagesOf(request: CompletionRequest, mode: ResponseFormatMode): ChatMessage[] {
   let system = request.system;
   if (mode === 'json_object' && request.json) {
@@ -117,6 +120,11 @@ function messagesOf(request: CompletionRequest, mode: ResponseFormatMode): ChatM
   for (const turn of request.turns ?? []) {
     if (turn.role === 'tool') {
       messages.push({ role: 'tool', tool_call_id: turn.toolCallId, content: turn.content });
+    } else if (turn.role === 'user') {
+      messages.push({ role: 'user', content: turn.content });
+    } else if (turn.toolCalls.length === 0) {
+      // An earlier answer (a draft a reviewer sent back): servers refuse an empty `tool_calls`.
+      messages.push({ role: 'assistant', content: turn.content });
     } else {
       messages.push({
         role: 'assistant',
