@@ -250,7 +250,11 @@ export const skillRunMachine = setup({
             recordStep('step_started'),
             {
               type: 'enqueueJob',
-              params: ({ context }) => ({ job: 'execute_step', step: context.slug, attempt: stepAttempt(context) }),
+              params: ({ context }) => ({
+                job: 'execute_step',
+                step: context.slug,
+                attempt: stepAttempt(context),
+              }),
             },
           ],
         },

@@ -447,7 +447,17 @@ describe('review-item schemas', () => {
   it('accept the inputs and every event used above', () => {
     expect(reviewItemInputSchema.parse(triage)).toEqual(triage);
     expect(reviewItemInputSchema.parse(routed)).toEqual(routed);
-    for (const event of [assignAnn, unassign, snooze1, wake1, approve, reject, requestChanges, subjectChanged, cancel]) {
+    for (const event of [
+      assignAnn,
+      unassign,
+      snooze1,
+      wake1,
+      approve,
+      reject,
+      requestChanges,
+      subjectChanged,
+      cancel,
+    ]) {
       expect(reviewItemEventSchema.parse(event)).toEqual(event);
     }
   });

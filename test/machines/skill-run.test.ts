@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type {
+  RunRequestChangesEvent,
   StepFailedEvent,
   StepSucceededEvent,
   ToolCompletedEvent,
   ToolsRequestedEvent,
 } from '../../machines/shared/run.js';
-import type { RunRequestChangesEvent } from '../../machines/shared/run.js';
 import {
   type SkillRunEvent,
   type SkillRunInput,
@@ -119,7 +119,13 @@ const roundSucceeded = (round: number): SkillRunEvent => ({
 const succeeded2 = roundSucceeded(2);
 const failed2: SkillRunEvent = { ...(failed as StepFailedEvent), attempt: 2, at: T3 };
 const toolsRequested2: SkillRunEvent = { ...(toolsRequested as ToolsRequestedEvent), attempt: 2 };
-const round1 = { draft: { text: 'draft' }, reason: 'mention the refund', by: 'token:abc', onBehalfOf: 'user:ann', at: T2 };
+const round1 = {
+  draft: { text: 'draft' },
+  reason: 'mention the refund',
+  by: 'token:abc',
+  onBehalfOf: 'user:ann',
+  at: T2,
+};
 /** From creation to the draft of round `rounds + 1` ready (`rounds` change requests before it). */
 const throughRounds = (rounds: number): SkillRunEvent[] => [
   succeeded,

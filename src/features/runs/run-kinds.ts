@@ -284,7 +284,8 @@ function reviewEffects(items: ReviewItems): {
 
 /** The review item's decision for a run's APPROVE, REJECT or REQUEST_CHANGES. */
 function reviewDecision(event: RunApproveEvent | RunRejectEvent | RunRequestChangesEvent): ReviewDecision {
-  if (event.type === 'REQUEST_CHANGES') return { action: 'request_changes', by: event.by, reason: event.reason };
+  if (event.type === 'REQUEST_CHANGES')
+    return { action: 'request_changes', by: event.by, reason: event.reason };
   const approve = event.type === 'APPROVE';
   return {
     action: approve ? 'approve' : 'reject',

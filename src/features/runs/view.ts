@@ -10,11 +10,11 @@
 
 import { z } from 'zod';
 import {
-  RUN_STATUSES,
   type ReviewRound,
+  RUN_STATUSES,
   type RunReview,
-  reviewRoundSchema,
   type RunStatus,
+  reviewRoundSchema,
   runReviewSchema,
   SKILL_RUN_REVIEW_STATES,
 } from '../../../machines/index.js';
@@ -131,7 +131,8 @@ export const runViewSchema = z
     error: z.unknown(),
     review: runReviewSchema.nullable(),
     rounds: z.array(reviewRoundSchema).meta({
-      description: 'Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first.',
+      description:
+        'Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first.',
     }),
     toolCalls: z.array(toolCallViewSchema),
     agentSlug: z.string().nullable(),

@@ -143,7 +143,12 @@ describe('request changes on a skill draft', () => {
     expect(await itemsOf(t, id)).toHaveLength(2);
 
     // The first round's revision is stale now; the new one approves the new draft.
-    const stale = await post('/reviews/decide', { kind: 'skill', id, action: 'approve', revision: first.revision });
+    const stale = await post('/reviews/decide', {
+      kind: 'skill',
+      id,
+      action: 'approve',
+      revision: first.revision,
+    });
     expect(stale.status).toBe(409);
     // Stale, with the revision of the item now open (the new draft's).
     expect(stale.body.error.details).toEqual({ reason: 'stale', revision: second.review.revision });
@@ -168,7 +173,11 @@ describe('request changes on a skill draft', () => {
       to: string;
     }>;
     const ofRun = log.filter((row) => row.actorKind === 'skill-run').map((row) => row.event.type);
-    expect(ofRun.slice(ofRun.indexOf('REQUEST_CHANGES'))).toEqual(['REQUEST_CHANGES', 'STEP_SUCCEEDED', 'APPROVE']);
+    expect(ofRun.slice(ofRun.indexOf('REQUEST_CHANGES'))).toEqual([
+      'REQUEST_CHANGES',
+      'STEP_SUCCEEDED',
+      'APPROVE',
+    ]);
     const round = log.find((row) => row.event.type === 'REQUEST_CHANGES');
     expect(round).toMatchObject({ event: { reason: 'Mention the refund.' } });
     expect(round?.from).toMatch(/^pending/);
@@ -189,7 +198,12 @@ describe('request changes on a skill draft', () => {
       'decided',
     );
     const ours = events.filter((e) => e.json?.id === id && e.event !== 'review.updated').map((e) => e.event);
-    expect(ours).toEqual(['review.requested', 'review.changes_requested', 'review.requested', 'review.decided']);
+    expect(ours).toEqual([
+      'review.requested',
+      'review.changes_requested',
+      'review.requested',
+      'review.decided',
+    ]);
     const changed = events.find((e) => e.event === 'review.changes_requested');
     expect(changed?.json).toMatchObject({
       kind: 'skill',
@@ -235,7 +249,12 @@ describe('request changes on a skill draft', () => {
       details: { reason: 'max_rounds', rounds: 5, maxRounds: 5 },
     });
     expect(await footprint(t, owner.token, id)).toEqual(before);
-    const ok = await post('/reviews/decide', { kind: 'skill', id, action: 'approve', revision: review.revision });
+    const ok = await post('/reviews/decide', {
+      kind: 'skill',
+      id,
+      action: 'approve',
+      revision: review.revision,
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect((await get(`/runs/${id}`)).body.rounds.map((r: { reason: string }) => r.reason)).toEqual([
       'Change 1.',

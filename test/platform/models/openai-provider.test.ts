@@ -84,7 +84,7 @@ describe('openai provider: requests', () => {
       { draft: { subject: 'Refund', body: 'Yes' }, reason: 'Warmer.' },
     ]);
     await provider().complete({ system: 'Be brief.', prompt: 'Reply to Ann', turns });
-    expect((server.requests[0]?.body as ChatBody).messages).toEqual([
+    expect((server.requests[0]?.body as ChatBody | undefined)?.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Reply to Ann' },
       // A plain answer: no `tool_calls` (servers refuse an empty list); a structured draft as JSON.
