@@ -31,6 +31,7 @@ interface Columns {
   step_results: string;
   error: string | null;
   review: string | null;
+  review_rounds?: string | null;
   agent_slug: string | null;
   workspace_sha: string | null;
   rating: string | null;
@@ -47,9 +48,9 @@ async function insertRun(c: Columns): Promise<number> {
   await t.app.db.sql.query(
     `insert into runs (id, org_id, kind, slug, name, status, review_state, paused_at, input, output, step_results,
                        error, review, agent_slug, workspace_sha, rating, feedback_note, feedback_at, completed_at,
-                       created_at, created_by, trace_id, manifest, snapshot, version, updated_at)
+                       created_at, created_by, trace_id, manifest, snapshot, version, updated_at, review_rounds)
      values ($1, $2, 'skill', 'slug-x', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-             'token:abc', 'trace', '{}', '{}', 1, now())`,
+             'token:abc', 'trace', '{}', '{}', 1, now(), $19)`,
     [
       id,
       orgId,
@@ -69,6 +70,7 @@ async function insertRun(c: Columns): Promise<number> {
       c.feedback_at,
       c.completed_at,
       c.created_at,
+      c.review_rounds ?? null,
     ],
   );
   return id;
@@ -92,6 +94,7 @@ async function reference(id: number) {
     stepResults: r.step_results,
     error: r.error,
     review: r.review,
+    rounds: r.review_rounds ?? [],
     toolCalls: [],
     agentSlug: r.agent_slug,
     missionRunId: r.mission_run_id,
@@ -163,6 +166,17 @@ describe('the run object rendered by PostgreSQL', () => {
         error: '{"code":"OUTPUT_INVALID","message":"no","step":"slug-x"}',
         workspace_sha: null,
         created_at: '1999-12-31T23:59:59.999Z',
+      },
+    ],
+    [
+      'a run whose draft went back twice (rounds)',
+      {
+        ...plain,
+        status: 'pending',
+        review_state: 'pending',
+        review_rounds:
+          '[{"draft":{"text":"a \\"b\\""},"reason":"Shorter.\\n","by":"token:x","onBehalfOf":null,"at":"2026-03-04T05:06:08.000Z"},' +
+          '{"draft":{"n":[1,2]},"reason":"é 😀","by":"mcp","onBehalfOf":"user:ann","at":"2026-03-04T05:06:09.000Z"}]',
       },
     ],
   ])('renders %s as JavaScript would', async (_name, columns) => {
