@@ -21,10 +21,10 @@ import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js'
 import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
 import { Migration0043ReviewLedgerPending } from './migrations/0043-review-ledger-pending.js';
 import { Migration0044ReviewPolicies } from './migrations/0044-review-policies.js';
+import { Migration0054ReviewRounds } from './migrations/0054-review-rounds.js';
 import { ReviewPolicies } from './policy/in-force.js';
 import { reviewPolicyRoutes } from './policy/routes.js';
 import { ReviewPolicyViews } from './policy/views.js';
-import { Migration0054ReviewRounds } from './migrations/0054-review-rounds.js';
 import { reviewStreamRoutes } from './queue-stream.js';
 import { reviewItemKind } from './review-item-kind.js';
 import { reviewRoutes } from './routes.js';
