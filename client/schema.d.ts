@@ -688,7 +688,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}). */
+        /** Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop), or send a skill draft or a mission plan back with `request_changes` and a `reason` (the model drafts again; the new draft is a new item, at most 5 rounds); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, when `revision` (or If-Match) is not current (details {reason: "stale", revision}), or after 5 rounds (details {reason: "max_rounds"}). */
         post: operations["postReviewsDecide"];
         delete?: never;
         options?: never;
@@ -1563,6 +1563,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Def1: string | number | boolean | null | components["schemas"]["Def1"][] | {
+            [key: string]: components["schemas"]["Def1"];
+        };
+        Def2: string | number | boolean | null | components["schemas"]["Def2"][] | {
+            [key: string]: components["schemas"]["Def2"];
+        };
+        Def3: string | number | boolean | null | components["schemas"]["Def3"][] | {
+            [key: string]: components["schemas"]["Def3"];
+        };
+        Def4: string | number | boolean | null | components["schemas"]["Def4"][] | {
+            [key: string]: components["schemas"]["Def4"];
+        };
+        Def5: string | number | boolean | null | components["schemas"]["Def5"][] | {
+            [key: string]: components["schemas"]["Def5"];
+        };
+        Def6: string | number | boolean | null | components["schemas"]["Def6"][] | {
+            [key: string]: components["schemas"]["Def6"];
+        };
         /** @description An error: a stable code, a human message and machine-readable details. */
         ErrorBody: {
             error: {
@@ -4184,6 +4202,8 @@ export interface operations {
                             pollUrl: string;
                             reviewUrl: string;
                             revision: string | null;
+                            /** @description How many times the subject’s draft was sent back (request_changes) before this item. */
+                            rounds: number;
                             slug: string | null;
                             snoozedUntil: string | null;
                             /** @enum {string} */
@@ -4235,6 +4255,8 @@ export interface operations {
                             pollUrl: string;
                             reviewUrl: string;
                             revision: string | null;
+                            /** @description How many times the subject’s draft was sent back (request_changes) before this item. */
+                            rounds: number;
                             slug: string | null;
                             snoozedUntil: string | null;
                             /** @enum {string} */
@@ -4324,7 +4346,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    action: "approve" | "reject";
+                    action: "approve" | "reject" | "request_changes";
                     edits?: {
                         [key: string]: unknown;
                     } | null;
@@ -4338,7 +4360,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, or when `revision` (or If-Match) is not current (details {reason: "stale", revision}). */
+            /** @description Approve or reject a review item (skill: approve/reject; workflow, mission: resume/cancel; action: execute/drop), or send a skill draft or a mission plan back with `request_changes` and a `reason` (the model drafts again; the new draft is a new item, at most 5 rounds); {ok, reviews, nextCursor}. 409 when it is no longer in the queue, when `revision` (or If-Match) is not current (details {reason: "stale", revision}), or after 5 rounds (details {reason: "max_rounds"}). */
             "2XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4541,6 +4563,17 @@ export interface operations {
                             } | null;
                             reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                             reviewUrl: string;
+                            /** @description Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first. */
+                            rounds: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                draft: {
+                                    [key: string]: components["schemas"]["Def1"];
+                                };
+                                onBehalfOf: string | null;
+                                reason: string;
+                            }[];
                             shadow: boolean;
                             slug: string;
                             /** @enum {string} */
@@ -4642,6 +4675,17 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        /** @description Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first. */
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def2"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         shadow: boolean;
                         slug: string;
                         /** @enum {string} */
@@ -4753,6 +4797,17 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        /** @description Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first. */
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def3"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         shadow: boolean;
                         slug: string;
                         /** @enum {string} */
@@ -4859,6 +4914,17 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        /** @description Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first. */
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def5"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         shadow: boolean;
                         slug: string;
                         /** @enum {string} */
@@ -4968,6 +5034,17 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        /** @description Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first. */
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def6"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         shadow: boolean;
                         slug: string;
                         /** @enum {string} */
@@ -5126,6 +5203,17 @@ export interface operations {
                         } | null;
                         reviewState: ("auto" | "pending" | "approved" | "rejected") | null;
                         reviewUrl: string;
+                        /** @description Rounds of review that sent the draft back (request_changes): the draft and the reason, oldest first. */
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def4"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         shadow: boolean;
                         slug: string;
                         /** @enum {string} */
