@@ -635,7 +635,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The review queue, oldest first: active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true; {reviews, nextCursor}. */
+        /** The review queue, oldest first (sort=due: soonest due first, items without a due time last): active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true, overdue=true|false; {reviews, nextCursor}. */
         get: operations["getReviews"];
         put?: never;
         post?: never;
@@ -4174,6 +4174,8 @@ export interface operations {
                 cursor?: string;
                 includeSnoozed?: "true" | "false";
                 limit?: number;
+                overdue?: "true" | "false";
+                sort?: "created" | "due";
             };
             header?: never;
             path?: never;
@@ -4194,10 +4196,12 @@ export interface operations {
                             assignedTo: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            dueAt: string | null;
                             id: number;
                             /** @enum {string} */
                             kind: "skill" | "workflow" | "mission" | "action";
                             note: string | null;
+                            overdue: boolean;
                             pausedAt: string | null;
                             pollUrl: string;
                             reviewUrl: string;
@@ -4247,10 +4251,12 @@ export interface operations {
                             assignedTo: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            dueAt: string | null;
                             id: number;
                             /** @enum {string} */
                             kind: "skill" | "workflow" | "mission" | "action";
                             note: string | null;
+                            overdue: boolean;
                             pausedAt: string | null;
                             pollUrl: string;
                             reviewUrl: string;
@@ -4294,6 +4300,8 @@ export interface operations {
                 cursor?: string;
                 includeSnoozed?: "true" | "false";
                 limit?: number;
+                overdue?: "true" | "false";
+                sort?: "created" | "due";
             };
             header?: never;
             path?: never;
@@ -4337,6 +4345,8 @@ export interface operations {
                 cursor?: string;
                 includeSnoozed?: "true" | "false";
                 limit?: number;
+                overdue?: "true" | "false";
+                sort?: "created" | "due";
             };
             header?: never;
             path?: never;
@@ -4386,6 +4396,8 @@ export interface operations {
                 cursor?: string;
                 includeSnoozed?: "true" | "false";
                 limit?: number;
+                overdue?: "true" | "false";
+                sort?: "created" | "due";
             };
             header?: never;
             path?: never;
@@ -4434,6 +4446,8 @@ export interface operations {
                 cursor?: string;
                 includeSnoozed?: "true" | "false";
                 limit?: number;
+                overdue?: "true" | "false";
+                sort?: "created" | "due";
             };
             header?: never;
             path?: never;
@@ -6524,7 +6538,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled" | "review.requested" | "review.assigned" | "review.snoozed" | "review.decided" | "review.changes_requested")[];
+                    events: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled" | "review.requested" | "review.assigned" | "review.snoozed" | "review.decided" | "review.changes_requested" | "review.due_soon" | "review.overdue" | "review.escalated")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;
@@ -6660,7 +6674,7 @@ export interface operations {
             content: {
                 "application/json": {
                     active?: boolean;
-                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled" | "review.requested" | "review.assigned" | "review.snoozed" | "review.decided" | "review.changes_requested")[];
+                    events?: ("run.started" | "run.step_completed" | "run.paused_for_review" | "run.approved" | "run.rejected" | "run.completed" | "run.failed" | "object.created" | "proposal.created" | "proposal.executed" | "proposal.failed" | "mission.started" | "mission.awaiting_review" | "mission.completed" | "mission.failed" | "mission.cancelled" | "review.requested" | "review.assigned" | "review.snoozed" | "review.decided" | "review.changes_requested" | "review.due_soon" | "review.overdue" | "review.escalated")[];
                     filter?: {
                         skillSlug?: string | null;
                         workflowSlug?: string | null;

@@ -64,8 +64,14 @@ export {
   proposalMachine,
 } from './proposal/machine.js';
 export {
+  REVIEW_DEADLINE_STAGES,
+  type ReviewDeadline,
+  type ReviewDeadlinePolicy,
+  type ReviewDeadlineStage,
   type ReviewDecision,
   type ReviewItemContext,
+  reviewDeadlinePolicySchema,
+  reviewDeadlineSchema,
   reviewDecisionSchema,
   reviewItemContextSchema,
 } from './review-item/context.js';
@@ -73,6 +79,8 @@ export {
   type ReviewAssignEvent,
   type ReviewCancelEvent,
   type ReviewDecideEvent,
+  type ReviewDueEvent,
+  type ReviewDueSoonEvent,
   type ReviewItemEvent,
   type ReviewItemInput,
   type ReviewSnoozeEvent,
@@ -81,6 +89,8 @@ export {
   reviewAssignEventSchema,
   reviewCancelEventSchema,
   reviewDecideEventSchema,
+  reviewDueEventSchema,
+  reviewDueSoonEventSchema,
   reviewItemEventSchema,
   reviewItemInputSchema,
   reviewSnoozeEventSchema,
@@ -88,6 +98,9 @@ export {
   reviewWakeEventSchema,
 } from './review-item/events.js';
 export {
+  DUE_SOON_TIMER_ID,
+  DUE_TIMER_ID,
+  ESCALATED_NOTE,
   projectReviewItem,
   REVIEW_ITEM_STATUSES,
   type ReviewItemMachine,
@@ -114,6 +127,7 @@ export {
   REVIEW_EVENT_NAMES,
   type RecordEventParams,
   type RecordMissionEventParams,
+  type RejectOnTimeoutParams,
   type ReviewEventName,
   RUN_EVENT_NAMES,
   type RunEventName,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { entityIdSchema, isoTimestampSchema, principalSchema } from '../shared/schemas.js';
 import { isAfter } from '../shared/time.js';
+import { reviewDeadlinePolicySchema } from './context.js';
 
 /** What the host passes to `initialTransition(reviewItemMachine, input)` when a run asks for review. */
 export const reviewItemInputSchema = z.strictObject({
@@ -12,6 +13,8 @@ export const reviewItemInputSchema = z.strictObject({
   assignedTo: principalSchema.nullish(),
   /** Change requests made on the subject before this item (its round is one more). */
   rounds: z.number().int().min(0).optional(),
+  /** The deadline the policy in force sets (its `dueIn`), if any: the item is due `dueInMs` after `at`. */
+  deadline: reviewDeadlinePolicySchema.nullish(),
   at: isoTimestampSchema,
 });
 
@@ -60,6 +63,29 @@ export const reviewWakeEventSchema = z.strictObject({
 export type ReviewWakeEvent = z.infer<typeof reviewWakeEventSchema>;
 
 /**
+ * A deadline timer fired: `DUE_SOON` at `dueAt − remindBefore`, `DUE` at `dueAt`. `dueAt` identifies
+ * which deadline the timer was scheduled for, so a timer of a deadline since moved is refused.
+ */
+export const reviewDueSoonEventSchema = z.strictObject({
+  type: z.literal('DUE_SOON'),
+  dueAt: isoTimestampSchema,
+  at: isoTimestampSchema,
+});
+
+/** The reminder timer fired. */
+export type ReviewDueSoonEvent = z.infer<typeof reviewDueSoonEventSchema>;
+
+/** The deadline timer fired (see {@link reviewDueSoonEventSchema}). */
+export const reviewDueEventSchema = z.strictObject({
+  type: z.literal('DUE'),
+  dueAt: isoTimestampSchema,
+  at: isoTimestampSchema,
+});
+
+/** The deadline timer fired. */
+export type ReviewDueEvent = z.infer<typeof reviewDueEventSchema>;
+
+/**
  * A reviewer decided; the host dispatches the decision to the run (approve/reject, resume/cancel, or
  * `request_changes`: the draft goes back with `reason`, which closes this item as `changes_requested`).
  */
@@ -104,6 +130,8 @@ export const reviewItemEventSchema = z.discriminatedUnion('type', [
   reviewAssignEventSchema,
   reviewSnoozeEventSchema,
   reviewWakeEventSchema,
+  reviewDueSoonEventSchema,
+  reviewDueEventSchema,
   reviewDecideEventSchema,
   reviewSubjectChangedEventSchema,
   reviewCancelEventSchema,

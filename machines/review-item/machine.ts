@@ -18,18 +18,54 @@
  * - change request: a DECIDE whose action is `request_changes` closes the item as any decision does
  *   (`decided`, the decision kept), but publishes `changes_requested` instead of `decided`: the
  *   subject goes back to its model, and its next draft opens another item (`rounds` one more).
+ * - deadline: set when the policy in force has a `dueIn` (decisions §16). The item is due at
+ *   `dueAt` = opening + `dueIn`; two durable timers carry the deadline's events, `due_soon` (DUE_SOON
+ *   at `dueAt − remindBefore`) and `due` (DUE at `dueAt`), each naming the `dueAt` it was scheduled
+ *   for, so a timer of a moved deadline is refused. `deadline.stage` is where the deadline stands
+ *   (a region of its own in all but name: it changes beside the routing states, never instead of
+ *   them): pending → reminded (DUE_SOON, once) → at DUE `overdue`, then the policy's `onTimeout`:
+ *   `escalate` assigns `escalateTo` with the note `escalated` and moves `dueAt` one `dueIn` on
+ *   (once: the next DUE leaves it overdue), `reject` asks the host to reject the subject as
+ *   `system:timeout` (`rejectOnTimeout`; the subject's decision closes the item in the same
+ *   transaction). An escalation ends a snooze: the escalated item is for someone to see now. Closing
+ *   the item cancels the deadline's pending timers.
  */
-import { assertEvent, assign, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, setup } from 'xstate';
 import { effectActionsOf, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
-import { isAfter, isSameInstant } from '../shared/time.js';
-import type { ReviewItemContext } from './context.js';
+import { addMs, isAfter, isSameInstant } from '../shared/time.js';
+import type { ReviewDeadline, ReviewDeadlineStage, ReviewItemContext } from './context.js';
 import type { ReviewItemEvent, ReviewItemInput } from './events.js';
 
 export type { ReviewItemProjection, ReviewItemStatus } from './project.js';
 export { projectReviewItem, REVIEW_ITEM_STATUSES } from './project.js';
 
-/** The id of the item's only timer. */
+/** The id of the item's snooze timer. */
 export const SNOOZE_TIMER_ID = 'snooze';
+
+/** The id of the deadline's reminder timer (DUE_SOON). */
+export const DUE_SOON_TIMER_ID = 'due_soon';
+
+/** The id of the deadline's timer (DUE). */
+export const DUE_TIMER_ID = 'due';
+
+/** The note an escalation leaves on the item. */
+export const ESCALATED_NOTE = 'escalated';
+
+/** When the reminder of `deadline` (due at `dueAt`, opened at `openedAt`) goes out; null: it does not. */
+function remindAt(deadline: ReviewDeadline, openedAt: string): string | null {
+  if (deadline.remindBeforeMs === null) return null;
+  const at = addMs(deadline.dueAt, -deadline.remindBeforeMs);
+  return isAfter(at, openedAt) ? at : null;
+}
+
+const dueTimer = (dueAt: string): ScheduleTimerParams => ({
+  timerId: DUE_TIMER_ID,
+  event: { type: 'DUE', dueAt },
+  dueAt,
+});
+
+/** The deadline stages in which the DUE timer is pending. */
+const DUE_PENDING: ReadonlySet<ReviewDeadlineStage> = new Set(['pending', 'reminded', 'escalated']);
 
 /** Publishes the item's domain event `event` (the host writes it to the outbox). */
 const emit = (event: ReviewEventName) => ({ type: 'emitReviewEvent', params: { event } }) as const;
@@ -57,6 +93,51 @@ const subjectChanged = { actions: ['storeSummary', emit('updated')] } as const;
 
 const cancelSnoozeTimer = { type: 'cancelTimer', params: { timerId: SNOOZE_TIMER_ID } } as const;
 
+/** The reminder, in every open state: the item stays where it is. */
+const dueSoonTransition = {
+  guard: 'isCurrentReminder',
+  actions: ['markReminded', emit('due_soon')],
+} as const;
+
+/** What the deadline passing does beside the escalation: `overdue`, a rejection or nothing more. */
+const overdueTransitions = [
+  {
+    guard: 'timesOut',
+    actions: ['markTimedOut', emit('overdue'), emit('timeout'), { type: 'rejectOnTimeout', params: {} }],
+  },
+  { guard: 'isCurrentDue', actions: ['markOverdue', emit('overdue')] },
+] as const;
+
+/**
+ * The deadline passed, in `unassigned` or `assigned`: `overdue`, then the policy's `onTimeout` — an
+ * escalation (routed to `escalateTo`), a rejection (the host's `rejectOnTimeout`), or nothing.
+ */
+const dueTransitions = [
+  {
+    guard: 'escalates',
+    target: 'routing',
+    actions: [emit('overdue'), 'storeEscalation', 'scheduleNextDue', emit('escalated')],
+  },
+  ...overdueTransitions,
+] as const;
+
+/** The deadline passed while snoozed: as {@link dueTransitions}, and an escalation ends the snooze. */
+const snoozedDueTransitions = [
+  {
+    guard: 'escalates',
+    target: 'routing',
+    actions: [
+      emit('overdue'),
+      'clearSnooze',
+      cancelSnoozeTimer,
+      'storeEscalation',
+      'scheduleNextDue',
+      emit('escalated'),
+    ],
+  },
+  ...overdueTransitions,
+] as const;
+
 /** The review-item machine (`id` `review-item`, `version` `1`). */
 export const reviewItemMachine = setup({
   types: {
@@ -65,7 +146,7 @@ export const reviewItemMachine = setup({
     input: {} as ReviewItemInput,
   },
   actions: {
-    ...effectActionsOf('cancelTimer', 'emitReviewEvent', 'scheduleTimer'),
+    ...effectActionsOf('cancelTimer', 'emitReviewEvent', 'rejectOnTimeout', 'scheduleTimer'),
     storeAssignment: assign(({ event }) => {
       assertEvent(event, 'ASSIGN');
       return { assignedTo: event.assignedTo, note: event.note ?? null };
@@ -85,6 +166,50 @@ export const reviewItemMachine = setup({
       return { decision: { action, by, reason: reason ?? null, ...(edited ? { edited } : {}), at } };
     }),
     markClosed: assign({ closedAt: ({ event }) => event.at }),
+    scheduleDeadline: enqueueActions(({ context, enqueue }) => {
+      const { deadline } = context;
+      if (!deadline) return;
+      const reminder = remindAt(deadline, context.createdAt);
+      if (reminder !== null) {
+        enqueue({
+          type: 'scheduleTimer',
+          params: {
+            timerId: DUE_SOON_TIMER_ID,
+            event: { type: 'DUE_SOON', dueAt: deadline.dueAt },
+            dueAt: reminder,
+          },
+        });
+      }
+      enqueue({ type: 'scheduleTimer', params: dueTimer(deadline.dueAt) });
+    }),
+    /** Closing the item: the deadline's timers still pending go (a stale one would be refused anyway). */
+    cancelDeadlineTimers: enqueueActions(({ context, enqueue }) => {
+      const { deadline } = context;
+      if (!deadline || !DUE_PENDING.has(deadline.stage)) return;
+      if (deadline.stage === 'pending' && remindAt(deadline, context.createdAt) !== null) {
+        enqueue({ type: 'cancelTimer', params: { timerId: DUE_SOON_TIMER_ID } });
+      }
+      enqueue({ type: 'cancelTimer', params: { timerId: DUE_TIMER_ID } });
+    }),
+    markReminded: assign({ deadline: ({ context }) => withStage(context.deadline, 'reminded') }),
+    markOverdue: assign({ deadline: ({ context }) => withStage(context.deadline, 'overdue') }),
+    markTimedOut: assign({ deadline: ({ context }) => withStage(context.deadline, 'timed_out') }),
+    storeEscalation: assign(({ context }) => {
+      const deadline = context.deadline as ReviewDeadline;
+      return {
+        assignedTo: deadline.escalateTo,
+        note: ESCALATED_NOTE,
+        deadline: {
+          ...deadline,
+          stage: 'escalated' as const,
+          dueAt: addMs(deadline.dueAt, deadline.dueInMs),
+        },
+      };
+    }),
+    scheduleNextDue: enqueueActions(({ context, enqueue }) => {
+      const deadline = context.deadline as ReviewDeadline;
+      enqueue({ type: 'scheduleTimer', params: dueTimer(deadline.dueAt) });
+    }),
   },
   guards: {
     hasAssignee: ({ context }) => context.assignedTo !== null,
@@ -93,6 +218,19 @@ export const reviewItemMachine = setup({
       event.type === 'WAKE' &&
       context.snoozedUntil !== null &&
       isSameInstant(event.until, context.snoozedUntil),
+    isCurrentReminder: ({ context, event }) =>
+      event.type === 'DUE_SOON' && isCurrent(context.deadline, event.dueAt, ['pending']),
+    isCurrentDue: ({ context, event }) =>
+      event.type === 'DUE' && isCurrent(context.deadline, event.dueAt, ['pending', 'reminded', 'escalated']),
+    escalates: ({ context, event }) =>
+      event.type === 'DUE' &&
+      isCurrent(context.deadline, event.dueAt, ['pending', 'reminded']) &&
+      context.deadline?.onTimeout === 'escalate' &&
+      context.deadline.escalateTo !== null,
+    timesOut: ({ context, event }) =>
+      event.type === 'DUE' &&
+      isCurrent(context.deadline, event.dueAt, ['pending', 'reminded']) &&
+      context.deadline?.onTimeout === 'reject',
   },
 }).createMachine({
   id: 'review-item',
@@ -109,8 +247,11 @@ export const reviewItemMachine = setup({
     snoozedUntil: null,
     decision: null,
     closedAt: null,
+    deadline: input.deadline
+      ? { ...input.deadline, dueAt: addMs(input.at, input.deadline.dueInMs), stage: 'pending' as const }
+      : null,
   }),
-  entry: emit('opened'),
+  entry: [emit('opened'), 'scheduleDeadline'],
   initial: 'routing',
   states: {
     routing: {
@@ -122,6 +263,8 @@ export const reviewItemMachine = setup({
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
         SUBJECT_CHANGED: subjectChanged,
+        DUE_SOON: dueSoonTransition,
+        DUE: dueTransitions,
         CANCEL: { target: 'cancelled' },
       },
     },
@@ -131,6 +274,8 @@ export const reviewItemMachine = setup({
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
         SUBJECT_CHANGED: subjectChanged,
+        DUE_SOON: dueSoonTransition,
+        DUE: dueTransitions,
         CANCEL: { target: 'cancelled' },
       },
     },
@@ -142,6 +287,8 @@ export const reviewItemMachine = setup({
         WAKE: { guard: 'isCurrentSnooze', target: 'routing', actions: ['clearSnooze', emit('woken')] },
         DECIDE: { target: 'decided', actions: ['clearSnooze', cancelSnoozeTimer] },
         SUBJECT_CHANGED: subjectChanged,
+        DUE_SOON: dueSoonTransition,
+        DUE: snoozedDueTransitions,
         CANCEL: { target: 'cancelled', actions: ['clearSnooze', cancelSnoozeTimer] },
       },
     },
@@ -150,6 +297,7 @@ export const reviewItemMachine = setup({
       entry: [
         'storeDecision',
         'markClosed',
+        'cancelDeadlineTimers',
         {
           type: 'emitReviewEvent',
           params: ({ context }) => ({
@@ -158,9 +306,23 @@ export const reviewItemMachine = setup({
         },
       ],
     },
-    cancelled: { type: 'final', entry: ['markClosed', emit('cancelled')] },
+    cancelled: { type: 'final', entry: ['markClosed', 'cancelDeadlineTimers', emit('cancelled')] },
   },
 });
+
+/** `deadline` at `stage` (unchanged without a deadline: the guards let no deadline event in then). */
+function withStage(deadline: ReviewDeadline | null | undefined, stage: ReviewDeadlineStage) {
+  return deadline ? { ...deadline, stage } : null;
+}
+
+/** Whether a timer scheduled for `dueAt` is the current one of `deadline`, in one of `stages`. */
+function isCurrent(
+  deadline: ReviewDeadline | null | undefined,
+  dueAt: string,
+  stages: readonly ReviewDeadlineStage[],
+): boolean {
+  return !!deadline && stages.includes(deadline.stage) && isSameInstant(dueAt, deadline.dueAt);
+}
 
 /** The review-item machine's type. */
 export type ReviewItemMachine = typeof reviewItemMachine;

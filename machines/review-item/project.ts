@@ -21,6 +21,8 @@ export interface ReviewItemProjection {
   snoozedUntil: string | null;
   decision: ReviewDecision | null;
   closedAt: string | null;
+  /** When the item is due (its deadline's `dueAt`), or null when its policy sets none. */
+  dueAt: string | null;
 }
 
 /** The queryable columns of a review item's snapshot. */
@@ -38,5 +40,6 @@ export function projectReviewItem(
     snoozedUntil: context.snoozedUntil,
     decision: context.decision,
     closedAt: context.closedAt,
+    dueAt: context.deadline?.dueAt ?? null,
   };
 }

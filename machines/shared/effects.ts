@@ -12,7 +12,7 @@
  *   the firing time) to the actor that scheduled it. A timer id is unique per actor, so scheduling
  *   the same id again replaces the pending timer.
  * - review event: a review item's domain event (opened, assigned, snoozed, woken, decided,
- *   cancelled), published through the outbox (`emitReviewEvent`).
+ *   cancelled, due_soon, overdue, escalated, timeout…), published through the outbox (`emitReviewEvent`).
  * - proposal event: a proposal's domain event (created, approved, rejected, cancelled, executed,
  *   failed), published through the outbox (`emitProposalEvent`).
  * - signal: anything else the host must do (`notify`).
@@ -61,7 +61,9 @@ export type MissionEventName = (typeof MISSION_EVENT_NAMES)[number];
  * The names of a review item's domain events (the last token of `evt.<org>.review.<itemId>.<name>`).
  * `changes_requested` is for the transition that sends a draft back with a reviewer's reason (the
  * `review.changes_requested` webhook event): it closes the item with a decision whose action is
- * `request_changes`.
+ * `request_changes`. The deadline's (decisions §16): `due_soon` (the reminder), `overdue` (the item
+ * is due), `escalated` (assigned to the policy's `escalateTo`), `timeout` (the subject is rejected
+ * as `system:timeout`; its `decided` follows).
  */
 export const REVIEW_EVENT_NAMES = [
   'opened',
@@ -72,6 +74,10 @@ export const REVIEW_EVENT_NAMES = [
   'decided',
   'changes_requested',
   'cancelled',
+  'due_soon',
+  'overdue',
+  'escalated',
+  'timeout',
 ] as const;
 
 /** A review event name. */
@@ -161,6 +167,9 @@ export interface EmitReviewEventParams {
   event: ReviewEventName;
 }
 
+/** Params of `rejectOnTimeout`: reject the item's subject as `system:timeout` (its deadline passed). */
+export type RejectOnTimeoutParams = Record<string, never>;
+
 /** Params of `emitProposalEvent`: publish a proposal's domain event (its state after the transition). */
 export interface EmitProposalEventParams {
   event: ProposalEventName;
@@ -181,6 +190,7 @@ export type Effect =
   | { type: 'updateReview'; params: UpdateReviewParams }
   | { type: 'closeReview'; params: CloseReviewParams }
   | { type: 'emitReviewEvent'; params: EmitReviewEventParams }
+  | { type: 'rejectOnTimeout'; params: RejectOnTimeoutParams }
   | { type: 'emitProposalEvent'; params: EmitProposalEventParams }
   | { type: 'notify'; params: NotifyParams }
   | { type: 'recordMissionEvent'; params: RecordMissionEventParams }
@@ -198,6 +208,7 @@ export const EFFECT_TYPES = [
   'updateReview',
   'closeReview',
   'emitReviewEvent',
+  'rejectOnTimeout',
   'emitProposalEvent',
   'notify',
   'recordMissionEvent',
@@ -219,6 +230,7 @@ export const effectActions = {
   updateReview: (_args: unknown, _params: UpdateReviewParams): void => undefined,
   closeReview: (_args: unknown, _params: CloseReviewParams): void => undefined,
   emitReviewEvent: (_args: unknown, _params: EmitReviewEventParams): void => undefined,
+  rejectOnTimeout: (_args: unknown, _params: RejectOnTimeoutParams): void => undefined,
   emitProposalEvent: (_args: unknown, _params: EmitProposalEventParams): void => undefined,
   notify: (_args: unknown, _params: NotifyParams): void => undefined,
   recordMissionEvent: (_args: unknown, _params: RecordMissionEventParams): void => undefined,

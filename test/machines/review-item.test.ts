@@ -77,6 +77,44 @@ const wakeTimer = (until: string) => ({
 const cancelWake = { type: 'cancelTimer', params: { timerId: 'snooze' } };
 const emitted = (event: string) => ({ type: 'emitReviewEvent', params: { event } });
 
+// Deadlines (decisions §16): due 4 h after T0, reminded 1 h before; an escalation moves it 4 h on.
+const HOUR = 3_600_000;
+const REMIND = '2025-03-01T13:00:00.000Z';
+const DUE = '2025-03-01T14:00:00.000Z';
+const DUE2 = '2025-03-01T18:00:00.000Z';
+const terms = (onTimeout: 'none' | 'escalate' | 'reject', escalateTo: string | null = null) => ({
+  dueInMs: 4 * HOUR,
+  remindBeforeMs: HOUR,
+  onTimeout,
+  escalateTo,
+});
+const due = (
+  onTimeout: 'none' | 'escalate' | 'reject',
+  escalateTo: string | null = null,
+): ReviewItemInput => ({
+  ...triage,
+  deadline: terms(onTimeout, escalateTo),
+});
+const dueNone = due('none');
+const dueEscalate = due('escalate', 'ann');
+const dueReject = due('reject');
+const dueRouted: ReviewItemInput = { ...routed, deadline: terms('escalate', 'ann') };
+const dueSoon: ReviewItemEvent = { type: 'DUE_SOON', dueAt: DUE, at: REMIND };
+const dueNow: ReviewItemEvent = { type: 'DUE', dueAt: DUE, at: DUE };
+const dueAgain: ReviewItemEvent = { type: 'DUE', dueAt: DUE2, at: DUE2 };
+const dueSoonStale: ReviewItemEvent = { type: 'DUE_SOON', dueAt: DUE2, at: REMIND };
+const snoozeLong: ReviewItemEvent = { type: 'SNOOZE', until: U1, by: 'token:pm', at: T1 };
+
+const timer = (timerId: string, type: string, dueAt: string, firesAt = dueAt) => ({
+  type: 'scheduleTimer',
+  params: { timerId, event: { type, dueAt }, dueAt: firesAt },
+});
+const remindTimer = timer('due_soon', 'DUE_SOON', DUE, REMIND);
+const dueTimer = timer('due', 'DUE', DUE);
+const cancelRemind = { type: 'cancelTimer', params: { timerId: 'due_soon' } };
+const cancelDue = { type: 'cancelTimer', params: { timerId: 'due' } };
+const deadlineAt = (stage: string, dueAt = DUE) => ({ deadline: expect.objectContaining({ stage, dueAt }) });
+
 const initialRows: InitialRow<M>[] = [
   {
     name: 'a run asks for review without an assignee: the item lands in the triage lane',
@@ -113,6 +151,34 @@ const initialRows: InitialRow<M>[] = [
     to: 'unassigned',
     actions: [emitted('opened')],
     context: { rounds: 2 },
+  },
+  {
+    name: 'a policy with dueIn and remindBefore: due dueIn later, both timers scheduled',
+    input: dueNone,
+    to: 'unassigned',
+    actions: [emitted('opened'), remindTimer, dueTimer],
+    context: { deadline: { ...terms('none'), dueAt: DUE, stage: 'pending' } },
+  },
+  {
+    name: 'a policy with dueIn and no remindBefore: only the deadline timer',
+    input: { ...triage, deadline: { ...terms('none'), remindBeforeMs: null } },
+    to: 'unassigned',
+    actions: [emitted('opened'), dueTimer],
+    context: deadlineAt('pending'),
+  },
+  {
+    name: 'a reminder that would fall at or before the opening is not scheduled',
+    input: { ...triage, deadline: { ...terms('none'), remindBeforeMs: 4 * HOUR } },
+    to: 'unassigned',
+    actions: [emitted('opened'), dueTimer],
+    context: deadlineAt('pending'),
+  },
+  {
+    name: 'no dueIn: no deadline and no timer',
+    input: { ...routed, deadline: null },
+    to: 'assigned',
+    actions: [emitted('opened')],
+    context: { deadline: null },
   },
 ];
 
@@ -357,6 +423,164 @@ const transitionRows: TransitionRow<M>[] = [
     actions: [cancelWake, emitted('cancelled')],
     context: { snoozedUntil: null, closedAt: T2 },
   },
+  {
+    name: 'unassigned: the reminder goes out (review.due_soon), the item stays where it is',
+    input: dueNone,
+    from: [],
+    event: dueSoon,
+    to: 'unassigned',
+    actions: [emitted('due_soon')],
+    context: deadlineAt('reminded'),
+  },
+  {
+    name: 'assigned: the reminder goes out to the assignee',
+    input: dueRouted,
+    from: [],
+    event: dueSoon,
+    to: 'assigned',
+    actions: [emitted('due_soon')],
+    context: { assignedTo: 'user:lee', ...deadlineAt('reminded') },
+  },
+  {
+    name: 'snoozed: the reminder goes out and the snooze stays',
+    input: dueNone,
+    from: [snoozeLong],
+    event: dueSoon,
+    to: 'snoozed',
+    actions: [emitted('due_soon')],
+    context: { snoozedUntil: U1, ...deadlineAt('reminded') },
+  },
+  {
+    name: 'unassigned: due with onTimeout none: overdue, nothing more',
+    input: dueNone,
+    from: [dueSoon],
+    event: dueNow,
+    to: 'unassigned',
+    actions: [emitted('overdue')],
+    context: { assignedTo: null, ...deadlineAt('overdue') },
+  },
+  {
+    name: 'unassigned: due without a reminder first: overdue all the same',
+    input: dueNone,
+    from: [],
+    event: dueNow,
+    to: 'unassigned',
+    actions: [emitted('overdue')],
+    context: deadlineAt('overdue'),
+  },
+  {
+    name: 'unassigned: due with escalate: assigned to escalateTo, note escalated, due again one dueIn later',
+    input: dueEscalate,
+    from: [dueSoon],
+    event: dueNow,
+    to: 'assigned',
+    actions: [emitted('overdue'), timer('due', 'DUE', DUE2), emitted('escalated')],
+    context: { assignedTo: 'ann', note: 'escalated', ...deadlineAt('escalated', DUE2) },
+  },
+  {
+    name: 'assigned: due with escalate: reassigned from the assignee to escalateTo',
+    input: dueRouted,
+    from: [],
+    event: dueNow,
+    to: 'assigned',
+    actions: [emitted('overdue'), timer('due', 'DUE', DUE2), emitted('escalated')],
+    context: { assignedTo: 'ann', note: 'escalated', ...deadlineAt('escalated', DUE2) },
+  },
+  {
+    name: 'snoozed: due with escalate: the escalation ends the snooze (and its wake-up)',
+    input: dueEscalate,
+    from: [snoozeLong],
+    event: dueNow,
+    to: 'assigned',
+    actions: [emitted('overdue'), cancelWake, timer('due', 'DUE', DUE2), emitted('escalated')],
+    context: { assignedTo: 'ann', snoozedUntil: null, ...deadlineAt('escalated', DUE2) },
+  },
+  {
+    name: 'assigned: due again after the escalation: overdue, no second escalation',
+    input: dueEscalate,
+    from: [dueNow],
+    event: dueAgain,
+    to: 'assigned',
+    actions: [emitted('overdue')],
+    context: { assignedTo: 'ann', ...deadlineAt('overdue', DUE2) },
+  },
+  {
+    name: 'unassigned: due with escalate but no one to escalate to: overdue only',
+    input: due('escalate', null),
+    from: [],
+    event: dueNow,
+    to: 'unassigned',
+    actions: [emitted('overdue')],
+    context: { assignedTo: null, ...deadlineAt('overdue') },
+  },
+  {
+    name: 'unassigned: due with reject: overdue, timeout, and the host rejects the subject',
+    input: dueReject,
+    from: [dueSoon],
+    event: dueNow,
+    to: 'unassigned',
+    actions: [emitted('overdue'), emitted('timeout'), { type: 'rejectOnTimeout', params: {} }],
+    context: deadlineAt('timed_out'),
+  },
+  {
+    name: 'snoozed: due with reject: rejected while snoozed too',
+    input: dueReject,
+    from: [snoozeLong],
+    event: dueNow,
+    to: 'snoozed',
+    actions: [emitted('overdue'), emitted('timeout'), { type: 'rejectOnTimeout', params: {} }],
+    context: deadlineAt('timed_out'),
+  },
+  {
+    name: 'timed out: the subject’s rejection as system:timeout closes the item, no timer left',
+    input: dueReject,
+    from: [dueNow],
+    event: { type: 'DECIDE', action: 'reject', by: 'system:timeout', reason: 'timeout', at: DUE },
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: { decision: { action: 'reject', by: 'system:timeout', reason: 'timeout', at: DUE } },
+  },
+  {
+    name: 'unassigned: deciding before the reminder cancels both deadline timers',
+    input: dueNone,
+    from: [],
+    event: approve,
+    to: 'decided',
+    actions: [cancelRemind, cancelDue, emitted('decided')],
+    context: deadlineAt('pending'),
+  },
+  {
+    name: 'assigned: deciding after the reminder cancels the deadline timer only',
+    input: dueRouted,
+    from: [dueSoon],
+    event: approve,
+    to: 'decided',
+    actions: [cancelDue, emitted('decided')],
+  },
+  {
+    name: 'snoozed: deciding cancels the wake-up and the deadline timers',
+    input: dueNone,
+    from: [snoozeLong],
+    event: approve,
+    to: 'decided',
+    actions: [cancelWake, cancelRemind, cancelDue, emitted('decided')],
+  },
+  {
+    name: 'unassigned: deciding an overdue item: no timer is left to cancel',
+    input: dueNone,
+    from: [dueNow],
+    event: reject,
+    to: 'decided',
+    actions: [emitted('decided')],
+  },
+  {
+    name: 'assigned: the run went away after an escalation: the second deadline timer goes',
+    input: dueEscalate,
+    from: [dueNow],
+    event: cancel,
+    to: 'cancelled',
+    actions: [cancelDue, emitted('cancelled')],
+  },
 ];
 
 const paths = {
@@ -370,6 +594,13 @@ const paths = {
   'decided (changes requested)': { input: triage, from: [requestChanges] },
   cancelled: { input: routed, from: [cancel] },
   'cancelled (after a snooze)': { input: routed, from: [snooze1, cancel] },
+  'unassigned (reminded)': { input: dueNone, from: [dueSoon] },
+  'unassigned (overdue)': { input: dueNone, from: [dueNow] },
+  'assigned (escalated)': { input: dueEscalate, from: [dueNow] },
+  'assigned (overdue after an escalation)': { input: dueEscalate, from: [dueNow, dueAgain] },
+  'unassigned (timed out)': { input: dueReject, from: [dueNow] },
+  'decided (with a deadline)': { input: dueEscalate, from: [approve] },
+  'cancelled (with a deadline)': { input: dueNone, from: [cancel] },
 } satisfies Record<string, { input: ReviewItemInput; from: ReviewItemEvent[] }>;
 
 function refused(state: keyof typeof paths, events: ReviewItemEvent[], why: string): RefusedRow<M>[] {
@@ -386,6 +617,8 @@ const everything = [
   requestChanges,
   subjectChanged,
   cancel,
+  dueSoon,
+  dueNow,
 ];
 
 const refusedRows: RefusedRow<M>[] = [
@@ -402,6 +635,18 @@ const refusedRows: RefusedRow<M>[] = [
   ...refused('unassigned', [snoozePast, snoozeNow], 'until must be after at'),
   ...refused('assigned', [snoozePast], 'until must be after at'),
   ...refused('snoozed', [snoozePast], 'until must be after at'),
+  ...refused('decided (with a deadline)', [dueSoon, dueNow], 'the item is closed'),
+  ...refused('cancelled (with a deadline)', [dueSoon, dueNow], 'the item is closed'),
+  ...refused('unassigned', [dueSoon, dueNow], 'the item has no deadline'),
+  ...refused('assigned', [dueSoon, dueNow], 'the item has no deadline'),
+  ...refused('snoozed', [dueSoon, dueNow], 'the item has no deadline'),
+  ...refused('unassigned (reminded)', [dueSoon], 'the reminder goes out once'),
+  ...refused('unassigned (reminded)', [dueSoonStale, dueAgain], 'a timer of another deadline'),
+  ...refused('unassigned (overdue)', [dueSoon, dueNow], 'the deadline already passed'),
+  ...refused('assigned (escalated)', [dueSoon], 'no reminder after an escalation'),
+  ...refused('assigned (escalated)', [dueNow], 'a stale timer of the moved deadline'),
+  ...refused('assigned (overdue after an escalation)', [dueNow, dueAgain], 'the deadline already passed'),
+  ...refused('unassigned (timed out)', [dueSoon, dueNow], 'the deadline already passed'),
 ];
 
 describe('review-item machine', () => {
@@ -434,6 +679,12 @@ describe('review-item machine', () => {
       snoozedUntil: U1,
       decision: null,
       closedAt: null,
+      dueAt: null,
+    });
+    expect(projectReviewItem(reach(reviewItemMachine, dueEscalate, [dueNow]))).toMatchObject({
+      status: 'assigned',
+      assignedTo: 'ann',
+      dueAt: DUE2,
     });
     expect(projectReviewItem(reach(reviewItemMachine, triage, [cancel]))).toMatchObject({
       status: 'cancelled',
@@ -447,6 +698,7 @@ describe('review-item schemas', () => {
   it('accept the inputs and every event used above', () => {
     expect(reviewItemInputSchema.parse(triage)).toEqual(triage);
     expect(reviewItemInputSchema.parse(routed)).toEqual(routed);
+    expect(reviewItemInputSchema.parse(dueEscalate)).toEqual(dueEscalate);
     for (const event of [
       assignAnn,
       unassign,
@@ -457,6 +709,8 @@ describe('review-item schemas', () => {
       requestChanges,
       subjectChanged,
       cancel,
+      dueSoon,
+      dueNow,
     ]) {
       expect(reviewItemEventSchema.parse(event)).toEqual(event);
     }
@@ -473,6 +727,11 @@ describe('review-item schemas', () => {
     ['an unknown kind', { ...triage, kind: 'proposal' }],
     ['an empty title', { ...triage, title: '' }],
     ['a string runId', { ...triage, runId: '7' }],
+    [
+      'a deadline with an unknown onTimeout',
+      { ...triage, deadline: { ...terms('none'), onTimeout: 'later' } },
+    ],
+    ['a deadline of zero', { ...triage, deadline: { ...terms('none'), dueInMs: 0 } }],
   ])('reject an input with %s', (_why, input) => {
     expect(reviewItemInputSchema.safeParse(input).success).toBe(false);
   });
@@ -482,6 +741,8 @@ describe('review-item schemas', () => {
     ['a decide with an unknown action', { ...approve, action: 'defer' }],
     ['a wake without until', { type: 'WAKE', at: U1 }],
     ['a snooze until a non-date', { ...snooze1, until: 'tomorrow' }],
+    ['a due timer without dueAt', { type: 'DUE', at: DUE }],
+    ['a reminder with a non-date dueAt', { ...dueSoon, dueAt: 'soon' }],
   ])('reject an event with %s', (_why, event) => {
     expect(reviewItemEventSchema.safeParse(event).success).toBe(false);
   });

@@ -17,14 +17,20 @@
  *
  * The owner's transition closes the item in the same transaction, from the copy read here
  * (`TransactOptions.loaded`), so a decision reads the item once.
+ *
+ * One decision is r3's own: an item whose deadline passes under a policy with `onTimeout: reject` is
+ * rejected as `system:timeout` (`rejectOnTimeout`, in the deadline timer's transaction). No reviewer
+ * takes it, so no reviewer's check applies; it reaches the owner as every other decision does.
  */
 
 import { MAX_REVIEW_ROUNDS } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
+import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import type { Logger } from '../../platform/log.js';
 import { ITEM_COLUMNS, readOpenItem } from './items.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
@@ -85,7 +91,11 @@ export interface ReviewDecisionsDeps {
   db: Db;
   host: ActorHost;
   subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
+  log: Logger;
 }
+
+/** Who rejects an item whose deadline passed (decisions §16: "rejects as `system:timeout`"). */
+export const TIMEOUT: Attribution = { actor: 'system:timeout', apiTokenId: null };
 
 /** A subject and its open item, as the queue read them before a transaction. */
 export interface Target {
@@ -378,6 +388,35 @@ export class ReviewDecisions {
       { loaded },
     );
     return request.items.length;
+  }
+
+  /**
+   * Rejects the subject of item `ref`, whose deadline (`dueAt`) passed under `onTimeout: reject`, as
+   * `system:timeout`, in `tx` (the deadline timer's, after the item's DUE transition). A subject that
+   * no longer takes a decision is logged: the item's own close (or cancel) is then on its way.
+   */
+  async rejectOnTimeout(
+    tx: ActorTx,
+    ref: { orgId: number; kind: ReviewKind; id: number; itemId: number },
+    dueAt: string,
+  ): Promise<void> {
+    const outcome = await this.subject(ref.kind).decide(tx, { orgId: ref.orgId, actingAs: TIMEOUT }, ref.id, {
+      action: 'reject',
+      reason: `not decided by ${dueAt}`,
+      reviewedBy: null,
+      requestId: null,
+      audit: {
+        action: 'review.timeout',
+        details: { kind: ref.kind, action: 'reject', reviewItemId: ref.itemId, dueAt },
+      },
+      edits: null,
+    });
+    if ('refused' in outcome) {
+      this.deps.log.warn(
+        { kind: ref.kind, id: ref.id, status: outcome.refused.status },
+        'a timed-out review subject took no rejection',
+      );
+    }
   }
 
   private openItem(tx: ActorTx, orgId: number, ref: Decided): Promise<LoadedActor | null> {

@@ -5,6 +5,7 @@
  * (`items.open`/`items.close`). The queue knows no subject: a decision goes to the subject's owner.
  */
 import { reviewItemMachine } from '../../../machines/index.js';
+import { reader } from '../../platform/actors/tx.js';
 import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import type { WorkspaceApi } from '../workspace/index.js';
@@ -22,6 +23,7 @@ import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
 import { Migration0043ReviewLedgerPending } from './migrations/0043-review-ledger-pending.js';
 import { Migration0044ReviewPolicies } from './migrations/0044-review-policies.js';
 import { Migration0054ReviewRounds } from './migrations/0054-review-rounds.js';
+import { Migration0056ReviewDeadlines } from './migrations/0056-review-deadlines.js';
 import { ReviewPolicies } from './policy/in-force.js';
 import { reviewPolicyRoutes } from './policy/routes.js';
 import { ReviewPolicyViews } from './policy/views.js';
@@ -95,15 +97,21 @@ export const reviewsFeature = defineFeature({
     { name: '0043-review-ledger-pending', class: Migration0043ReviewLedgerPending },
     { name: '0044-review-policies', class: Migration0044ReviewPolicies },
     { name: '0054-review-rounds', class: Migration0054ReviewRounds },
+    { name: '0056-review-deadlines', class: Migration0056ReviewDeadlines },
   ],
   commands: [auditCommand],
   machines: { 'review-item': reviewItemMachine },
   register(platform: Platform, { workspace }: { workspace: WorkspaceApi }): ReviewsApi {
     const ledger = new ReviewLedger(platform.db.sql, platform.log);
     const policies = new ReviewPolicies(platform.db.sql, workspace.workspace);
-    platform.actors.register(reviewItemKind(ledger));
     const subjects = new Map<ReviewKind, ReviewSubject>();
-    const decisions = new ReviewDecisions({ db: platform.db.sql, host: platform.actors, subjects });
+    const decisions = new ReviewDecisions({
+      db: platform.db.sql,
+      host: platform.actors,
+      subjects,
+      log: platform.log,
+    });
+    platform.actors.register(reviewItemKind(ledger, decisions));
     const reviews = new ReviewService({
       db: platform.db.sql,
       host: platform.actors,
@@ -123,7 +131,12 @@ export const reviewsFeature = defineFeature({
       reviewPolicies: policies,
       reviews,
       decisions,
-      reviewItems: createReviewItems(platform.actors, platform.log),
+      // An item opens with the deadline of the policy in force, read in the opening transaction.
+      reviewItems: createReviewItems(
+        platform.actors,
+        platform.log,
+        async (tx, subject) => (await policies.inForce(subject.orgId, subject, reader(tx))).rules,
+      ),
       reviewSubjects: {
         register(kind, subject) {
           if (subjects.has(kind)) throw new Error(`review subject ${kind} registered twice`);

@@ -3,13 +3,15 @@
  * transition opens its subject's item when it starts to wait and closes it when it stops, as
  * follow-ups in the owner's transaction (`ctx.writes.followUp`), so a subject waits exactly while its
  * item is open. When what a reviewer sees of a waiting subject changes (a draft arrives), the owner
- * tells the item (`update`), whose revision then changes.
+ * tells the item (`update`), whose revision then changes. An item opens with the deadline of the
+ * policy in force for its subject (deadlines.ts), if that sets one.
  */
 
 import type { ReviewItemEvent } from '../../../machines/index.js';
 import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Logger } from '../../platform/log.js';
+import { type DeadlineTermsOf, deadlineOf } from './deadlines.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import type { ReviewKind } from './subjects.js';
 
@@ -82,11 +84,13 @@ export async function readOpenItem(
   return rows[0] ? host.resolveRow(REVIEW_ITEM_KIND, rows[0]) : null;
 }
 
-export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
+/** The items of `host`, opened with the deadline terms `termsOf` gives (the policy in force). */
+export function createReviewItems(host: ActorHost, log: Logger, termsOf: DeadlineTermsOf): ReviewItems {
   const openItem = (tx: ActorTx, subject: ReviewSubjectRef) => readOpenItem(host, tx, subject);
 
   return {
     async open(tx, subject, item) {
+      const deadline = await deadlineOf(tx, subject, termsOf);
       await host.create(tx, REVIEW_ITEM_KIND, {
         orgId: subject.orgId,
         input: (_id, at) => ({
@@ -96,6 +100,7 @@ export function createReviewItems(host: ActorHost, log: Logger): ReviewItems {
           summary: item.summary ?? null,
           assignedTo: item.assignTo,
           ...(item.rounds ? { rounds: item.rounds } : {}),
+          deadline,
           at,
         }),
         columns: { kind: subject.kind, run_id: subject.id, title: item.title, rounds: item.rounds ?? 0 },

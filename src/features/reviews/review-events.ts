@@ -5,10 +5,12 @@
  *
  * Terminology:
  * - change: the item's own domain event name (`opened`, `assigned`, `snoozed`, `woken`, `updated`,
- *   `decided`, `changes_requested`, `cancelled`), the last token of `evt.<org>.review.<itemId>.<name>`.
- * - review event type: the public name of a change, `review.<…>`. Five are webhook event types
- *   (`REVIEW_EVENT_TYPES`: an item opening is `review.requested`); `woken`, `updated` and
- *   `cancelled` are the stream's only (`review.woken`, `review.updated`, `review.cancelled`).
+ *   `decided`, `changes_requested`, `cancelled`, and the deadline's `due_soon`, `overdue`,
+ *   `escalated`, `timeout`), the last token of `evt.<org>.review.<itemId>.<name>`.
+ * - review event type: the public name of a change, `review.<…>`. Eight are webhook event types
+ *   (`REVIEW_EVENT_TYPES`: an item opening is `review.requested`); `woken`, `updated`, `cancelled`
+ *   and `timeout` are the stream's only (`review.woken`, …; a timeout's rejection is the
+ *   `review.decided` that follows it, `by: "system:timeout"`).
  */
 import { z } from 'zod';
 import { REVIEW_EVENT_NAMES, type ReviewEventName } from '../../../machines/index.js';
@@ -21,6 +23,9 @@ export const REVIEW_EVENT_TYPES = [
   'review.snoozed',
   'review.decided',
   'review.changes_requested',
+  'review.due_soon',
+  'review.overdue',
+  'review.escalated',
 ] as const;
 
 /** A review event type a webhook can subscribe to. */
@@ -33,7 +38,18 @@ const WEBHOOK_TYPE_OF: Partial<Record<ReviewEventName, ReviewEventType>> = {
   snoozed: 'review.snoozed',
   decided: 'review.decided',
   changes_requested: 'review.changes_requested',
+  due_soon: 'review.due_soon',
+  overdue: 'review.overdue',
+  escalated: 'review.escalated',
 };
+
+/** The changes of the item's deadline, whose data carries `dueAt`. */
+const DEADLINE_CHANGES: ReadonlySet<ReviewEventName> = new Set([
+  'due_soon',
+  'overdue',
+  'escalated',
+  'timeout',
+]);
 
 /** The changes whose data carries the decision (`action`, `edited`, `reason`). */
 const DECIDING_CHANGES: ReadonlySet<ReviewEventName> = new Set(['decided', 'changes_requested']);
@@ -69,6 +85,8 @@ export const reviewEventPayloadSchema = z.object({
   assignedTo: z.string().nullable(),
   snoozedUntil: z.string().nullable(),
   note: z.string().nullable(),
+  /** When the item is due (after the transition: an escalation's is the new one); absent: none. */
+  dueAt: z.string().nullable().optional(),
   /** The decision's action once decided (or changes requested), else null. */
   decision: z.string().nullable(),
   /** Whether the decision applied the reviewer's edits (false without a decision). */
@@ -88,7 +106,8 @@ export type ReviewEventPayload = z.infer<typeof reviewEventPayloadSchema>;
  * the queue stream. `status`
  * is the item's as `GET /reviews/:kind/:id` shows it: what its subject is while the item waits
  * (`pending`, `paused`, `awaiting_review`), else the item's own (`decided`, `cancelled`). `action`,
- * `edited` and `reason` come with a decision (`review.decided`, `review.changes_requested`).
+ * `edited` and `reason` come with a decision (`review.decided`, `review.changes_requested`); `dueAt`
+ * with a change of the deadline (`review.due_soon`, `review.overdue`, `review.escalated`).
  */
 export const reviewEventDataSchema = z
   .object({
@@ -103,6 +122,7 @@ export const reviewEventDataSchema = z
     edited: z.boolean().optional(),
     by: z.string().min(1).optional(),
     reason: z.string().nullable().optional(),
+    dueAt: z.string().nullable().optional(),
   })
   .strict();
 
@@ -130,5 +150,6 @@ export function reviewEventData(payload: ReviewEventPayload): ReviewEventData {
     data.edited = payload.edited;
     data.reason = payload.reason;
   }
+  if (DEADLINE_CHANGES.has(payload.event)) data.dueAt = payload.dueAt ?? null;
   return data;
 }

@@ -3,18 +3,22 @@
  * runs' openReview/closeReview effects) and routed by the review queue. Its snooze is a durable timer
  * (the host's scheduleTimer/cancelTimer); every transition puts one review event in the outbox
  * (`emitReviewEvent`), in the transition's own statement, and records the ledger's events in the
- * org's decision ledger (ledger.ts) in the same transaction.
+ * org's decision ledger (ledger.ts) in the same transaction. Its deadline's timers are durable timers
+ * too; a deadline whose policy says `onTimeout: reject` asks the choke point to reject the subject as
+ * `system:timeout` (`rejectOnTimeout`), in the timer's transaction.
  */
 import { randomUUID } from 'node:crypto';
 import {
   type EmitReviewEventParams,
   projectReviewItem,
+  type RejectOnTimeoutParams,
   reviewItemContextSchema,
   reviewItemEventSchema,
   reviewItemMachine,
 } from '../../../machines/index.js';
 import type { ActorKindDef, ColumnMap, EffectHandler } from '../../platform/actors/kind.js';
 import { reviewEventSubject } from '../../platform/bus/subjects.js';
+import type { ReviewDecisions } from './decisions.js';
 import { isLedgerEvent, type ReviewLedger } from './ledger.js';
 import { type ReviewEventPayload, reviewEventData } from './review-events.js';
 import { revisionOf } from './revision.js';
@@ -42,6 +46,7 @@ const emitReviewEvent =
       assignedTo: context.assignedTo,
       snoozedUntil: context.snoozedUntil,
       note: context.note,
+      dueAt: context.deadline?.dueAt ?? null,
       decision: context.decision?.action ?? null,
       edited: context.decision?.edited === true,
       reason: context.decision?.reason ?? null,
@@ -56,9 +61,22 @@ const emitReviewEvent =
     if (isLedgerEvent(event)) {
       const { kind, id, by, ...data } = reviewEventData(payload);
       const details = { ...data, snoozedUntil: payload.snoozedUntil, note: payload.note };
+      // `dueAt` is in `data` for the deadline's events only; the ledger keeps it with every entry
+      // of an item that has one (an escalation's is the moved one).
+      if (payload.dueAt) details.dueAt = payload.dueAt;
       const entry = { at: ctx.at, kind, id, event, by: by ?? payload.by, details };
       ctx.writes.followUp(async (tx) => ledger.record(tx, payload.orgId, entry));
     }
+  };
+
+/** The `rejectOnTimeout` effect: the choke point rejects the item's subject, after the item's write. */
+const rejectOnTimeout =
+  (decisions: ReviewDecisions): EffectHandler<RejectOnTimeoutParams, typeof reviewItemMachine> =>
+  (_params, ctx) => {
+    const { context } = ctx.after;
+    const item = { orgId: ctx.row.orgId, kind: context.kind, id: context.runId, itemId: ctx.row.id };
+    const dueAt = context.deadline?.dueAt ?? ctx.at;
+    ctx.writes.followUp((tx) => decisions.rejectOnTimeout(tx, item, dueAt));
   };
 
 /** The columns of `review_items` the kind owns. */
@@ -75,11 +93,16 @@ const COLUMNS = {
   summary: 'project',
   decision: 'project',
   closed_at: 'project',
+  due_at: 'project',
 } as const satisfies ColumnMap;
 
-/** The `review-item` kind, recording its review events in `ledger`. */
+/**
+ * The `review-item` kind, recording its review events in `ledger` and rejecting timed-out subjects
+ * through `decisions`.
+ */
 export const reviewItemKind = (
   ledger: ReviewLedger,
+  decisions: ReviewDecisions,
 ): ActorKindDef<typeof reviewItemMachine, typeof COLUMNS> => ({
   name: REVIEW_ITEM_KIND,
   machine: reviewItemMachine,
@@ -99,8 +122,9 @@ export const reviewItemKind = (
       summary: p.summary,
       decision: p.decision,
       closed_at: p.closedAt,
+      due_at: p.dueAt,
     };
   },
   runEvents: false,
-  effects: { emitReviewEvent: emitReviewEvent(ledger) },
+  effects: { emitReviewEvent: emitReviewEvent(ledger), rejectOnTimeout: rejectOnTimeout(decisions) },
 });

@@ -15,9 +15,11 @@ import { ifMatchRevision } from './decisions.js';
 import { etagOf } from './revision.js';
 import {
   REVIEW_KINDS,
+  REVIEW_SORTS,
   REVIEW_STATUS_OF_KIND,
   type ReviewKind,
   type ReviewPage,
+  type ReviewPosition,
   type ReviewQuery,
   type ReviewService,
 } from './service.js';
@@ -25,16 +27,63 @@ import {
 /** `assignedTo=unassigned` names the triage lane (items assigned to nobody). */
 export const UNASSIGNED_LANE = 'unassigned';
 
-/** Query of `GET /reviews` (and of the POSTs, naming the view they answer with). */
-export const reviewListQuerySchema = z.object({
-  assignedTo: z.string().min(1).max(128).optional(),
-  includeSnoozed: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional(),
-  limit: limitSchema,
-  cursor: timeCursorSchema.optional(),
-});
+const booleanQuery = z
+  .enum(['true', 'false'])
+  .transform((value) => value === 'true')
+  .optional();
+
+/** Encodes a position in the due order (`sort=due`) as an opaque cursor. */
+function encodeDueCursor(dueAt: string | null, id: number): string {
+  return Buffer.from(JSON.stringify({ d: dueAt, i: id }), 'utf8').toString('base64url');
+}
+
+/** The position a `sort=due` cursor names, or null when it is not one. */
+function decodeDueCursor(cursor: string): ReviewPosition | null {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      d?: unknown;
+      i?: unknown;
+    };
+    const id = parsed.i;
+    if (!Number.isSafeInteger(id) || (id as number) < 1) return null;
+    if (parsed.d === null) return { dueAt: null, itemId: id as number };
+    if (typeof parsed.d !== 'string' || Number.isNaN(Date.parse(parsed.d))) return null;
+    return { dueAt: new Date(parsed.d).toISOString(), itemId: id as number };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Query of `GET /reviews` (and of the POSTs, naming the view they answer with). A cursor belongs to
+ * the order it was returned for (`sort`): one of the other order is a 400 naming `cursor`.
+ */
+export const reviewListQuerySchema = z
+  .object({
+    assignedTo: z.string().min(1).max(128).optional(),
+    includeSnoozed: booleanQuery,
+    /** Only the items due by now (true), or only the others (false). */
+    overdue: booleanQuery,
+    /** `created` (default): oldest first; `due`: soonest due first, items without a due time last. */
+    sort: z.enum(REVIEW_SORTS).optional(),
+    limit: limitSchema,
+    cursor: z.string().max(500).optional(),
+  })
+  .transform((query, ctx) => {
+    const { cursor, ...rest } = query;
+    if (cursor === undefined) return { ...rest, after: undefined };
+    let after: ReviewPosition | null = null;
+    if (query.sort === 'due') after = decodeDueCursor(cursor);
+    else {
+      const parsed = timeCursorSchema.safeParse(cursor);
+      if (parsed.success) after = { createdAt: parsed.data.createdAt.toISOString(), itemId: parsed.data.id };
+    }
+    if (after === null) {
+      ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'is not a cursor this list returned' });
+      return z.NEVER;
+    }
+    return { ...rest, after };
+  });
 
 const kindSchema = z.enum(REVIEW_KINDS);
 const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -105,6 +154,8 @@ export const reviewViewSchema = z
     pausedAt: z.string().nullable(),
     createdAt: z.iso.datetime(),
     ageSeconds: z.number().int(),
+    dueAt: z.iso.datetime().nullable(),
+    overdue: z.boolean(),
     reviewUrl: z.string(),
     pollUrl: z.string(),
   })
@@ -143,15 +194,24 @@ function toQuery(query: ListQuery): ReviewQuery {
           ? null
           : query.assignedTo,
     includeSnoozed: query.includeSnoozed,
+    overdue: query.overdue,
+    sort: query.sort,
     limit: query.limit,
-    after: query.cursor && { createdAt: query.cursor.createdAt.toISOString(), itemId: query.cursor.id },
+    after: query.after,
   };
+}
+
+/** The opaque cursor of position `next`. */
+function cursorOf(next: ReviewPosition): string {
+  return 'dueAt' in next
+    ? encodeDueCursor(next.dueAt, next.itemId)
+    : encodeTimeCursor(next.createdAt, next.itemId);
 }
 
 function pageBody(page: ReviewPage): { reviews: ReviewPage['reviews']; nextCursor: string | null } {
   return {
     reviews: page.reviews,
-    nextCursor: page.next ? encodeTimeCursor(page.next.createdAt, page.next.itemId) : null,
+    nextCursor: page.next ? cursorOf(page.next) : null,
   };
 }
 
@@ -168,7 +228,7 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       access: access.read,
       query: reviewListQuerySchema,
       summary:
-        'The review queue, oldest first: active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true; {reviews, nextCursor}.',
+        'The review queue, oldest first (sort=due: soonest due first, items without a due time last): active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true, overdue=true|false; {reviews, nextCursor}.',
       responses: {
         200: {
           description: 'A page of the queue.',

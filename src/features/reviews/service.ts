@@ -11,8 +11,12 @@
  *   condition, so the item is back the moment the clock passes it; the durable WAKE timer then tidies
  *   the item's state (and publishes `woken`) when the scheduler gets to it.
  * - lane: the items assigned to one user, or the unassigned ones (the triage lane).
- * - view: a lane (or all of them), whether snoozed items show, a page size and a position; what a
- *   decide, assign or snooze answers with (the refreshed queue).
+ * - view: a lane (or all of them), whether snoozed items show, only overdue ones (or none of them),
+ *   an order (oldest first, or soonest due first), a page size and a position; what a decide,
+ *   assign or snooze answers with (the refreshed queue).
+ * - due: an item whose policy sets `dueIn` has `due_at` (its deadline's `dueAt`); it is overdue from
+ *   that instant on, by a query-time condition as a snooze's end is (the deadline's DUE timer then
+ *   publishes `overdue` and applies `onTimeout` when the scheduler gets to it).
  *
  * Deciding goes through the choke point (decisions.ts), which checks the revision and dispatches to
  * the owning service (runs: approve/reject; a workflow's reject cancels it), whose transition closes
@@ -72,17 +76,24 @@ export interface ReviewView {
   createdAt: string;
   /** Whole seconds since `createdAt`, by the server's clock. */
   ageSeconds: number;
+  /** When the item is due (the policy in force's `dueIn` after it opened; moved by an escalation), or null. */
+  dueAt: string | null;
+  /** Whether `dueAt` has passed, by the server's clock (false without one). */
+  overdue: boolean;
   /** The run's review screen. */
   reviewUrl: string;
   /** The run's resource (`/api/v1/runs/<id>`). */
   pollUrl: string;
 }
 
-/** Where a page ends: the last item's position in the queue's order. */
-export interface ReviewPosition {
-  createdAt: string;
-  itemId: number;
-}
+/** The queue's orders: oldest first (`created`), or soonest due first with items without a due time last (`due`). */
+export const REVIEW_SORTS = ['created', 'due'] as const;
+
+/** An order of the queue. */
+export type ReviewSort = (typeof REVIEW_SORTS)[number];
+
+/** Where a page ends: the last item's position in the queue's order (by age, or by due time). */
+export type ReviewPosition = { createdAt: string; itemId: number } | { dueAt: string | null; itemId: number };
 
 /** Which items `list` returns. */
 export interface ReviewQuery {
@@ -90,12 +101,16 @@ export interface ReviewQuery {
   assignedTo?: string | null | undefined;
   /** Also list items whose snooze has not passed yet. */
   includeSnoozed?: boolean | undefined;
+  /** Only the items due by now (true), or only the others (false); undefined: both. */
+  overdue?: boolean | undefined;
+  /** The order (default `created`); a position must be of the same order. */
+  sort?: ReviewSort | undefined;
   limit: number;
   /** Start after this position (keyset pagination). */
   after?: ReviewPosition | undefined;
 }
 
-/** A page of the queue, oldest first; `next` is null on the last page. */
+/** A page of the queue, in the query's order; `next` is null on the last page. */
 export interface ReviewPage {
   reviews: ReviewView[];
   next: ReviewPosition | null;
@@ -163,6 +178,7 @@ interface ItemRow {
   snoozed_until: Date | null;
   note: string | null;
   created_at: Date;
+  due_at: Date | null;
   slug: string | null;
   paused_at: string | null;
 }
@@ -172,7 +188,7 @@ interface ItemRow {
  * is for skill and workflow items only.
  */
 const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.rounds, i.assigned_to,
-         i.snoozed_until, i.note, i.created_at, r.slug, r.paused_at
+         i.snoozed_until, i.note, i.created_at, i.due_at, r.slug, r.paused_at
     from review_items i
     left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
 
@@ -185,7 +201,8 @@ const LATEST_ITEM = `${ITEM_SELECT}
 /**
  * The list statement of one variant and its values. Each variant is its own prepared statement with
  * a fixed text, so each plans against the index that serves it: `review_items_lane` for a lane
- * (`assigned_to = $n` or `is null`, then age order), `review_items_queue` for every lane.
+ * (`assigned_to = $n` or `is null`, then age order), `review_items_queue` for every lane,
+ * `review_items_due` for the due order (and for `overdue`, a range of it).
  */
 function listStatement(
   orgId: number,
@@ -195,6 +212,7 @@ function listStatement(
   const values: unknown[] = [orgId];
   const param = (value: unknown) => `$${values.push(value)}`;
   const where = ['i.org_id = $1', 'i.open'];
+  const nowIso = new Date(now).toISOString();
   let lane = 'all';
   if (query.assignedTo === null) {
     lane = 'unassigned';
@@ -204,25 +222,53 @@ function listStatement(
     where.push(`i.assigned_to = ${param(query.assignedTo)}`);
   }
   if (query.includeSnoozed !== true) {
-    where.push(`(i.snoozed_until is null or i.snoozed_until <= ${param(new Date(now).toISOString())})`);
+    where.push(`(i.snoozed_until is null or i.snoozed_until <= ${param(nowIso)})`);
   }
-  if (query.after) {
+  if (query.overdue === true) where.push(`i.due_at <= ${param(nowIso)}`);
+  if (query.overdue === false) where.push(`(i.due_at is null or i.due_at > ${param(nowIso)})`);
+  const byDue = query.sort === 'due';
+  const after = query.after;
+  let position = 'first';
+  if (after && 'dueAt' in after) {
+    if (after.dueAt === null) {
+      position = 'after_undue';
+      where.push(`i.due_at is null and i.id > ${param(after.itemId)}::bigint`);
+    } else {
+      // Nulls sort last: after a due item come the later ones, then every item without a due time.
+      position = 'after_due';
+      where.push(
+        `((i.due_at, i.id) > (${param(after.dueAt)}::timestamptz, ${param(after.itemId)}::bigint) or i.due_at is null)`,
+      );
+    }
+  } else if (after) {
+    position = 'after';
     where.push(
-      `(i.created_at, i.id) > (${param(query.after.createdAt)}::timestamptz, ${param(query.after.itemId)}::bigint)`,
+      `(i.created_at, i.id) > (${param(after.createdAt)}::timestamptz, ${param(after.itemId)}::bigint)`,
     );
   }
   const text = `${ITEM_SELECT}
    where ${where.join(' and ')}
-   order by i.created_at, i.id
+   order by ${byDue ? 'i.due_at nulls last, i.id' : 'i.created_at, i.id'}
    limit ${param(query.limit + 1)}`;
-  const name = `reviews_list_${lane}_${query.includeSnoozed === true ? 'all' : 'active'}_${query.after ? 'after' : 'first'}`;
+  const overdue = query.overdue === undefined ? 'any' : query.overdue ? 'overdue' : 'notdue';
+  const name = `reviews_list_${lane}_${query.includeSnoozed === true ? 'all' : 'active'}_${overdue}_${byDue ? 'due' : 'created'}_${position}`;
   return { name, text, values };
+}
+
+/** Where a page of `query`'s order ends when `row` is its last item. */
+function positionOf(row: ItemRow, query: ReviewQuery): ReviewPosition {
+  return query.sort === 'due'
+    ? { dueAt: row.due_at?.toISOString() ?? null, itemId: row.id }
+    : { createdAt: row.created_at.toISOString(), itemId: row.id };
 }
 
 export class ReviewService {
   constructor(private readonly deps: ReviewServiceDeps) {}
 
-  /** A page of the org's queue, oldest first: active items unless `includeSnoozed`. */
+  /**
+   * A page of the org's queue, oldest first (or soonest due first, `sort: 'due'`): active items unless
+   * `includeSnoozed`, only the overdue ones with `overdue`.
+   */
   async list(principal: Principal, query: ReviewQuery): Promise<ReviewPage> {
     const now = this.deps.clock.now();
     const statement = listStatement(principal.orgId, now, query);
@@ -232,7 +278,7 @@ export class ReviewService {
     const last = page.at(-1);
     return {
       reviews: page.map((row) => this.view(row, now)),
-      next: more && last ? { createdAt: last.created_at.toISOString(), itemId: last.id } : null,
+      next: more && last ? positionOf(last, query) : null,
     };
   }
 
@@ -408,6 +454,8 @@ export class ReviewService {
       pausedAt: row.paused_at,
       createdAt,
       ageSeconds: Math.max(0, Math.floor((now - row.created_at.getTime()) / 1000)),
+      dueAt: row.due_at?.toISOString() ?? null,
+      overdue: row.due_at !== null && row.due_at.getTime() <= now,
       reviewUrl: subject.reviewUrl(row.run_id),
       pollUrl: subject.pollUrl(row.run_id),
     };

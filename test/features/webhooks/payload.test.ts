@@ -44,6 +44,9 @@ describe('event types', () => {
       'review.snoozed',
       'review.decided',
       'review.changes_requested',
+      'review.due_soon',
+      'review.overdue',
+      'review.escalated',
     ]);
     expect(webhookEventTypeSchema.safeParse('run.cancelled').success).toBe(false);
     expect(webhookEventTypeSchema.safeParse('review.updated').success).toBe(false);
