@@ -194,6 +194,15 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
     }
     return base.origin;
   };
+  // The URL the direct path hands the protocol with each request (`requestInfo.url`), built once per
+  // origin and path: nothing reads it but the handlers, and none of r3's does (a URL per request was
+  // a few µs of a call: docs/performance.md, "MCP").
+  let requestUrl: URL | null = null;
+  const urlOf = (path: string): URL => {
+    const href = `${baseOrigin()}${path}`;
+    if (requestUrl?.href !== href) requestUrl = new URL(href);
+    return requestUrl;
+  };
   const challenge = () => mcpChallenge(s.config.baseUrl);
   const routes = [
     defineRoute({
@@ -204,7 +213,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
       // A tools/call of a tool that reads a run first (runtime_get_run), or the applied resources (the
       // domain tools: the agent and the org's sources): the run, or the org's applied version, read
       // with authentication.
-      fused: { read: 'run', fromBody: true, key: (_params, body) => tools.fusedReadOf(parseJson(body)) },
+      fused: { read: 'run', fromBody: true, key: (_params, body) => tools.fusedReadOf(parseBody(body)) },
       summary: 'MCP (streamable HTTP, stateless, JSON responses): tools/list and tools/call for the token.',
       responses: {
         200: { description: 'The JSON-RPC answer (or a batch of them).', schema: jsonRpcAnswer },
@@ -221,7 +230,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
             { origin, setting: 'R3_MCP_ALLOWED_ORIGINS' },
           );
         }
-        const parsedBody = parseJson(ctx.rawBody);
+        const parsedBody = parseBody(ctx.rawBody);
         const session: McpSession = {
           principal: ctx.principal,
           transport: 'http',
@@ -236,7 +245,7 @@ export function mcpRoutes(s: { config: Config }, tools: Toolset, chargeCall?: Ch
           lane.session = session;
           try {
             const answer = await lane.transport.exchange(direct.request, {
-              requestInfo: { headers: direct.headers, url: new URL(`${baseOrigin()}${ctx.path}`) },
+              requestInfo: { headers: direct.headers, url: urlOf(ctx.path) },
             });
             return raw(200, renderAnswer(answer), 'application/json');
           } finally {
@@ -371,6 +380,20 @@ function fusedOf(
 ): Pick<McpSession, 'fusedRun' | 'appliedSha'> {
   if (!fused) return {};
   return tools.fusedReadOf(body)?.read === 'applied' ? { appliedSha: fused.value } : { fusedRun: fused };
+}
+
+/**
+ * Bodies parsed for the fused read's key (before authentication), by their bytes: the handler is
+ * handed the same bytes and takes that parse instead of parsing them again. Neither changes it.
+ */
+const parsedBodies = new WeakMap<Buffer, unknown>();
+
+/** The body as JSON (undefined when it is not), parsed once per request. */
+function parseBody(bytes: Buffer): unknown {
+  if (parsedBodies.has(bytes)) return parsedBodies.get(bytes);
+  const parsed = parseJson(bytes);
+  if (bytes.length > 0) parsedBodies.set(bytes, parsed);
+  return parsed;
 }
 
 function parseJson(bytes: Buffer): unknown {
