@@ -1,6 +1,6 @@
 /** The line diff the review screen shows before an edited approval: kept, removed and added lines in order. */
 import { describe, expect, it } from 'vitest';
-import { diffText, lineDiff } from '../../web/src/review/line-diff.js';
+import { diffText, lineDiff, wordDiff } from '../../web/src/review/line-diff.js';
 
 const ops = (before: string, after: string) => lineDiff(before, after).map((l) => `${l.op}${l.text}`);
 
@@ -26,5 +26,31 @@ describe('lineDiff', () => {
   it('compares values other than text as indented JSON', () => {
     expect(diffText({ a: 1 })).toBe('{\n  "a": 1\n}');
     expect(diffText('text')).toBe('text');
+  });
+});
+
+describe('wordDiff', () => {
+  const words = (before: string, after: string) => wordDiff(before, after).map((w) => `${w.op}${w.text}`);
+
+  it('marks changed words, each with its following whitespace, and gives the texts back', () => {
+    expect(words('the cat sat', 'the dog sat')).toEqual([' the ', '-cat ', '+dog ', ' sat']);
+    const pieces = wordDiff('a  b\nc', 'a b c d');
+    expect(
+      pieces
+        .filter((p) => p.op !== '+')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('a  b\nc');
+    expect(
+      pieces
+        .filter((p) => p.op !== '-')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('a b c d');
+  });
+
+  it('keeps equal texts whole and handles empty ones', () => {
+    expect(words('same words', 'same words')).toEqual([' same ', ' words']);
+    expect(words('', 'new')).toEqual(['+new']);
   });
 });

@@ -8,6 +8,7 @@ import { AppHeader } from './components/app-header.js';
 import { ActionReviewPage } from './pages/action-review-page.js';
 import { AdminTokensPage } from './pages/admin-tokens-page.js';
 import { AdminWebhooksPage } from './pages/admin-webhooks-page.js';
+import { EvaluationPage } from './pages/evaluation-page.js';
 import { InspectPage } from './pages/inspect-page.js';
 import { LoadingPage } from './pages/loading-page.js';
 import { LoginPage } from './pages/login-page.js';
@@ -16,6 +17,7 @@ import { NotFoundPage } from './pages/not-found-page.js';
 import { OAuthConsentPage } from './pages/oauth-consent-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { ReviewPage } from './pages/review-page.js';
+import { SkillPage } from './pages/skill-page.js';
 import { UnknownKindPage } from './pages/unknown-kind-page.js';
 import { locationStore, navigate } from './stores/location-store.js';
 import { type Session, sessionStore } from './stores/session-store.js';
@@ -28,6 +30,8 @@ function page(path: string) {
   if (path === '/admin/tokens') return <AdminTokensPage />;
   if (path === '/admin/webhooks') return <AdminWebhooksPage />;
   if (path === '/oauth/consent') return <OAuthConsentPage />;
+  if (parts[0] === 'skills' && parts.length === 2)
+    return <SkillPage slug={decodeURIComponent(parts[1] ?? '')} />;
   if (parts[0] === 'inspect' && parts.length === 3) {
     return <InspectPage kind={decodeURIComponent(parts[1] ?? '')} id={decodeURIComponent(parts[2] ?? '')} />;
   }
@@ -57,8 +61,16 @@ function page(path: string) {
   }
   if (
     parts[0] === 'review' &&
+    parts[1] === 'evaluations' &&
     parts.length === 3 &&
-    !['runs', 'actions', 'missions'].includes(parts[1] ?? '')
+    /^\d{1,15}$/.test(parts[2] ?? '')
+  ) {
+    return <EvaluationPage id={Number(parts[2])} />;
+  }
+  if (
+    parts[0] === 'review' &&
+    parts.length === 3 &&
+    !['runs', 'actions', 'missions', 'evaluations'].includes(parts[1] ?? '')
   ) {
     // Kinds yet to come: said plainly, not a broken page.
     return <UnknownKindPage kind={decodeURIComponent(parts[1] ?? '').replace(/s$/, '')} />;

@@ -50,3 +50,9 @@ export type DeliveryDetail = Body<'getWebhooksByIdDeliveriesByDeliveryId'>;
 export type ConsentRequest = Body<'getOauthRequestsById'>['request'];
 /** What the consent page's decision answers (`POST /oauth/requests/:id/decision`). */
 export type ConsentDecision = Body<'postOauthRequestsByIdDecision'>;
+/** An evaluation (`GET /evaluations/:id`). */
+export type Evaluation = Body<'getEvaluationsById'>;
+/** One pair of an evaluation: a reviewed run beside its shadow replay. */
+export type EvaluationPair = Evaluation['runs'][number];
+/** A skill's or workflow's quality per version (`GET /skills/:slug/quality`). */
+export type Quality = Body<'getSkillsBySlugQuality'>;

@@ -1,12 +1,13 @@
 /**
- * A line diff of two texts, for the "your changes" step before an edited approval: the longest common
- * subsequence of their lines (dynamic programming over the lines between the common head and tail).
+ * A line diff of two texts, for the "your changes" step before an edited approval, and a word diff,
+ * for an evaluation's pairs: the longest common subsequence of their lines or words (dynamic
+ * programming over the pieces between the common head and tail).
  * Written here rather than taken from a package: it is one function of ~40 lines, and a new
  * dependency of the web bundle is checked by check:deps and the bundle budget for this alone. Texts
  * whose middles exceed `MAX_CELLS` line pairs are shown as all removed, then all added. Pure.
  */
 
-/** One line of a diff: kept (` `), removed (`-`) or added (`+`). */
+/** One line (or word) of a diff: kept (` `), removed (`-`) or added (`+`). */
 export interface DiffLine {
   op: ' ' | '-' | '+';
   text: string;
@@ -17,8 +18,21 @@ const MAX_CELLS = 4_000_000;
 
 /** The lines of `after` against `before`, in order. */
 export function lineDiff(before: string, after: string): DiffLine[] {
-  const a = before.split('\n');
-  const b = after.split('\n');
+  return sequenceDiff(before.split('\n'), after.split('\n'));
+}
+
+/**
+ * The words of `after` against `before`, in order (each piece a word or the whitespace after it, so
+ * the pieces joined give the text back): what an evaluation's page marks between an approved output
+ * and its replay.
+ */
+export function wordDiff(before: string, after: string): DiffLine[] {
+  const words = (text: string) => text.match(/\S+\s*|\s+/g) ?? [];
+  return sequenceDiff(words(before), words(after));
+}
+
+/** The pieces of `b` against `a`, in order. */
+function sequenceDiff(a: string[], b: string[]): DiffLine[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;

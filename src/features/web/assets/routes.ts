@@ -34,6 +34,8 @@ export const PAGE_PATHS = [
   '/review/runs/:id',
   '/review/missions/:id',
   '/review/actions/:id',
+  '/review/evaluations/:id',
+  '/skills/:slug',
   '/inspect/:kind/:id',
   '/admin/tokens',
   '/admin/webhooks',

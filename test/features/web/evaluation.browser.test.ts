@@ -1,0 +1,172 @@
+/**
+ * An evaluation's page (/review/evaluations/:id) in a real browser: each reviewed run beside its
+ * replay with a word diff of the two, a rejected run without one; marks better / same / worse by
+ * keyboard, recorded through the API and shown pressed; a reviewer without the approve capability
+ * sees no buttons; another org's evaluation is not found; axe clean.
+ */
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import type { TestApp } from '../../helpers/app.js';
+import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
+import { patchSkill } from '../../helpers/resources.js';
+import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import { waitFor } from '../../helpers/wait.js';
+
+describeInBrowser('an evaluation in the web UI', (suite) => {
+  let t: TestApp;
+  let org: ReviewOrg;
+  let evaluationId: number;
+  let other: number;
+  const runs: number[] = [];
+
+  const get = async (path: string) =>
+    (await t.request('GET', `/api/v1${path}`, { token: org.owner.token })).body;
+
+  beforeAll(async () => {
+    t = await suite.start();
+    org = await setupReviewOrg(t, 'acme');
+    const globex = await setupReviewOrg(t, 'globex');
+    for (let i = 0; i < 3; i++) runs.push(await pendingSkillRun(t, org.owner.token));
+    const globexRun = await pendingSkillRun(t, globex.owner.token);
+    await waitFor(async () => {
+      for (const id of [...runs]) if ((await get(`/runs/${id}`)).output === null) return false;
+      return true;
+    }, 'the drafts');
+    const decide = async (token: string, body: Record<string, unknown>) => {
+      const res = await t.request('POST', '/api/v1/reviews/decide', {
+        token,
+        body: { kind: 'skill', ...body },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    await decide(org.owner.token, { id: runs[0], action: 'reject', reason: 'no' });
+    await decide(org.owner.token, { id: runs[1], action: 'approve' });
+    await decide(org.owner.token, {
+      id: runs[2],
+      action: 'approve',
+      edits: { output: { text: 'Summarize: the reviewer wrote this instead' } },
+    });
+    await decide(globex.owner.token, { id: globexRun, action: 'reject', reason: 'no' });
+    await patchSkill(t, org.owner.token, 'gated', { promptMd: 'Sum up: {{input.text}}' });
+    await patchSkill(t, globex.owner.token, 'gated', { promptMd: 'Sum up: {{input.text}}' });
+    const start = async (token: string, slug: string) => {
+      const { sha } = await t.app.db.sql.one<{ sha: string }>(
+        'select h.applied_sha as sha from workspace_heads h join orgs o on o.id = h.org_id where o.slug = $1',
+        [slug],
+      );
+      const res = await t.request('POST', '/api/v1/skills/gated/evaluations', {
+        token,
+        body: { workspace: sha },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return res.body.evaluationId as number;
+    };
+    evaluationId = await start(org.owner.token, 'acme');
+    other = await start(globex.owner.token, 'globex');
+    await waitFor(
+      async () => (await get(`/evaluations/${evaluationId}`)).status === 'completed',
+      'the evaluation',
+    );
+  });
+
+  const pair = (page: Page, runId: number) => page.locator(`.pair[data-original="${runId}"]`);
+
+  it('shows each pair side by side with a word diff, and records marks made with the keyboard', async () => {
+    const page = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/review/evaluations/${evaluationId}`,
+    );
+    const errors = watchPageErrors(page);
+    await page
+      .getByRole('heading', { level: 1, name: new RegExp(`^Evaluation ${evaluationId}: gated`) })
+      .waitFor();
+    expect(await page.locator('.pair').count()).toBe(3);
+    expect(await page.locator('.facts').textContent()).toContain('3 replayed: 3 changed, 0 failed');
+
+    // The edited approval: the reviewer's text beside the replay, the changed words marked.
+    const edited = pair(page, runs[2] as number);
+    expect(await edited.locator('figure').first().textContent()).toContain('the reviewer wrote this instead');
+    expect(await edited.locator('.side-by-side figure').nth(1).textContent()).toContain('Sum up:');
+    const diff = edited.locator('.word-diff');
+    expect(await diff.locator('del').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('removed: ')]),
+    );
+    expect((await diff.locator('ins').allTextContents()).join('')).toContain('Sum');
+    // A rejected run has no approved output: no diff.
+    const rejected = pair(page, runs[0] as number);
+    expect(await rejected.locator('figcaption').first().textContent()).toContain('Rejected');
+    expect(await rejected.locator('.word-diff').count()).toBe(0);
+
+    // Keyboard only: focus the first pair's "better", press it; then "worse" on the second with Space.
+    const better = pair(page, runs[2] as number).getByRole('button', { name: 'better' });
+    await better.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => better.getAttribute('aria-pressed')).toBe('true');
+    const worse = pair(page, runs[1] as number).getByRole('button', { name: 'worse' });
+    await worse.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => worse.getAttribute('aria-pressed')).toBe('true');
+    await expect
+      .poll(async () =>
+        (await get(`/evaluations/${evaluationId}`)).runs.map((r: { originalRunId: number; mark: string }) => [
+          r.originalRunId,
+          r.mark,
+        ]),
+      )
+      .toEqual([
+        [runs[2], 'better'],
+        [runs[1], 'worse'],
+        [runs[0], null],
+      ]);
+    // Pressed again: the mark is cleared.
+    await better.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => better.getAttribute('aria-pressed')).toBe('false');
+    expect((await get(`/evaluations/${evaluationId}`)).runs[0].mark).toBeNull();
+    expect(await page.locator('.facts').textContent()).toContain('1 of 3');
+
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'evaluation');
+    expect(errors).toEqual([]);
+  });
+
+  it('has no mark buttons without the approve capability; another org’s evaluation is not found', async () => {
+    const viewer = await suite.signIn(
+      { org: 'acme', userId: 'acme-specialist', role: 'specialist' },
+      `/review/evaluations/${evaluationId}`,
+    );
+    await viewer.locator('.pair').first().waitFor();
+    // A specialist may read it but not mark it (no approve capability).
+    expect(await viewer.locator('.pair').count()).toBe(3);
+    expect(await viewer.getByRole('button', { name: 'better' }).count()).toBe(0);
+    expect(await checkAccessibility(viewer)).toEqual([]);
+
+    const page = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/review/evaluations/${other}`,
+    );
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(await page.textContent('main')).toContain('There is no such evaluation here.');
+  });
+
+  it('draws the skill’s quality per version on its page (chart and table), shadow runs left out', async () => {
+    const page = await suite.signIn({ org: 'acme', userId: 'acme-owner', role: 'owner' }, '/skills/gated');
+    const errors = watchPageErrors(page);
+    const chart = page.getByRole('img', { name: /^Approval and edit rate per version/ });
+    await chart.waitFor();
+    // One version ran (v1: 2 approved, one of them edited, 1 rejected); the evaluation's shadow runs are not counted.
+    const v1 = (await get(`/runs/${runs[0]}`)).workspaceSha as string;
+    expect(await chart.getAttribute('aria-label')).toBe(
+      `Approval and edit rate per version, oldest first: ${v1.slice(0, 7)}: approval 67%, edits 50%`,
+    );
+    expect(await page.locator('.quality-chart circle').count()).toBe(2);
+    const rows = page.locator('table.quality tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().locator('td').allTextContents()).toEqual(
+      expect.arrayContaining(['3', '2', '1', '66.7%', '50%']),
+    );
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'skill-quality');
+    expect(errors).toEqual([]);
+  });
+});
