@@ -5,7 +5,7 @@
  * - approved / rejected: runs whose last review decision (`review.decision`) is that;
  * - edited: approved runs whose reviewer edited what they approved (`review.edited`, or a workflow's
  *   edited step outputs kept in `draftOutput`);
- * - changesRequested: the rounds of request changes (`review.rounds`) over the version's runs;
+ * - changesRequested: the rounds of request changes (the runs' `rounds`) over the version's runs;
  * - approvalRate: approved / (approved + rejected), editRate: edited / approved (null when the
  *   divisor is 0), rounded to 4 decimals;
  * - ratingsUp / ratingsDown: runs rated up / down (`POST /runs/:id/feedback`).
@@ -45,7 +45,7 @@ const QUALITY = `
            count(*) filter (where review->>'decision' = 'approved'
                               and (coalesce((review->>'edited')::boolean, false) or draft_output is not null))::int
              as edited,
-           coalesce(sum((review->>'rounds')::int), 0)::int as changes_requested,
+           coalesce(sum(json_array_length(review_rounds)), 0)::int as changes_requested,
            count(*) filter (where rating = 'up')::int as ratings_up,
            count(*) filter (where rating = 'down')::int as ratings_down,
            min(created_at) as first_run_at,

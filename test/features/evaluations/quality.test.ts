@@ -49,13 +49,13 @@ beforeAll(async () => {
   await t.app.jobs.drain();
   await decide(a[0] as number, 'approve');
   await decide(a[1] as number, 'approve', { output: { text: 'edited' } });
+  for (const reason of ['shorter', 'shorter still']) {
+    const res = await post('/reviews/decide', { kind: 'skill', id: a[2], action: 'request_changes', reason });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await t.app.jobs.drain();
+  }
   await decide(a[2] as number, 'approve');
   await decide(a[3] as number, 'reject');
-  // The rounds of request changes, as the review records them (review.rounds).
-  await t.app.db.sql.query(
-    `update runs set review = (review::jsonb || '{"rounds": 2}')::json where id = $1`,
-    [a[2]],
-  );
   await rate(a[0] as number, 'up');
   await rate(a[1] as number, 'up');
   await rate(a[3] as number, 'down');
