@@ -309,6 +309,8 @@ export function runKinds(
     table: 'runs',
     sequence: 'runs_id_seq',
     columns: COLUMNS,
+    // Only an evaluation's replays are shadow runs; every other creator leaves the column out.
+    createDefaults: { shadow: false },
     runEvents: true,
     effects,
     extraWrites: { step_executions: stepExecutionWrite, tool_calls: toolCallWrite },

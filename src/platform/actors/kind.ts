@@ -170,6 +170,12 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
   readonly contextSchema: z.ZodType;
   /** The kind's own columns and what fills each. */
   readonly columns: C;
+  /**
+   * Values of `create`/`load` columns a creator may leave out. The insert fills the row from JSON
+   * (`json_populate_recordset`), which knows no column defaults: a left-out column is NULL, so a
+   * NOT NULL column with a default in the schema needs its default here too.
+   */
+  readonly createDefaults?: Readonly<Record<string, unknown>>;
   /** Snapshot → the projected columns (snake_case). Called after every transition. */
   project(snapshot: Pick<SnapshotFrom<M>, 'value' | 'context'>): Projected<C>;
   /** Whether rows keep a run-event log (`last_seq` column, `run_events` rows). */

@@ -272,11 +272,11 @@ export function createPrepareStage(deps: {
       const at = new Date(clock.now()).toISOString();
       const input = args.input(id, at);
       const [snapshot, actions] = kind.stepper.initial(input);
-      const columns: Record<string, unknown> = {};
-      for (const column of kind.columns.loaded) columns[column] = args.columns[column];
-      if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
-      const created = { ...args.columns };
+      const created = { ...def.createDefaults, ...args.columns };
       if (def.discriminator) created[def.discriminator.column] = def.discriminator.value;
+      const columns: Record<string, unknown> = {};
+      for (const column of kind.columns.loaded) columns[column] = created[column];
+      if (def.discriminator) columns[def.discriminator.column] = def.discriminator.value;
       const row: ActorRow = { id, orgId: args.orgId, version: 0, lastSeq: 0, snapshot: null, columns };
       return prepare(tx, kind, {
         row,
