@@ -101,6 +101,7 @@ describe('tools/list over HTTP with authoring off', () => {
         'runtime_reject_draft',
         'runtime_run_skill',
         'runtime_run_workflow',
+        'runtime_skill_quality',
         'search_knowledge',
         'search_query',
         'web_search',
@@ -139,7 +140,7 @@ describe('tools/list over HTTP with authoring off', () => {
 
   it('lists every tool to a token that may not use them all (they answer FORBIDDEN)', async () => {
     const reader = await client((await t.token({ org: 'acme', scopes: ['read:skills'] })).token);
-    expect((await reader.listTools()).tools).toHaveLength(41);
+    expect((await reader.listTools()).tools).toHaveLength(42);
   });
 
   it('answers an authoring tool with an error result saying how to enable it', async () => {
