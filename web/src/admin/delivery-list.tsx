@@ -1,15 +1,78 @@
-/** A webhook's deliveries, newest first: status, attempts, the last answer; replay; each one's attempts. */
+/**
+ * A webhook's deliveries, newest first — all, or those pending, delivered or failed; a page at a time
+ * — with status, attempts, the last answer and each one's attempts. Replay is offered only where it
+ * can work: on an enabled webhook (a disabled one offers re-enabling first).
+ */
 import { when } from '../format.js';
 import type { Delivery, DeliveryDetail } from '../stores/webhooks-store.js';
 import { loadAttempts, replay } from './webhooks-data.js';
 
+/** The statuses the filter offers ('' = all). */
+const STATUSES = [
+  ['', 'all'],
+  ['pending', 'pending'],
+  ['delivered', 'delivered'],
+  ['failed', 'failed'],
+] as const;
+
+export type DeliveryStatus = (typeof STATUSES)[number][0];
+
 export function DeliveryList(props: {
   webhookId: number;
+  /** Whether the webhook is enabled (a replay of a disabled one's delivery is refused). */
+  active: boolean;
   deliveries: Delivery[];
   attempts: Record<string, DeliveryDetail>;
   canWrite: boolean;
+  status: DeliveryStatus;
+  hasMore: boolean;
+  onFilter(status: DeliveryStatus): void;
+  onMore(): void;
+  onReEnable(): void;
 }) {
-  if (props.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
+  const filterId = `deliveries-status-${props.webhookId}`;
+  return (
+    <section aria-label={`Deliveries of webhook ${props.webhookId}`}>
+      <div class="row">
+        <label for={filterId}>Show</label>
+        <select
+          id={filterId}
+          value={props.status}
+          onChange={(e) => props.onFilter(e.currentTarget.value as DeliveryStatus)}
+        >
+          {STATUSES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <span class="muted" aria-live="polite">
+          {props.deliveries.length} shown{props.hasMore ? ', more to read' : ''}
+        </span>
+      </div>
+      {props.canWrite && !props.active && props.deliveries.length > 0 && (
+        <p class="notice">
+          This webhook is disabled: its deliveries cannot be replayed until it is re-enabled.{' '}
+          <button type="button" class="primary" onClick={props.onReEnable}>
+            Re-enable to replay
+          </button>
+        </p>
+      )}
+      {props.deliveries.length === 0 ? (
+        <p class="muted">{props.status ? `No ${props.status} deliveries.` : 'No deliveries yet.'}</p>
+      ) : (
+        <DeliveryRows {...props} />
+      )}
+      {props.hasMore && (
+        <button type="button" onClick={props.onMore}>
+          Show more deliveries
+        </button>
+      )}
+    </section>
+  );
+}
+
+function DeliveryRows(props: Parameters<typeof DeliveryList>[0]) {
   return (
     <ul class="deliveries">
       {props.deliveries.map((d) => (
@@ -24,7 +87,7 @@ export function DeliveryList(props: {
             <span>{d.responseStatus === null ? 'no answer' : `HTTP ${d.responseStatus}`}</span>
             <span>{when(d.createdAt)}</span>
             {d.replayOf && <span>replay of {d.replayOf}</span>}
-            {props.canWrite && (
+            {props.canWrite && props.active && (
               <button type="button" onClick={() => void replay(props.webhookId, d.deliveryId)}>
                 Replay<span class="visually-hidden"> {d.deliveryId}</span>
               </button>

@@ -1,11 +1,18 @@
 /**
  * Webhooks (/admin/webhooks): each webhook with its state (disabled after failures, or by hand), its
- * deliveries and their attempts; replay a delivery, rotate the secret (shown once), re-enable.
+ * deliveries (filtered by status, a page at a time, kept current while shown) and their attempts;
+ * replay a delivery (an enabled webhook's only), rotate the secret (shown once), re-enable.
  * Changing anything needs `write:resources`; the buttons are shown only with it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { DeliveryList } from '../admin/delivery-list.js';
-import { loadDeliveries, loadWebhooks, rotateSecret, setActive } from '../admin/webhooks-data.js';
+import {
+  followDeliveries,
+  loadDeliveries,
+  loadWebhooks,
+  rotateSecret,
+  setActive,
+} from '../admin/webhooks-data.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
@@ -19,6 +26,7 @@ export function AdminWebhooksPage() {
   useEffect(() => {
     void loadWebhooks();
   }, []);
+  useEffect(() => (state.openId === null ? undefined : followDeliveries(state.openId)), [state.openId]);
   const open = (webhook: Webhook) => {
     const next = state.openId === webhook.id ? null : webhook.id;
     webhooksStore.trigger.opened({ openId: next });
@@ -76,9 +84,18 @@ export function AdminWebhooksPage() {
             {state.openId === w.id && (
               <DeliveryList
                 webhookId={w.id}
+                active={w.active}
                 deliveries={state.deliveries}
                 attempts={state.attempts}
                 canWrite={canWrite}
+                status={state.status}
+                hasMore={state.nextCursor !== null}
+                onFilter={(status) => {
+                  webhooksStore.trigger.filtered({ status });
+                  void loadDeliveries(w.id);
+                }}
+                onMore={() => void loadDeliveries(w.id, true)}
+                onReEnable={() => void setActive(w.id, true)}
               />
             )}
           </li>

@@ -12,6 +12,10 @@ export const webhooksStore = createStore({
     /** The webhook whose deliveries are shown. */
     openId: null as number | null,
     deliveries: [] as Delivery[],
+    /** The deliveries shown: of one status, or '' for all. */
+    status: '' as '' | 'pending' | 'delivered' | 'failed',
+    /** Where the next page of deliveries starts (null: none left). */
+    nextCursor: null as string | null,
     /** Attempts and the actor id by delivery id (loaded when a delivery is expanded). */
     attempts: {} as Record<string, DeliveryDetail>,
     secret: null as { webhookId: number; secret: string } | null,
@@ -27,10 +31,37 @@ export const webhooksStore = createStore({
       ...context,
       openId: event.openId,
       deliveries: [],
+      nextCursor: null,
+      status: '' as const,
       attempts: {},
     }),
-    deliveriesLoaded: (context, event: { webhookId: number; deliveries: Delivery[] }) =>
-      event.webhookId === context.openId ? { ...context, deliveries: event.deliveries } : context,
+    filtered: (context, event: { status: '' | 'pending' | 'delivered' | 'failed' }) => ({
+      ...context,
+      status: event.status,
+      deliveries: [],
+      nextCursor: null,
+    }),
+    /**
+     * Deliveries read for webhook `webhookId` with filter `status`: the first pages (replacing what is
+     * shown) or the next one (`more`: appended). A read for another webhook or filter is dropped.
+     */
+    deliveriesLoaded: (
+      context,
+      event: {
+        webhookId: number;
+        status: string;
+        deliveries: Delivery[];
+        nextCursor: string | null;
+        more?: boolean;
+      },
+    ) =>
+      event.webhookId === context.openId && event.status === context.status
+        ? {
+            ...context,
+            deliveries: event.more ? [...context.deliveries, ...event.deliveries] : event.deliveries,
+            nextCursor: event.nextCursor,
+          }
+        : context,
     attemptsLoaded: (context, event: { deliveryId: string; detail: DeliveryDetail }) => ({
       ...context,
       attempts: { ...context.attempts, [event.deliveryId]: event.detail },
