@@ -14,6 +14,13 @@
  * Then each view's first page (`limit` default 50) is driven by the closed-loop load generator at
  * 1 and 8 connections for BENCH_DURATION seconds. Finally the lane views are measured once more
  * without the `review_items_lane` index (migration 0004), to show what it buys.
+ *
+ * Deciding (issue 38): BENCH_REVIEWERS (50) reviewers, each with their own token, decide
+ * BENCH_DECISIONS (5,000) of the open items through HTTP as the web UI does — read the item
+ * (`GET /reviews/skill/:id`, its revision) then `POST /reviews/decide?limit=1` bound to it: decisions/s
+ * over the whole run and the decide call's p50/p99 (goal p99 < 100 ms). Then BENCH_BATCHES (20)
+ * `POST /reviews/decide-batch` of 100 items each, with their revisions, one after another: p50/p99
+ * (goal p99 < 500 ms).
  */
 import { randomInt } from 'node:crypto';
 import { TokenService } from '../src/features/tokens/service.js';
@@ -27,6 +34,7 @@ import {
   DURATION_S,
   type LoadResult,
   load,
+  percentiles,
   printTable,
   spawnR3,
   unlimitOrg,
@@ -42,6 +50,10 @@ const SEED_CONCURRENCY = 32;
 const CONNECTIONS = [1, 8];
 const LANE_USER = 'lane-user';
 const OTHERS = Array.from({ length: 19 }, (_, i) => `reviewer-${String(i).padStart(2, '0')}`);
+const REVIEWERS = Number(process.env.BENCH_REVIEWERS ?? 50);
+const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 5_000);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 20);
+const BATCH_SIZE = 100;
 
 const log = createLogger('warn', 2);
 const bench = await createBenchDatabase('reviews');
@@ -91,6 +103,123 @@ function shuffle<T>(list: T[]): T[] {
   return list;
 }
 
+/** An item's revision, as a reviewer's screen reads it (`GET /reviews/skill/:id`). */
+async function revisionOf(url: string, token: string, id: number): Promise<string> {
+  const { review } = (await call(url, token, 'GET', `/reviews/skill/${id}`, undefined, 200)) as {
+    review: { revision: string };
+  };
+  return review.revision;
+}
+
+/** One timed call: ms from sending to the whole answer read; throws unless it answers `expected`. */
+async function timed(
+  url: string,
+  token: string,
+  path: string,
+  body: unknown,
+  expected: number,
+): Promise<number> {
+  const started = performance.now();
+  await call(url, token, 'POST', path, body, expected);
+  return performance.now() - started;
+}
+
+/** What a deciding row measured. */
+interface DecisionRow {
+  label: string;
+  decisions: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * `reviewers` deciding `items` concurrently, each as the web UI does: read the item's revision, then
+ * approve bound to it. Every decision must succeed (no item is decided twice: each is taken once).
+ */
+async function reviewersDeciding(url: string, reviewers: string[], items: number[]): Promise<DecisionRow> {
+  const samples: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    reviewers.map(async (token) => {
+      while (next < items.length) {
+        const id = items[next++] as number;
+        const revision = await revisionOf(url, token, id);
+        samples.push(
+          await timed(
+            url,
+            token,
+            '/reviews/decide?limit=1',
+            { kind: 'skill', id, action: 'approve', revision },
+            200,
+          ),
+        );
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const { p50, p99 } = percentiles(samples);
+  return {
+    label: `${reviewers.length} reviewers: read, decide with revision`,
+    decisions: samples.length,
+    seconds,
+    p50,
+    p99,
+  };
+}
+
+/** `batches` decide-batch calls of `size` items with their revisions, one after another. */
+async function batchesDeciding(
+  url: string,
+  token: string,
+  items: number[],
+  size: number,
+): Promise<DecisionRow> {
+  const samples: number[] = [];
+  let seconds = 0;
+  for (let at = 0; at + size <= items.length; at += size) {
+    const ids = items.slice(at, at + size);
+    const revisions = await pool(ids.length, 16, (i) => revisionOf(url, token, ids[i] as number));
+    const body = {
+      items: ids.map((id, i) => ({ kind: 'skill', id, revision: revisions[i] })),
+      action: 'approve',
+    };
+    const ms = await timed(url, token, '/reviews/decide-batch?limit=1', body, 200);
+    samples.push(ms);
+    seconds += ms / 1000;
+  }
+  const { p50, p99 } = percentiles(samples);
+  return {
+    label: `decide-batch of ${size}, one at a time`,
+    decisions: samples.length * size,
+    seconds,
+    p50,
+    p99,
+  };
+}
+
+function printDecisionRows(rows: DecisionRow[]): void {
+  console.log(`
+bench:reviews — deciding through HTTP (r3 in a child process)`);
+  console.log(
+    'label'.padEnd(44),
+    'decided'.padStart(8),
+    'per s'.padStart(8),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+  );
+  for (const row of rows) {
+    console.log(
+      row.label.padEnd(44),
+      String(row.decisions).padStart(8),
+      (row.decisions / row.seconds).toFixed(0).padStart(8),
+      row.p50.toFixed(2).padStart(8),
+      row.p99.toFixed(2).padStart(8),
+    );
+  }
+}
+
 try {
   await db.migrate();
   const tokens = new TokenService(db, 'test', systemClock);
@@ -106,6 +235,8 @@ try {
   const owner = (await issue('bench', 'bench-owner')).token;
   const noise = (await issue('noise', 'noise-owner')).token;
   for (const user of [LANE_USER, ...OTHERS]) await issue('bench', user);
+  const reviewers: string[] = [];
+  for (let i = 0; i < REVIEWERS; i++) reviewers.push((await issue('bench', `decider-${i}`)).token);
   for (const org of ['bench', 'noise']) await unlimitOrg(bench.url, org);
 
   const r3 = await spawnR3(bench.url, { R3_DB_POOL_SIZE: '20', R3_WORKER_CONCURRENCY: '16' });
@@ -210,6 +341,13 @@ try {
   const rows: LoadResult[] = [];
   for (const view of views) await measure(view.label, view.query, rows);
 
+  // Deciding: items from the end of the shuffled queue (lanes, snoozes and all), each decided once.
+  const deciding = open.slice(-(DECISIONS + BATCHES * BATCH_SIZE));
+  const decisionRows = [
+    await reviewersDeciding(r3.url, reviewers, deciding.slice(0, DECISIONS)),
+    await batchesDeciding(r3.url, owner, deciding.slice(DECISIONS), BATCH_SIZE),
+  ];
+
   // What the lane index buys: the same lane views without it.
   const explain = (lane: string) =>
     db.sql.query<{ 'QUERY PLAN': string }>(
@@ -236,6 +374,11 @@ try {
     console.log(`\nplan of the ${view} page (with the index):`);
     for (const line of plan) console.log(`  ${line['QUERY PLAN']}`);
   }
+  printDecisionRows(decisionRows);
+  const [single, batch] = decisionRows as [DecisionRow, DecisionRow];
+  console.log(
+    `goal decide p99 < 100 ms: ${single.p99 < 100 ? 'met' : 'NOT met'}; decide-batch of ${BATCH_SIZE} p99 < 500 ms: ${batch.p99 < 500 ? 'met' : 'NOT met'}`,
+  );
   const worst = Math.max(...rows.map((r) => r.p99));
   console.log(
     `\ngoal p99 < 20 ms: ${worst < 20 ? 'met' : 'NOT met'} (worst p99 with the index ${worst.toFixed(2)} ms)`,
