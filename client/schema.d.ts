@@ -1581,6 +1581,15 @@ export interface components {
         Def6: string | number | boolean | null | components["schemas"]["Def6"][] | {
             [key: string]: components["schemas"]["Def6"];
         };
+        Def7: string | number | boolean | null | components["schemas"]["Def7"][] | {
+            [key: string]: components["schemas"]["Def7"];
+        };
+        Def8: string | number | boolean | null | components["schemas"]["Def8"][] | {
+            [key: string]: components["schemas"]["Def8"];
+        };
+        Def9: string | number | boolean | null | components["schemas"]["Def9"][] | {
+            [key: string]: components["schemas"]["Def9"];
+        };
         /** @description An error: a stable code, a human message and machine-readable details. */
         ErrorBody: {
             error: {
@@ -2661,6 +2670,16 @@ export interface operations {
                             } | null;
                             reviewStage: ("plan" | "result") | null;
                             reviewUrl: string;
+                            rounds: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                draft: {
+                                    [key: string]: components["schemas"]["Def7"];
+                                };
+                                onBehalfOf: string | null;
+                                reason: string;
+                            }[];
                             /** @enum {string} */
                             status: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
                             team: {
@@ -2827,6 +2846,16 @@ export interface operations {
                         } | null;
                         reviewStage: ("plan" | "result") | null;
                         reviewUrl: string;
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def8"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         /** @enum {string} */
                         status: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
                         team: {
@@ -2944,6 +2973,16 @@ export interface operations {
                         } | null;
                         reviewStage: ("plan" | "result") | null;
                         reviewUrl: string;
+                        rounds: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            draft: {
+                                [key: string]: components["schemas"]["Def9"];
+                            };
+                            onBehalfOf: string | null;
+                            reason: string;
+                        }[];
                         /** @enum {string} */
                         status: "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
                         team: {

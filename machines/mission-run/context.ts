@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runErrorSchema, runReviewSchema } from '../shared/run.js';
+import { reviewRoundSchema, runErrorSchema, runReviewSchema } from '../shared/run.js';
 import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from '../shared/schemas.js';
 
 /** Where a mission run is reviewed. */
@@ -50,6 +50,13 @@ export const missionRunContextSchema = z.strictObject({
   maxParallel: z.number().int().positive(),
   /** The planner attempt in progress or last made (1, or 2 after an invalid plan was sent back). */
   planAttempt: z.number().int().positive(),
+  /**
+   * The rounds of plan review that sent the plan back (decisions.md §15 "Request changes"), oldest
+   * first: each plan (`{tasks}` as the planner proposed it) and the reviewer's reason. Absent: none.
+   */
+  planRounds: z.array(reviewRoundSchema).optional(),
+  /** The first planner attempt of the current round (absent: 1); an invalid plan is retried once per round. */
+  planRoundStart: z.number().int().positive().optional(),
   /** Why the last proposed plan was refused (sent back to the planner with attempt 2). */
   planErrors: z.array(z.string()).nullable(),
   /** The accepted plan with each task's state; null while planning. */

@@ -3,6 +3,7 @@ import {
   runApproveEventSchema,
   runCancelEventSchema,
   runRejectEventSchema,
+  runRequestChangesEventSchema,
   stepErrorSchema,
 } from '../shared/run.js';
 import { entityIdSchema, isoTimestampSchema, jsonObjectSchema, slugSchema } from '../shared/schemas.js';
@@ -72,6 +73,7 @@ export const missionRunEventSchema = z.discriminatedUnion('type', [
   taskFailedEventSchema,
   runApproveEventSchema,
   runRejectEventSchema,
+  runRequestChangesEventSchema,
   runCancelEventSchema,
 ]);
 

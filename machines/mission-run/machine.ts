@@ -17,12 +17,18 @@
  * - cancel: accepted in every non-final state; the run's child runs still going are cancelled with it
  *   (`cancelChildren`), as they are when it fails.
  *
+ * - round (decisions.md §15 "Request changes"): at plan review a reviewer may send the plan back with a
+ *   reason (REQUEST_CHANGES, at most `MAX_REVIEW_ROUNDS` times): the item closes, the plan and the
+ *   reason are kept in `planRounds`, and the run plans again (`planning`) with a new planner attempt,
+ *   whose model is asked with each earlier plan and reason as turns. An invalid plan is sent back once
+ *   per round, as in the first (`planRoundStart`).
+ *
  * Every task starts at most once: a task is marked running in the transition that emits its
  * `startTask`, and only a pending task is ever started.
  */
 import { and, assertEvent, assign, enqueueActions, setup } from 'xstate';
 import { effectActionsOf, type MissionEventName, type RecordMissionEventParams } from '../shared/effects.js';
-import { reviewFrom } from '../shared/run.js';
+import { MAX_REVIEW_ROUNDS, reviewFrom, roundFrom } from '../shared/run.js';
 import type { MissionRunContext, MissionTask } from './context.js';
 import type { MissionRunEvent, MissionRunInput } from './events.js';
 import { checkPlan, type Plan } from './plan.js';
@@ -35,7 +41,7 @@ export const MAX_PLAN_ATTEMPTS = 2;
 
 const record = (event: MissionEventName) => ({ type: 'recordMissionEvent', params: { event } }) as const;
 
-const tasksOf = (context: MissionRunContext): MissionTask[] => context.plan?.tasks ?? [];
+const tasksOf = (context: Pick<MissionRunContext, 'plan'>): MissionTask[] => context.plan?.tasks ?? [];
 
 /** An accepted plan's tasks, each pending (not started, no output). */
 function pendingTasks(plan: Plan): { tasks: MissionTask[] } {
@@ -71,6 +77,20 @@ function withTasks(
   change: (task: MissionTask) => MissionTask,
 ): Pick<MissionRunContext, 'plan'> {
   return context.plan ? { plan: { tasks: context.plan.tasks.map(change) } } : { plan: null };
+}
+
+/** A plan as the planner proposed it (`{tasks}` without their state): what a round sends back. */
+export function proposedPlan(context: Pick<MissionRunContext, 'plan'>) {
+  return {
+    tasks: tasksOf(context).map((t) => ({
+      id: t.id,
+      title: t.title,
+      agent: t.agent,
+      ...(t.skill === null ? {} : { skill: t.skill }),
+      instructions: t.instructions,
+      dependsOn: t.dependsOn,
+    })),
+  };
 }
 
 const isRunningTask = (context: MissionRunContext, id: string) =>
@@ -186,6 +206,19 @@ export const missionRunMachine = setup({
       const check = checkPlan(event.plan, context);
       return check.ok ? { ...decided, draftPlan: context.plan, plan: pendingTasks(check.plan) } : decided;
     }),
+    /** The plan goes back with the reviewer's reason: kept as a round, the planner asked again. */
+    storePlanChangeRequest: assign(({ context, event }) => {
+      assertEvent(event, 'REQUEST_CHANGES');
+      const attempt = context.planAttempt + 1;
+      return {
+        planRounds: [...(context.planRounds ?? []), roundFrom(event, proposedPlan(context))],
+        planAttempt: attempt,
+        planRoundStart: attempt,
+        planErrors: null,
+        plan: null,
+        reviewStage: null,
+      };
+    }),
     clearStage: assign({ reviewStage: null }),
     markFinished: assign({ completedAt: ({ event }) => event.at }),
   },
@@ -204,7 +237,9 @@ export const missionRunMachine = setup({
       event.attempt === context.planAttempt,
     planIsValid: ({ context, event }) =>
       event.type === 'PLAN_PROPOSED' && checkPlan(event.output, context).ok,
-    mayTryAgain: ({ context }) => context.planAttempt < MAX_PLAN_ATTEMPTS,
+    mayTryAgain: ({ context }) => context.planAttempt - (context.planRoundStart ?? 1) + 1 < MAX_PLAN_ATTEMPTS,
+    mayRequestPlanChanges: ({ context }) =>
+      context.reviewStage === 'plan' && (context.planRounds?.length ?? 0) < MAX_REVIEW_ROUNDS,
     reviewsPlan: ({ context }) => context.review === 'plan' || context.review === 'both',
     reviewsResult: ({ context }) => context.review === 'result' || context.review === 'both',
     allDone: ({ context }) => tasksOf(context).every((t) => t.status === 'completed'),
@@ -295,6 +330,18 @@ export const missionRunMachine = setup({
         REJECT: {
           target: 'cancelled',
           actions: ['storeDecision', { type: 'closeReview', params: { reason: 'decided' } }],
+        },
+        REQUEST_CHANGES: {
+          guard: 'mayRequestPlanChanges',
+          target: 'planning',
+          actions: [
+            'storePlanChangeRequest',
+            { type: 'closeReview', params: { reason: 'decided' } },
+            {
+              type: 'startPlanner',
+              params: ({ context }) => ({ attempt: context.planAttempt, errors: [] }),
+            },
+          ],
         },
         CANCEL: {
           target: 'cancelled',

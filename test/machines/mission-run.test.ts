@@ -101,6 +101,19 @@ const approved = {
 };
 const reject: MissionRunEvent = { type: 'REJECT', by: 'token:abc', reason: 'no', at: T2 };
 const cancel: MissionRunEvent = { type: 'CANCEL', by: 'token:abc', at: T2 };
+const requestChanges: MissionRunEvent = {
+  type: 'REQUEST_CHANGES',
+  by: 'token:abc',
+  reason: 'Split task b.',
+  at: T2,
+};
+/** The plan as the planner proposed it, as a round keeps it. */
+const proposedDiamond = { tasks: diamond.tasks.map((t) => ({ ...t })) };
+/** From creation to the plan of round `rounds + 1` awaiting review (`rounds` change requests before it). */
+const throughPlanRounds = (rounds: number): MissionRunEvent[] => [
+  proposed(diamond),
+  ...Array.from({ length: rounds }, (_, i) => [requestChanges, proposed(diamond, i + 2)]).flat(),
+];
 
 const record = (event: string, taskId?: string) => ({
   type: 'recordMissionEvent',
@@ -258,6 +271,76 @@ const transitionRows: TransitionRow<M>[] = [
         tasks: expect.arrayContaining([expect.objectContaining({ id: 'd' })]),
       }),
     },
+  },
+  {
+    name: 'awaiting_review (plan): request changes → planning again (attempt 2), the item closes, the plan and reason kept',
+    input: onlyPlan,
+    from: [proposed(diamond)],
+    event: requestChanges,
+    to: 'planning',
+    actions: [closeReview('decided'), { type: 'startPlanner', params: { attempt: 2, errors: [] } }],
+    context: {
+      plan: null,
+      reviewStage: null,
+      planAttempt: 2,
+      planRoundStart: 2,
+      planErrors: null,
+      decision: null,
+      planRounds: [
+        { draft: proposedDiamond, reason: 'Split task b.', by: 'token:abc', onBehalfOf: null, at: T2 },
+      ],
+    },
+  },
+  {
+    name: 'planning (round 2): the new plan awaits review again, a new item',
+    input: onlyPlan,
+    from: [proposed(diamond), requestChanges],
+    event: proposed({ tasks: [task('solo', 'writer')] }, 2),
+    to: 'awaiting_review',
+    actions: [record('planned'), record('awaiting_review'), openReview],
+    context: { reviewStage: 'plan', planRounds: [expect.objectContaining({ reason: 'Split task b.' })] },
+  },
+  {
+    name: 'planning (round 2): an invalid plan is sent back once in this round too (attempt 3)',
+    input: onlyPlan,
+    from: [proposed(diamond), requestChanges],
+    event: proposed(cyclic, 2),
+    to: 'planning',
+    actions: [{ type: 'startPlanner', params: { attempt: 3, errors: expect.any(Array) } }],
+    context: { planAttempt: 3 },
+  },
+  {
+    name: 'planning (round 2): a second invalid plan fails the run PLAN_INVALID',
+    input: onlyPlan,
+    from: [proposed(diamond), requestChanges, proposed(cyclic, 2)],
+    event: proposed(cyclic, 3),
+    to: 'failed',
+    actions: [record('failed'), cancelChildren('failed')],
+    context: { error: expect.objectContaining({ code: 'PLAN_INVALID' }) },
+  },
+  {
+    name: 'planning (round 2): cancel → cancelled',
+    input: onlyPlan,
+    from: [proposed(diamond), requestChanges],
+    event: cancel,
+    to: 'cancelled',
+    actions: [record('cancelled'), cancelChildren('cancelled')],
+  },
+  {
+    name: 'awaiting_review (plan, after 4 rounds): the fifth change request is taken',
+    input: onlyPlan,
+    from: throughPlanRounds(4),
+    event: requestChanges,
+    to: 'planning',
+    actions: [closeReview('decided'), { type: 'startPlanner', params: { attempt: 6, errors: [] } }],
+  },
+  {
+    name: 'awaiting_review (plan, round 2): approve → executing the new plan',
+    input: onlyPlan,
+    from: throughPlanRounds(1),
+    event: approve,
+    to: 'executing',
+    actions: [record('approved'), closeReview('decided'), start('a')],
   },
   {
     name: 'awaiting_review (plan): reject → cancelled',
@@ -475,6 +558,26 @@ const refusedRows: RefusedRow<M>[] = [
     from: allDone,
     event: { ...approve, plan: { tasks: [task('solo', 'writer')] } } as MissionRunEvent,
   },
+  {
+    name: 'awaiting_review (result): request changes (a result does not go back)',
+    input: onlyResult,
+    from: allDone,
+    event: requestChanges,
+  },
+  {
+    name: 'awaiting_review (plan, after 5 rounds): a sixth change request',
+    input: onlyPlan,
+    from: throughPlanRounds(5),
+    event: requestChanges,
+  },
+  { name: 'planning: request changes (nothing to review)', input: onlyPlan, from: [], event: requestChanges },
+  {
+    name: 'planning (round 2): a late plan of attempt 1',
+    input: onlyPlan,
+    from: [proposed(diamond), requestChanges],
+    event: proposed(diamond, 1),
+  },
+  { name: 'executing: request changes', input: onlyResult, from: executingA, event: requestChanges },
   { name: 'planning: a task event', input: onlyResult, from: [], event: succeeded('a') },
   { name: 'planning: TASK_STARTED', input: onlyResult, from: [], event: started('a', 1) },
   { name: 'planning: approve (nothing to review)', input: onlyPlan, from: [], event: approve },

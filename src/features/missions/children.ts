@@ -13,7 +13,7 @@
  *   generic task prompt: the goal, the task's instructions and the outputs of the tasks it depends on.
  *   The agent must still be active when the task starts; otherwise the task fails (`AGENT_INACTIVE`).
  */
-import type { MissionRunContext, MissionTask } from '../../../machines/index.js';
+import type { MissionRunContext, MissionTask, SkillRunInput } from '../../../machines/index.js';
 import type { ActorHost, ActorTx } from '../../platform/actors/host.js';
 import type { EffectContext } from '../../platform/actors/kind.js';
 import type { CreateArgs } from '../../platform/actors/types.js';
@@ -33,6 +33,8 @@ interface ChildSpec {
   workspaceSha: string;
   /** A task after others (its dependencies just finished, its mission waits on it): its job goes first. */
   handOver: boolean;
+  /** Turns to ask the model with after the prompt (a planner asked again after plan review). */
+  conversation?: Array<{ draft: Record<string, unknown>; reason: string }>;
 }
 
 /**
@@ -123,6 +125,22 @@ export function plannerPrompt(
     maxTasks: limits.maxTasks,
     ...(errors.length > 0 ? { previousPlanWasRefused: errors } : {}),
     tasks: draftPlan(mission),
+  };
+  return JSON.stringify(document, null, 2);
+}
+
+/**
+ * What the planner is told after a plan it proposed went back (decisions.md §15): a JSON document, as
+ * its prompt is — the reviewer's reason, and the plan to revise as `tasks` (so the `echo` provider,
+ * which answers it, proposes that plan again).
+ */
+export function plannerRevision(reason: string, plan: Record<string, unknown>): string {
+  const document = {
+    instructions:
+      'A reviewer sent your plan back. Answer with the whole revised plan, JSON only, of the same form ' +
+      'as before. "tasks" below is the plan you proposed: change what the reviewer asks for.',
+    reviewerAsks: reason,
+    tasks: plan.tasks ?? [],
   };
   return JSON.stringify(document, null, 2);
 }
@@ -283,6 +301,9 @@ function childArgs(mission: MissionRow, spec: ChildSpec, by: Attribution): Creat
       runId,
       slug: spec.skill.manifest.slug,
       requiresApproval: spec.skill.manifest.requiresApproval,
+      ...(spec.conversation?.length
+        ? { conversation: spec.conversation as SkillRunInput['conversation'] }
+        : {}),
       at,
     }),
     columns: {
@@ -329,6 +350,7 @@ export async function startPlanner(
   attempt: number,
   errors: readonly string[],
   by: Attribution,
+  rounds: ReadonlyArray<{ draft: Record<string, unknown>; reason: string }> = [],
 ): Promise<number> {
   const { definition } = mission;
   const team = definition.team.map((m) => m.agent);
@@ -353,6 +375,7 @@ export async function startPlanner(
       input: { prompt: plannerPrompt(mission, members, errors) },
       workspaceSha: planner.workspaceSha,
       handOver: false,
+      conversation: rounds.map((r) => ({ draft: r.draft, reason: plannerRevision(r.reason, r.draft) })),
     },
     by,
   );

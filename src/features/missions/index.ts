@@ -56,6 +56,8 @@ export const missionsFeature = defineFeature({
     });
     reviews.reviewSubjects.register('mission', {
       decide: (tx, decider, id, decision) => missions.decideIn(tx, decider, id, decision),
+      // A plan at plan review may go back to the planner (decisions.md §15); a result may not.
+      requestChanges: (tx, decider, id, request) => missions.requestChangesIn(tx, decider, id, request),
       // A plan at plan review, checked as a planner's would be (MissionService.decideIn).
       edits: z.strictObject({ plan: z.record(z.string(), z.unknown()) }),
       view: (principal, id) => missions.get(principal, id),

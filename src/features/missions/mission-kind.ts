@@ -139,7 +139,8 @@ function childEffects(deps: ChildDeps): {
       const mission = missionRowOf(ctx);
       ctx.writes.followUp(async (tx) => {
         try {
-          await startPlanner(tx, deps, mission, attempt, errors, ctx.actingAs);
+          const rounds = ctx.after.context.planRounds ?? [];
+          await startPlanner(tx, deps, mission, attempt, errors, ctx.actingAs, rounds);
         } catch (error) {
           if (!(error instanceof StartRefused)) throw error;
           await sendToSelf(host, tx, ctx, {
@@ -240,22 +241,25 @@ function reviewEffects(items: ReviewItems): {
         items.open(
           tx,
           { orgId: ctx.row.orgId, kind: 'mission', id: ctx.row.id },
-          { title, summary, assignTo: null, actingAs: ctx.actingAs },
+          { title, summary, assignTo: null, rounds: context.planRounds?.length ?? 0, actingAs: ctx.actingAs },
         ),
       );
     },
     closeReview({ reason }, ctx) {
       const { event } = ctx;
       const decided = reason === 'decided' && (event.type === 'APPROVE' || event.type === 'REJECT');
-      const decision = decided
-        ? {
-            action: event.type === 'APPROVE' ? ('approve' as const) : ('reject' as const),
-            by: event.by,
-            reason: (event.type === 'APPROVE' ? event.note : event.reason) ?? null,
-            // The review.decided event says whether the reviewer's plan replaced the planner's.
-            ...(event.type === 'APPROVE' && event.plan !== undefined ? { edited: true } : {}),
-          }
-        : null;
+      const sentBack = reason === 'decided' && event.type === 'REQUEST_CHANGES';
+      const decision = sentBack
+        ? { action: 'request_changes' as const, by: event.by, reason: event.reason }
+        : decided
+          ? {
+              action: event.type === 'APPROVE' ? ('approve' as const) : ('reject' as const),
+              by: event.by,
+              reason: (event.type === 'APPROVE' ? event.note : event.reason) ?? null,
+              // The review.decided event says whether the reviewer's plan replaced the planner's.
+              ...(event.type === 'APPROVE' && event.plan !== undefined ? { edited: true } : {}),
+            }
+          : null;
       ctx.writes.followUp((tx) =>
         items.close(
           tx,

@@ -22,8 +22,10 @@ import { newTraceId } from '../../platform/util/trace.js';
 import type { ArtifactService } from '../artifacts/index.js';
 import {
   badEdit,
+  changeRequestEvent,
   type Decider,
   decisionEvent,
+  type SubjectChangeRequest,
   type SubjectDecision,
   type SubjectOutcome,
   subjectOutcome,
@@ -213,6 +215,41 @@ export class MissionService {
         requestId: decision.requestId,
       },
     });
+    return subjectOutcome(result, 'mission run', id);
+  }
+
+  /**
+   * Sends mission run `id`'s plan back to its planner with the reviewer's reason (decisions.md §15),
+   * in `tx` (the review queue's choke point calls it): the run plans again (`planning`), its item
+   * closes as `changes_requested`, and a new planner attempt is asked with the earlier plans and
+   * reasons as turns. At result review: 400 naming `body.action` (a result does not go back).
+   */
+  async requestChangesIn(
+    tx: ActorTx,
+    decider: Decider,
+    id: number,
+    request: SubjectChangeRequest,
+  ): Promise<SubjectOutcome> {
+    const event = changeRequestEvent(decider, request, this.now());
+    const result = await this.deps.host.send(tx, MISSION_RUN_KIND, { orgId: decider.orgId, id }, event, {
+      actingAs: decider.actingAs,
+      audit: {
+        action: request.audit.action,
+        targetKind: 'mission_run',
+        targetId: String(id),
+        details: { reason: request.reason, reviewedBy: request.reviewedBy, ...request.audit.details },
+        requestId: request.requestId,
+      },
+    });
+    // Awaiting review and refused: its result is under review (the choke point counted the rounds).
+    if (result.outcome === 'refused' && actorStatus(result.actor) === 'awaiting_review') {
+      throw validationFailed([
+        {
+          field: 'body.action',
+          message: 'a mission run takes request_changes at plan review only, not at result review',
+        },
+      ]);
+    }
     return subjectOutcome(result, 'mission run', id);
   }
 

@@ -12,6 +12,7 @@ import {
   type MissionReview,
   type MissionRunContext,
   missionRunContextSchema,
+  reviewRoundSchema,
   runReviewSchema,
 } from '../../../machines/index.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -46,6 +47,8 @@ export const missionRunViewSchema = z
     plan: planViewSchema.nullable(),
     /** The planner's plan when a reviewer approved an edit of it (`plan` is then the edit); else null. */
     draftPlan: planViewSchema.nullable(),
+    /** Rounds of plan review that sent the plan back (request_changes), oldest first: the plan, the reason. */
+    rounds: z.array(reviewRoundSchema),
     artifacts: z.array(artifactViewSchema),
     review: runReviewSchema
       .extend({
@@ -85,7 +88,11 @@ interface Row {
   review: (Omit<MissionReview, 'stage'> & { stage?: MissionReview['stage'] }) | null;
   error: MissionRunContext['error'];
   snapshot: {
-    context?: { reviewStage?: 'plan' | 'result' | null; draftPlan?: MissionRunView['draftPlan'] | undefined };
+    context?: {
+      reviewStage?: 'plan' | 'result' | null;
+      draftPlan?: MissionRunView['draftPlan'] | undefined;
+      planRounds?: MissionRunView['rounds'] | undefined;
+    };
   };
   created_by: string;
   created_at: Date;
@@ -104,6 +111,7 @@ function view(row: Row, baseUrl: string): MissionRunView {
     input: row.input,
     plan: row.plan,
     draftPlan: row.snapshot.context?.draftPlan ?? null,
+    rounds: row.snapshot.context?.planRounds ?? [],
     artifacts: [],
     review: row.review && { ...row.review, stage: row.review.stage ?? null },
     reviewStage: row.snapshot.context?.reviewStage ?? null,

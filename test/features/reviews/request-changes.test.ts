@@ -10,10 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatBody, type FakeOpenAI, openaiEnv, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { createMission } from '../../helpers/missions.js';
 import {
   currentRevision,
   footprint,
   itemsOf,
+  missionAwaitingPlan,
   outboxDrained,
   pausedWorkflowRun,
   pendingProposal,
@@ -21,19 +23,39 @@ import {
   setupReviewOrg,
 } from '../../helpers/reviews.js';
 import { openSse } from '../../helpers/sse.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
 let fake: FakeOpenAI;
 let owner: CreatedToken;
 let foreign: CreatedToken;
 
+/** A message's content as JSON, or undefined. */
+function parsed(content: string | null | undefined): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(content ?? '') as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The user messages of a chat request after the prompt: the reviewers' reasons so far. */
 const reasonsIn = (body: ChatBody) => body.messages.filter((m) => m.role === 'user').slice(1);
 
 beforeAll(async () => {
-  // The scripted model numbers its drafts by the reasons it was given: draft 1, then draft 2, …
+  // The scripted model numbers its drafts by the reasons it was given: draft 1, then draft 2, …; as a
+  // mission's planner, it answers the draft plan of its prompt, titles marked with that number.
   fake = await startFakeOpenAI({
-    assistant: (body) => ({ content: `Draft ${reasonsIn(body).length + 1}` }),
+    assistant: (body) => {
+      const version = reasonsIn(body).length + 1;
+      const prompt = parsed(body.messages.find((m) => m.role === 'user')?.content);
+      if (!Array.isArray(prompt?.tasks) || !prompt.team) return { content: `Draft ${version}` };
+      const tasks = (prompt.tasks as Array<{ title: string }>).map((t) => ({
+        ...t,
+        title: `${t.title} v${version}`,
+      }));
+      return { content: JSON.stringify({ tasks }) };
+    },
   });
   t = await startTestApp(openaiEnv(fake, { R3_WORKER_CONCURRENCY: '0' }));
   owner = (await setupReviewOrg(t, 'acme')).owner;
@@ -263,6 +285,95 @@ describe('request changes on a skill draft', () => {
       'Change 4.',
       'Change 5.',
     ]);
+  });
+});
+
+describe('request changes on a mission plan', () => {
+  it('sends the plan back to the planner with the reason as turns; the new plan is a new item, then approved', async () => {
+    const id = await missionAwaitingPlan(t, owner.token, 'revised');
+    const first = (await get(`/reviews/mission/${id}`)).body;
+    expect(first.review).toMatchObject({ rounds: 0, status: 'awaiting_review' });
+    const plan = first.subject.plan.tasks as Array<{ id: string; title: string }>;
+    expect(plan.every((task) => task.title.endsWith(' v1'))).toBe(true);
+    const asked = fake.requests.length;
+    const res = await post('/reviews/decide', {
+      kind: 'mission',
+      id,
+      action: 'request_changes',
+      reason: 'One task per member is too coarse.',
+      revision: first.review.revision,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const sentBack = (await get(`/mission-runs/${id}`)).body;
+    expect(sentBack).toMatchObject({ status: 'planning', plan: null, reviewStage: null });
+    expect(sentBack.rounds).toEqual([
+      {
+        draft: { tasks: expect.arrayContaining([expect.objectContaining({ title: plan[0]?.title })]) },
+        reason: 'One task per member is too coarse.',
+        by: `token:${owner.id}`,
+        onBehalfOf: null,
+        at: expect.any(String),
+      },
+    ]);
+
+    await waitFor(async () => {
+      await t.app.jobs.drain();
+      return (await get(`/mission-runs/${id}`)).body.status === 'awaiting_review';
+    }, 'the new plan to await review');
+    // The planner was asked again: its plan as its answer, then the reviewer's reason (in a document
+    // that carries the plan to revise).
+    const planner = chatsSince(asked).at(-1);
+    const turns = planner?.messages.slice(-2) ?? [];
+    expect(turns[0]?.role).toBe('assistant');
+    expect(parsed(turns[0]?.content)).toEqual(sentBack.rounds[0].draft);
+    expect(turns[1]?.role).toBe('user');
+    expect(parsed(turns[1]?.content)).toMatchObject({
+      reviewerAsks: 'One task per member is too coarse.',
+      tasks: sentBack.rounds[0].draft.tasks,
+    });
+    const second = (await get(`/reviews/mission/${id}`)).body;
+    expect(second.review).toMatchObject({ rounds: 1, status: 'awaiting_review' });
+    expect(second.review.revision).not.toEqual(first.review.revision);
+    expect(second.subject.plan.tasks.every((task: { title: string }) => task.title.endsWith(' v2'))).toBe(
+      true,
+    );
+    const ok = await post('/reviews/decide', {
+      kind: 'mission',
+      id,
+      action: 'approve',
+      revision: second.review.revision,
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect((await get(`/mission-runs/${id}`)).body.status).not.toBe('awaiting_review');
+    const ledger = (await get(`/audit/reviews?kind=mission&id=${id}`)).body.entries;
+    expect(ledger.map((e: { event: string }) => e.event)).toEqual([
+      'opened',
+      'changes_requested',
+      'opened',
+      'decided',
+    ]);
+  });
+
+  it('refuses request changes at result review (400 body.action), nothing changes', async () => {
+    await missionAwaitingPlan(t, owner.token, 'revised'); // creates the team
+    await createMission(t, owner.token, 'reviewed-result', ['writer', 'editor'], { review: 'result' });
+    const res = await post('/mission-runs', { missionSlug: 'reviewed-result', input: { product: 'r3' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = res.body.missionRunId as number;
+    await waitFor(async () => {
+      await t.app.jobs.drain();
+      return (await get(`/mission-runs/${id}`)).body.status === 'awaiting_review';
+    }, 'the result to await review');
+    await outboxDrained(t);
+    const before = await footprint(t, owner.token, id, 'mission');
+    const refused = await post('/reviews/decide', {
+      kind: 'mission',
+      id,
+      action: 'request_changes',
+      reason: 'Redo it.',
+    });
+    expect(field(refused)).toBe('body.action');
+    expect(await footprint(t, owner.token, id, 'mission')).toEqual(before);
   });
 });
 
