@@ -15,7 +15,8 @@
  * 1 and 8 connections for BENCH_DURATION seconds. Finally the lane views are measured once more
  * without the `review_items_lane` index (migration 0004), to show what it buys.
  *
- * Deciding (issue 38): BENCH_REVIEWERS (50) reviewers, each with their own token, decide
+ * Deciding (issue 38): first one reviewer alone decides BENCH_SOLO (200) items (the uncontended
+ * latency of the same calls, for comparison on a loaded machine); then BENCH_REVIEWERS (50) reviewers, each with their own token, decide
  * BENCH_DECISIONS (5,000) of the open items through HTTP as the web UI does — read the item
  * (`GET /reviews/skill/:id`, its revision) then `POST /reviews/decide?limit=1` bound to it: decisions/s
  * over the whole run and the decide call's p50/p99 (goal p99 < 100 ms). Then BENCH_BATCHES (20)
@@ -53,6 +54,7 @@ const OTHERS = Array.from({ length: 19 }, (_, i) => `reviewer-${String(i).padSta
 const REVIEWERS = Number(process.env.BENCH_REVIEWERS ?? 50);
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 5_000);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 20);
+const SOLO = Number(process.env.BENCH_SOLO ?? 200);
 const BATCH_SIZE = 100;
 
 const log = createLogger('warn', 2);
@@ -161,7 +163,7 @@ async function reviewersDeciding(url: string, reviewers: string[], items: number
   const seconds = (performance.now() - started) / 1000;
   const { p50, p99 } = percentiles(samples);
   return {
-    label: `${reviewers.length} reviewers: read, decide with revision`,
+    label: `${reviewers.length} reviewer${reviewers.length === 1 ? '' : 's'}: read, decide with revision`,
     decisions: samples.length,
     seconds,
     p50,
@@ -342,10 +344,11 @@ try {
   for (const view of views) await measure(view.label, view.query, rows);
 
   // Deciding: items from the end of the shuffled queue (lanes, snoozes and all), each decided once.
-  const deciding = open.slice(-(DECISIONS + BATCHES * BATCH_SIZE));
+  const deciding = open.slice(-(SOLO + DECISIONS + BATCHES * BATCH_SIZE));
   const decisionRows = [
-    await reviewersDeciding(r3.url, reviewers, deciding.slice(0, DECISIONS)),
-    await batchesDeciding(r3.url, owner, deciding.slice(DECISIONS), BATCH_SIZE),
+    await reviewersDeciding(r3.url, reviewers.slice(0, 1), deciding.slice(0, SOLO)),
+    await reviewersDeciding(r3.url, reviewers, deciding.slice(SOLO, SOLO + DECISIONS)),
+    await batchesDeciding(r3.url, owner, deciding.slice(SOLO + DECISIONS), BATCH_SIZE),
   ];
 
   // What the lane index buys: the same lane views without it.
@@ -375,7 +378,7 @@ try {
     for (const line of plan) console.log(`  ${line['QUERY PLAN']}`);
   }
   printDecisionRows(decisionRows);
-  const [single, batch] = decisionRows as [DecisionRow, DecisionRow];
+  const [, single, batch] = decisionRows as [DecisionRow, DecisionRow, DecisionRow];
   console.log(
     `goal decide p99 < 100 ms: ${single.p99 < 100 ? 'met' : 'NOT met'}; decide-batch of ${BATCH_SIZE} p99 < 500 ms: ${batch.p99 < 500 ? 'met' : 'NOT met'}`,
   );
