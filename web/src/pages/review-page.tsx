@@ -41,6 +41,7 @@ const KNOWN = new Set([
   'output',
   'draftOutput',
   'stepResults',
+  'rounds',
   'error',
   'review',
   'agentSlug',
@@ -195,6 +196,12 @@ export function ReviewPage({ runId }: { runId: number }) {
         <div class="review-grid">
           <section aria-labelledby="draft-title">
             <h2 id="draft-title">Draft</h2>
+            {(run.rounds?.length ?? 0) > 0 && (
+              <p class="round">
+                Round {(run.rounds?.length ?? 0) + 1}
+                {run.status === 'running' ? ': the model is writing a new draft…' : ''}
+              </p>
+            )}
             {editingDraft ? (
               <OutputEditor
                 id="edit-draft"
@@ -275,8 +282,14 @@ export function ReviewPage({ runId }: { runId: number }) {
           stale={state.stale}
           onApprove={(note) => void decideRun(run, revision, 'approve', note)}
           onReject={(reason) => void decideRun(run, revision, 'reject', reason)}
+          onRequestChanges={
+            draftReady && (state.review?.rounds ?? 0) < MAX_ROUNDS
+              ? (reason) => void decideRun(run, revision, 'request_changes', reason)
+              : undefined
+          }
         />
       )}
+      {run.kind === 'skill' && (run.rounds?.length ?? 0) > 0 && <RoundHistory run={run} />}
       {!canDecide && state.stale && (
         <p class="notice stale" role="alert">
           {state.stale}
@@ -339,6 +352,30 @@ export function ReviewPage({ runId }: { runId: number }) {
         </ol>
       </section>
     </main>
+  );
+}
+
+/** How many times a draft may go back (docs/api.md: request changes, at most 5 rounds). */
+const MAX_ROUNDS = 5;
+
+/** The rounds that sent the draft back: each round's draft and the reviewer's reason, oldest first. */
+function RoundHistory({ run }: { run: Run }) {
+  const rounds = run.rounds ?? [];
+  return (
+    <section aria-labelledby="rounds-title">
+      <h2 id="rounds-title">Rounds of review</h2>
+      <ol class="rounds">
+        {rounds.map((round, index) => (
+          <li key={round.at}>
+            <h3>Round {index + 1}</h3>
+            <DraftView output={round.draft} runId={run.id} />
+            <p>
+              Sent back by <PersonName actor={round.by} /> on {when(round.at)}: <q>{round.reason}</q>
+            </p>
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }
 

@@ -1,6 +1,8 @@
 /**
- * The two decision forms every review screen shows to a reviewer who may approve: approve with an
- * optional note, reject with a required reason. The screen says what a decision does.
+ * The decision forms every review screen shows to a reviewer who may approve: approve with an
+ * optional note, reject with a required reason, and — where the subject may go back to its model (a
+ * skill draft, a mission plan) — request changes with a required reason. The screen says what a
+ * decision does.
  */
 import { useState } from 'preact/hooks';
 
@@ -11,9 +13,13 @@ export function DecideForms(props: {
   approveDisabled?: boolean;
   onApprove(note: string): void;
   onReject(reason: string): void;
+  /** Sends the draft back with what must change; absent: the subject takes no change requests. */
+  onRequestChanges?: ((reason: string) => void) | undefined;
 }) {
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
+  const [changes, setChanges] = useState('');
+  const requestChanges = props.onRequestChanges;
   return (
     <>
       <form
@@ -47,6 +53,27 @@ export function DecideForms(props: {
           Reject
         </button>
       </form>
+      {requestChanges && (
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (changes.trim()) requestChanges(changes.trim());
+          }}
+        >
+          <label for="request-changes-reason">What must change (sent to the model for a new draft)</label>
+          <textarea
+            id="request-changes-reason"
+            required
+            rows={3}
+            value={changes}
+            onInput={(e) => setChanges(e.currentTarget.value)}
+          />
+          <button type="submit" disabled={props.busy}>
+            Request changes
+          </button>
+        </form>
+      )}
     </>
   );
 }

@@ -18,6 +18,8 @@ export function DecisionPanel(props: {
   stale: string | null;
   onApprove(note: string): void;
   onReject(reason: string): void;
+  /** Sends the draft back with what must change; absent: this subject takes no change requests now. */
+  onRequestChanges?: ((reason: string) => void) | undefined;
 }) {
   const [confirming, setConfirming] = useState<{ note: string } | null>(null);
   const confirm = useRef<HTMLButtonElement>(null);
@@ -69,6 +71,7 @@ export function DecisionPanel(props: {
             approveDisabled={props.invalid}
             onApprove={(note) => (edited ? setConfirming({ note }) : props.onApprove(note))}
             onReject={props.onReject}
+            onRequestChanges={edited ? undefined : props.onRequestChanges}
           />
         </>
       )}

@@ -105,13 +105,14 @@ export function runEdits(
 }
 
 /**
- * Decides `run` bound to the revision the screen shows: approved with the reviewer's edits, or
- * rejected. Changed elsewhere: nothing decided, the screen says so and shows the current version.
+ * Decides `run` bound to the revision the screen shows: approved with the reviewer's edits, rejected,
+ * or sent back with the reason for a new draft (request changes). Changed elsewhere: nothing decided,
+ * the screen says so and shows the current version.
  */
 export function decideRun(
   run: Run,
   revision: string | null,
-  action: 'approve' | 'reject',
+  action: 'approve' | 'reject' | 'request_changes',
   text: string,
 ): Promise<void> {
   const { edited } = reviewStore.getSnapshot().context;
@@ -128,7 +129,13 @@ export function decideRun(
       reviewStore.trigger.editsCleared();
       return undefined;
     },
-    action === 'approve' ? (edits ? 'Approved with your changes.' : 'Approved.') : 'Rejected.',
+    action === 'approve'
+      ? edits
+        ? 'Approved with your changes.'
+        : 'Approved.'
+      : action === 'reject'
+        ? 'Rejected.'
+        : 'Sent back for changes: the model is writing a new draft.',
   );
 }
 

@@ -12,8 +12,9 @@ export interface ScreenDecision {
   id: number;
   /** The revision shown (null: the screen has no open item to bind to; the API then checks none). */
   revision: string | null;
-  action: 'approve' | 'reject';
-  /** The note (approve) or reason (reject); empty for none. */
+  /** `request_changes`: the draft goes back to the model with `text` as the reason (skill runs, mission plans). */
+  action: 'approve' | 'reject' | 'request_changes';
+  /** The note (approve) or reason (reject, request changes); empty for none. */
   text: string;
   /** The edits of an approval, of the kind's shape; null for none. */
   edits: Record<string, unknown> | null;
