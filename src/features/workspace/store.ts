@@ -329,9 +329,9 @@ export class WorkspaceStore {
    * The full sha of the org's version `sha` names (a full sha or a `workspaceSha` prefix), or null when
    * it names none (not hex, unknown, another org's, or an ambiguous prefix).
    */
-  async resolveVersion(orgId: number, sha: string): Promise<string | null> {
+  async resolveVersion(orgId: number, sha: string, sql: Sql = this.deps.db.sql): Promise<string | null> {
     if (!/^[0-9a-f]{7,40}$/.test(sha)) return null;
-    const rows = await this.deps.db.sql.query<{ sha: string }>(
+    const rows = await sql.query<{ sha: string }>(
       `select sha from workspace_versions where org_id = $1 and sha like $2 || '%' limit 2`,
       [orgId, sha],
     );
@@ -341,17 +341,18 @@ export class WorkspaceStore {
 
   /**
    * A resource as it was in a version (full sha or a `workspaceSha` prefix), or null when the version or
-   * the resource is not there: what a run created at that version executes.
+   * the resource is not there: what a run created at that version executes. `sql`: read in this
+   * transaction (one that must not wait for a second connection of the pool while it holds one).
    */
   async readResourceAt(
     orgId: number,
     kind: ResourceKind,
     slug: string,
     sha: string,
+    sql: Sql = this.deps.db.sql,
   ): Promise<WorkspaceResource | null> {
-    const full = await this.resolveVersion(orgId, sha);
+    const full = await this.resolveVersion(orgId, sha, sql);
     if (full === null) return null;
-    const sql = this.deps.db.sql;
     const version = await loadVersion(sql, orgId, full);
     if (!version) return null;
     const paths = resourcePaths(kind, slug);

@@ -4,7 +4,10 @@
  * `reviewPolicy`), the mission definition, or for a proposed action the agent that proposed it — as
  * of the workspace version the run started on; else that version's policy `default`; else the
  * built-in policy (anyone who may approve, once). A run's version never changes, and neither does a
- * version's content, so answers are remembered by (org, version, resource).
+ * version's content, so answers are remembered by (org, version, resource). An answer read in a
+ * transaction (an item opening) is read on that transaction's connection and shares no read still
+ * in flight: a transaction holding a connection that waited for another one of the pool would
+ * deadlock the pool once as many opened at once as it has connections.
  *
  * `inForce` is the one function every rule of a policy reads it through: the choke point's
  * `checkPolicy` stage (enforce.ts), the deadlines, the review page and the queue.
@@ -102,7 +105,10 @@ type FactsRow = {
 const REMEMBERED = 2_000;
 
 export class ReviewPolicies {
-  private readonly remembered = new Map<string, Promise<WorkspaceResource | null>>();
+  /** Resources read, by (org, version, kind, slug). */
+  private readonly remembered = new Map<string, WorkspaceResource | null>();
+  /** Reads in flight on the pool, which concurrent reads on the pool share. */
+  private readonly reading = new Map<string, Promise<WorkspaceResource | null>>();
 
   /** `sql`: the pool; `workspace`: where versions are read. */
   constructor(
@@ -121,25 +127,30 @@ export class ReviewPolicies {
     sql: Sql = this.sql,
   ): Promise<PolicyInForce> {
     const facts = await this.facts(sql, orgId, ref);
-    return this.resolve(orgId, facts);
+    return this.resolve(orgId, facts, sql);
   }
 
-  /** The policy named `slug` at version `workspaceSha` (or null). */
-  async policyAt(orgId: number, workspaceSha: string, slug: string): Promise<ReviewPolicyManifest | null> {
-    const found = await this.resourceAt(orgId, workspaceSha, 'review_policy', slug);
+  /** The policy named `slug` at version `workspaceSha` (or null); `sql` as for `inForce`. */
+  async policyAt(
+    orgId: number,
+    workspaceSha: string,
+    slug: string,
+    sql: Sql = this.sql,
+  ): Promise<ReviewPolicyManifest | null> {
+    const found = await this.resourceAt(orgId, workspaceSha, 'review_policy', slug, sql);
     return found?.kind === 'review_policy' ? found.manifest : null;
   }
 
-  private async resolve(orgId: number, facts: SubjectFacts): Promise<PolicyInForce> {
+  private async resolve(orgId: number, facts: SubjectFacts, sql: Sql): Promise<PolicyInForce> {
     const { workspaceSha, startedBy } = facts;
     const base = { workspaceSha, startedBy };
     if (workspaceSha === null) return builtIn(base);
-    const named = await this.namedPolicy(orgId, facts);
+    const named = await this.namedPolicy(orgId, facts, sql);
     if (named) {
-      const manifest = await this.policyAt(orgId, workspaceSha, named.slug);
+      const manifest = await this.policyAt(orgId, workspaceSha, named.slug, sql);
       if (manifest) return { ...inForceOf(manifest, 'named', named.by), ...base };
     }
-    const fallback = await this.policyAt(orgId, workspaceSha, DEFAULT_POLICY_SLUG);
+    const fallback = await this.policyAt(orgId, workspaceSha, DEFAULT_POLICY_SLUG, sql);
     return fallback ? { ...inForceOf(fallback, 'default', null), ...base } : builtIn(base);
   }
 
@@ -147,10 +158,11 @@ export class ReviewPolicies {
   private async namedPolicy(
     orgId: number,
     facts: SubjectFacts,
+    sql: Sql,
   ): Promise<{ slug: string; by: NonNullable<PolicyInForce['namedBy']> } | null> {
     const { namer, workspaceSha } = facts;
     if (!namer || workspaceSha === null) return null;
-    const resource = await this.resourceAt(orgId, workspaceSha, namer.kind, namer.slug);
+    const resource = await this.resourceAt(orgId, workspaceSha, namer.kind, namer.slug, sql);
     if (!resource) return null;
     if (resource.kind === 'workflow') {
       const index = resource.manifest.steps.findIndex((s) => s.name === facts.gate);
@@ -181,19 +193,31 @@ export class ReviewPolicies {
     };
   }
 
-  private resourceAt(
+  private async resourceAt(
     orgId: number,
     sha: string,
     kind: PolicyNamer | 'review_policy',
     slug: string,
+    sql: Sql,
   ): Promise<WorkspaceResource | null> {
     const key = `${orgId}:${sha}:${kind}:${slug}`;
     const known = this.remembered.get(key);
-    if (known) return known;
-    const read = this.workspace.readResourceAt(orgId, kind, slug, sha);
-    setBounded(this.remembered, key, read, REMEMBERED);
+    if (known !== undefined) return known;
+    const pooled = sql === this.sql;
+    const shared = pooled ? this.reading.get(key) : undefined;
+    if (shared) return shared;
     // A failed read is not remembered.
-    read.catch(() => this.remembered.delete(key));
+    const read = this.workspace.readResourceAt(orgId, kind, slug, sha, sql).then((found) => {
+      setBounded(this.remembered, key, found, REMEMBERED);
+      return found;
+    });
+    if (pooled) {
+      this.reading.set(key, read);
+      read.then(
+        () => this.reading.delete(key),
+        () => this.reading.delete(key),
+      );
+    }
     return read;
   }
 }
