@@ -4598,6 +4598,13 @@ export interface operations {
                             kind: "skill" | "workflow";
                             missionRunId: number | null;
                             name: string;
+                            objects: {
+                                id: number;
+                                slug: string;
+                                title: string;
+                                /** @enum {string} */
+                                via: "input" | "tool";
+                            }[];
                             output: unknown;
                             pausedAt: string | null;
                             pollUrl: string;
@@ -4710,6 +4717,13 @@ export interface operations {
                         kind: "skill" | "workflow";
                         missionRunId: number | null;
                         name: string;
+                        objects: {
+                            id: number;
+                            slug: string;
+                            title: string;
+                            /** @enum {string} */
+                            via: "input" | "tool";
+                        }[];
                         output: unknown;
                         pausedAt: string | null;
                         pollUrl: string;
@@ -4832,6 +4846,13 @@ export interface operations {
                         kind: "skill" | "workflow";
                         missionRunId: number | null;
                         name: string;
+                        objects: {
+                            id: number;
+                            slug: string;
+                            title: string;
+                            /** @enum {string} */
+                            via: "input" | "tool";
+                        }[];
                         output: unknown;
                         pausedAt: string | null;
                         pollUrl: string;
@@ -4949,6 +4970,13 @@ export interface operations {
                         kind: "skill" | "workflow";
                         missionRunId: number | null;
                         name: string;
+                        objects: {
+                            id: number;
+                            slug: string;
+                            title: string;
+                            /** @enum {string} */
+                            via: "input" | "tool";
+                        }[];
                         output: unknown;
                         pausedAt: string | null;
                         pollUrl: string;
@@ -5069,6 +5097,13 @@ export interface operations {
                         kind: "skill" | "workflow";
                         missionRunId: number | null;
                         name: string;
+                        objects: {
+                            id: number;
+                            slug: string;
+                            title: string;
+                            /** @enum {string} */
+                            via: "input" | "tool";
+                        }[];
                         output: unknown;
                         pausedAt: string | null;
                         pollUrl: string;
@@ -5238,6 +5273,13 @@ export interface operations {
                         kind: "skill" | "workflow";
                         missionRunId: number | null;
                         name: string;
+                        objects: {
+                            id: number;
+                            slug: string;
+                            title: string;
+                            /** @enum {string} */
+                            via: "input" | "tool";
+                        }[];
                         output: unknown;
                         pausedAt: string | null;
                         pollUrl: string;
@@ -5900,6 +5942,7 @@ export interface operations {
                     input?: {
                         [key: string]: unknown;
                     };
+                    objects?: number[];
                 };
             };
         };
@@ -7234,6 +7277,7 @@ export interface operations {
                     input?: {
                         [key: string]: unknown;
                     };
+                    objects?: number[];
                 };
             };
         };

@@ -24,6 +24,7 @@ import { type IngestBody, ingestBodySchema, type ObjectPatch, type ObjectStatus 
 import {
   type IngestedObject,
   type LinkedDocument,
+  type LinkingRun,
   MAX_DOCUMENTS,
   type ObjectDetail,
   type ObjectPage,
@@ -200,7 +201,32 @@ export class ObjectService {
       content: row.content,
       url: this.url(row.id),
       documents: await this.documents(orgId, id),
+      runs: await this.linkingRuns(orgId, id),
     };
+  }
+
+  /** The runs of org `orgId` that used instance `id`, newest first (at most 100; shadow runs left out). */
+  private async linkingRuns(orgId: number, id: number): Promise<LinkingRun[]> {
+    const rows = await this.deps.db.sql.query<{
+      id: number;
+      kind: 'skill' | 'workflow';
+      slug: string;
+      status: string;
+      via: 'input' | 'tool';
+    }>(
+      `select r.id, r.kind, r.slug, r.status, l.via
+         from run_objects l join runs r on r.id = l.run_id
+        where l.object_id = $2 and l.org_id = $1 and r.org_id = $1 and not r.shadow
+        order by r.id desc limit 100`,
+      [orgId, id],
+    );
+    return rows.map((r) => ({
+      runId: Number(r.id),
+      kind: r.kind,
+      slug: r.slug,
+      status: r.status,
+      via: r.via,
+    }));
   }
 
   /**

@@ -42,6 +42,17 @@ export interface ObjectDetail extends ObjectView {
   content: string;
   url: string;
   documents: LinkedDocument[];
+  /** The runs that used it (docs/api.md "Runs": `objects`), newest first; shadow runs left out. */
+  runs: LinkingRun[];
+}
+
+/** A run that used an instance: named it in its body (`input`) or got it from a tool (`tool`). */
+export interface LinkingRun {
+  runId: number;
+  kind: 'skill' | 'workflow';
+  slug: string;
+  status: string;
+  via: 'input' | 'tool';
 }
 
 /** A page of instances, newest first; `nextAfter` is the id to continue below. */

@@ -34,6 +34,15 @@ export const objectDetailSchema = objectViewSchema.extend({
       url: z.string(),
     }),
   ),
+  runs: z.array(
+    z.object({
+      runId: z.number().int(),
+      kind: z.enum(['skill', 'workflow']),
+      slug: z.string(),
+      status: z.string(),
+      via: z.enum(['input', 'tool']),
+    }),
+  ),
 });
 
 /** One search result (`SearchResult`). */

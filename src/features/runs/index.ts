@@ -18,6 +18,7 @@ import { Migration0009RunEventsCascade } from './migrations/0009-run-events-casc
 import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { Migration0047RunForks } from './migrations/0047-run-forks.js';
 import { Migration0048RunReplays } from './migrations/0048-run-replays.js';
+import { Migration0050RunObjects } from './migrations/0050-run-objects.js';
 import { reviewSteps } from './review-steps.js';
 import { runRoutes } from './routes.js';
 import { type ChildRunListener, runKinds } from './run-kinds.js';
@@ -85,6 +86,7 @@ export const runsFeature = defineFeature({
     { name: '0022-tool-calls', class: Migration0022ToolCalls },
     { name: '0047-run-forks', class: Migration0047RunForks },
     { name: '0048-run-replays', class: Migration0048RunReplays },
+    { name: '0050-run-objects', class: Migration0050RunObjects },
   ],
   machines: { 'skill-run': skillRunMachine, 'workflow-run': workflowRunMachine },
   register(

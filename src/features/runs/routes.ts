@@ -28,6 +28,12 @@ export const triggerBodySchema = z.strictObject({
   input: z.record(z.string(), z.unknown()).default(() => ({})),
   idempotencyKey: z.string().min(1).max(255).optional(),
   agentSlug: z.string().min(1).max(63).optional(),
+  /** Object instances the run uses (docs/api.md "Runs": linked `via: "input"`). */
+  objects: z
+    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
+    .max(100)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'names each object once' })
+    .optional(),
 });
 
 /** Body of `POST /runs/:id/fork` (docs/api.md "Fork a run"). */

@@ -223,6 +223,19 @@ const toolCallWrite = (rows: string): string => `
    where tool_calls.status = 'running'`;
 
 /**
+ * The runs kinds' extra write (`extraRows.run_objects`): the object instances a run used (docs/api.md
+ * "Runs": named in its body, or returned by `lookup_objects`/`search_knowledge`), each only when it is
+ * an instance of the run's org; a link that exists stays as it was.
+ */
+const runObjectWrite = (rows: string): string => `
+  insert into run_objects (run_id, object_id, org_id, via)
+  select x.run_id, x.object_id, x.org_id, x.via
+    from json_to_recordset(${rows}) as x(run_id bigint, object_id bigint, org_id bigint, via text)
+    join a on a.id = x.run_id
+    join object_instances o on o.id = x.object_id and o.org_id = x.org_id
+  on conflict (run_id, object_id) do nothing`;
+
+/**
  * The review item's title, with the run id: a skill run's own title (its skill's `titleTemplate` over
  * the input) or the skill's name; a gate's title or `<workflow name>: <step>`.
  */
@@ -313,7 +326,11 @@ export function runKinds(
     createDefaults: { shadow: false },
     runEvents: true,
     effects,
-    extraWrites: { step_executions: stepExecutionWrite, tool_calls: toolCallWrite },
+    extraWrites: {
+      step_executions: stepExecutionWrite,
+      tool_calls: toolCallWrite,
+      run_objects: runObjectWrite,
+    },
     // Run updates batch best one statement at a time: with three in flight, batches of a few rows
     // each paid a whole statement's set-up and commit (docs/performance.md, "Choices in the code").
     updatesInFlight: 1,

@@ -64,6 +64,8 @@ export interface TriggerBody {
   input: Record<string, unknown>;
   idempotencyKey?: string | undefined;
   agentSlug?: string | undefined;
+  /** Object instances of the org the run uses: linked `via: "input"` (400 for one it does not have). */
+  objects?: number[] | undefined;
 }
 
 /** A workflow run r3 starts by itself, resolved and checked (`prepareTriggered`). */
@@ -235,11 +237,13 @@ export class RunService {
       request.appliedSha,
     );
     this.checkInput(principal.orgId, kind, slug, target, body.input);
+    const objects = body.objects ?? [];
+    await this.checkObjects(principal.orgId, objects);
     const by = actingAs(principal);
     // Without a key the creation is one statement, a single transaction — unless the run waits for
     // review from its start (a gated skill): its item is opened in a follow-up, which needs a real
-    // transaction, so it starts in one rather than computing the creation twice.
-    const single = key === undefined && !opensReview(target);
+    // transaction, so it starts in one rather than computing the creation twice (so do its links).
+    const single = key === undefined && !opensReview(target) && objects.length === 0;
     return host.transact(
       async (tx) => {
         if (key !== undefined) {
@@ -264,6 +268,13 @@ export class RunService {
           audit: { details: { kind, slug, idempotencyKey: key ?? null }, requestId: request.requestId },
         });
         const runId = answer.runId;
+        if (objects.length > 0) {
+          await tx.sql.query(
+            `insert into run_objects (run_id, object_id, org_id, via)
+             select $1, o.id, o.org_id, 'input' from object_instances o where o.org_id = $2 and o.id = any($3::bigint[])`,
+            [runId, principal.orgId, objects],
+          );
+        }
         if (key !== undefined) await completeKey(tx.sql, tokenKey, key, runId, answer);
         return { answer, replayed: false };
       },
@@ -497,6 +508,23 @@ export class RunService {
       },
     });
     return answer.runId;
+  }
+
+  /** 400 naming `body.objects` when the org has no object instance of one of `ids`. */
+  private async checkObjects(orgId: number, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const found = await this.deps.db.query<{ id: number }>(
+      'select id from object_instances where org_id = $1 and id = any($2::bigint[])',
+      [orgId, ids],
+    );
+    const known = new Set(found.map((row) => Number(row.id)));
+    const missing = ids.filter((id) => !known.has(id));
+    if (missing.length > 0) {
+      throw validationFailed(
+        [{ field: 'body.objects', message: `no object ${missing.join(', ')} in this organization`, missing }],
+        `body.objects names objects this organization does not have: ${missing.join(', ')}`,
+      );
+    }
   }
 
   /** Run `id` of the org for a fork or replay: 404 when there is none, 409 while it is running. */

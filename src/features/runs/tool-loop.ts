@@ -243,6 +243,19 @@ export function offeredTools(tools: AgentToolRegistry, policy: ToolPolicy): Tool
 }
 
 /** Runs the tool loop of one step; see the top of this file. */
+/**
+ * The object instances a call's result names, for the run's links (docs/api.md "Runs": `objects`
+ * with `via: "tool"`): `lookup_objects`' `objects` and `search_knowledge`'s `results`.
+ */
+function usedObjects(tool: string, outcome: ToolOutcome): number[] {
+  if (outcome.status !== 'ok' || (tool !== 'lookup_objects' && tool !== 'search_knowledge')) return [];
+  const result = outcome.result as { objects?: unknown; results?: unknown } | null;
+  const list = tool === 'lookup_objects' ? result?.objects : result?.results;
+  if (!Array.isArray(list)) return [];
+  const ids = list.map((item) => (item as { id?: unknown } | null)?.id);
+  return [...new Set(ids.filter((id): id is number => Number.isSafeInteger(id) && (id as number) > 0))];
+}
+
 export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promise<ToolLoopOutcome> {
   const { run, step, attempt, policy, signal } = args;
   const iso = () => new Date(deps.clock.now()).toISOString();
@@ -269,13 +282,17 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
   async function transition(
     event: ToolsRequestedEvent | ToolCompletedEvent,
     callRows: Record<string, unknown>[],
+    objectRows: Record<string, unknown>[] = [],
   ) {
     const result = await deps.host.transact(
       (tx) =>
         deps.host.send(tx, SKILL_RUN_KIND, { orgId: run.orgId, id: run.id }, event, {
           actingAs: WORKER,
           loaded: loaded ?? undefined,
-          extraRows: { tool_calls: callRows },
+          extraRows:
+            objectRows.length > 0
+              ? { tool_calls: callRows, run_objects: objectRows }
+              : { tool_calls: callRows },
           // The loop waits on it: a call executes after its record, the next turn after the outcome.
           urgent: true,
         }),
@@ -440,7 +457,13 @@ export async function runToolLoop(deps: ToolLoopDeps, args: ToolLoopArgs): Promi
           remaining,
           at,
         };
-        const applied = taken && (await transition(event, [callRow(row, outcome, at)]));
+        const links = usedObjects(row.tool, outcome).map((id) => ({
+          run_id: run.id,
+          object_id: id,
+          org_id: run.orgId,
+          via: 'tool',
+        }));
+        const applied = taken && (await transition(event, [callRow(row, outcome, at)], links));
         if (!applied) {
           taken = false;
           const ok = outcome.status === 'ok';

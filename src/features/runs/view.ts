@@ -68,6 +68,8 @@ export interface RunView {
   replayOf: number | null;
   /** An evaluation's replay: never in the review queue, on a webhook or in `GET /runs` unless asked. */
   shadow: boolean;
+  /** The object instances the run used: named in its body (`input`) or returned by its tools (`tool`). */
+  objects: Array<{ id: number; slug: string; title: string; via: 'input' | 'tool' }>;
   pollUrl: string;
   reviewUrl: string;
 }
@@ -149,6 +151,9 @@ export const runViewSchema = z
     forks: z.array(z.number().int()),
     replayOf: z.number().int().nullable(),
     shadow: z.boolean(),
+    objects: z.array(
+      z.object({ id: z.number().int(), slug: z.string(), title: z.string(), via: z.enum(['input', 'tool']) }),
+    ),
     pollUrl: z.string(),
     reviewUrl: z.string(),
   })
@@ -185,6 +190,12 @@ const FORK_OF = `case when runs.fork_of_run_id is null then 'null' else json_bui
 const FORKS = `coalesce((select json_agg(f.id order by f.id)::text
   from runs f where f.fork_of_run_id = runs.id and f.org_id = runs.org_id), '[]')`;
 
+/** The object instances a run used, by id, as a JSON array text (`run_objects`' primary key). */
+const OBJECTS = `coalesce((select json_agg(json_build_object(
+    'id', o.id, 'slug', o.type_slug, 'title', o.title, 'via', l.via) order by l.object_id)::text
+  from run_objects l join object_instances o on o.id = l.object_id
+  where l.run_id = runs.id and o.org_id = runs.org_id), '[]')`;
+
 /**
  * The SQL expression of a `runs` row's run object as JSON text; `baseUrl` is the SQL of BASE_URL
  * (a parameter) for `reviewUrl`. Keys in the order of `RunView`.
@@ -220,6 +231,7 @@ export function runViewJson(baseUrl: string): string {
     ['forks', FORKS],
     ['replayOf', `coalesce(replay_of_run_id::text, 'null')`],
     ['shadow', 'shadow::text'],
+    ['objects', OBJECTS],
     ['pollUrl', text(`'/api/v1/runs/' || id`)],
     ['reviewUrl', text(`(${baseUrl})::text || '/review/runs/' || id`)],
   ];

@@ -114,6 +114,7 @@ async function reference(id: number) {
     ).map((f) => f.id),
     replayOf: r.replay_of_run_id,
     shadow: r.shadow,
+    objects: [],
     pollUrl: `/api/v1/runs/${id}`,
     reviewUrl: `${BASE}/review/runs/${id}`,
   };
