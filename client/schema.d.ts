@@ -747,6 +747,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reviews/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw a decision taken with delaySeconds before its effectiveAt: the item is open again (new revision); the refreshed queue. 409 when the item holds no such decision or effectiveAt has come. */
+        post: operations["postReviewsUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs": {
         parameters: {
             query?: never;
@@ -4235,7 +4252,20 @@ export interface operations {
                             assignedTo: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description While deciding: the decision waiting for effectiveAt; else null. */
+                            decision: {
+                                /** @enum {string} */
+                                action: "approve" | "reject";
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                edits: {
+                                    [key: string]: unknown;
+                                } | null;
+                                reason: string | null;
+                            } | null;
                             dueAt: string | null;
+                            effectiveAt: string | null;
                             id: number;
                             /** @enum {string} */
                             kind: "skill" | "workflow" | "mission" | "action";
@@ -4250,7 +4280,7 @@ export interface operations {
                             slug: string | null;
                             snoozedUntil: string | null;
                             /** @enum {string} */
-                            status: "pending" | "paused" | "awaiting_review" | "decided" | "cancelled";
+                            status: "pending" | "paused" | "awaiting_review" | "deciding" | "decided" | "cancelled";
                             summary: string | null;
                             title: string;
                         }[];
@@ -4290,7 +4320,20 @@ export interface operations {
                             assignedTo: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description While deciding: the decision waiting for effectiveAt; else null. */
+                            decision: {
+                                /** @enum {string} */
+                                action: "approve" | "reject";
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                edits: {
+                                    [key: string]: unknown;
+                                } | null;
+                                reason: string | null;
+                            } | null;
                             dueAt: string | null;
+                            effectiveAt: string | null;
                             id: number;
                             /** @enum {string} */
                             kind: "skill" | "workflow" | "mission" | "action";
@@ -4305,7 +4348,7 @@ export interface operations {
                             slug: string | null;
                             snoozedUntil: string | null;
                             /** @enum {string} */
-                            status: "pending" | "paused" | "awaiting_review" | "decided" | "cancelled";
+                            status: "pending" | "paused" | "awaiting_review" | "deciding" | "decided" | "cancelled";
                             summary: string | null;
                             title: string;
                         };
@@ -4396,6 +4439,8 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action: "approve" | "reject" | "request_changes";
+                    /** @description Seconds before the decision takes effect (0–30, default 0); until then POST /reviews/undo withdraws it. */
+                    delaySeconds?: number;
                     edits?: {
                         [key: string]: unknown;
                     } | null;
@@ -4447,6 +4492,8 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action: "approve" | "reject";
+                    /** @description Seconds before the decision takes effect (0–30, default 0); until then POST /reviews/undo withdraws it. */
+                    delaySeconds?: number;
                     items: {
                         id: number;
                         /** @enum {string} */
@@ -4544,6 +4591,49 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postReviewsUndo: {
+        parameters: {
+            query?: {
+                assignedTo?: string;
+                cursor?: string;
+                includeSnoozed?: "true" | "false";
+                limit?: number;
+                overdue?: "true" | "false";
+                sort?: "created" | "due";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: number;
+                    /** @enum {string} */
+                    kind: "skill" | "workflow" | "mission" | "action";
+                };
+            };
+        };
+        responses: {
+            /** @description Withdraw a decision taken with delaySeconds before its effectiveAt: the item is open again (new revision); the refreshed queue. 409 when the item holds no such decision or effectiveAt has come. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4809,6 +4899,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Seconds before the decision takes effect (0–30, default 0); until then POST /reviews/undo withdraws it. */
+                    delaySeconds?: number;
                     edits?: {
                         [key: string]: unknown;
                     } | null;
@@ -5239,6 +5331,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Seconds before the decision takes effect (0–30, default 0); until then POST /reviews/undo withdraws it. */
+                    delaySeconds?: number;
                     reason?: string | null;
                     reviewedBy?: string | null;
                     revision?: string | null;

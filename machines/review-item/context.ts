@@ -48,6 +48,35 @@ export const reviewDeadlineSchema = reviewDeadlinePolicySchema.extend({
 /** An item's deadline. */
 export type ReviewDeadline = z.infer<typeof reviewDeadlineSchema>;
 
+/**
+ * A decision taken with a delay (decisions.md §15 "Undo"): what the reviewer decided, kept while the
+ * item is `deciding` and dispatched to the subject's owner at `effectiveAt` (the `decide` timer)
+ * exactly as it would have been at once — attributed to the reviewer, with their edits, reason and
+ * request — unless undone before.
+ */
+export const deferredDecisionSchema = z.strictObject({
+  action: z.enum(['approve', 'reject']),
+  by: principalSchema,
+  /** The decider's API token (the owner's transition at `effectiveAt` is attributed to it); null: none. */
+  apiTokenId: z.string().nullable(),
+  /** The review's note (approve) or reason (reject). */
+  reason: z.string().nullable(),
+  /** The human the caller acted for. */
+  reviewedBy: z.string().nullable(),
+  /** The approval's edits, as the choke point checked them; null: none. */
+  edits: z.record(z.string(), z.json()).nullable(),
+  /** How the audit row of the owner's transition names the call (`review.decide`, `run.approve`, …). */
+  auditAction: z.string().min(1),
+  requestId: z.string().nullable(),
+  /** When the reviewer decided. */
+  at: isoTimestampSchema,
+  /** When the decision takes effect (the `decide` timer's due time). */
+  effectiveAt: isoTimestampSchema,
+});
+
+/** A decision taken with a delay. */
+export type DeferredDecision = z.infer<typeof deferredDecisionSchema>;
+
 /** The context of a review item, for validating snapshots loaded from the database. */
 export const reviewItemContextSchema = z.strictObject({
   kind: z.enum(['skill', 'workflow', 'mission', 'action']),
@@ -67,6 +96,13 @@ export const reviewItemContextSchema = z.strictObject({
   /** Set only while snoozed. */
   snoozedUntil: isoTimestampSchema.nullable(),
   decision: reviewDecisionSchema.nullable(),
+  /**
+   * The decision waiting for its `effectiveAt` while the item is `deciding`; once it took effect, kept
+   * as the record of when it was asked for (null, or absent on older items: none).
+   */
+  deciding: deferredDecisionSchema.nullable().optional(),
+  /** The last decision undone before it took effect (null, or absent: none). */
+  undone: deferredDecisionSchema.nullable().optional(),
   /** When the item was decided or cancelled. */
   closedAt: isoTimestampSchema.nullable(),
   /** The item's deadline; null when its policy sets no `dueIn` (absent on items opened before deadlines). */

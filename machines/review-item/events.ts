@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { entityIdSchema, isoTimestampSchema, principalSchema } from '../shared/schemas.js';
 import { isAfter } from '../shared/time.js';
-import { reviewDeadlinePolicySchema } from './context.js';
+import { deferredDecisionSchema, reviewDeadlinePolicySchema } from './context.js';
 
 /** What the host passes to `initialTransition(reviewItemMachine, input)` when a run asks for review. */
 export const reviewItemInputSchema = z.strictObject({
@@ -116,6 +116,43 @@ export const reviewSubjectChangedEventSchema = z.strictObject({
 /** What a reviewer sees of the subject changed. */
 export type ReviewSubjectChangedEvent = z.infer<typeof reviewSubjectChangedEventSchema>;
 
+/**
+ * A reviewer decided with a delay (decisions.md §15 "Undo"): the item waits in `deciding` until
+ * `effectiveAt` (after `at`), when the `decide` timer sends TAKE_EFFECT; UNDO before then reopens it.
+ */
+export const reviewDeferEventSchema = deferredDecisionSchema
+  .extend({ type: z.literal('DEFER') })
+  .refine((event) => isAfter(event.effectiveAt, event.at), {
+    message: 'effectiveAt must be after at',
+    path: ['effectiveAt'],
+  });
+
+/** A reviewer decided with a delay. */
+export type ReviewDeferEvent = z.infer<typeof reviewDeferEventSchema>;
+
+/** A reviewer withdrew the delayed decision before its `effectiveAt`: the item is open again. */
+export const reviewUndoEventSchema = z.strictObject({
+  type: z.literal('UNDO'),
+  by: principalSchema,
+  at: isoTimestampSchema,
+});
+
+/** A reviewer withdrew the delayed decision. */
+export type ReviewUndoEvent = z.infer<typeof reviewUndoEventSchema>;
+
+/**
+ * The `decide` timer fired: the delayed decision goes to the subject's owner (whose transition then
+ * closes the item with DECIDE). `effectiveAt` names which decision, so a stale timer is refused.
+ */
+export const reviewTakeEffectEventSchema = z.strictObject({
+  type: z.literal('TAKE_EFFECT'),
+  effectiveAt: isoTimestampSchema,
+  at: isoTimestampSchema,
+});
+
+/** The `decide` timer fired. */
+export type ReviewTakeEffectEvent = z.infer<typeof reviewTakeEffectEventSchema>;
+
 /** The run went away (cancelled or failed): the item leaves the queue undecided. */
 export const reviewCancelEventSchema = z.strictObject({
   type: z.literal('CANCEL'),
@@ -135,6 +172,9 @@ export const reviewItemEventSchema = z.discriminatedUnion('type', [
   reviewDecideEventSchema,
   reviewSubjectChangedEventSchema,
   reviewCancelEventSchema,
+  reviewDeferEventSchema,
+  reviewUndoEventSchema,
+  reviewTakeEffectEventSchema,
 ]);
 
 /** An event of a review item. */

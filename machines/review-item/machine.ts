@@ -11,6 +11,13 @@
  *   a WAKE whose `until` is not the current one is stale and refused.
  * - review event: every transition publishes one domain event (`emitReviewEvent`): `opened` at
  *   creation, then `assigned`, `snoozed`, `woken`, `updated`, `decided` or `cancelled`.
+ * - deciding (decisions.md §15 "Undo"): a decision taken with a delay (DEFER) waits here, still in
+ *   the queue, until its `effectiveAt` (its deadline only reminds and turns overdue meanwhile): the durable timer `decide`
+ *   then sends TAKE_EFFECT, which
+ *   hands the decision to the subject's owner (`dispatchDecision`) and leaves the item `effective`
+ *   for the owner's transition to close it (DECIDE), all in the timer's transaction. UNDO before
+ *   `effectiveAt` cancels the timer and routes the item again (`undone`); nothing else decides,
+ *   routes or snoozes a deciding item. `effective` exists only inside that transaction.
  * - revision: what a reviewer saw, as the API names it (the item's id and version). Every
  *   transition changes the version; SUBJECT_CHANGED exists to change it when the subject changes
  *   under an open item (a skill run's draft arrived), leaving the state as it is (the item's
@@ -66,6 +73,9 @@ const dueTimer = (dueAt: string): ScheduleTimerParams => ({
 
 /** The deadline stages in which the DUE timer is pending. */
 const DUE_PENDING: ReadonlySet<ReviewDeadlineStage> = new Set(['pending', 'reminded', 'escalated']);
+
+/** The id of the item's timer that makes a delayed decision take effect. */
+export const DECIDE_TIMER_ID = 'decide';
 
 /** Publishes the item's domain event `event` (the host writes it to the outbox). */
 const emit = (event: ReviewEventName) => ({ type: 'emitReviewEvent', params: { event } }) as const;
@@ -138,6 +148,26 @@ const snoozedDueTransitions = [
   ...overdueTransitions,
 ] as const;
 
+const cancelDecideTimer = { type: 'cancelTimer', params: { timerId: DECIDE_TIMER_ID } } as const;
+
+/** A decision with a delay: kept, and its `decide` timer scheduled for `effectiveAt`. */
+const deferTransition = {
+  guard: 'isFutureEffect',
+  target: 'deciding',
+  actions: [
+    'storeDeferred',
+    {
+      type: 'scheduleTimer',
+      params: ({ event }: { event: ReviewItemEvent }): ScheduleTimerParams => {
+        assertEvent(event, 'DEFER');
+        const { effectiveAt } = event;
+        return { timerId: DECIDE_TIMER_ID, event: { type: 'TAKE_EFFECT', effectiveAt }, dueAt: effectiveAt };
+      },
+    },
+    emit('deciding'),
+  ],
+} as const;
+
 /** The review-item machine (`id` `review-item`, `version` `1`). */
 export const reviewItemMachine = setup({
   types: {
@@ -146,7 +176,13 @@ export const reviewItemMachine = setup({
     input: {} as ReviewItemInput,
   },
   actions: {
-    ...effectActionsOf('cancelTimer', 'emitReviewEvent', 'rejectOnTimeout', 'scheduleTimer'),
+    ...effectActionsOf(
+      'cancelTimer',
+      'dispatchDecision',
+      'emitReviewEvent',
+      'rejectOnTimeout',
+      'scheduleTimer',
+    ),
     storeAssignment: assign(({ event }) => {
       assertEvent(event, 'ASSIGN');
       return { assignedTo: event.assignedTo, note: event.note ?? null };
@@ -210,6 +246,13 @@ export const reviewItemMachine = setup({
       const deadline = context.deadline as ReviewDeadline;
       enqueue({ type: 'scheduleTimer', params: dueTimer(deadline.dueAt) });
     }),
+    storeDeferred: assign(({ event }) => {
+      assertEvent(event, 'DEFER');
+      const { type: _type, ...deciding } = event;
+      return { deciding };
+    }),
+    /** The withdrawn decision is kept as `undone` (the `undone` event reports it), `deciding` cleared. */
+    storeUndone: assign(({ context }) => ({ undone: context.deciding ?? null, deciding: null })),
   },
   guards: {
     hasAssignee: ({ context }) => context.assignedTo !== null,
@@ -231,6 +274,13 @@ export const reviewItemMachine = setup({
       event.type === 'DUE' &&
       isCurrent(context.deadline, event.dueAt, ['pending', 'reminded']) &&
       context.deadline?.onTimeout === 'reject',
+    isFutureEffect: ({ event }) => event.type === 'DEFER' && isAfter(event.effectiveAt, event.at),
+    isBeforeEffect: ({ context, event }) =>
+      event.type === 'UNDO' && context.deciding != null && isAfter(context.deciding.effectiveAt, event.at),
+    isCurrentDecision: ({ context, event }) =>
+      event.type === 'TAKE_EFFECT' &&
+      context.deciding != null &&
+      isSameInstant(event.effectiveAt, context.deciding.effectiveAt),
   },
 }).createMachine({
   id: 'review-item',
@@ -246,6 +296,8 @@ export const reviewItemMachine = setup({
     note: null,
     snoozedUntil: null,
     decision: null,
+    deciding: null,
+    undone: null,
     closedAt: null,
     deadline: input.deadline
       ? { ...input.deadline, dueAt: addMs(input.at, input.deadline.dueInMs), stage: 'pending' as const }
@@ -262,6 +314,7 @@ export const reviewItemMachine = setup({
         ASSIGN: assignTransition,
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
+        DEFER: deferTransition,
         SUBJECT_CHANGED: subjectChanged,
         DUE_SOON: dueSoonTransition,
         DUE: dueTransitions,
@@ -273,6 +326,7 @@ export const reviewItemMachine = setup({
         ASSIGN: assignTransition,
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
+        DEFER: deferTransition,
         SUBJECT_CHANGED: subjectChanged,
         DUE_SOON: dueSoonTransition,
         DUE: dueTransitions,
@@ -286,10 +340,40 @@ export const reviewItemMachine = setup({
         SNOOZE: snoozeTransition,
         WAKE: { guard: 'isCurrentSnooze', target: 'routing', actions: ['clearSnooze', emit('woken')] },
         DECIDE: { target: 'decided', actions: ['clearSnooze', cancelSnoozeTimer] },
+        DEFER: {
+          ...deferTransition,
+          actions: ['clearSnooze', cancelSnoozeTimer, ...deferTransition.actions],
+        },
         SUBJECT_CHANGED: subjectChanged,
         DUE_SOON: dueSoonTransition,
         DUE: snoozedDueTransitions,
         CANCEL: { target: 'cancelled', actions: ['clearSnooze', cancelSnoozeTimer] },
+      },
+    },
+    deciding: {
+      on: {
+        UNDO: {
+          guard: 'isBeforeEffect',
+          target: 'routing',
+          actions: [cancelDecideTimer, 'storeUndone', emit('undone')],
+        },
+        TAKE_EFFECT: {
+          guard: 'isCurrentDecision',
+          target: 'effective',
+          actions: [{ type: 'dispatchDecision', params: {} }],
+        },
+        SUBJECT_CHANGED: subjectChanged,
+        // The deadline goes on while a decision waits: the reminder, and `overdue` when it passes —
+        // but no escalation or timeout, a decision being on its way (after an undo it stays overdue).
+        DUE_SOON: dueSoonTransition,
+        DUE: { guard: 'isCurrentDue', actions: ['markOverdue', emit('overdue')] },
+        CANCEL: { target: 'cancelled', actions: [cancelDecideTimer] },
+      },
+    },
+    effective: {
+      on: {
+        DECIDE: { target: 'decided' },
+        CANCEL: { target: 'cancelled' },
       },
     },
     decided: {

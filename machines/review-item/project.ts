@@ -1,10 +1,18 @@
 import type { SnapshotFrom } from 'xstate';
 import { statusOf } from '../shared/status.js';
-import type { ReviewDecision } from './context.js';
+import type { DeferredDecision, ReviewDecision } from './context.js';
 import type { ReviewItemMachine } from './machine.js';
 
 /** A review item's statuses (the item's own; the queue's `pending`/`paused`/`awaiting_review` is its run's). */
-export const REVIEW_ITEM_STATUSES = ['unassigned', 'assigned', 'snoozed', 'decided', 'cancelled'] as const;
+export const REVIEW_ITEM_STATUSES = [
+  'unassigned',
+  'assigned',
+  'snoozed',
+  'deciding',
+  'effective',
+  'decided',
+  'cancelled',
+] as const;
 
 /** A review item's status. */
 export type ReviewItemStatus = (typeof REVIEW_ITEM_STATUSES)[number];
@@ -20,6 +28,8 @@ export interface ReviewItemProjection {
   summary: string | null;
   snoozedUntil: string | null;
   decision: ReviewDecision | null;
+  /** The decision waiting for its `effectiveAt` while `deciding`, else null. */
+  deciding: DeferredDecision | null;
   closedAt: string | null;
   /** When the item is due (its deadline's `dueAt`), or null when its policy sets none. */
   dueAt: string | null;
@@ -39,6 +49,7 @@ export function projectReviewItem(
     summary: context.summary ?? null,
     snoozedUntil: context.snoozedUntil,
     decision: context.decision,
+    deciding: status === 'deciding' ? (context.deciding ?? null) : null,
     closedAt: context.closedAt,
     dueAt: context.deadline?.dueAt ?? null,
   };

@@ -64,6 +64,8 @@ export type MissionEventName = (typeof MISSION_EVENT_NAMES)[number];
  * `request_changes`. The deadline's (decisions §16): `due_soon` (the reminder), `overdue` (the item
  * is due), `escalated` (assigned to the policy's `escalateTo`), `timeout` (the subject is rejected
  * as `system:timeout`; its `decided` follows).
+ * `deciding` is a decision taken with a delay (the item waits for its `effectiveAt`), `undone` that
+ * decision withdrawn before it took effect.
  */
 export const REVIEW_EVENT_NAMES = [
   'opened',
@@ -78,6 +80,8 @@ export const REVIEW_EVENT_NAMES = [
   'overdue',
   'escalated',
   'timeout',
+  'deciding',
+  'undone',
 ] as const;
 
 /** A review event name. */
@@ -170,6 +174,9 @@ export interface EmitReviewEventParams {
 /** Params of `rejectOnTimeout`: reject the item's subject as `system:timeout` (its deadline passed). */
 export type RejectOnTimeoutParams = Record<string, never>;
 
+/** Params of `dispatchDecision`: hand the item's delayed decision to its subject's owner (none). */
+export type DispatchDecisionParams = Record<string, never>;
+
 /** Params of `emitProposalEvent`: publish a proposal's domain event (its state after the transition). */
 export interface EmitProposalEventParams {
   event: ProposalEventName;
@@ -191,6 +198,7 @@ export type Effect =
   | { type: 'closeReview'; params: CloseReviewParams }
   | { type: 'emitReviewEvent'; params: EmitReviewEventParams }
   | { type: 'rejectOnTimeout'; params: RejectOnTimeoutParams }
+  | { type: 'dispatchDecision'; params: DispatchDecisionParams }
   | { type: 'emitProposalEvent'; params: EmitProposalEventParams }
   | { type: 'notify'; params: NotifyParams }
   | { type: 'recordMissionEvent'; params: RecordMissionEventParams }
@@ -209,6 +217,7 @@ export const EFFECT_TYPES = [
   'closeReview',
   'emitReviewEvent',
   'rejectOnTimeout',
+  'dispatchDecision',
   'emitProposalEvent',
   'notify',
   'recordMissionEvent',
@@ -231,6 +240,7 @@ export const effectActions = {
   closeReview: (_args: unknown, _params: CloseReviewParams): void => undefined,
   emitReviewEvent: (_args: unknown, _params: EmitReviewEventParams): void => undefined,
   rejectOnTimeout: (_args: unknown, _params: RejectOnTimeoutParams): void => undefined,
+  dispatchDecision: (_args: unknown, _params: DispatchDecisionParams): void => undefined,
   emitProposalEvent: (_args: unknown, _params: EmitProposalEventParams): void => undefined,
   notify: (_args: unknown, _params: NotifyParams): void => undefined,
   recordMissionEvent: (_args: unknown, _params: RecordMissionEventParams): void => undefined,

@@ -68,6 +68,45 @@ const changesRequested = {
   decision: { action: 'request_changes', by: 'token:lee', reason: 'mention the refund', at: T2 },
   closedAt: T2,
 };
+
+// Undo (decisions.md §15): a decision with a delay of 8 s at T1, effective at E1.
+const E1 = '2025-03-01T10:05:08.000Z';
+const E2 = '2025-03-01T10:10:08.000Z';
+const deferApprove: ReviewItemEvent = {
+  type: 'DEFER',
+  action: 'approve',
+  by: 'token:lee',
+  apiTokenId: 'lee',
+  reason: null,
+  reviewedBy: null,
+  edits: null,
+  auditAction: 'review.decide',
+  requestId: 'req-1',
+  at: T1,
+  effectiveAt: E1,
+};
+const deferReject: ReviewItemEvent = {
+  ...deferApprove,
+  action: 'reject',
+  reason: 'off topic',
+  reviewedBy: 'user:kim',
+  auditAction: 'run.reject',
+};
+const deferEdited: ReviewItemEvent = { ...deferApprove, edits: { output: { summary: 'Fixed typo' } } };
+const deferAgain: ReviewItemEvent = { ...deferApprove, at: T2, effectiveAt: E2 };
+const deferNow: ReviewItemEvent = { ...deferApprove, effectiveAt: T1 };
+const undo: ReviewItemEvent = { type: 'UNDO', by: 'token:kim', at: '2025-03-01T10:05:03.000Z' };
+const undoAtEffect: ReviewItemEvent = { type: 'UNDO', by: 'token:kim', at: E1 };
+const undoLate: ReviewItemEvent = { type: 'UNDO', by: 'token:kim', at: '2025-03-01T10:05:09.000Z' };
+const takeEffect: ReviewItemEvent = { type: 'TAKE_EFFECT', effectiveAt: E1, at: E1 };
+const takeEffectLate: ReviewItemEvent = {
+  type: 'TAKE_EFFECT',
+  effectiveAt: E1,
+  at: '2025-03-01T10:07:00.000Z',
+};
+const takeEffect2: ReviewItemEvent = { type: 'TAKE_EFFECT', effectiveAt: E2, at: E2 };
+const approveAtEffect: ReviewItemEvent = { type: 'DECIDE', action: 'approve', by: 'token:lee', at: E1 };
+const { type: _defer, ...deferredApprove } = deferApprove as Extract<ReviewItemEvent, { type: 'DEFER' }>;
 const subjectChanged: ReviewItemEvent = { type: 'SUBJECT_CHANGED', at: T1 };
 
 const wakeTimer = (until: string) => ({
@@ -75,6 +114,12 @@ const wakeTimer = (until: string) => ({
   params: { timerId: 'snooze', event: { type: 'WAKE', until }, dueAt: until },
 });
 const cancelWake = { type: 'cancelTimer', params: { timerId: 'snooze' } };
+const decideTimer = (effectiveAt: string) => ({
+  type: 'scheduleTimer',
+  params: { timerId: 'decide', event: { type: 'TAKE_EFFECT', effectiveAt }, dueAt: effectiveAt },
+});
+const cancelDecide = { type: 'cancelTimer', params: { timerId: 'decide' } };
+const dispatch = { type: 'dispatchDecision', params: {} };
 const emitted = (event: string) => ({ type: 'emitReviewEvent', params: { event } });
 
 // Deadlines (decisions §16): due 4 h after T0, reminded 1 h before; an escalation moves it 4 h on.
@@ -127,6 +172,8 @@ const initialRows: InitialRow<M>[] = [
       summary: null,
       snoozedUntil: null,
       decision: null,
+      deciding: null,
+      undone: null,
       closedAt: null,
       createdAt: T0,
     },
@@ -581,6 +628,188 @@ const transitionRows: TransitionRow<M>[] = [
     to: 'cancelled',
     actions: [cancelDue, emitted('cancelled')],
   },
+  {
+    name: 'unassigned: a decision with a delay waits deciding, its decide timer due at effectiveAt',
+    input: triage,
+    from: [],
+    event: deferApprove,
+    to: 'deciding',
+    actions: [decideTimer(E1), emitted('deciding')],
+    context: { deciding: deferredApprove, decision: null, closedAt: null, assignedTo: null },
+  },
+  {
+    name: 'assigned: a rejection with a delay keeps its reason and who it is for',
+    input: routed,
+    from: [],
+    event: deferReject,
+    to: 'deciding',
+    actions: [decideTimer(E1), emitted('deciding')],
+    context: {
+      deciding: {
+        ...deferredApprove,
+        action: 'reject',
+        reason: 'off topic',
+        reviewedBy: 'user:kim',
+        auditAction: 'run.reject',
+      },
+      assignedTo: 'user:lee',
+    },
+  },
+  {
+    name: 'assigned: an approval with edits and a delay keeps the edits',
+    input: routed,
+    from: [],
+    event: deferEdited,
+    to: 'deciding',
+    actions: [decideTimer(E1), emitted('deciding')],
+    context: { deciding: { ...deferredApprove, edits: { output: { summary: 'Fixed typo' } } } },
+  },
+  {
+    name: 'snoozed: a decision with a delay ends the snooze (timer cancelled) and waits deciding',
+    input: triage,
+    from: [snooze1],
+    event: deferApprove,
+    to: 'deciding',
+    actions: [cancelWake, decideTimer(E1), emitted('deciding')],
+    context: { snoozedUntil: null, deciding: deferredApprove },
+  },
+  {
+    name: 'deciding: undo before effectiveAt cancels the timer and returns the item to triage',
+    input: triage,
+    from: [deferApprove],
+    event: undo,
+    to: 'unassigned',
+    actions: [cancelDecide, emitted('undone')],
+    context: { deciding: null, undone: deferredApprove, decision: null, closedAt: null },
+  },
+  {
+    name: 'deciding: undo returns an assigned item to its assignee',
+    input: routed,
+    from: [deferReject],
+    event: undo,
+    to: 'assigned',
+    actions: [cancelDecide, emitted('undone')],
+    context: { assignedTo: 'user:lee', deciding: null },
+  },
+  {
+    name: 'deciding: undo one millisecond before effectiveAt is still in time',
+    input: triage,
+    from: [deferApprove],
+    event: { ...undo, at: '2025-03-01T10:05:07.999Z' },
+    to: 'unassigned',
+    actions: [cancelDecide, emitted('undone')],
+  },
+  {
+    name: 'deciding: the due timer hands the decision to the owner (the item waits for its DECIDE)',
+    input: triage,
+    from: [deferApprove],
+    event: takeEffect,
+    to: 'effective',
+    actions: [dispatch],
+    context: { deciding: deferredApprove, decision: null, closedAt: null },
+  },
+  {
+    name: 'deciding: a timer that fires late (after a restart) still takes effect once',
+    input: triage,
+    from: [deferApprove],
+    event: takeEffectLate,
+    to: 'effective',
+    actions: [dispatch],
+  },
+  {
+    name: 'deciding: the subject changed: still deciding, a new version',
+    input: triage,
+    from: [deferApprove],
+    event: subjectChanged,
+    to: 'deciding',
+    actions: [emitted('updated')],
+    context: { deciding: deferredApprove },
+  },
+  {
+    name: 'deciding: the run went away: cancelled, the decide timer too, nothing dispatched',
+    input: triage,
+    from: [deferApprove],
+    event: cancel,
+    to: 'cancelled',
+    actions: [cancelDecide, emitted('cancelled')],
+    context: { closedAt: T2, decision: null },
+  },
+  {
+    name: 'effective: the owner’s transition closes the item with the decision (kept: when it was asked)',
+    input: triage,
+    from: [deferApprove, takeEffect],
+    event: approveAtEffect,
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: {
+      decision: { action: 'approve', by: 'token:lee', reason: null, at: E1 },
+      deciding: deferredApprove,
+      closedAt: E1,
+    },
+  },
+  {
+    name: 'effective: the owner cancelled instead: the item is cancelled',
+    input: triage,
+    from: [deferApprove, takeEffect],
+    event: cancel,
+    to: 'cancelled',
+    actions: [emitted('cancelled')],
+  },
+  {
+    name: 'deciding: the deadline’s reminder goes out, the decision still waits',
+    input: dueReject,
+    from: [deferApprove],
+    event: dueSoon,
+    to: 'deciding',
+    actions: [emitted('due_soon')],
+    context: { deciding: deferredApprove, ...deadlineAt('reminded') },
+  },
+  {
+    name: 'deciding: the deadline passes: overdue, but no timeout rejection (a decision is on its way)',
+    input: dueReject,
+    from: [deferApprove],
+    event: dueNow,
+    to: 'deciding',
+    actions: [emitted('overdue')],
+    context: { deciding: deferredApprove, ...deadlineAt('overdue') },
+  },
+  {
+    name: 'deciding: cancelled with a deadline: the decide and deadline timers go',
+    input: dueNone,
+    from: [deferApprove],
+    event: cancel,
+    to: 'cancelled',
+    actions: [cancelDecide, cancelRemind, cancelDue, emitted('cancelled')],
+  },
+  {
+    name: 'effective (with a deadline): the owner’s closing cancels the deadline timers',
+    input: dueNone,
+    from: [deferApprove, takeEffect],
+    event: approveAtEffect,
+    to: 'decided',
+    actions: [cancelRemind, cancelDue, emitted('decided')],
+  },
+  {
+    name: 'unassigned (after an undo): deciding again waits for the new effectiveAt',
+    input: triage,
+    from: [deferApprove, undo],
+    event: deferAgain,
+    to: 'deciding',
+    actions: [decideTimer(E2), emitted('deciding')],
+    context: { deciding: { ...deferredApprove, at: T2, effectiveAt: E2 }, undone: deferredApprove },
+  },
+  {
+    name: 'unassigned (after an undo): deciding at once closes the item',
+    input: triage,
+    from: [deferApprove, undo],
+    event: reject,
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: {
+      deciding: null,
+      decision: { action: 'reject', by: 'token:lee', reason: 'wrong tone', at: T2 },
+    },
+  },
 ];
 
 const paths = {
@@ -601,6 +830,13 @@ const paths = {
   'unassigned (timed out)': { input: dueReject, from: [dueNow] },
   'decided (with a deadline)': { input: dueEscalate, from: [approve] },
   'cancelled (with a deadline)': { input: dueNone, from: [cancel] },
+  deciding: { input: triage, from: [deferApprove] },
+  'deciding (overdue)': { input: dueReject, from: [deferApprove, dueNow] },
+  'deciding (after a snooze)': { input: triage, from: [snooze1, deferApprove] },
+  effective: { input: triage, from: [deferApprove, takeEffect] },
+  'unassigned (after an undo)': { input: triage, from: [deferApprove, undo] },
+  'decided (after a delay)': { input: triage, from: [deferApprove, takeEffect, approveAtEffect] },
+  'cancelled (while deciding)': { input: triage, from: [deferApprove, cancel] },
 } satisfies Record<string, { input: ReviewItemInput; from: ReviewItemEvent[] }>;
 
 function refused(state: keyof typeof paths, events: ReviewItemEvent[], why: string): RefusedRow<M>[] {
@@ -619,6 +855,9 @@ const everything = [
   cancel,
   dueSoon,
   dueNow,
+  deferApprove,
+  undo,
+  takeEffect,
 ];
 
 const refusedRows: RefusedRow<M>[] = [
@@ -647,6 +886,27 @@ const refusedRows: RefusedRow<M>[] = [
   ...refused('assigned (escalated)', [dueNow], 'a stale timer of the moved deadline'),
   ...refused('assigned (overdue after an escalation)', [dueNow, dueAgain], 'the deadline already passed'),
   ...refused('unassigned (timed out)', [dueSoon, dueNow], 'the deadline already passed'),
+  ...refused('decided (after a delay)', everything, 'the item is closed'),
+  ...refused('cancelled (while deciding)', everything, 'the item is closed'),
+  ...refused('unassigned', [undo, takeEffect], 'no decision is waiting'),
+  ...refused('assigned', [undo, takeEffect], 'no decision is waiting'),
+  ...refused('snoozed', [undo, takeEffect], 'no decision is waiting'),
+  ...refused('unassigned', [deferNow], 'effectiveAt must be after at'),
+  ...refused(
+    'deciding',
+    [assignAnn, unassign, snooze1, wake1, approve, reject, deferApprove, deferAgain],
+    'a decision is waiting: another decision, a routing or a snooze is not open to it',
+  ),
+  ...refused('deciding (after a snooze)', [wake1, snooze2], 'the snooze ended with the decision'),
+  ...refused('deciding', [undoAtEffect, undoLate], 'effectiveAt has come: too late to undo'),
+  ...refused('deciding', [takeEffect2], 'a timer of another decision'),
+  ...refused('deciding (overdue)', [dueNow, dueSoon], 'the deadline already passed'),
+  ...refused(
+    'effective',
+    [assignAnn, snooze1, wake1, subjectChanged, deferApprove, undo, takeEffect],
+    'only the owner’s closing is open while the decision is dispatched',
+  ),
+  ...refused('unassigned (after an undo)', [takeEffect, undo], 'the undone decision’s timer is stale'),
 ];
 
 describe('review-item machine', () => {
@@ -678,6 +938,7 @@ describe('review-item machine', () => {
       summary: null,
       snoozedUntil: U1,
       decision: null,
+      deciding: null,
       closedAt: null,
       dueAt: null,
     });
@@ -686,6 +947,15 @@ describe('review-item machine', () => {
       assignedTo: 'ann',
       dueAt: DUE2,
     });
+    expect(projectReviewItem(reach(reviewItemMachine, triage, [deferApprove]))).toMatchObject({
+      status: 'deciding',
+      open: true,
+      deciding: deferredApprove,
+    });
+    // Once decided the projection shows no waiting decision (the context keeps when it was asked).
+    expect(
+      projectReviewItem(reach(reviewItemMachine, triage, [deferApprove, takeEffect, approveAtEffect])),
+    ).toMatchObject({ status: 'decided', open: false, deciding: null });
     expect(projectReviewItem(reach(reviewItemMachine, triage, [cancel]))).toMatchObject({
       status: 'cancelled',
       open: false,
@@ -711,6 +981,7 @@ describe('review-item schemas', () => {
       cancel,
       dueSoon,
       dueNow,
+      ...[deferApprove, deferReject, deferEdited, undo, takeEffect],
     ]) {
       expect(reviewItemEventSchema.parse(event)).toEqual(event);
     }
@@ -743,6 +1014,11 @@ describe('review-item schemas', () => {
     ['a snooze until a non-date', { ...snooze1, until: 'tomorrow' }],
     ['a due timer without dueAt', { type: 'DUE', at: DUE }],
     ['a reminder with a non-date dueAt', { ...dueSoon, dueAt: 'soon' }],
+    ['a defer whose effectiveAt is not after at', deferNow],
+    ['a defer without effectiveAt', { ...deferApprove, effectiveAt: undefined }],
+    ['a defer of request_changes', { ...deferApprove, action: 'request_changes' }],
+    ['an undo without by', { type: 'UNDO', at: T1 }],
+    ['a take-effect without effectiveAt', { type: 'TAKE_EFFECT', at: E1 }],
   ])('reject an event with %s', (_why, event) => {
     expect(reviewItemEventSchema.safeParse(event).success).toBe(false);
   });

@@ -21,6 +21,11 @@
  * One decision is r3's own: an item whose deadline passes under a policy with `onTimeout: reject` is
  * rejected as `system:timeout` (`rejectOnTimeout`, in the deadline timer's transaction). No reviewer
  * takes it, so no reviewer's check applies; it reaches the owner as every other decision does.
+ *
+ * Stages with a module of their own:
+ * - delay (delay.ts, decisions.md §15 "Undo"): `delaySeconds` > 0 hands the decision to the item
+ *   instead (`deciding` until `effectiveAt`, a durable timer), which dispatches it to the owner then,
+ *   unless undone (`undo`). A deciding item refuses any other decision (409).
  */
 
 import { MAX_REVIEW_ROUNDS } from '../../../machines/index.js';
@@ -31,6 +36,15 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Logger } from '../../platform/log.js';
+import type { Clock } from '../../platform/util/clock.js';
+import {
+  DecisionDelay,
+  type Deferred,
+  deciding,
+  deferEvent,
+  isDeciding,
+  MAX_DELAY_SECONDS,
+} from './delay.js';
 import { ITEM_COLUMNS, readOpenItem } from './items.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
@@ -67,6 +81,8 @@ export interface DecisionRequest {
   auditAction?: string | undefined;
   /** The 409 when the subject refuses in `status` (default: the item is no longer in the queue). */
   refusal?: ((status: string) => ApiError) | undefined;
+  /** Seconds before the decision takes effect, 0–30 (default 0: at once); see delay.ts. */
+  delaySeconds?: number | undefined;
 }
 
 /** A batch of decisions (`POST /reviews/decide-batch`): one action on 1–100 items, all or nothing. */
@@ -76,6 +92,8 @@ export interface BatchRequest {
   reason?: string | null | undefined;
   reviewedBy?: string | null | undefined;
   requestId?: string | null | undefined;
+  /** Seconds before the decisions take effect, 0–30 (default 0: at once); see delay.ts. */
+  delaySeconds?: number | undefined;
 }
 
 /** Why a batch's item could not be decided (`details.items[].reason` of its 409). */
@@ -90,6 +108,7 @@ export interface Decided {
 export interface ReviewDecisionsDeps {
   db: Db;
   host: ActorHost;
+  clock: Clock;
   subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
   log: Logger;
 }
@@ -234,8 +253,29 @@ function checkChangeRequest(
   };
 }
 
+/**
+ * A request's delay in seconds: 0 for none; 400 `VALIDATION_FAILED` (naming `body.delaySeconds`) for
+ * anything but a whole number of 0–30 seconds.
+ */
+function checkDelay(delaySeconds: number | undefined): number {
+  if (delaySeconds === undefined) return 0;
+  if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
+    throw validationFailed([
+      {
+        field: 'body.delaySeconds',
+        message: `must be a whole number of seconds from 0 to ${MAX_DELAY_SECONDS}`,
+      },
+    ]);
+  }
+  return delaySeconds;
+}
+
 export class ReviewDecisions {
-  constructor(private readonly deps: ReviewDecisionsDeps) {}
+  private readonly delay: DecisionDelay;
+
+  constructor(private readonly deps: ReviewDecisionsDeps) {
+    this.delay = new DecisionDelay(deps);
+  }
 
   /**
    * The subject and its open item: 404 when the org has no such subject (or none of that kind), 409
@@ -281,6 +321,7 @@ export class ReviewDecisions {
    * revision, or the item is no longer in the queue (`request.refusal` words it for the caller).
    */
   async decide(principal: Principal, request: DecisionRequest): Promise<Decided> {
+    const delaySeconds = checkDelay(request.delaySeconds);
     const target = await this.target(principal, request);
     const ref = { kind: target.kind, id: request.id };
     const refused = (status: string) => request.refusal?.(status) ?? gone(ref, status);
@@ -289,6 +330,7 @@ export class ReviewDecisions {
       throw stale(ref, request.revision, first && currentRevision(first));
     }
     if (!first) throw refused(target.status);
+    if (isDeciding(first)) throw deciding(ref, first);
     const subject = this.subject(target.kind);
     const edits = checkEdits(target.kind, subject, request);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
@@ -310,6 +352,18 @@ export class ReviewDecisions {
       edits,
     };
     const changes = checkChangeRequest(target.kind, subject, request, first, decision.audit);
+    if (delaySeconds > 0) {
+      if (changes) {
+        throw validationFailed([
+          {
+            field: 'body.delaySeconds',
+            message: 'goes with approve or reject; request_changes is taken at once',
+          },
+        ]);
+      }
+      await this.applyDelay({ principal, ref, first, subject, decider, decision, delaySeconds, request });
+      return ref;
+    }
     await this.deps.host.transact(
       async (tx) => {
         // A later attempt lost a race: the item is read again, and its revision checked again.
@@ -317,6 +371,7 @@ export class ReviewDecisions {
         if (request.revision != null && (item === null || currentRevision(item) !== request.revision)) {
           throw stale(ref, request.revision, item && currentRevision(item));
         }
+        if (item && isDeciding(item)) throw deciding(ref, item);
         const outcome =
           changes && subject.requestChanges
             ? await subject.requestChanges(tx, decider, request.id, changes)
@@ -334,13 +389,14 @@ export class ReviewDecisions {
    * item, nothing decided. Each item goes through the same checks and owners as `decide`.
    */
   async decideBatch(principal: Principal, request: BatchRequest): Promise<number> {
+    const delaySeconds = checkDelay(request.delaySeconds);
     const refusals: Array<{ kind: ReviewKind; id: number; reason: BatchRefusal }> = [];
     const targets = await Promise.all(
       request.items.map(async (ref) => {
         try {
           const target = await this.target(principal, ref);
           const item = target.item;
-          if (!item) refusals.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
+          if (!item || isDeciding(item)) refusals.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
           else if (ref.revision != null && currentRevision(item) !== ref.revision) {
             refusals.push({ kind: ref.kind, id: ref.id, reason: 'stale' });
           }
@@ -355,6 +411,7 @@ export class ReviewDecisions {
     if (refusals.length > 0) throw batchRefused(refusals);
     const loaded = targets.filter((item): item is LoadedActor => item !== null);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
+    const now = this.deps.clock.now();
     await this.deps.host.transact(
       async (tx) => {
         const refused: typeof refusals = [];
@@ -369,7 +426,11 @@ export class ReviewDecisions {
             refused.push({ kind: ref.kind, id: ref.id, reason: 'stale' });
             continue;
           }
-          const outcome = await this.subject(ref.kind).decide(tx, decider, ref.id, {
+          if (isDeciding(item)) {
+            refused.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
+            continue;
+          }
+          const decision: SubjectDecision = {
             action: request.action,
             reason: request.reason ?? null,
             reviewedBy: request.reviewedBy ?? null,
@@ -379,8 +440,19 @@ export class ReviewDecisions {
               details: { kind: ref.kind, action: request.action, reviewItemId: item.row.id },
             },
             edits: null,
-          });
-          if ('refused' in outcome) refused.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
+          };
+          // The delay stage: each item takes the decision to hold until effectiveAt (delay.ts).
+          const notTaken =
+            delaySeconds > 0
+              ? (await this.delay.deferIn(
+                  tx,
+                  decider,
+                  ref,
+                  item,
+                  deferEvent(decider, decision, now, delaySeconds),
+                )) !== null
+              : 'refused' in (await this.subject(ref.kind).decide(tx, decider, ref.id, decision));
+          if (notTaken) refused.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
         }
         // Any refusal rolls the whole batch back.
         if (refused.length > 0) throw batchRefused(refused);
@@ -417,6 +489,62 @@ export class ReviewDecisions {
         'a timed-out review subject took no rejection',
       );
     }
+  }
+
+  /**
+   * The delay stage (delay.ts): `decision`, checked as for `decide`, goes to the item as DEFER, its
+   * timer due `delaySeconds` from now. An approval's edits are first tried on the owner and rolled
+   * back (their 400 now, not at `effectiveAt`). The item is re-read and re-checked on a retry.
+   */
+  private async applyDelay(args: {
+    principal: Principal;
+    ref: Decided;
+    first: LoadedActor;
+    subject: ReviewSubject;
+    decider: Decider;
+    decision: SubjectDecision;
+    delaySeconds: number;
+    request: DecisionRequest;
+  }): Promise<void> {
+    const { principal, ref, first, subject, decider, decision, request } = args;
+    const refused = (status: string) => request.refusal?.(status) ?? gone(ref, status);
+    if (decision.edits) {
+      const tried = await this.delay.dryRun(subject, decider, ref.id, first, decision);
+      if (tried) throw refused(tried.refused);
+    }
+    const event = deferEvent(decider, decision, this.deps.clock.now(), args.delaySeconds);
+    await this.deps.host.transact(
+      async (tx) => {
+        const item = tx.attempt === 1 ? first : await this.openItem(tx, principal.orgId, ref);
+        if (request.revision != null && (item === null || currentRevision(item) !== request.revision)) {
+          throw stale(ref, request.revision, item && currentRevision(item));
+        }
+        if (!item) throw gone(ref, 'closed');
+        if (isDeciding(item)) throw deciding(ref, item);
+        const status = await this.delay.deferIn(tx, decider, ref, item, event);
+        if (status !== null) throw refused(status);
+      },
+      { single: true },
+    );
+  }
+
+  /**
+   * Undoes the delayed decision of item `{kind, id}` (`POST /reviews/undo`): the item is open again
+   * with a new revision. 404 no such subject in the org; 409 when it holds no decision, or the
+   * decision's `effectiveAt` has come.
+   */
+  async undo(principal: Principal, ref: Decided, requestId: string | null = null): Promise<void> {
+    const target = await this.target(principal, ref);
+    await this.delay.undo(principal, ref, target.item, target.status, requestId);
+  }
+
+  /** A delayed decision takes effect (the item's `dispatchDecision`, in the timer's transaction). */
+  takeEffect(
+    tx: ActorTx,
+    item: { orgId: number; kind: ReviewKind; runId: number; reviewItemId: number },
+    deferred: Deferred,
+  ): Promise<void> {
+    return this.delay.takeEffect(tx, item, deferred);
   }
 
   private openItem(tx: ActorTx, orgId: number, ref: Decided): Promise<LoadedActor | null> {

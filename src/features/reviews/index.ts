@@ -23,6 +23,7 @@ import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
 import { Migration0043ReviewLedgerPending } from './migrations/0043-review-ledger-pending.js';
 import { Migration0044ReviewPolicies } from './migrations/0044-review-policies.js';
 import { Migration0054ReviewRounds } from './migrations/0054-review-rounds.js';
+import { Migration0055ReviewDeciding } from './migrations/0055-review-deciding.js';
 import { Migration0056ReviewDeadlines } from './migrations/0056-review-deadlines.js';
 import { ReviewPolicies } from './policy/in-force.js';
 import { reviewPolicyRoutes } from './policy/routes.js';
@@ -50,6 +51,7 @@ export {
   reviewWebhookType,
 } from './review-events.js';
 export { REVIEW_ITEM_KIND } from './review-item-kind.js';
+export { delaySecondsSchema } from './routes.js';
 export type { ReviewService } from './service.js';
 export {
   badEdit,
@@ -97,6 +99,7 @@ export const reviewsFeature = defineFeature({
     { name: '0043-review-ledger-pending', class: Migration0043ReviewLedgerPending },
     { name: '0044-review-policies', class: Migration0044ReviewPolicies },
     { name: '0054-review-rounds', class: Migration0054ReviewRounds },
+    { name: '0055-review-deciding', class: Migration0055ReviewDeciding },
     { name: '0056-review-deadlines', class: Migration0056ReviewDeadlines },
   ],
   commands: [auditCommand],
@@ -108,6 +111,7 @@ export const reviewsFeature = defineFeature({
     const decisions = new ReviewDecisions({
       db: platform.db.sql,
       host: platform.actors,
+      clock: platform.clock,
       subjects,
       log: platform.log,
     });

@@ -6,11 +6,12 @@
  * Terminology:
  * - change: the item's own domain event name (`opened`, `assigned`, `snoozed`, `woken`, `updated`,
  *   `decided`, `changes_requested`, `cancelled`, and the deadline's `due_soon`, `overdue`,
- *   `escalated`, `timeout`), the last token of `evt.<org>.review.<itemId>.<name>`.
+ *   `escalated`, `timeout`; and `deciding`, `undone` of a delayed decision), the last token of `evt.<org>.review.<itemId>.<name>`.
  * - review event type: the public name of a change, `review.<…>`. Eight are webhook event types
- *   (`REVIEW_EVENT_TYPES`: an item opening is `review.requested`); `woken`, `updated`, `cancelled`
- *   and `timeout` are the stream's only (`review.woken`, …; a timeout's rejection is the
- *   `review.decided` that follows it, `by: "system:timeout"`).
+ *   (`REVIEW_EVENT_TYPES`: an item opening is `review.requested`); `woken`, `updated`, `cancelled`,
+ *   `timeout`, `deciding` and `undone` are the stream's only (`review.woken`, …; a timeout's rejection is the
+ *   `review.decided` that follows it, `by: "system:timeout"`; a decision taken with a delay
+ *   reaches webhooks once, as `review.decided` when it takes effect).
  */
 import { z } from 'zod';
 import { REVIEW_EVENT_NAMES, type ReviewEventName } from '../../../machines/index.js';
@@ -51,8 +52,16 @@ const DEADLINE_CHANGES: ReadonlySet<ReviewEventName> = new Set([
   'timeout',
 ]);
 
-/** The changes whose data carries the decision (`action`, `edited`, `reason`). */
-const DECIDING_CHANGES: ReadonlySet<ReviewEventName> = new Set(['decided', 'changes_requested']);
+/**
+ * The changes whose data carries the decision (`action`, `edited`, `reason`): a decision taken, or
+ * one held for its delay (`deciding`) or withdrawn (`undone`).
+ */
+const DECIDING_CHANGES: ReadonlySet<ReviewEventName> = new Set([
+  'decided',
+  'changes_requested',
+  'deciding',
+  'undone',
+]);
 
 /** The webhook event type of change `name`, or null when webhooks are not told of it. */
 export function reviewWebhookType(name: string): ReviewEventType | null {

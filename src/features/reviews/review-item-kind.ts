@@ -6,9 +6,13 @@
  * org's decision ledger (ledger.ts) in the same transaction. Its deadline's timers are durable timers
  * too; a deadline whose policy says `onTimeout: reject` asks the choke point to reject the subject as
  * `system:timeout` (`rejectOnTimeout`), in the timer's transaction.
+ * A delayed decision (delay.ts) is handed to its subject's owner by `dispatchDecision` when its
+ * timer fires.
  */
 import { randomUUID } from 'node:crypto';
 import {
+  type DeferredDecision as Deferred,
+  type DispatchDecisionParams,
   type EmitReviewEventParams,
   projectReviewItem,
   type RejectOnTimeoutParams,
@@ -23,6 +27,21 @@ import { isLedgerEvent, type ReviewLedger } from './ledger.js';
 import { type ReviewEventPayload, reviewEventData } from './review-events.js';
 import { revisionOf } from './revision.js';
 
+/**
+ * What the ledger keeps of a delayed decision (decisions.md §16; docs/api.md "Decision ledger"): on
+ * `decided`, when it was asked for and when it took effect; on `undone`, the decision withdrawn.
+ */
+function delayDetails(deferred: Deferred): Record<string, unknown> {
+  return {
+    action: deferred.action,
+    by: deferred.by,
+    decidedAt: deferred.at,
+    effectiveAt: deferred.effectiveAt,
+    edited: deferred.edits !== null,
+    reason: deferred.reason,
+  };
+}
+
 /** The actor kind name of review items. */
 export const REVIEW_ITEM_KIND = 'review-item';
 
@@ -31,6 +50,8 @@ const emitReviewEvent =
   (ledger: ReviewLedger): EffectHandler<EmitReviewEventParams, typeof reviewItemMachine> =>
   ({ event }, ctx) => {
     const { context } = ctx.after;
+    // A decision not taken yet: the one waiting (`deciding`), or the one withdrawn (`undone`).
+    const held = event === 'undone' ? context.undone : event === 'deciding' ? context.deciding : null;
     const payload: ReviewEventPayload = {
       eventId: randomUUID(),
       orgId: ctx.row.orgId,
@@ -47,9 +68,9 @@ const emitReviewEvent =
       snoozedUntil: context.snoozedUntil,
       note: context.note,
       dueAt: context.deadline?.dueAt ?? null,
-      decision: context.decision?.action ?? null,
-      edited: context.decision?.edited === true,
-      reason: context.decision?.reason ?? null,
+      decision: context.decision?.action ?? held?.action ?? null,
+      edited: context.decision?.edited === true || held?.edits != null,
+      reason: context.decision?.reason ?? held?.reason ?? null,
       by: ctx.actingAs.actor,
       at: ctx.at,
     };
@@ -60,7 +81,13 @@ const emitReviewEvent =
     });
     if (isLedgerEvent(event)) {
       const { kind, id, by, ...data } = reviewEventData(payload);
-      const details = { ...data, snoozedUntil: payload.snoozedUntil, note: payload.note };
+      const details: Record<string, unknown> = {
+        ...data,
+        snoozedUntil: payload.snoozedUntil,
+        note: payload.note,
+      };
+      if (event === 'undone' && context.undone) details.undone = delayDetails(context.undone);
+      if (event === 'decided' && context.deciding) details.delayed = delayDetails(context.deciding);
       // `dueAt` is in `data` for the deadline's events only; the ledger keeps it with every entry
       // of an item that has one (an escalation's is the moved one).
       if (payload.dueAt) details.dueAt = payload.dueAt;
@@ -92,13 +119,25 @@ const COLUMNS = {
   note: 'project',
   summary: 'project',
   decision: 'project',
+  deciding: 'project',
   closed_at: 'project',
   due_at: 'project',
 } as const satisfies ColumnMap;
 
+/** The `dispatchDecision` effect: the item's delayed decision goes to its owner (`takeEffect`). */
+const dispatchDecision =
+  (decisions: ReviewDecisions): EffectHandler<DispatchDecisionParams, typeof reviewItemMachine> =>
+  (_params, ctx) => {
+    const { context } = ctx.after;
+    const deferred = context.deciding;
+    if (!deferred) throw new Error(`review item ${ctx.row.id} took effect without a decision`);
+    const item = { orgId: ctx.row.orgId, kind: context.kind, runId: context.runId, reviewItemId: ctx.row.id };
+    ctx.writes.followUp((tx) => decisions.takeEffect(tx, item, deferred));
+  };
+
 /**
  * The `review-item` kind, recording its review events in `ledger` and rejecting timed-out subjects
- * through `decisions`.
+ * and handing delayed decisions to their owners through `decisions`.
  */
 export const reviewItemKind = (
   ledger: ReviewLedger,
@@ -121,10 +160,15 @@ export const reviewItemKind = (
       note: p.note,
       summary: p.summary,
       decision: p.decision,
+      deciding: p.deciding,
       closed_at: p.closedAt,
       due_at: p.dueAt,
     };
   },
   runEvents: false,
-  effects: { emitReviewEvent: emitReviewEvent(ledger), rejectOnTimeout: rejectOnTimeout(decisions) },
+  effects: {
+    emitReviewEvent: emitReviewEvent(ledger),
+    rejectOnTimeout: rejectOnTimeout(decisions),
+    dispatchDecision: dispatchDecision(decisions),
+  },
 });

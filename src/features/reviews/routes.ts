@@ -12,6 +12,7 @@ import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/
 import { ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import { ifMatchRevision } from './decisions.js';
+import { MAX_DELAY_SECONDS } from './delay.js';
 import { etagOf } from './revision.js';
 import {
   REVIEW_KINDS,
@@ -86,6 +87,17 @@ export const reviewListQuerySchema = z
   });
 
 const kindSchema = z.enum(REVIEW_KINDS);
+
+/** A decision's delay (decisions.md §15 "Undo"): whole seconds, 0–30. */
+export const delaySecondsSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_DELAY_SECONDS)
+  .optional()
+  .describe(
+    'Seconds before the decision takes effect (0–30, default 0); until then POST /reviews/undo withdraws it.',
+  );
 const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** Body of `POST /reviews/decide`. `reviewedBy` is an extension (as on `/runs/:id/approve`). */
@@ -104,6 +116,11 @@ export const reviewDecideBodySchema = z.strictObject({
    * mission `{plan}`), checked by the choke point: 400 naming `body.edits…`, nothing changed.
    */
   edits: z.record(z.string(), z.unknown()).nullish(),
+  /**
+   * Seconds before the decision takes effect (0–30, default 0): meanwhile the item is `deciding` and
+   * `POST /reviews/undo` withdraws it; nothing is dispatched until `effectiveAt`.
+   */
+  delaySeconds: delaySecondsSchema,
 });
 
 /** Body of `POST /reviews/decide-batch`: one action on 1–100 distinct items, all or nothing. */
@@ -118,7 +135,11 @@ export const reviewDecideBatchBodySchema = z.strictObject({
   action: z.enum(['approve', 'reject']),
   reason: z.string().max(10_000).nullish(),
   reviewedBy: z.string().min(1).max(200).nullish(),
+  delaySeconds: delaySecondsSchema,
 });
+
+/** Body of `POST /reviews/undo`: the item whose delayed decision is withdrawn. */
+export const reviewUndoBodySchema = z.strictObject({ kind: kindSchema, id: idSchema });
 
 /** Body of `POST /reviews/assign`: `assignedTo` is required, null sends the item back to triage. */
 export const reviewAssignBodySchema = z.strictObject({
@@ -142,11 +163,22 @@ export const reviewViewSchema = z
     id: z.number().int(),
     title: z.string(),
     summary: z.string().nullable(),
-    status: z.enum([...new Set(Object.values(REVIEW_STATUS_OF_KIND)), 'decided', 'cancelled']),
+    status: z.enum([...new Set(Object.values(REVIEW_STATUS_OF_KIND)), 'deciding', 'decided', 'cancelled']),
     revision: z.string().nullable(),
     rounds: z.number().int().min(0).meta({
       description: 'How many times the subject’s draft was sent back (request_changes) before this item.',
     }),
+    effectiveAt: z.iso.datetime().nullable(),
+    decision: z
+      .object({
+        action: z.enum(['approve', 'reject']),
+        edits: z.record(z.string(), z.unknown()).nullable(),
+        reason: z.string().nullable(),
+        by: z.string(),
+        at: z.iso.datetime(),
+      })
+      .nullable()
+      .meta({ description: 'While deciding: the decision waiting for effectiveAt; else null.' }),
     assignedTo: z.string().nullable(),
     snoozedUntil: z.iso.datetime().nullable(),
     note: z.string().nullable(),
@@ -278,7 +310,21 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
           revision: body.revision ?? ifMatchRevision(headers['if-match']),
           edits: body.edits,
           requestId,
+          delaySeconds: body.delaySeconds,
         });
+        return ok(await refreshed(principal, query));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/reviews/undo',
+      access: access.approve,
+      query: reviewListQuerySchema,
+      body: reviewUndoBodySchema,
+      summary:
+        'Withdraw a decision taken with delaySeconds before its effectiveAt: the item is open again (new revision); the refreshed queue. 409 when the item holds no such decision or effectiveAt has come.',
+      handler: async ({ principal, query, body, requestId }) => {
+        await reviews.undo(principal, { kind: body.kind, id: body.id }, requestId);
         return ok(await refreshed(principal, query));
       },
     }),

@@ -24,7 +24,7 @@
  * of the item itself. Every change is attributed to the caller (`token:<id>` or `mcp`) in the
  * transition log and an audit row; the approve capability is checked by the route, before any of this.
  */
-import type { ReviewAssignEvent, ReviewSnoozeEvent } from '../../../machines/index.js';
+import type { DeferredDecision, ReviewAssignEvent, ReviewSnoozeEvent } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import {
   type ActorHost,
@@ -55,10 +55,15 @@ export interface ReviewView {
    */
   summary: string | null;
   /**
-   * An open item: what its subject is while it waits (`REVIEW_STATUS_OF_KIND`); a closed one (only
-   * `GET /reviews/:kind/:id` shows those): `decided` or `cancelled`.
+   * An open item: what its subject is while it waits (`REVIEW_STATUS_OF_KIND`), or `deciding` while
+   * a decision taken with a delay waits for `effectiveAt`; a closed one (only `GET /reviews/:kind/:id`
+   * shows those): `decided` or `cancelled`.
    */
-  status: (typeof REVIEW_STATUS_OF_KIND)[ReviewKind] | 'decided' | 'cancelled';
+  status: (typeof REVIEW_STATUS_OF_KIND)[ReviewKind] | 'deciding' | 'decided' | 'cancelled';
+  /** While `deciding`: when the decision takes effect (until then `POST /reviews/undo` withdraws it); else null. */
+  effectiveAt: string | null;
+  /** While `deciding`: the decision waiting (its action, edits, reason, who and when); else null. */
+  decision: DecidingView | null;
   /** What a reviewer saw (see revision.ts); null once the item is closed. */
   revision: string | null;
   /** How many times the subject's draft was sent back (request_changes) before this item opened. */
@@ -84,6 +89,16 @@ export interface ReviewView {
   reviewUrl: string;
   /** The run's resource (`/api/v1/runs/<id>`). */
   pollUrl: string;
+}
+
+/** A decision waiting for its `effectiveAt`, as the API shows it. */
+export interface DecidingView {
+  action: 'approve' | 'reject';
+  edits: Record<string, unknown> | null;
+  reason: string | null;
+  by: string;
+  /** When the reviewer decided. */
+  at: string;
 }
 
 /** The queue's orders: oldest first (`created`), or soonest due first with items without a due time last (`due`). */
@@ -135,6 +150,8 @@ export interface DecideArgs extends ReviewRef {
   /** Edits before approve, of the kind's shape (checked by the choke point). */
   edits?: Record<string, unknown> | null | undefined;
   requestId?: string | null | undefined;
+  /** Seconds before the decision takes effect (0–30; the choke point's delay stage). */
+  delaySeconds?: number | undefined;
 }
 
 /** Arguments of `assign`. */
@@ -179,6 +196,8 @@ interface ItemRow {
   note: string | null;
   created_at: Date;
   due_at: Date | null;
+  /** The decision waiting while `deciding` (the projection of the item's `deciding`), else null. */
+  deciding: DeferredDecision | null;
   slug: string | null;
   paused_at: string | null;
 }
@@ -188,7 +207,7 @@ interface ItemRow {
  * is for skill and workflow items only.
  */
 const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.rounds, i.assigned_to,
-         i.snoozed_until, i.note, i.created_at, i.due_at, r.slug, r.paused_at
+         i.snoozed_until, i.note, i.created_at, i.due_at, i.deciding, r.slug, r.paused_at
     from review_items i
     left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
 
@@ -321,6 +340,11 @@ export class ReviewService {
     await this.deps.decisions.decide(principal, args);
   }
 
+  /** Undoes the delayed decision of item `{kind, id}` through the choke point (decisions.ts `undo`). */
+  undo(principal: Principal, ref: ReviewRef, requestId: string | null = null): Promise<void> {
+    return this.deps.decisions.undo(principal, ref, requestId);
+  }
+
   /** Decides a batch through the choke point, all or nothing (decisions.ts `decideBatch`); how many. */
   decideBatch(principal: Principal, request: BatchRequest): Promise<number> {
     return this.deps.decisions.decideBatch(principal, request);
@@ -439,12 +463,25 @@ export class ReviewService {
   private view(row: ItemRow, now: number): ReviewView {
     const createdAt = row.created_at.toISOString();
     const subject = this.subject(row.kind);
+    const deciding = row.status === 'deciding' ? row.deciding : null;
     return {
       kind: row.kind,
       id: row.run_id,
       title: row.title,
       summary: row.summary,
-      status: row.open ? REVIEW_STATUS_OF_KIND[row.kind] : (row.status as 'decided' | 'cancelled'),
+      status: deciding
+        ? 'deciding'
+        : row.open
+          ? REVIEW_STATUS_OF_KIND[row.kind]
+          : (row.status as 'decided' | 'cancelled'),
+      effectiveAt: deciding?.effectiveAt ?? null,
+      decision: deciding && {
+        action: deciding.action,
+        edits: deciding.edits,
+        reason: deciding.reason,
+        by: deciding.by,
+        at: deciding.at,
+      },
       revision: row.open ? revisionOf(row.id, row.version) : null,
       rounds: row.rounds,
       assignedTo: row.assigned_to,

@@ -13,7 +13,7 @@ import { json, jsonText, ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
 import { parseTraceparent } from '../../platform/util/trace.js';
-import { ifMatchRevision, type ReviewDecisions } from '../reviews/index.js';
+import { delaySecondsSchema, ifMatchRevision, type ReviewDecisions } from '../reviews/index.js';
 import { slugParams } from '../workspace/index.js';
 import { RunService } from './service.js';
 import { type RunFilter, runViewSchema } from './view.js';
@@ -62,12 +62,14 @@ const approveBodySchema = z.strictObject({
   revision: revisionSchema,
   /** Edits before approve: a skill run's `{output}`, a workflow gate's `{stepOutputs}` (docs/api.md "Review queue"). */
   edits: z.record(z.string(), z.unknown()).nullish(),
+  delaySeconds: delaySecondsSchema,
 });
 
 const rejectBodySchema = z.strictObject({
   reviewedBy: z.string().min(1).max(200).nullish(),
   reason: z.string().max(10_000).nullish(),
   revision: revisionSchema,
+  delaySeconds: delaySecondsSchema,
 });
 
 const feedbackBodySchema = z.strictObject({
@@ -243,6 +245,7 @@ export function runRoutes(runs: RunService, decisions: ReviewDecisions): RouteDe
             revision: body.revision ?? ifMatchRevision(headers['if-match']),
             edits: 'edits' in body ? body.edits : null,
             requestId,
+            delaySeconds: body.delaySeconds,
             auditAction: `run.${verb}`,
             refusal: (status) => RunService.decisionRefused(id, verb, status),
           });
