@@ -1,7 +1,8 @@
 /**
  * Runtime tools: run a skill or a workflow and wait for it (`runtime_run_skill`,
  * `runtime_run_workflow`; either as a task, `runTasks`), read runs (`runtime_list_runs`,
- * `runtime_get_run`) and decide drafts (`runtime_approve_draft`, `runtime_reject_draft`). They call the
+ * `runtime_get_run`) and decide drafts (`runtime_approve_draft`, `runtime_reject_draft`,
+ * `runtime_request_changes`). They call the
  * run service REST calls, with the caller's principal: the same scopes, the same approve capability, the
  * same review queue, and the same idempotency keys (a key is bound to the request `POST
  * /api/v1/skills/<slug>/runs` with the same body, whichever of REST and MCP sent it).
@@ -47,7 +48,7 @@ async function decideRun(
   s: RuntimeToolDeps,
   ctx: ToolContext,
   runId: number,
-  verb: 'approve' | 'reject',
+  verb: 'approve' | 'reject' | 'request_changes',
   text: string | undefined,
   revision: string | undefined,
   edits?: Record<string, unknown>,
@@ -317,6 +318,31 @@ export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): T
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: ({ runId, reason, revision }, ctx) => decideRun(s, ctx, runId, 'reject', reason, revision),
+    }),
+    defineTool({
+      name: 'runtime_request_changes',
+      title: 'Request changes to a draft',
+      group: 'runtime',
+      description:
+        "Sends a pending skill run's draft back to its model with your reason (what must change): the run " +
+        'runs again and its new draft waits for review as a new item (same runId, a new revision). At most ' +
+        '5 rounds (then CONFLICT, details.reason "max_rounds"). Pass the review item\'s `revision` you ' +
+        'read: CONFLICT (details.reason "stale") when it changed since. VALIDATION_FAILED for a workflow ' +
+        'run; CONFLICT while the draft is not ready. Needs the approve capability.',
+      input: z.strictObject({
+        runId: runIdSchema,
+        reason: z
+          .string()
+          .min(1)
+          .max(10_000)
+          .describe('What the next draft must change (told to the model).'),
+        revision: revisionSchema,
+      }),
+      output: runViewSchema,
+      access: access.approve,
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      run: ({ runId, reason, revision }, ctx) =>
+        decideRun(s, ctx, runId, 'request_changes', reason, revision),
     }),
   ];
 }

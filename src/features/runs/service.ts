@@ -760,7 +760,11 @@ export class RunService {
   }
 
   /** The 409 of a decision run `id` refused in `status`. */
-  static decisionRefused(id: number, verb: 'approve' | 'reject', status: string): ApiError {
+  static decisionRefused(
+    id: number,
+    verb: 'approve' | 'reject' | 'request_changes',
+    status: string,
+  ): ApiError {
     return conflict(
       `Run ${id} is ${status}; ${verb} is accepted only when it is pending (skill runs) or paused (workflow runs).`,
       { runId: id, status, action: verb },

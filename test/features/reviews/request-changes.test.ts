@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatBody, type FakeOpenAI, openaiEnv, startFakeOpenAI } from '../../../fakes/openai-server.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 import { createMission } from '../../helpers/missions.js';
 import {
   currentRevision,
@@ -285,6 +286,36 @@ describe('request changes on a skill draft', () => {
       'Change 4.',
       'Change 5.',
     ]);
+  });
+});
+
+describe('request changes over MCP (runtime_request_changes)', () => {
+  it('sends the draft back through the same choke point; refuses without a reason, stale, a workflow', async () => {
+    const id = await draftedRun();
+    const mcp = await connectHttp(t.url, owner.token);
+    try {
+      const revision = await currentRevision(t, owner.token, 'skill', id);
+      await fails(mcp, 'runtime_request_changes', { runId: id, reason: '' }, 'VALIDATION_FAILED');
+      await fails(mcp, 'runtime_request_changes', { runId: id, reason: 'x', revision: 'zz.1' }, 'CONFLICT');
+      const sent = await ok(mcp, 'runtime_request_changes', { runId: id, reason: 'Warmer.', revision });
+      expect(sent).toMatchObject({
+        id,
+        status: 'running',
+        rounds: [{ reason: 'Warmer.', by: `token:${owner.id}` }],
+      });
+      await draftIn(id);
+      expect((await get(`/reviews/skill/${id}`)).body.review.rounds).toBe(1);
+      const workflow = await pausedWorkflowRun(t, owner.token);
+      const refused = await fails(
+        mcp,
+        'runtime_request_changes',
+        { runId: workflow, reason: 'x' },
+        'VALIDATION_FAILED',
+      );
+      expect(refused.message).toMatch(/takes no request_changes/);
+    } finally {
+      await mcp.close();
+    }
   });
 });
 
