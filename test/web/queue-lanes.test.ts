@@ -3,7 +3,14 @@
  * (web/src/queue/queue-keys.ts): pure functions the queue page is built on.
  */
 import { describe, expect, it } from 'vitest';
-import { inLane, laneCounts, rowsOf, searchOfView, viewFromSearch } from '../../web/src/queue/lanes.js';
+import {
+  inLane,
+  isOverdue,
+  laneCounts,
+  rowsOf,
+  searchOfView,
+  viewFromSearch,
+} from '../../web/src/queue/lanes.js';
 import { queueCommand } from '../../web/src/queue/queue-keys.js';
 
 const NOW = Date.parse('2030-01-01T12:00:00Z');
@@ -13,12 +20,14 @@ const item = (
     assignedTo: string | null;
     snoozedUntil: string | null;
     slug: string | null;
+    dueAt: string | null;
   }>,
 ) => ({
   kind: 'skill',
   assignedTo: null,
   snoozedUntil: null,
   slug: 'draft',
+  dueAt: null,
   ...over,
 });
 
@@ -53,23 +62,53 @@ describe('lanes', () => {
       item({ kind: 'skill', slug: 'b', assignedTo: 'me' }),
       item({ kind: 'action', slug: null, assignedTo: 'me' }),
     ];
-    expect(rowsOf(items, { lane: 'all', kind: 'action', slug: '' }, 'me', NOW)).toEqual([items[0], items[3]]);
-    expect(rowsOf(items, { lane: 'mine', kind: '', slug: 'b' }, 'me', NOW)).toEqual([items[2]]);
+    expect(rowsOf(items, { lane: 'all', kind: 'action', slug: '', sort: 'created' }, 'me', NOW)).toEqual([
+      items[0],
+      items[3],
+    ]);
+    expect(rowsOf(items, { lane: 'mine', kind: '', slug: 'b', sort: 'created' }, 'me', NOW)).toEqual([
+      items[2],
+    ]);
+  });
+
+  it('orders rows due soonest first, items without a due time last, ties in their order', () => {
+    const items = [
+      item({ slug: 'none-1' }),
+      item({ slug: 'late', dueAt: '2030-01-01T15:00:00Z' }),
+      item({ slug: 'soon', dueAt: '2030-01-01T12:30:00Z' }),
+      item({ slug: 'none-2' }),
+      item({ slug: 'soon-too', dueAt: '2030-01-01T12:30:00.000Z' }),
+      item({ slug: 'past', dueAt: '2030-01-01T11:00:00Z' }),
+    ];
+    const view = { lane: 'all' as const, kind: '', slug: '', sort: 'due' as const };
+    expect(rowsOf(items, view, 'me', NOW).map((i) => i.slug)).toEqual([
+      'past',
+      'soon',
+      'soon-too',
+      'late',
+      'none-1',
+      'none-2',
+    ]);
+    expect(rowsOf(items, { ...view, sort: 'created' }, 'me', NOW)).toEqual(items);
+    expect(items.map((i) => isOverdue(i, NOW))).toEqual([false, false, false, false, false, true]);
+    expect(isOverdue(item({ dueAt: '2030-01-01T12:00:00Z' }), NOW)).toBe(true);
   });
 });
 
 describe('the address of a view', () => {
   it('writes only what differs from the default and reads it back', () => {
-    expect(searchOfView({ lane: 'all', kind: '', slug: '' })).toBe('');
-    const view = { lane: 'mine' as const, kind: 'action', slug: 'reply & co' };
+    expect(searchOfView({ lane: 'all', kind: '', slug: '', sort: 'created' })).toBe('');
+    expect(searchOfView({ lane: 'all', kind: '', slug: '', sort: 'due' })).toBe('?sort=due');
+    const view = { lane: 'mine' as const, kind: 'action', slug: 'reply & co', sort: 'due' as const };
     expect(viewFromSearch(searchOfView(view))).toEqual(view);
   });
 
   it('falls back to the defaults for a lane or kind it does not know', () => {
-    expect(viewFromSearch('?lane=everything&kind=robot&slug=x')).toEqual({
+    expect(viewFromSearch('?lane=everything&kind=robot&slug=x&sort=random')).toEqual({
       lane: 'all',
       kind: '',
       slug: 'x',
+      sort: 'created',
     });
   });
 });

@@ -5,7 +5,8 @@
  * reload or a shared link opens the same view. Pure: no DOM, no store.
  *
  * Terminology: an *active* item is not snoozed (or its snooze has passed); the lanes `mine`,
- * `unassigned` and `all` hold active items only, `snoozed` the others.
+ * `unassigned` and `all` hold active items only, `snoozed` the others. The *order* is the API's:
+ * oldest first (`created`), or soonest due first with items without a due time last (`due`).
  */
 
 /**
@@ -26,22 +27,41 @@ export const LANES: ReadonlyArray<readonly [Lane, string]> = [
 /** The review kinds the kind filter offers. */
 export const KINDS = ['skill', 'workflow', 'mission', 'action'] as const;
 
-/** What lanes and filters read of an item. */
+/** The orders the queue offers, with their labels. */
+export const ORDERS = [
+  ['created', 'oldest first'],
+  ['due', 'due soonest first'],
+] as const;
+
+/** An order of the queue's rows. */
+export type Order = (typeof ORDERS)[number][0];
+
+/** What lanes, filters and the order read of an item. */
 export interface LaneItem {
   kind: string;
   assignedTo: string | null;
   snoozedUntil: string | null;
   slug: string | null;
+  dueAt?: string | null;
 }
 
-/** The view the page shows: a lane, a kind ('' = any) and a skill or workflow slug ('' = any). */
+/**
+ * The view the page shows: a lane, a kind ('' = any), a skill or workflow slug ('' = any) and an
+ * order.
+ */
 export interface QueueView {
   lane: Lane;
   kind: string;
   slug: string;
+  sort: Order;
 }
 
-export const DEFAULT_VIEW: QueueView = { lane: 'all', kind: '', slug: '' };
+export const DEFAULT_VIEW: QueueView = { lane: 'all', kind: '', slug: '', sort: 'created' };
+
+/** Whether `item`'s due time has passed at `now`. */
+export function isOverdue(item: Pick<LaneItem, 'dueAt'>, now: number): boolean {
+  return !!item.dueAt && Date.parse(item.dueAt) <= now;
+}
 
 /** Whether `item` is snoozed at `now` (ms since the epoch). */
 export function isSnoozed(item: LaneItem, now: number): boolean {
@@ -81,19 +101,25 @@ export function laneCounts(
   return counts;
 }
 
-/** The rows of `view`: `items` in its lane that pass its filters, in their order. */
+/**
+ * The rows of `view`: `items` in its lane that pass its filters, in its order (`items` come oldest
+ * first; the due order is stable, so equal due times and items without one keep that order).
+ */
 export function rowsOf<T extends LaneItem>(
   items: readonly T[],
   view: QueueView,
   me: string,
   now: number,
 ): T[] {
-  return items.filter(
+  const rows = items.filter(
     (item) =>
       inLane(item, view.lane, me, now) &&
       (!view.kind || item.kind === view.kind) &&
       (!view.slug || item.slug === view.slug),
   );
+  if (view.sort !== 'due') return rows;
+  const due = (item: T) => (item.dueAt ? Date.parse(item.dueAt) : Number.POSITIVE_INFINITY);
+  return rows.sort((a, b) => due(a) - due(b));
 }
 
 const isLane = (value: string | null): value is Lane => LANES.some(([lane]) => lane === value);
@@ -107,6 +133,7 @@ export function viewFromSearch(search: string): QueueView {
     lane: isLane(lane) ? lane : DEFAULT_VIEW.lane,
     kind: (KINDS as readonly string[]).includes(kind) ? kind : '',
     slug: query.get('slug') ?? '',
+    sort: query.get('sort') === 'due' ? 'due' : DEFAULT_VIEW.sort,
   };
 }
 
@@ -116,6 +143,7 @@ export function searchOfView(view: QueueView): string {
   if (view.lane !== DEFAULT_VIEW.lane) query.set('lane', view.lane);
   if (view.kind) query.set('kind', view.kind);
   if (view.slug) query.set('slug', view.slug);
+  if (view.sort !== DEFAULT_VIEW.sort) query.set('sort', view.sort);
   const text = query.toString();
   return text ? `?${text}` : '';
 }

@@ -48,7 +48,10 @@ interface ReviewEvent {
   id: number;
   title: string;
   summary: string | null;
-  /** The item's change: opened, assigned, snoozed, woken, updated, decided, changes_requested, cancelled. */
+  /**
+   * The item's change: opened, assigned, snoozed, woken, updated, decided, changes_requested,
+   * cancelled, due_soon, overdue, escalated, timeout.
+   */
   event: string;
   status: string;
   revision: string | null;
@@ -68,6 +71,10 @@ const STREAM_EVENTS = [
   'review.decided',
   'review.changes_requested',
   'review.cancelled',
+  'review.due_soon',
+  'review.overdue',
+  'review.escalated',
+  'review.timeout',
 ];
 
 /** The changes that close an item. */
@@ -81,6 +88,8 @@ function changeOf(change: ReviewEvent): string {
     woken: 'came back from a snooze',
     updated: 'changed (its content is new)',
     cancelled: 'was withdrawn',
+    escalated: `was escalated to ${change.assignedTo}`,
+    timeout: 'was rejected: its deadline passed',
     changes_requested: 'was sent back for changes elsewhere',
     decided: change.action === 'reject' ? 'was rejected elsewhere' : 'was approved elsewhere',
   };

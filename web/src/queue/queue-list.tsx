@@ -1,5 +1,6 @@
 /**
- * The queue's rows: what waits, its age and who it is assigned to; the cursor row is marked. One row
+ * The queue's rows: what waits, its age, who it is assigned to and when it is due (an overdue row is
+ * marked, in words and colour); the cursor row is marked. One row
  * at a time is in the tab order (the cursor's): Tab enters the list at it and leaves the list from
  * it, and the cursor's moves carry the focus along — also when the row it was on leaves the queue.
  * Key presses inside the list go to `onKey` (the queue's keys are scoped to the list).
@@ -7,12 +8,26 @@
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { age } from '../format.js';
 import { itemKey, type ReviewItem } from '../stores/queue-store.js';
+import { isOverdue } from './lanes.js';
 
 /** Where an item's review screen is (a kind this UI does not know yet: its own path, which says so). */
 export function reviewPath(item: { kind: string; id: number }): string {
   if (item.kind === 'skill' || item.kind === 'workflow') return `/review/runs/${item.id}`;
   if (item.kind === 'mission') return `/review/missions/${item.id}`;
   return `/review/${item.kind === 'action' ? 'actions' : encodeURIComponent(`${item.kind}s`)}/${item.id}`;
+}
+
+/** When an item is due: `due in 2h`, or `overdue 5m` (marked). */
+function DueTime(props: { dueAt: string; overdue: boolean }) {
+  const { dueAt, overdue } = props;
+  const label = overdue
+    ? `overdue ${age(dueAt)}`
+    : `due in ${age(new Date().toISOString(), Date.parse(dueAt))}`;
+  return (
+    <span class={overdue ? 'due overdue' : 'due'} title={`due ${new Date(dueAt).toLocaleString()}`}>
+      {label}
+    </span>
+  );
 }
 
 export function QueueList(props: {
@@ -75,10 +90,12 @@ export function QueueList(props: {
         const key = itemKey(item);
         const isCurrent = index === props.cursor;
         const tab = isCurrent ? 0 : -1;
+        const overdue = isOverdue(item, Date.now());
+        const classes = [isCurrent && 'current', overdue && 'overdue'].filter(Boolean).join(' ');
         return (
           <li
             key={key}
-            class={isCurrent ? 'current' : undefined}
+            class={classes || undefined}
             aria-current={isCurrent ? 'true' : undefined}
             data-key={key}
             onFocusIn={() => props.onPick(index)}
@@ -99,6 +116,7 @@ export function QueueList(props: {
               <span title={item.createdAt}>{age(item.createdAt)} old</span>
               <span>{item.assignedTo ? `→ ${item.assignedTo}` : 'unassigned'}</span>
               {item.snoozedUntil && Date.parse(item.snoozedUntil) > Date.now() && <span>snoozed</span>}
+              {item.dueAt && <DueTime dueAt={item.dueAt} overdue={overdue} />}
             </span>
             {item.summary && <span class="summary">{item.summary}</span>}
           </li>

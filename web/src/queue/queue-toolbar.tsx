@@ -1,8 +1,8 @@
 /**
  * Above the queue: the lanes with how many items each holds, the kind and skill/workflow filters,
- * how many rows show, and the keyboard help and shortcut switch.
+ * the order (oldest first, or due soonest first), how many rows show, and the keyboard help and shortcut switch.
  */
-import { KINDS, LANES, type Lane, type QueueView } from './lanes.js';
+import { KINDS, LANES, type Lane, ORDERS, type Order, type QueueView } from './lanes.js';
 
 export function QueueToolbar(props: {
   view: QueueView;
@@ -63,6 +63,18 @@ export function QueueToolbar(props: {
           {[...new Set([...props.slugs, ...(view.slug ? [view.slug] : [])])].sort().map((slug) => (
             <option key={slug} value={slug}>
               {slug}
+            </option>
+          ))}
+        </select>
+        <label for="filter-sort">Order</label>
+        <select
+          id="filter-sort"
+          value={view.sort}
+          onChange={(e) => props.onView({ sort: e.currentTarget.value as Order })}
+        >
+          {ORDERS.map(([order, label]) => (
+            <option key={order} value={order}>
+              {label}
             </option>
           ))}
         </select>
