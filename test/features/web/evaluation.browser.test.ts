@@ -9,7 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { patchSkill } from '../../helpers/resources.js';
-import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import { pausedWorkflowRun, pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 import { waitFor } from '../../helpers/wait.js';
 
 describeInBrowser('an evaluation in the web UI', (suite) => {
@@ -167,6 +167,41 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
     );
     expect(await checkAccessibility(page)).toEqual([]);
     await screenshot(page, 'skill-quality');
+    expect(errors).toEqual([]);
+  });
+
+  it('forks a workflow run from a step in the inspector (keyboard), and shows the lineage both ways', async () => {
+    const original = await pausedWorkflowRun(t, org.owner.token);
+    const approved = await t.request('POST', '/api/v1/reviews/decide', {
+      token: org.owner.token,
+      body: { kind: 'workflow', id: original, action: 'approve' },
+    });
+    expect(approved.status).toBe(200);
+    await waitFor(
+      async () => (await get(`/runs/${original}`)).status === 'completed',
+      'the workflow to complete',
+    );
+    const page = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/inspect/workflow-run/${original}`,
+    );
+    const errors = watchPageErrors(page);
+    const forkWork = page.getByRole('button', { name: 'Fork from here: step work' });
+    await forkWork.waitFor();
+    await forkWork.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`/inspect/workflow-run/(?!${original}$)\\d+$`));
+    const forkId = Number(new URL(page.url()).pathname.split('/').pop());
+    expect((await get(`/runs/${forkId}`)).forkOf).toEqual({ runId: original, fromStep: 'work' });
+    await page.getByText(`run ${original}`).first().waitFor();
+    expect(await page.locator('.run-fork .facts').textContent()).toContain(
+      `Fork ofrun ${original} from step work`,
+    );
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    // The original's review page names its fork.
+    await page.goto(`${t.url}/review/runs/${original}`);
+    await page.getByRole('link', { name: `run ${forkId}` }).waitFor();
     expect(errors).toEqual([]);
   });
 });

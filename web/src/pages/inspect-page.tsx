@@ -6,6 +6,7 @@
 import { useEffect } from 'preact/hooks';
 import { when } from '../format.js';
 import { followActor, loadMachine, loadTransitions } from '../inspect/inspector-data.js';
+import { RunForkPanel } from '../inspect/run-fork-panel.js';
 import { StatechartView } from '../inspect/statechart-view.js';
 import { inspectorStore } from '../stores/inspector-store.js';
 import { useSelector } from '../stores/use-selector.js';
@@ -48,6 +49,7 @@ export function InspectPage({ kind, id }: { kind: string; id: string }) {
           {state.step} of {state.transitions.length}: {current ?? 'not started'}
         </output>
       </div>
+      {(kind === 'skill-run' || kind === 'workflow-run') && <RunForkPanel key={id} kind={kind} id={id} />}
       <div class="inspect-grid">
         {state.layout ? (
           <StatechartView

@@ -20,6 +20,7 @@ import { FeedbackButtons } from '../review/feedback-buttons.js';
 import { ItemFacts } from '../review/item-facts.js';
 import { OutputEditor } from '../review/output-editor.js';
 import { assignRun, decideRun, followRun, loadRun, snoozeRun } from '../review/review-data.js';
+import { RunLineage } from '../review/run-lineage.js';
 import { StepTimeline } from '../review/step-timeline.js';
 import { ToolCalls } from '../review/tool-calls.js';
 import { type ReviewContext, type ReviewStep, type Run, reviewStore } from '../stores/review-store.js';
@@ -92,6 +93,7 @@ function RunFacts({ run }: { run: Run }) {
           <dd>{when(run.completedAt)}</dd>
         </>
       )}
+      <RunLineage run={run} />
     </dl>
   );
 }
