@@ -20,7 +20,8 @@ export function reviewTools(decisions: ReviewDecisions): ToolDef[] {
         'Approves or rejects 1–100 review items ({kind, id, revision?} each; kind skill, workflow, mission ' +
         'or action) at once, all or nothing: when any is unknown, stale (its revision is not current) or ' +
         'no longer open, nothing is decided and the answer is CONFLICT with details.items [{kind, id, ' +
-        'reason}]. Needs the approve capability. Answers {ok, decided}.',
+        'reason}]. delaySeconds (0–30) holds the decisions that long (status deciding; POST /reviews/undo ' +
+        'withdraws one). Needs the approve capability. Answers {ok, decided}.',
       input: reviewDecideBatchBodySchema,
       output: z.object({ ok: z.literal(true), decided: z.number().int() }),
       access: access.approve,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../../src/features/reviews/ledger.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { connectHttp, ok } from '../../helpers/mcp.js';
 import { createSkill } from '../../helpers/resources.js';
 import {
   currentRevision,
@@ -342,5 +343,26 @@ describe('delaySeconds on the other paths', () => {
     expect(bad.status).toBe(400);
     expect(await passEffect(held.effectiveAt)).toBe(2);
     expect([await runStatus(a), await runStatus(b)]).toEqual(['approved', 'approved']);
+  });
+
+  it('MCP review_decide_batch with delaySeconds holds the decision; undo withdraws it', async () => {
+    const id = await pendingSkillRun(t, owner.token);
+    const client = await connectHttp(t.url, owner.token);
+    try {
+      expect(
+        await ok(client, 'review_decide_batch', {
+          items: [{ kind: 'skill', id }],
+          action: 'reject',
+          delaySeconds: 6,
+        }),
+      ).toMatchObject({ ok: true, decided: 1 });
+    } finally {
+      await client.close();
+    }
+    const held = await review('skill', id);
+    expect(held).toMatchObject({ status: 'deciding', decision: { action: 'reject' } });
+    expect((await post('/reviews/undo', { kind: 'skill', id })).status).toBe(200);
+    expect(await passEffect(held.effectiveAt)).toBe(0);
+    expect(await runStatus(id)).toBe('pending');
   });
 });
