@@ -215,4 +215,32 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     expect(errors).toEqual([]);
     await page.context().close();
   });
+  it('at plan review: requests changes with a reason — the planner plans again and the new plan awaits review (round 2)', async () => {
+    const { id, reviewUrl } = await start({ missionSlug: 'launch', input: { product: 'Rounds' } });
+    const page = await signedIn('rev-rc');
+    const errors = watchPageErrors(page);
+    await page.goto(reviewUrl);
+    await page.getByRole('heading', { name: 'Decide on the plan' }).waitFor();
+    const reason = page.getByLabel('What must change (sent to the model for a new draft)');
+    await reason.focus();
+    await page.keyboard.type('Split the writing into two tasks.');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Request changes' }).focus();
+    await page.keyboard.press('Enter');
+    // The echo planner answers the plan it was asked to revise: a new plan, a new item (round 2).
+    await expect
+      .poll(
+        async () =>
+          (await t.request('GET', `/api/v1/reviews/mission/${id}`, { token: owner })).body.review.rounds,
+        {
+          timeout: 30_000,
+        },
+      )
+      .toBe(1);
+    const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
+    expect(run.status).toBe('awaiting_review');
+    expect(run.rounds).toEqual([expect.objectContaining({ reason: 'Split the writing into two tasks.' })]);
+    await page.getByRole('heading', { name: 'Decide on the plan' }).waitFor();
+    expect(errors).toEqual([]);
+  });
 });

@@ -189,6 +189,16 @@ export function MissionReviewPage({ id }: { id: number }) {
             )
           }
           onReject={(reason) => void decide('reject', reason, 'Rejected.')}
+          onRequestChanges={
+            m.reviewStage === 'plan'
+              ? (reason) =>
+                  void decide(
+                    'request_changes',
+                    reason,
+                    'Sent back to the planner: a new plan is on its way.',
+                  )
+              : undefined
+          }
         />
       )}
       {!canDecide && stale && (

@@ -129,7 +129,7 @@ export function useSubjectReview<T>(options: {
 
   /** Decides bound to the revision shown, with `edits` (approve only); true when it was decided. */
   const decide = async (
-    action: 'approve' | 'reject',
+    action: 'approve' | 'reject' | 'request_changes',
     text: string,
     done: string,
     edits: Record<string, unknown> | null = null,
