@@ -4249,6 +4249,11 @@ export interface operations {
                         nextCursor: string | null;
                         reviews: {
                             ageSeconds: number;
+                            approvals: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                            }[];
                             assignedTo: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4273,6 +4278,7 @@ export interface operations {
                             overdue: boolean;
                             pausedAt: string | null;
                             pollUrl: string;
+                            required: number;
                             reviewUrl: string;
                             revision: string | null;
                             /** @description How many times the subject’s draft was sent back (request_changes) before this item. */
@@ -4314,9 +4320,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The review policy an item follows: named by its skill, gate, mission or agent, else the org’s default, else built in. */
+                        policy: {
+                            approvers: {
+                                roles: string[];
+                                users: string[];
+                            } | null;
+                            dueIn: string | null;
+                            escalateTo: {
+                                roles: string[];
+                                users: string[];
+                            } | null;
+                            name: string;
+                            namedBy: {
+                                field: string;
+                                kind: string;
+                                slug: string;
+                            } | null;
+                            /** @enum {string} */
+                            onTimeout: "none" | "escalate" | "reject";
+                            remindBefore: string | null;
+                            required: number;
+                            selfApproval: boolean;
+                            slug: string | null;
+                            /** @enum {string} */
+                            source: "named" | "default" | "built_in";
+                            workspaceSha: string | null;
+                        };
                         /** @description A review item: an open one carries its revision, what a reviewer saw. */
                         review: {
                             ageSeconds: number;
+                            approvals: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                            }[];
                             assignedTo: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4341,6 +4379,7 @@ export interface operations {
                             overdue: boolean;
                             pausedAt: string | null;
                             pollUrl: string;
+                            required: number;
                             reviewUrl: string;
                             revision: string | null;
                             /** @description How many times the subject’s draft was sent back (request_changes) before this item. */

@@ -67,6 +67,7 @@ export {
   type DeferredDecision,
   deferredDecisionSchema,
   REVIEW_DEADLINE_STAGES,
+  type ReviewApproval,
   type ReviewDeadline,
   type ReviewDeadlinePolicy,
   type ReviewDeadlineStage,
@@ -78,6 +79,7 @@ export {
   reviewItemContextSchema,
 } from './review-item/context.js';
 export {
+  type ReviewApprovalEvent,
   type ReviewAssignEvent,
   type ReviewCancelEvent,
   type ReviewDecideEvent,

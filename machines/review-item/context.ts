@@ -47,6 +47,15 @@ export const reviewDeadlineSchema = reviewDeadlinePolicySchema.extend({
 
 /** An item's deadline. */
 export type ReviewDeadline = z.infer<typeof reviewDeadlineSchema>;
+/** One approval of an item that needs several (a review policy's `required`). */
+export const reviewApprovalSchema = z.strictObject({
+  /** The approving user's id. */
+  by: principalSchema,
+  at: isoTimestampSchema,
+});
+
+/** One approval of an item that needs several. */
+export type ReviewApproval = z.infer<typeof reviewApprovalSchema>;
 
 /**
  * A decision taken with a delay (decisions.md §15 "Undo"): what the reviewer decided, kept while the
@@ -107,6 +116,13 @@ export const reviewItemContextSchema = z.strictObject({
   closedAt: isoTimestampSchema.nullable(),
   /** The item's deadline; null when its policy sets no `dueIn` (absent on items opened before deadlines). */
   deadline: reviewDeadlineSchema.nullable().optional(),
+  /**
+   * How many distinct users must approve (the review policy's `required`, as the item opened; absent
+   * on items opened before policies: 1).
+   */
+  required: z.number().int().min(1).max(5).optional(),
+  /** The approvals so far of an item that needs several, oldest first (absent: none). */
+  approvals: z.array(reviewApprovalSchema).optional(),
 });
 
 /** The context of a review item. */

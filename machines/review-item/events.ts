@@ -15,6 +15,8 @@ export const reviewItemInputSchema = z.strictObject({
   rounds: z.number().int().min(0).optional(),
   /** The deadline the policy in force sets (its `dueIn`), if any: the item is due `dueInMs` after `at`. */
   deadline: reviewDeadlinePolicySchema.nullish(),
+  /** How many distinct users must approve (the review policy's `required`; absent: 1). */
+  required: z.number().int().min(1).max(5).optional(),
   at: isoTimestampSchema,
 });
 
@@ -103,6 +105,19 @@ export const reviewDecideEventSchema = z.strictObject({
 export type ReviewDecideEvent = z.infer<typeof reviewDecideEventSchema>;
 
 /**
+ * One approval of an item that needs more than one (`required`): the item stays open with it (a new
+ * revision). `by` is the approving user's id; the same user twice is refused.
+ */
+export const reviewApprovalEventSchema = z.strictObject({
+  type: z.literal('APPROVAL'),
+  by: principalSchema,
+  at: isoTimestampSchema,
+});
+
+/** One approval of several. */
+export type ReviewApprovalEvent = z.infer<typeof reviewApprovalEventSchema>;
+
+/**
  * What a reviewer sees of the subject changed while the item is open (a pending skill run's draft
  * arrived): the item stays as it is, with a new version, so its revision changes.
  */
@@ -170,6 +185,7 @@ export const reviewItemEventSchema = z.discriminatedUnion('type', [
   reviewDueSoonEventSchema,
   reviewDueEventSchema,
   reviewDecideEventSchema,
+  reviewApprovalEventSchema,
   reviewSubjectChangedEventSchema,
   reviewCancelEventSchema,
   reviewDeferEventSchema,

@@ -36,6 +36,9 @@
  *   `system:timeout` (`rejectOnTimeout`; the subject's decision closes the item in the same
  *   transaction). An escalation ends a snooze: the escalated item is for someone to see now. Closing
  *   the item cancels the deadline's pending timers.
+ * - approvals: an item that needs several (`required`, its review policy's) records each but the
+ *   last as APPROVAL (`approval`), staying open with a new revision; the last approver's DECIDE
+ *   closes it. The same user approving twice is refused.
  */
 import { assertEvent, assign, enqueueActions, setup } from 'xstate';
 import { effectActionsOf, type ReviewEventName, type ScheduleTimerParams } from '../shared/effects.js';
@@ -168,6 +171,9 @@ const deferTransition = {
   ],
 } as const;
 
+/** One approval of several: recorded, the item stays as it is (a new revision); the same user twice is refused. */
+const approval = { guard: 'isNewApprover', actions: ['storeApproval', emit('approval')] } as const;
+
 /** The review-item machine (`id` `review-item`, `version` `1`). */
 export const reviewItemMachine = setup({
   types: {
@@ -253,9 +259,15 @@ export const reviewItemMachine = setup({
     }),
     /** The withdrawn decision is kept as `undone` (the `undone` event reports it), `deciding` cleared. */
     storeUndone: assign(({ context }) => ({ undone: context.deciding ?? null, deciding: null })),
+    storeApproval: assign(({ context, event }) => {
+      assertEvent(event, 'APPROVAL');
+      return { approvals: [...(context.approvals ?? []), { by: event.by, at: event.at }] };
+    }),
   },
   guards: {
     hasAssignee: ({ context }) => context.assignedTo !== null,
+    isNewApprover: ({ context, event }) =>
+      event.type === 'APPROVAL' && !(context.approvals ?? []).some((a) => a.by === event.by),
     isFutureUntil: ({ event }) => event.type === 'SNOOZE' && isAfter(event.until, event.at),
     isCurrentSnooze: ({ context, event }) =>
       event.type === 'WAKE' &&
@@ -302,6 +314,7 @@ export const reviewItemMachine = setup({
     deadline: input.deadline
       ? { ...input.deadline, dueAt: addMs(input.at, input.deadline.dueInMs), stage: 'pending' as const }
       : null,
+    ...(input.required !== undefined && input.required > 1 ? { required: input.required } : {}),
   }),
   entry: [emit('opened'), 'scheduleDeadline'],
   initial: 'routing',
@@ -315,6 +328,7 @@ export const reviewItemMachine = setup({
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
         DEFER: deferTransition,
+        APPROVAL: approval,
         SUBJECT_CHANGED: subjectChanged,
         DUE_SOON: dueSoonTransition,
         DUE: dueTransitions,
@@ -327,6 +341,7 @@ export const reviewItemMachine = setup({
         SNOOZE: snoozeTransition,
         DECIDE: { target: 'decided' },
         DEFER: deferTransition,
+        APPROVAL: approval,
         SUBJECT_CHANGED: subjectChanged,
         DUE_SOON: dueSoonTransition,
         DUE: dueTransitions,
@@ -344,6 +359,7 @@ export const reviewItemMachine = setup({
           ...deferTransition,
           actions: ['clearSnooze', cancelSnoozeTimer, ...deferTransition.actions],
         },
+        APPROVAL: approval,
         SUBJECT_CHANGED: subjectChanged,
         DUE_SOON: dueSoonTransition,
         DUE: snoozedDueTransitions,

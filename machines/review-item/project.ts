@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from 'xstate';
 import { statusOf } from '../shared/status.js';
-import type { DeferredDecision, ReviewDecision } from './context.js';
+import type { DeferredDecision, ReviewApproval, ReviewDecision } from './context.js';
 import type { ReviewItemMachine } from './machine.js';
 
 /** A review item's statuses (the item's own; the queue's `pending`/`paused`/`awaiting_review` is its run's). */
@@ -33,6 +33,10 @@ export interface ReviewItemProjection {
   closedAt: string | null;
   /** When the item is due (its deadline's `dueAt`), or null when its policy sets none. */
   dueAt: string | null;
+  /** How many distinct users must approve (1 unless its policy said more). */
+  required: number;
+  /** The approvals so far (of an item needing several), oldest first. */
+  approvals: ReviewApproval[];
 }
 
 /** The queryable columns of a review item's snapshot. */
@@ -52,5 +56,7 @@ export function projectReviewItem(
     deciding: status === 'deciding' ? (context.deciding ?? null) : null,
     closedAt: context.closedAt,
     dueAt: context.deadline?.dueAt ?? null,
+    required: context.required ?? 1,
+    approvals: context.approvals ?? [],
   };
 }

@@ -73,6 +73,7 @@ export const REVIEW_EVENT_NAMES = [
   'snoozed',
   'woken',
   'updated',
+  'approval',
   'decided',
   'changes_requested',
   'cancelled',

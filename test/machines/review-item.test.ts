@@ -107,6 +107,9 @@ const takeEffectLate: ReviewItemEvent = {
 const takeEffect2: ReviewItemEvent = { type: 'TAKE_EFFECT', effectiveAt: E2, at: E2 };
 const approveAtEffect: ReviewItemEvent = { type: 'DECIDE', action: 'approve', by: 'token:lee', at: E1 };
 const { type: _defer, ...deferredApprove } = deferApprove as Extract<ReviewItemEvent, { type: 'DEFER' }>;
+const approvalAnn: ReviewItemEvent = { type: 'APPROVAL', by: 'ann', at: T1 };
+const approvalLee: ReviewItemEvent = { type: 'APPROVAL', by: 'lee', at: T2 };
+const quorum: ReviewItemInput = { ...triage, required: 3 };
 const subjectChanged: ReviewItemEvent = { type: 'SUBJECT_CHANGED', at: T1 };
 
 const wakeTimer = (until: string) => ({
@@ -226,6 +229,13 @@ const initialRows: InitialRow<M>[] = [
     to: 'assigned',
     actions: [emitted('opened')],
     context: { deadline: null },
+  },
+  {
+    name: 'a policy requires several approvals: the item says how many, none so far',
+    input: quorum,
+    to: 'unassigned',
+    actions: [emitted('opened')],
+    context: { required: 3 },
   },
 ];
 
@@ -443,6 +453,71 @@ const transitionRows: TransitionRow<M>[] = [
     to: 'decided',
     actions: [cancelWake, emitted('changes_requested')],
     context: { ...changesRequested, snoozedUntil: null },
+  },
+  {
+    name: 'unassigned: one approval of several is recorded, the item stays open (a new version)',
+    input: quorum,
+    from: [],
+    event: approvalAnn,
+    to: 'unassigned',
+    actions: [emitted('approval')],
+    context: { approvals: [{ by: 'ann', at: T1 }], decision: null, closedAt: null },
+  },
+  {
+    name: 'unassigned: another user’s approval is added after the first',
+    input: quorum,
+    from: [approvalAnn],
+    event: approvalLee,
+    to: 'unassigned',
+    actions: [emitted('approval')],
+    context: {
+      approvals: [
+        { by: 'ann', at: T1 },
+        { by: 'lee', at: T2 },
+      ],
+    },
+  },
+  {
+    name: 'assigned: an approval keeps it assigned',
+    input: { ...routed, required: 2 },
+    from: [],
+    event: approvalAnn,
+    to: 'assigned',
+    actions: [emitted('approval')],
+    context: { assignedTo: 'user:lee', approvals: [{ by: 'ann', at: T1 }] },
+  },
+  {
+    name: 'snoozed: an approval keeps it snoozed, the wake-up kept',
+    input: quorum,
+    from: [snooze1],
+    event: approvalAnn,
+    to: 'snoozed',
+    actions: [emitted('approval')],
+    context: { snoozedUntil: U1, approvals: [{ by: 'ann', at: T1 }] },
+  },
+  {
+    name: 'unassigned: after approvals, the deciding approval closes it and keeps them',
+    input: quorum,
+    from: [approvalAnn, approvalLee],
+    event: approve,
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: {
+      approvals: [
+        { by: 'ann', at: T1 },
+        { by: 'lee', at: T2 },
+      ],
+      closedAt: T2,
+    },
+  },
+  {
+    name: 'unassigned: a reject after an approval rejects',
+    input: quorum,
+    from: [approvalAnn],
+    event: reject,
+    to: 'decided',
+    actions: [emitted('decided')],
+    context: { decision: { action: 'reject', by: 'token:lee', reason: 'wrong tone', at: T2 } },
   },
   {
     name: 'unassigned: the run went away, so the item is cancelled',
@@ -837,6 +912,8 @@ const paths = {
   'unassigned (after an undo)': { input: triage, from: [deferApprove, undo] },
   'decided (after a delay)': { input: triage, from: [deferApprove, takeEffect, approveAtEffect] },
   'cancelled (while deciding)': { input: triage, from: [deferApprove, cancel] },
+  'approved by ann': { input: quorum, from: [approvalAnn] },
+  'snoozed, approved by ann': { input: quorum, from: [snooze1, approvalAnn] },
 } satisfies Record<string, { input: ReviewItemInput; from: ReviewItemEvent[] }>;
 
 function refused(state: keyof typeof paths, events: ReviewItemEvent[], why: string): RefusedRow<M>[] {
@@ -858,6 +935,7 @@ const everything = [
   deferApprove,
   undo,
   takeEffect,
+  approvalLee,
 ];
 
 const refusedRows: RefusedRow<M>[] = [
@@ -907,6 +985,8 @@ const refusedRows: RefusedRow<M>[] = [
     'only the owner’s closing is open while the decision is dispatched',
   ),
   ...refused('unassigned (after an undo)', [takeEffect, undo], 'the undone decision’s timer is stale'),
+  ...refused('approved by ann', [{ ...approvalAnn, at: T2 }], 'the same user cannot approve twice'),
+  ...refused('snoozed, approved by ann', [approvalAnn], 'the same user cannot approve twice'),
 ];
 
 describe('review-item machine', () => {
@@ -941,6 +1021,8 @@ describe('review-item machine', () => {
       deciding: null,
       closedAt: null,
       dueAt: null,
+      required: 1,
+      approvals: [],
     });
     expect(projectReviewItem(reach(reviewItemMachine, dueEscalate, [dueNow]))).toMatchObject({
       status: 'assigned',
@@ -956,6 +1038,10 @@ describe('review-item machine', () => {
     expect(
       projectReviewItem(reach(reviewItemMachine, triage, [deferApprove, takeEffect, approveAtEffect])),
     ).toMatchObject({ status: 'decided', open: false, deciding: null });
+    expect(projectReviewItem(reach(reviewItemMachine, quorum, [approvalAnn]))).toMatchObject({
+      required: 3,
+      approvals: [{ by: 'ann', at: T1 }],
+    });
     expect(projectReviewItem(reach(reviewItemMachine, triage, [cancel]))).toMatchObject({
       status: 'cancelled',
       open: false,
@@ -969,6 +1055,7 @@ describe('review-item schemas', () => {
     expect(reviewItemInputSchema.parse(triage)).toEqual(triage);
     expect(reviewItemInputSchema.parse(routed)).toEqual(routed);
     expect(reviewItemInputSchema.parse(dueEscalate)).toEqual(dueEscalate);
+    expect(reviewItemInputSchema.parse(quorum)).toEqual(quorum);
     for (const event of [
       assignAnn,
       unassign,
@@ -982,6 +1069,8 @@ describe('review-item schemas', () => {
       dueSoon,
       dueNow,
       ...[deferApprove, deferReject, deferEdited, undo, takeEffect],
+      approvalAnn,
+      approvalLee,
     ]) {
       expect(reviewItemEventSchema.parse(event)).toEqual(event);
     }

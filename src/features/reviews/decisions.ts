@@ -14,6 +14,12 @@
  *   a kind whose owner takes one (skill runs, mission plans; else 400), fewer than
  *   `MAX_REVIEW_ROUNDS` rounds so far (else 409 `{reason: "max_rounds"}`); the owner's
  *   `requestChanges` then sends the draft back instead of `decide`.
+ * - the review policy in force (`checkPolicy`, policy/enforce.ts, decisions.md §16): only its
+ *   approvers decide (403 `not_an_approver`), the run's starter does not approve under
+ *   `selfApproval: false` (403 `self_approval`), and while an item needs more approvals than it has
+ *   (`required`), an approval is recorded on the item (APPROVAL: a new revision, ledger `approval`)
+ *   instead of reaching the owner; the same user twice is 409 `already_approved`. Counted in the
+ *   transaction, from the item it reads, so two approvers racing cannot both be "not the last".
  *
  * The owner's transition closes the item in the same transaction, from the copy read here
  * (`TransactOptions.loaded`), so a decision reads the item once.
@@ -46,6 +52,8 @@ import {
   MAX_DELAY_SECONDS,
 } from './delay.js';
 import { ITEM_COLUMNS, readOpenItem } from './items.js';
+import { alreadyApproved, checkPolicy, quorumStep } from './policy/enforce.js';
+import type { ReviewPolicies } from './policy/in-force.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import {
@@ -111,6 +119,8 @@ export interface ReviewDecisionsDeps {
   clock: Clock;
   subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
   log: Logger;
+  /** The review policy in force for an item (policy/in-force.ts). */
+  policies: Pick<ReviewPolicies, 'inForce'>;
 }
 
 /** Who rejects an item whose deadline passed (decisions §16: "rejects as `system:timeout`"). */
@@ -331,6 +341,7 @@ export class ReviewDecisions {
     }
     if (!first) throw refused(target.status);
     if (isDeciding(first)) throw deciding(ref, first);
+    await this.checkPolicy(principal, ref, request.action);
     const subject = this.subject(target.kind);
     const edits = checkEdits(target.kind, subject, request);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
@@ -372,11 +383,20 @@ export class ReviewDecisions {
           throw stale(ref, request.revision, item && currentRevision(item));
         }
         if (item && isDeciding(item)) throw deciding(ref, item);
+        if (item && request.action === 'approve' && quorumStep(item, principal, ref, edits) === 'record') {
+          await this.recordApproval(tx, principal, item, ref, decision);
+          return;
+        }
         const outcome =
           changes && subject.requestChanges
             ? await subject.requestChanges(tx, decider, request.id, changes)
             : await subject.decide(tx, decider, request.id, decision);
-        if ('refused' in outcome) throw refused(outcome.refused.status);
+        // A reviewer who named the revision they saw lost a race for the item: it is closed, stale.
+        if ('refused' in outcome) {
+          throw request.revision != null
+            ? stale(ref, request.revision, null)
+            : refused(outcome.refused.status);
+        }
       },
       { loaded: [first] },
     );
@@ -409,6 +429,7 @@ export class ReviewDecisions {
       }),
     );
     if (refusals.length > 0) throw batchRefused(refusals);
+    for (const ref of request.items) await this.checkPolicy(principal, ref, request.action);
     const loaded = targets.filter((item): item is LoadedActor => item !== null);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
     const now = this.deps.clock.now();
@@ -441,6 +462,10 @@ export class ReviewDecisions {
             },
             edits: null,
           };
+          if (request.action === 'approve' && quorumStep(item, principal, ref, null) === 'record') {
+            await this.recordApproval(tx, principal, item, ref, decision);
+            continue;
+          }
           // The delay stage: each item takes the decision to hold until effectiveAt (delay.ts).
           const notTaken =
             delaySeconds > 0
@@ -521,6 +546,11 @@ export class ReviewDecisions {
         }
         if (!item) throw gone(ref, 'closed');
         if (isDeciding(item)) throw deciding(ref, item);
+        // An approval that does not decide (quorum) is recorded at once: there is nothing to hold.
+        if (request.action === 'approve' && quorumStep(item, principal, ref, decision.edits) === 'record') {
+          await this.recordApproval(tx, principal, item, ref, decision);
+          return;
+        }
         const status = await this.delay.deferIn(tx, decider, ref, item, event);
         if (status !== null) throw refused(status);
       },
@@ -545,6 +575,48 @@ export class ReviewDecisions {
     deferred: Deferred,
   ): Promise<void> {
     return this.delay.takeEffect(tx, item, deferred);
+  }
+
+  /**
+   * The stage `checkPolicy`: the review policy in force for the item lets `principal` take `action`
+   * (403 `not_an_approver` / `self_approval` otherwise; policy/enforce.ts).
+   */
+  private async checkPolicy(principal: Principal, ref: Decided, action: string): Promise<void> {
+    const policy = await this.deps.policies.inForce(principal.orgId, ref);
+    checkPolicy(principal, policy, action);
+  }
+
+  /**
+   * Records `principal`'s approval on `item`, which needs more (APPROVAL: the item stays open with a
+   * new revision; the ledger's `approval`). 409 when the item refuses it (the user approved already).
+   */
+  private async recordApproval(
+    tx: ActorTx,
+    principal: Principal,
+    item: LoadedActor,
+    ref: Decided,
+    decision: SubjectDecision,
+  ): Promise<void> {
+    const at = new Date(this.deps.clock.now()).toISOString();
+    const result = await this.deps.host.send(
+      tx,
+      REVIEW_ITEM_KIND,
+      { orgId: principal.orgId, id: item.row.id },
+      { type: 'APPROVAL', by: principal.userId, at },
+      {
+        actingAs: actingAs(principal),
+        loaded: item,
+        audit: {
+          action: 'review.approval',
+          targetKind: 'run',
+          targetId: String(ref.id),
+          details: { ...decision.audit.details, by: principal.userId },
+          requestId: decision.requestId,
+        },
+      },
+    );
+    if (result.outcome === 'refused') throw alreadyApproved(ref, principal.userId);
+    if (result.outcome !== 'applied') throw gone(ref, result.outcome);
   }
 
   private openItem(tx: ActorTx, orgId: number, ref: Decided): Promise<LoadedActor | null> {

@@ -22,6 +22,7 @@ import { Migration0040ReviewSummary } from './migrations/0040-review-summary.js'
 import { Migration0042ReviewLedger } from './migrations/0042-review-ledger.js';
 import { Migration0043ReviewLedgerPending } from './migrations/0043-review-ledger-pending.js';
 import { Migration0044ReviewPolicies } from './migrations/0044-review-policies.js';
+import { Migration0045ReviewApprovals } from './migrations/0045-review-approvals.js';
 import { Migration0054ReviewRounds } from './migrations/0054-review-rounds.js';
 import { Migration0055ReviewDeciding } from './migrations/0055-review-deciding.js';
 import { Migration0056ReviewDeadlines } from './migrations/0056-review-deadlines.js';
@@ -98,6 +99,7 @@ export const reviewsFeature = defineFeature({
     { name: '0042-review-ledger', class: Migration0042ReviewLedger },
     { name: '0043-review-ledger-pending', class: Migration0043ReviewLedgerPending },
     { name: '0044-review-policies', class: Migration0044ReviewPolicies },
+    { name: '0045-review-approvals', class: Migration0045ReviewApprovals },
     { name: '0054-review-rounds', class: Migration0054ReviewRounds },
     { name: '0055-review-deciding', class: Migration0055ReviewDeciding },
     { name: '0056-review-deadlines', class: Migration0056ReviewDeadlines },
@@ -113,6 +115,7 @@ export const reviewsFeature = defineFeature({
       host: platform.actors,
       clock: platform.clock,
       subjects,
+      policies,
       log: platform.log,
     });
     platform.actors.register(reviewItemKind(ledger, decisions));
@@ -122,6 +125,7 @@ export const reviewsFeature = defineFeature({
       clock: platform.clock,
       subjects,
       decisions,
+      policies,
     });
     platform.routes.add(
       ...reviewRoutes(reviews),
@@ -135,7 +139,8 @@ export const reviewsFeature = defineFeature({
       reviewPolicies: policies,
       reviews,
       decisions,
-      // An item opens with the deadline of the policy in force, read in the opening transaction.
+      // An item opens with the terms of the policy in force (deadline, required approvals), read in
+      // the opening transaction.
       reviewItems: createReviewItems(
         platform.actors,
         platform.log,

@@ -11,7 +11,7 @@ import type { ReviewItemEvent } from '../../../machines/index.js';
 import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Logger } from '../../platform/log.js';
-import { type DeadlineTermsOf, deadlineOf } from './deadlines.js';
+import { type DeadlineTerms, deadlineOf } from './deadlines.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import type { ReviewKind } from './subjects.js';
 
@@ -84,13 +84,23 @@ export async function readOpenItem(
   return rows[0] ? host.resolveRow(REVIEW_ITEM_KIND, rows[0]) : null;
 }
 
-/** The items of `host`, opened with the deadline terms `termsOf` gives (the policy in force). */
-export function createReviewItems(host: ActorHost, log: Logger, termsOf: DeadlineTermsOf): ReviewItems {
+/**
+ * The terms of the policy in force an item opens with (decisions §16): its deadline's, and how many
+ * distinct users must approve (`required`); null: no policy applies.
+ */
+export type ItemTermsOf = (
+  tx: ActorTx,
+  subject: ReviewSubjectRef,
+) => Promise<(DeadlineTerms & { required?: number | undefined }) | null>;
+
+/** The items of `host`, opened with the terms `termsOf` gives (the policy in force). */
+export function createReviewItems(host: ActorHost, log: Logger, termsOf: ItemTermsOf): ReviewItems {
   const openItem = (tx: ActorTx, subject: ReviewSubjectRef) => readOpenItem(host, tx, subject);
 
   return {
     async open(tx, subject, item) {
-      const deadline = await deadlineOf(tx, subject, termsOf);
+      const terms = await termsOf(tx, subject);
+      const deadline = await deadlineOf(tx, subject, async () => terms);
       await host.create(tx, REVIEW_ITEM_KIND, {
         orgId: subject.orgId,
         input: (_id, at) => ({
@@ -101,6 +111,7 @@ export function createReviewItems(host: ActorHost, log: Logger, termsOf: Deadlin
           assignedTo: item.assignTo,
           ...(item.rounds ? { rounds: item.rounds } : {}),
           deadline,
+          ...(terms?.required !== undefined && terms.required > 1 ? { required: terms.required } : {}),
           at,
         }),
         columns: { kind: subject.kind, run_id: subject.id, title: item.title, rounds: item.rounds ?? 0 },

@@ -91,6 +91,11 @@ const emitReviewEvent =
       // `dueAt` is in `data` for the deadline's events only; the ledger keeps it with every entry
       // of an item that has one (an escalation's is the moved one).
       if (payload.dueAt) details.dueAt = payload.dueAt;
+      // An approval of several names who approved so far, and how many must.
+      if (event === 'approval') {
+        details.approvals = context.approvals ?? [];
+        details.required = context.required ?? 1;
+      }
       const entry = { at: ctx.at, kind, id, event, by: by ?? payload.by, details };
       ctx.writes.followUp(async (tx) => ledger.record(tx, payload.orgId, entry));
     }
@@ -122,6 +127,8 @@ const COLUMNS = {
   deciding: 'project',
   closed_at: 'project',
   due_at: 'project',
+  required: 'project',
+  approvals: 'project',
 } as const satisfies ColumnMap;
 
 /** The `dispatchDecision` effect: the item's delayed decision goes to its owner (`takeEffect`). */
@@ -163,6 +170,8 @@ export const reviewItemKind = (
       deciding: p.deciding,
       closed_at: p.closedAt,
       due_at: p.dueAt,
+      required: p.required,
+      approvals: p.approvals,
     };
   },
   runEvents: false,

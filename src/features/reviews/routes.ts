@@ -190,6 +190,8 @@ export const reviewViewSchema = z
     overdue: z.boolean(),
     reviewUrl: z.string(),
     pollUrl: z.string(),
+    required: z.number().int(),
+    approvals: z.array(z.object({ by: z.string(), at: z.iso.datetime() })),
   })
   .meta({ description: 'A review item: an open one carries its revision, what a reviewer saw.' });
 
@@ -202,6 +204,28 @@ const reviewStepSchema = z.object({
   title: z.string().optional(),
   assignTo: z.string().optional(),
 });
+const peopleSchema = z.object({ roles: z.array(z.string()), users: z.array(z.string()) }).nullable();
+
+/** The review policy in force for an item (`GET /reviews/:kind/:id`'s `policy`), for the OpenAPI document. */
+export const policyInForceSchema = z
+  .object({
+    slug: z.string().nullable(),
+    name: z.string(),
+    source: z.enum(['named', 'default', 'built_in']),
+    namedBy: z.object({ kind: z.string(), slug: z.string(), field: z.string() }).nullable(),
+    workspaceSha: z.string().nullable(),
+    approvers: peopleSchema,
+    required: z.number().int(),
+    selfApproval: z.boolean(),
+    dueIn: z.string().nullable(),
+    remindBefore: z.string().nullable(),
+    escalateTo: peopleSchema,
+    onTimeout: z.enum(['none', 'escalate', 'reject']),
+  })
+  .meta({
+    description:
+      'The review policy an item follows: named by its skill, gate, mission or agent, else the org’s default, else built in.',
+  });
 
 /** Path of `GET /reviews/:kind/:id` (strings: anything else than a kind and an id is 404). */
 const itemParams = z.object({ kind: z.string(), id: z.string() });
@@ -283,6 +307,7 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
             review: reviewViewSchema,
             subject: z.unknown(),
             steps: z.array(reviewStepSchema).optional(),
+            policy: policyInForceSchema,
           }),
         },
       },

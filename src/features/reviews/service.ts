@@ -37,6 +37,8 @@ import type { Db } from '../../platform/db/sql.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type BatchRequest, gone, type ReviewDecisions } from './decisions.js';
+import { approversText, isApprover, policyView } from './policy/enforce.js';
+import type { ReviewPolicies } from './policy/in-force.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewStep, type ReviewSubject } from './subjects.js';
@@ -89,6 +91,10 @@ export interface ReviewView {
   reviewUrl: string;
   /** The run's resource (`/api/v1/runs/<id>`). */
   pollUrl: string;
+  /** How many distinct users must approve (its review policy's `required` as it opened). */
+  required: number;
+  /** The approvals so far of an item that needs several (`{by: <user id>, at}`), oldest first. */
+  approvals: Array<{ by: string; at: string }>;
 }
 
 /** A decision waiting for its `effectiveAt`, as the API shows it. */
@@ -177,6 +183,8 @@ export interface ReviewServiceDeps {
   subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
   /** The choke point every decision goes through. */
   decisions: ReviewDecisions;
+  /** The review policy in force for an item. */
+  policies: Pick<ReviewPolicies, 'inForce'>;
 }
 
 interface ItemRow {
@@ -200,6 +208,8 @@ interface ItemRow {
   deciding: DeferredDecision | null;
   slug: string | null;
   paused_at: string | null;
+  required: number;
+  approvals: Array<{ by: string; at: string }>;
 }
 
 /**
@@ -207,7 +217,7 @@ interface ItemRow {
  * is for skill and workflow items only.
  */
 const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.rounds, i.assigned_to,
-         i.snoozed_until, i.note, i.created_at, i.due_at, i.deciding, r.slug, r.paused_at
+         i.snoozed_until, i.note, i.created_at, i.due_at, i.deciding, r.slug, r.paused_at, i.required, i.approvals
     from review_items i
     left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
 
@@ -309,7 +319,12 @@ export class ReviewService {
   async get(
     principal: Principal,
     ref: ReviewRef,
-  ): Promise<{ review: ReviewView; subject: unknown; steps?: ReviewStep[] }> {
+  ): Promise<{
+    review: ReviewView;
+    subject: unknown;
+    steps?: ReviewStep[];
+    policy: ReturnType<typeof policyView>;
+  }> {
     const subject = this.deps.subjects.get(ref.kind);
     if (!subject) throw notFound(`${ref.kind} review`, ref.id);
     const rows = await this.deps.db.prepared<ItemRow>('reviews_get', LATEST_ITEM, [
@@ -319,14 +334,16 @@ export class ReviewService {
     ]);
     const row = rows[0];
     if (!row) throw notFound(`${ref.kind} review`, ref.id);
-    const [view, steps] = await Promise.all([
+    const [view, steps, policy] = await Promise.all([
       subject.view(principal, ref.id),
       subject.steps?.(principal, ref.id),
+      this.deps.policies.inForce(principal.orgId, ref),
     ]);
     return {
       review: this.view(row, this.deps.clock.now()),
       subject: view,
       ...(steps === undefined ? {} : { steps }),
+      policy: policyView(policy),
     };
   }
 
@@ -355,7 +372,8 @@ export class ReviewService {
    * note. 400 when `assignedTo` is not a user of the org; 404 and 409 as for `decide`.
    */
   async assign(principal: Principal, args: AssignArgs): Promise<void> {
-    if (args.assignedTo !== null && !(await this.isUser(principal.orgId, args.assignedTo))) {
+    const role = args.assignedTo === null ? null : await this.roleOf(principal.orgId, args.assignedTo);
+    if (args.assignedTo !== null && role === null) {
       throw validationFailed([
         {
           field: 'body.assignedTo',
@@ -364,6 +382,8 @@ export class ReviewService {
       ]);
     }
     const target = await this.target(principal, args);
+    if (args.assignedTo !== null && role !== null)
+      await this.checkAssignee(principal, args, args.assignedTo, role);
     const event: ReviewAssignEvent = {
       type: 'ASSIGN',
       assignedTo: args.assignedTo,
@@ -445,13 +465,31 @@ export class ReviewService {
     throw gone(ref, status);
   }
 
-  private async isUser(orgId: number, userId: string): Promise<boolean> {
-    const rows = await this.deps.db.prepared(
-      'reviews_is_user',
-      'select 1 from users where org_id = $1 and id = $2',
+  /** The role of user `userId` of the org, or null when it has no such user. */
+  private async roleOf(orgId: number, userId: string): Promise<string | null> {
+    const rows = await this.deps.db.prepared<{ role: string }>(
+      'reviews_user_role',
+      'select role from users where org_id = $1 and id = $2',
       [orgId, userId],
     );
-    return rows.length > 0;
+    return rows[0]?.role ?? null;
+  }
+
+  /** 400 when the review policy in force does not let `userId` decide the item (decisions.md §16). */
+  private async checkAssignee(
+    principal: Principal,
+    ref: ReviewRef,
+    userId: string,
+    role: string,
+  ): Promise<void> {
+    const { rules } = await this.deps.policies.inForce(principal.orgId, ref);
+    if (!rules.approvers || isApprover(rules, { id: userId, role })) return;
+    throw validationFailed([
+      {
+        field: 'body.assignedTo',
+        message: `${JSON.stringify(userId)} is not an approver of this item (approvers: ${approversText(rules.approvers)})`,
+      },
+    ]);
   }
 
   private subject(kind: ReviewKind): ReviewSubject {
@@ -495,6 +533,8 @@ export class ReviewService {
       overdue: row.due_at !== null && row.due_at.getTime() <= now,
       reviewUrl: subject.reviewUrl(row.run_id),
       pollUrl: subject.pollUrl(row.run_id),
+      required: row.required,
+      approvals: row.approvals,
     };
   }
 

@@ -93,6 +93,8 @@ describe('GET /reviews', () => {
           overdue: false,
           reviewUrl: `${base}/review/runs/${skillRun}`,
           pollUrl: `/api/v1/runs/${skillRun}`,
+          required: 1,
+          approvals: [],
         },
         {
           kind: 'workflow',
@@ -116,6 +118,8 @@ describe('GET /reviews', () => {
           overdue: false,
           reviewUrl: `${base}/review/runs/${workflowRun}`,
           pollUrl: `/api/v1/runs/${workflowRun}`,
+          required: 1,
+          approvals: [],
         },
       ],
       nextCursor: null,
