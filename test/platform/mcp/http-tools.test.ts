@@ -99,6 +99,7 @@ describe('tools/list over HTTP with authoring off', () => {
         'runtime_get_run',
         'runtime_list_runs',
         'runtime_reject_draft',
+        'runtime_request_changes',
         'runtime_run_skill',
         'runtime_run_workflow',
         'runtime_skill_quality',
@@ -140,7 +141,7 @@ describe('tools/list over HTTP with authoring off', () => {
 
   it('lists every tool to a token that may not use them all (they answer FORBIDDEN)', async () => {
     const reader = await client((await t.token({ org: 'acme', scopes: ['read:skills'] })).token);
-    expect((await reader.listTools()).tools).toHaveLength(42);
+    expect((await reader.listTools()).tools).toHaveLength(43);
   });
 
   it('answers an authoring tool with an error result saying how to enable it', async () => {
