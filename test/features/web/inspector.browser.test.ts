@@ -53,7 +53,7 @@ describeInBrowser('the inspector in the browser', (suite) => {
     expect(total).toBeGreaterThan(3);
 
     // The slider replays: step 1 is the first state, and the log's entries move it too.
-    await page.getByLabel('Step').fill('1');
+    await page.getByRole('slider', { name: 'Step' }).fill('1');
     const first = await page.locator('ol.log > li').first().textContent();
     await expect.poll(() => currentState(page)).toBe(/→ (\w+)/.exec(first ?? '')?.[1]);
     await page.locator('ol.log > li', { hasText: '→ paused' }).first().getByRole('button').click();
