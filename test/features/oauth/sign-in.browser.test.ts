@@ -120,7 +120,7 @@ describeInBrowser('sign in with OAuth', (suite) => {
       // The sign-in page remembers where it was sent from once it has rendered (a slow machine may
       // not have run its script when the URL already matches).
       await page.getByRole('heading', { name: 'Sign in to r3' }).waitFor();
-      await expect.poll(() => page.evaluate(() => window.localStorage.getItem('r3.next'))).not.toBeNull();
+      await expect.poll(() => page.evaluate("localStorage.getItem('r3.next')")).not.toBeNull();
       const link = await t.app.sessions.createLoginLink({ org: 'acme', userId: 'ola', role: 'owner' });
       await page.goto(link.url);
       await page.waitForURL(/\/oauth\/consent\?request=/);
