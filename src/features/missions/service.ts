@@ -22,6 +22,7 @@ import { newTraceId } from '../../platform/util/trace.js';
 import type { ArtifactService } from '../artifacts/index.js';
 import {
   badEdit,
+  changeRequestAudit,
   changeRequestEvent,
   type Decider,
   decisionEvent,
@@ -233,13 +234,7 @@ export class MissionService {
     const event = changeRequestEvent(decider, request, this.now());
     const result = await this.deps.host.send(tx, MISSION_RUN_KIND, { orgId: decider.orgId, id }, event, {
       actingAs: decider.actingAs,
-      audit: {
-        action: request.audit.action,
-        targetKind: 'mission_run',
-        targetId: String(id),
-        details: { reason: request.reason, reviewedBy: request.reviewedBy, ...request.audit.details },
-        requestId: request.requestId,
-      },
+      audit: changeRequestAudit(request, 'mission_run', id),
     });
     // Awaiting review and refused: its result is under review (the choke point counted the rounds).
     if (result.outcome === 'refused' && actorStatus(result.actor) === 'awaiting_review') {

@@ -56,6 +56,7 @@ export { delaySecondsSchema } from './routes.js';
 export type { ReviewService } from './service.js';
 export {
   badEdit,
+  changeRequestAudit,
   changeRequestEvent,
   type Decider,
   decisionEvent,

@@ -143,6 +143,17 @@ export function changeRequestEvent(decider: Decider, request: SubjectChangeReque
   };
 }
 
+/** The audit row of a change request sent to subject `targetKind` `id` (its owner's `send`). */
+export function changeRequestAudit(request: SubjectChangeRequest, targetKind: string, id: number) {
+  return {
+    action: request.audit.action,
+    targetKind,
+    targetId: String(id),
+    details: { reason: request.reason, reviewedBy: request.reviewedBy, ...request.audit.details },
+    requestId: request.requestId,
+  };
+}
+
 /** A VALIDATION_FAILED of an approval's edits: `path` under `body.edits`. */
 export function badEdit(path: string, message: string): ApiError {
   return validationFailed([{ field: path ? `body.edits.${path}` : 'body.edits', message }]);

@@ -35,6 +35,7 @@ import type { Clock } from '../../platform/util/clock.js';
 import { newTraceId } from '../../platform/util/trace.js';
 import {
   badEdit,
+  changeRequestAudit,
   changeRequestEvent,
   type Decider,
   decisionEvent,
@@ -683,13 +684,7 @@ export class RunService {
     const event = changeRequestEvent(decider, request, this.now());
     const result = await this.deps.host.send(tx, SKILL_RUN_KIND, { orgId: decider.orgId, id }, event, {
       actingAs: decider.actingAs,
-      audit: {
-        action: request.audit.action,
-        targetKind: 'run',
-        targetId: String(id),
-        details: { reviewedBy: request.reviewedBy, reason: request.reason, ...request.audit.details },
-        requestId: request.requestId,
-      },
+      audit: changeRequestAudit(request, 'run', id),
     });
     if (result.outcome === 'refused' && actorStatus(result.actor) === 'pending') {
       throw conflict(`Run ${id}'s draft is not ready yet: there is nothing to send back.`, {
