@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { entityIdSchema, isoTimestampSchema, principalSchema } from '../shared/schemas.js';
+import { entityIdSchema, eventSchema, isoTimestampSchema, principalSchema } from '../shared/schemas.js';
 import { isAfter } from '../shared/time.js';
 import { deferredDecisionSchema, reviewDeadlinePolicySchema } from './context.js';
+
+/**
+ * A timer's event: `{type, [key]: when the timer was set for, at}` — `key` names which timer, so a
+ * stale one (of a snooze, deadline or delayed decision since changed) is refused.
+ */
+function timerEventSchema<T extends string, K extends string>(type: T, key: K) {
+  return eventSchema(type, { [key]: isoTimestampSchema } as { [P in K]: typeof isoTimestampSchema });
+}
 
 /** What the host passes to `initialTransition(reviewItemMachine, input)` when a run asks for review. */
 export const reviewItemInputSchema = z.strictObject({
@@ -24,12 +32,10 @@ export const reviewItemInputSchema = z.strictObject({
 export type ReviewItemInput = z.infer<typeof reviewItemInputSchema>;
 
 /** Route the item to a user (`assignedTo`), or back to the triage lane (null). */
-export const reviewAssignEventSchema = z.strictObject({
-  type: z.literal('ASSIGN'),
+export const reviewAssignEventSchema = eventSchema('ASSIGN', {
   assignedTo: principalSchema.nullable(),
   note: z.string().nullish(),
   by: principalSchema,
-  at: isoTimestampSchema,
 });
 
 /** Route the item. */
@@ -39,27 +45,19 @@ export type ReviewAssignEvent = z.infer<typeof reviewAssignEventSchema>;
  * Hide the item from the active queue until `until`. A past `until` is a validation error here (400);
  * the machine's guard refuses it too, for callers that skip the schema.
  */
-export const reviewSnoozeEventSchema = z
-  .strictObject({
-    type: z.literal('SNOOZE'),
-    until: isoTimestampSchema,
-    by: principalSchema,
-    at: isoTimestampSchema,
-  })
-  .refine((event) => isAfter(event.until, event.at), {
-    message: 'until must be in the future',
-    path: ['until'],
-  });
+export const reviewSnoozeEventSchema = eventSchema('SNOOZE', {
+  until: isoTimestampSchema,
+  by: principalSchema,
+}).refine((event) => isAfter(event.until, event.at), {
+  message: 'until must be in the future',
+  path: ['until'],
+});
 
 /** Snooze the item. */
 export type ReviewSnoozeEvent = z.infer<typeof reviewSnoozeEventSchema>;
 
 /** The snooze timer fired; `until` identifies which snooze, so a stale timer is refused. */
-export const reviewWakeEventSchema = z.strictObject({
-  type: z.literal('WAKE'),
-  until: isoTimestampSchema,
-  at: isoTimestampSchema,
-});
+export const reviewWakeEventSchema = timerEventSchema('WAKE', 'until');
 
 /** The snooze timer fired. */
 export type ReviewWakeEvent = z.infer<typeof reviewWakeEventSchema>;
@@ -68,21 +66,13 @@ export type ReviewWakeEvent = z.infer<typeof reviewWakeEventSchema>;
  * A deadline timer fired: `DUE_SOON` at `dueAt − remindBefore`, `DUE` at `dueAt`. `dueAt` identifies
  * which deadline the timer was scheduled for, so a timer of a deadline since moved is refused.
  */
-export const reviewDueSoonEventSchema = z.strictObject({
-  type: z.literal('DUE_SOON'),
-  dueAt: isoTimestampSchema,
-  at: isoTimestampSchema,
-});
+export const reviewDueSoonEventSchema = timerEventSchema('DUE_SOON', 'dueAt');
 
 /** The reminder timer fired. */
 export type ReviewDueSoonEvent = z.infer<typeof reviewDueSoonEventSchema>;
 
 /** The deadline timer fired (see {@link reviewDueSoonEventSchema}). */
-export const reviewDueEventSchema = z.strictObject({
-  type: z.literal('DUE'),
-  dueAt: isoTimestampSchema,
-  at: isoTimestampSchema,
-});
+export const reviewDueEventSchema = timerEventSchema('DUE', 'dueAt');
 
 /** The deadline timer fired. */
 export type ReviewDueEvent = z.infer<typeof reviewDueEventSchema>;
@@ -91,14 +81,12 @@ export type ReviewDueEvent = z.infer<typeof reviewDueEventSchema>;
  * A reviewer decided; the host dispatches the decision to the run (approve/reject, resume/cancel, or
  * `request_changes`: the draft goes back with `reason`, which closes this item as `changes_requested`).
  */
-export const reviewDecideEventSchema = z.strictObject({
-  type: z.literal('DECIDE'),
+export const reviewDecideEventSchema = eventSchema('DECIDE', {
   action: z.enum(['approve', 'reject', 'request_changes']),
   by: principalSchema,
   reason: z.string().nullish(),
   /** Whether the subject's owner applied the reviewer's edits with the decision. */
   edited: z.boolean().optional(),
-  at: isoTimestampSchema,
 });
 
 /** A reviewer decided. */
@@ -108,11 +96,7 @@ export type ReviewDecideEvent = z.infer<typeof reviewDecideEventSchema>;
  * One approval of an item that needs more than one (`required`): the item stays open with it (a new
  * revision). `by` is the approving user's id; the same user twice is refused.
  */
-export const reviewApprovalEventSchema = z.strictObject({
-  type: z.literal('APPROVAL'),
-  by: principalSchema,
-  at: isoTimestampSchema,
-});
+export const reviewApprovalEventSchema = eventSchema('APPROVAL', { by: principalSchema });
 
 /** One approval of several. */
 export type ReviewApprovalEvent = z.infer<typeof reviewApprovalEventSchema>;
@@ -121,11 +105,9 @@ export type ReviewApprovalEvent = z.infer<typeof reviewApprovalEventSchema>;
  * What a reviewer sees of the subject changed while the item is open (a pending skill run's draft
  * arrived): the item stays as it is, with a new version, so its revision changes.
  */
-export const reviewSubjectChangedEventSchema = z.strictObject({
-  type: z.literal('SUBJECT_CHANGED'),
+export const reviewSubjectChangedEventSchema = eventSchema('SUBJECT_CHANGED', {
   /** The item's new summary (absent: it stays as it is). */
   summary: z.string().nullish(),
-  at: isoTimestampSchema,
 });
 
 /** What a reviewer sees of the subject changed. */
@@ -146,11 +128,7 @@ export const reviewDeferEventSchema = deferredDecisionSchema
 export type ReviewDeferEvent = z.infer<typeof reviewDeferEventSchema>;
 
 /** A reviewer withdrew the delayed decision before its `effectiveAt`: the item is open again. */
-export const reviewUndoEventSchema = z.strictObject({
-  type: z.literal('UNDO'),
-  by: principalSchema,
-  at: isoTimestampSchema,
-});
+export const reviewUndoEventSchema = eventSchema('UNDO', { by: principalSchema });
 
 /** A reviewer withdrew the delayed decision. */
 export type ReviewUndoEvent = z.infer<typeof reviewUndoEventSchema>;
@@ -159,20 +137,13 @@ export type ReviewUndoEvent = z.infer<typeof reviewUndoEventSchema>;
  * The `decide` timer fired: the delayed decision goes to the subject's owner (whose transition then
  * closes the item with DECIDE). `effectiveAt` names which decision, so a stale timer is refused.
  */
-export const reviewTakeEffectEventSchema = z.strictObject({
-  type: z.literal('TAKE_EFFECT'),
-  effectiveAt: isoTimestampSchema,
-  at: isoTimestampSchema,
-});
+export const reviewTakeEffectEventSchema = timerEventSchema('TAKE_EFFECT', 'effectiveAt');
 
 /** The `decide` timer fired. */
 export type ReviewTakeEffectEvent = z.infer<typeof reviewTakeEffectEventSchema>;
 
 /** The run went away (cancelled or failed): the item leaves the queue undecided. */
-export const reviewCancelEventSchema = z.strictObject({
-  type: z.literal('CANCEL'),
-  at: isoTimestampSchema,
-});
+export const reviewCancelEventSchema = eventSchema('CANCEL', {});
 
 /** The run went away. */
 export type ReviewCancelEvent = z.infer<typeof reviewCancelEventSchema>;

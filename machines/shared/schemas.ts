@@ -23,3 +23,11 @@ export const stepNameSchema = z.string().min(1).max(200);
 
 /** A 1-based attempt number. */
 export const attemptSchema = z.number().int().positive();
+
+/**
+ * An event's schema: `{type, ...fields, at}` (a strict object: `type` the literal, `at` when it
+ * happened), so that events of one shape are written once.
+ */
+export function eventSchema<T extends string, S extends z.ZodRawShape>(type: T, fields: S) {
+  return z.strictObject({ type: z.literal(type), ...fields, at: isoTimestampSchema });
+}
