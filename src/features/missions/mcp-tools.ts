@@ -20,7 +20,7 @@ import {
   type ToolDef,
 } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
-import type { ReviewDecisions } from '../reviews/index.js';
+import { delaySecondsSchema, type ReviewDecisions } from '../reviews/index.js';
 import {
   missionDetailSchema,
   slugSchema,
@@ -238,7 +238,9 @@ export function missionTools(
       description:
         'Approves a mission run awaiting review: its plan (it goes on executing) or its result (it completes). ' +
         'Pass the review item’s `revision` you read (GET /reviews/mission/:id): CONFLICT (details.reason ' +
-        '"stale") when it changed since. Needs the approve capability; CONFLICT when the run is not awaiting review.',
+        '"stale") when it changed since. delaySeconds (0–30) holds the decision that long (the review item is ' +
+        'deciding; POST /reviews/undo withdraws it). Needs the approve capability; CONFLICT when the run is ' +
+        'not awaiting review.',
       input: z.strictObject({
         missionRunId: missionRunIdSchema,
         note: z.string().max(10_000).optional(),
@@ -254,11 +256,12 @@ export function missionTools(
           .describe(
             'At plan review: a plan ({tasks: [...]}) that replaces the planner’s, checked as its would be.',
           ),
+        delaySeconds: delaySecondsSchema,
       }),
       output: missionRunViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      async run({ missionRunId, note, revision, plan }, ctx) {
+      async run({ missionRunId, note, revision, plan, delaySeconds }, ctx) {
         await decisions.decide(ctx.principal, {
           kind: 'mission',
           id: missionRunId,
@@ -266,6 +269,7 @@ export function missionTools(
           reason: note ?? null,
           revision: revision ?? null,
           edits: plan === undefined ? null : { plan },
+          delaySeconds,
           requestId: ctx.requestId,
           auditAction: 'mission_run.approve',
           refusal: (status) => MissionService.decisionRefused(missionRunId, 'approve', status),

@@ -21,7 +21,7 @@ import {
   type ToolDef,
 } from '../../platform/mcp/tool.js';
 import { activeTraceId } from '../../platform/tracing/tracing.js';
-import type { ReviewDecisions } from '../reviews/index.js';
+import { delaySecondsSchema, type ReviewDecisions } from '../reviews/index.js';
 import { slugSchema } from '../workspace/index.js';
 import { RUN_STATUS_FILTERS, triggerBodySchema } from './routes.js';
 import { RunService } from './service.js';
@@ -52,6 +52,7 @@ async function decideRun(
   text: string | undefined,
   revision: string | undefined,
   edits?: Record<string, unknown>,
+  delaySeconds?: number,
 ): Promise<RunView> {
   await s.decisions.decide(ctx.principal, {
     id: runId,
@@ -59,6 +60,7 @@ async function decideRun(
     reason: text ?? null,
     revision: revision ?? null,
     edits: edits ?? null,
+    delaySeconds,
     requestId: ctx.requestId,
     auditAction: `run.${verb}`,
     refusal: (status) => RunService.decisionRefused(runId, verb, status),
@@ -281,8 +283,9 @@ export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): T
       description:
         'Approves a pending skill run (its draft) — or a paused workflow run, which resumes. Pass the ' +
         'review item\'s `revision` you read (GET /reviews/:kind/:id): CONFLICT (details.reason "stale", ' +
-        'details.revision the current one) when the item changed since. Needs the approve capability; ' +
-        'CONFLICT when the run is in another status. Answers the run.',
+        'details.revision the current one) when the item changed since. delaySeconds (0–30) holds the ' +
+        'decision that long (the review item is deciding; POST /reviews/undo withdraws it). Needs the ' +
+        'approve capability; CONFLICT when the run is in another status. Answers the run.',
       input: z.strictObject({
         runId: runIdSchema,
         note: z.string().max(10_000).optional(),
@@ -294,12 +297,13 @@ export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): T
             'Edits before approve: {output} replaces a skill run’s draft (checked against its outputSchema), ' +
               '{stepOutputs: {<completed step>: <object>}} replaces a workflow’s step outputs.',
           ),
+        delaySeconds: delaySecondsSchema,
       }),
       output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: ({ runId, note, revision, edits }, ctx) =>
-        decideRun(s, ctx, runId, 'approve', note, revision, edits),
+      run: ({ runId, note, revision, edits, delaySeconds }, ctx) =>
+        decideRun(s, ctx, runId, 'approve', note, revision, edits, delaySeconds),
     }),
     defineTool({
       name: 'runtime_reject_draft',
@@ -308,16 +312,19 @@ export function runtimeTools(s: RuntimeToolDeps, options: { waitMs: number }): T
       description:
         'Rejects a pending skill run (its draft) — or a paused workflow run, which is cancelled — with an ' +
         'optional reason. Pass the review item\'s `revision` you read: CONFLICT (details.reason "stale") ' +
-        'when it changed since. Needs the approve capability; CONFLICT when the run is in another status.',
+        'when it changed since. delaySeconds (0–30) holds the decision that long (POST /reviews/undo ' +
+        'withdraws it). Needs the approve capability; CONFLICT when the run is in another status.',
       input: z.strictObject({
         runId: runIdSchema,
         reason: z.string().max(10_000).optional(),
         revision: revisionSchema,
+        delaySeconds: delaySecondsSchema,
       }),
       output: runViewSchema,
       access: access.approve,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: ({ runId, reason, revision }, ctx) => decideRun(s, ctx, runId, 'reject', reason, revision),
+      run: ({ runId, reason, revision, delaySeconds }, ctx) =>
+        decideRun(s, ctx, runId, 'reject', reason, revision, undefined, delaySeconds),
     }),
     defineTool({
       name: 'runtime_request_changes',

@@ -10,12 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../../src/features/reviews/ledger.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { connectHttp, ok } from '../../helpers/mcp.js';
+import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 import { createSkill } from '../../helpers/resources.js';
 import {
   currentRevision,
   footprint,
   itemsOf,
+  missionAwaitingPlan,
   pausedWorkflowRun,
   pendingSkillRun,
   setupReviewOrg,
@@ -364,5 +365,57 @@ describe('delaySeconds on the other paths', () => {
     expect((await post('/reviews/undo', { kind: 'skill', id })).status).toBe(200);
     expect(await passEffect(held.effectiveAt)).toBe(0);
     expect(await runStatus(id)).toBe('pending');
+  });
+
+  it('MCP runtime_approve_draft, runtime_reject_draft and mission_approve take delaySeconds through the choke point', async () => {
+    const approved = await pendingSkillRun(t, owner.token);
+    const rejected = await pausedWorkflowRun(t, owner.token);
+    const mission = await missionAwaitingPlan(t, owner.token);
+    const client = await connectHttp(t.url, owner.token);
+    try {
+      const revision = await currentRevision(t, owner.token, 'skill', approved);
+      expect(
+        await ok(client, 'runtime_approve_draft', { runId: approved, note: 'ok', revision, delaySeconds: 4 }),
+      ).toMatchObject({ id: approved, status: 'pending' });
+      expect(
+        await ok(client, 'runtime_reject_draft', { runId: rejected, reason: 'no', delaySeconds: 4 }),
+      ).toMatchObject({ id: rejected, status: 'paused' });
+      expect(await ok(client, 'mission_approve', { missionRunId: mission, delaySeconds: 4 })).toMatchObject({
+        id: mission,
+        status: 'awaiting_review',
+      });
+      // Out of range: refused with the argument named, nothing held.
+      const other = await pendingSkillRun(t, owner.token);
+      const bad = await fails(
+        client,
+        'runtime_approve_draft',
+        { runId: other, delaySeconds: 31 },
+        'VALIDATION_FAILED',
+      );
+      expect(JSON.stringify(bad.details)).toContain('delaySeconds');
+      expect((await review('skill', other)).status).toBe('pending');
+    } finally {
+      await client.close();
+    }
+    const held = await review('skill', approved);
+    expect(held).toMatchObject({
+      status: 'deciding',
+      decision: { action: 'approve', reason: 'ok', by: `token:${owner.id}` },
+    });
+    expect(await review('workflow', rejected)).toMatchObject({
+      status: 'deciding',
+      decision: { action: 'reject', reason: 'no' },
+    });
+    expect(await review('mission', mission)).toMatchObject({
+      status: 'deciding',
+      decision: { action: 'approve' },
+    });
+    // The mission's approval is withdrawn; the two others take effect at effectiveAt.
+    expect((await post('/reviews/undo', { kind: 'mission', id: mission })).status).toBe(200);
+    expect(await passEffect(held.effectiveAt)).toBe(2);
+    expect(await runStatus(approved)).toBe('approved');
+    expect(await runStatus(rejected)).toBe('cancelled');
+    expect((await get(`/mission-runs/${mission}`)).body.status).toBe('awaiting_review');
+    expect((await review('mission', mission)).status).toBe('awaiting_review');
   });
 });
