@@ -4120,13 +4120,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One review policy: approvers, required, selfApproval, deadlines, and `usedBy` (the skills, workflow gates, missions and agents that name it). */
+            /** @description The policy. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        approvers?: {
+                            roles?: string[];
+                            users?: string[];
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        description: string;
+                        dueIn?: string;
+                        escalateTo?: {
+                            roles?: string[];
+                            users?: string[];
+                        };
+                        isDefault: boolean;
+                        name: string;
+                        /** @enum {string} */
+                        onTimeout: "none" | "escalate" | "reject";
+                        remindBefore?: string;
+                        required: number;
+                        selfApproval: boolean;
+                        slug: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        usedBy: {
+                            field: string;
+                            /** @enum {string} */
+                            kind: "skill" | "workflow" | "mission" | "agent";
+                            name: string;
+                            slug: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["Error400"];
@@ -4326,6 +4356,10 @@ export interface operations {
                                 roles: string[];
                                 users: string[];
                             } | null;
+                            /** @description Whether the caller may approve it now: canDecide, not its starter under selfApproval: false, not approved by them already. */
+                            canApprove: boolean;
+                            /** @description Whether the caller may decide the item at all: the approve capability and an approver. */
+                            canDecide: boolean;
                             dueIn: string | null;
                             escalateTo: {
                                 roles: string[];
@@ -4339,6 +4373,12 @@ export interface operations {
                             } | null;
                             /** @enum {string} */
                             onTimeout: "none" | "escalate" | "reject";
+                            /** @description Why the caller may not approve (the words of the refusal a decision would get). */
+                            refusal: {
+                                message: string;
+                                /** @enum {string} */
+                                reason: "no_approve_capability" | "not_an_approver" | "self_approval" | "already_approved";
+                            } | null;
                             remindBefore: string | null;
                             required: number;
                             selfApproval: boolean;

@@ -221,6 +221,22 @@ export const policyInForceSchema = z
     remindBefore: z.string().nullable(),
     escalateTo: peopleSchema,
     onTimeout: z.enum(['none', 'escalate', 'reject']),
+    canDecide: z.boolean().meta({
+      description: 'Whether the caller may decide the item at all: the approve capability and an approver.',
+    }),
+    canApprove: z.boolean().meta({
+      description:
+        'Whether the caller may approve it now: canDecide, not its starter under selfApproval: false, not approved by them already.',
+    }),
+    refusal: z
+      .object({
+        reason: z.enum(['no_approve_capability', 'not_an_approver', 'self_approval', 'already_approved']),
+        message: z.string(),
+      })
+      .nullable()
+      .meta({
+        description: 'Why the caller may not approve (the words of the refusal a decision would get).',
+      }),
   })
   .meta({
     description:

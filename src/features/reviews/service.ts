@@ -37,7 +37,7 @@ import type { Db } from '../../platform/db/sql.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type BatchRequest, gone, type ReviewDecisions } from './decisions.js';
-import { approversText, isApprover, policyView } from './policy/enforce.js';
+import { approversText, callerView, isApprover, policyView } from './policy/enforce.js';
 import type { ReviewPolicies } from './policy/in-force.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
@@ -339,11 +339,12 @@ export class ReviewService {
       subject.steps?.(principal, ref.id),
       this.deps.policies.inForce(principal.orgId, ref),
     ]);
+    const review = this.view(row, this.deps.clock.now());
     return {
-      review: this.view(row, this.deps.clock.now()),
+      review,
       subject: view,
       ...(steps === undefined ? {} : { steps }),
-      policy: policyView(policy),
+      policy: policyView(policy, callerView(principal, policy, review.approvals)),
     };
   }
 

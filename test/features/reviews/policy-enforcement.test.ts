@@ -184,6 +184,67 @@ describe('approvers and self-approval through POST /reviews/decide', () => {
   });
 });
 
+describe('what the caller may do, known before deciding (GET /reviews/:kind/:id policy)', () => {
+  const policyFor = async (token: CreatedToken, kind: string, id: number) => {
+    const res = await t.request('GET', `/api/v1/reviews/${kind}/${id}`, { token: token.token });
+    expect(res.status, res.text).toBe(200);
+    return res.body.policy as { canDecide: boolean; canApprove: boolean; refusal: any };
+  };
+
+  it('says who may approve and, for whoever may not, the words the refusal would carry', async () => {
+    const id = await invoiceBy(fin1);
+    // A non-approver (an owner): may not decide at all, for the reason the 403 gives.
+    const owner = await policyFor(olga, 'skill', id);
+    const refused = await post('/reviews/decide', olga, { kind: 'skill', id, action: 'reject' });
+    refusedWith(refused, 'not_an_approver');
+    expect(owner).toMatchObject({
+      canDecide: false,
+      canApprove: false,
+      refusal: { reason: 'not_an_approver', message: refused.body.error.message },
+    });
+    expect(owner.refusal.message).toContain('approvers: pm, client_reviewer');
+    // The run's starter: may decide (reject) but not approve.
+    const starter = await policyFor(fin1, 'skill', id);
+    const own = await post('/reviews/decide', fin1, { kind: 'skill', id, action: 'approve' });
+    refusedWith(own, 'self_approval');
+    expect(starter).toMatchObject({
+      canDecide: true,
+      canApprove: false,
+      refusal: { reason: 'self_approval', message: own.body.error.message },
+    });
+    expect(starter.refusal.message).toMatch(/^You started this run/);
+    // Another approver may approve; once they did, they may not again (409), a third still may.
+    expect(await policyFor(fin2, 'skill', id)).toEqual(
+      expect.objectContaining({ canDecide: true, canApprove: true, refusal: null }),
+    );
+    expect((await post('/reviews/decide', fin2, { kind: 'skill', id, action: 'approve' })).status).toBe(200);
+    expect(await policyFor(fin2, 'skill', id)).toMatchObject({
+      canDecide: true,
+      canApprove: false,
+      refusal: { reason: 'already_approved' },
+    });
+    expect((await post('/reviews/decide', fin2, { kind: 'skill', id, action: 'approve' })).status).toBe(409);
+    expect(await policyFor(fin3, 'skill', id)).toMatchObject({ canApprove: true, refusal: null });
+  });
+
+  it('tells a reader without the approve capability so, and answers 404 for another org, 403 without read:all', async () => {
+    const id = await invoiceBy(fin1);
+    const reader = await t.token({ org: 'acme', user: 'rita', role: 'specialist', scopes: ['read:all'] });
+    expect(await policyFor(reader, 'skill', id)).toMatchObject({
+      canDecide: false,
+      canApprove: false,
+      refusal: { reason: 'no_approve_capability', message: expect.stringContaining('run:approve') },
+    });
+    const stranger = await t.token({ org: 'elsewhere', user: 'sam', role: 'owner', scopes: ALL_SCOPES });
+    const other = await t.request('GET', `/api/v1/reviews/skill/${id}`, { token: stranger.token });
+    expect(other.status).toBe(404);
+    const noScope = await t.token({ org: 'acme', user: 'ivy', role: 'pm', scopes: ['run:invoke'] });
+    const scoped = await t.request('GET', `/api/v1/reviews/skill/${id}`, { token: noScope.token });
+    expect(scoped.status).toBe(403);
+    expect((await t.request('GET', '/api/v1/reviews/skill/x1', { token: olga.token })).status).toBe(404);
+  });
+});
+
 describe('quorum', () => {
   it('records each approval but the last on the item, refuses the same user twice, decides on the second', async () => {
     const id = await invoiceBy(olga);

@@ -11,7 +11,7 @@
  *   `details.reason: "already_approved"`. A reject by any approver rejects.
  */
 import type { LoadedActor } from '../../../platform/actors/host.js';
-import type { Principal } from '../../../platform/auth/principal.js';
+import { canApprove, type Principal } from '../../../platform/auth/principal.js';
 import { type ApiError, conflict, forbidden, validationFailed } from '../../../platform/errors.js';
 import type { ReviewPolicyRules } from '../../workspace/index.js';
 import type { PolicyInForce } from './in-force.js';
@@ -34,33 +34,46 @@ export function isApprover(rules: ReviewPolicyRules, user: { id: string; role: s
 const policyName = (policy: PolicyInForce) =>
   policy.slug === null ? 'the built-in policy' : `review policy "${policy.slug}"`;
 
+/** A refusal by the policy: the 403's `details.reason`, its message and its `details`. */
+export interface Refusal {
+  reason: PolicyRefusal;
+  message: string;
+  details: Record<string, unknown>;
+}
+
 /**
- * Throws 403 FORBIDDEN when `policy` does not let `principal` take `action` on the item: not an
- * approver (any action), or the run's own starter approving under `selfApproval: false`.
+ * Why `policy` does not let `principal` take `action` on the item — not an approver (any action), or
+ * the run's own starter approving under `selfApproval: false` — or null when it does. The one text
+ * of a refusal: the choke point's 403 and the review page's "you may not" say the same.
  */
-export function checkPolicy(principal: Principal, policy: PolicyInForce, action: string): void {
+export function policyRefusal(principal: Principal, policy: PolicyInForce, action: string): Refusal | null {
   const { rules } = policy;
   if (rules.approvers && !isApprover(rules, { id: principal.userId, role: principal.role })) {
     const text = approversText(rules.approvers);
-    throw forbidden(
-      `Only the approvers of ${policyName(policy)} may decide this item (approvers: ${text}).`,
-      {
-        reason: 'not_an_approver' satisfies PolicyRefusal,
-        policy: policy.slug,
-        approvers: rules.approvers,
-      },
-    );
+    return {
+      reason: 'not_an_approver',
+      message: `Only the approvers of ${policyName(policy)} may decide this item (approvers: ${text}).`,
+      details: { reason: 'not_an_approver', policy: policy.slug, approvers: rules.approvers },
+    };
   }
   if (action === 'approve' && !rules.selfApproval && policy.startedBy === principal.userId) {
-    throw forbidden(
-      `You started this run: ${policyName(policy)} does not let whoever started a run approve it (selfApproval: false).`,
-      { reason: 'self_approval' satisfies PolicyRefusal, policy: policy.slug },
-    );
+    return {
+      reason: 'self_approval',
+      message: `You started this run: ${policyName(policy)} does not let whoever started a run approve it (selfApproval: false).`,
+      details: { reason: 'self_approval', policy: policy.slug },
+    };
   }
+  return null;
+}
+
+/** Throws 403 FORBIDDEN when `policy` does not let `principal` take `action` on the item (`policyRefusal`). */
+export function checkPolicy(principal: Principal, policy: PolicyInForce, action: string): void {
+  const refusal = policyRefusal(principal, policy, action);
+  if (refusal) throw forbidden(refusal.message, refusal.details);
 }
 
 /** A policy in force as the API shows it on an item (`GET /reviews/:kind/:id`'s `policy`). */
-export function policyView(policy: PolicyInForce) {
+export function policyView(policy: PolicyInForce, caller: CallerView) {
   const m = policy.manifest;
   return {
     slug: policy.slug,
@@ -75,7 +88,53 @@ export function policyView(policy: PolicyInForce) {
     remindBefore: m?.remindBefore ?? null,
     escalateTo: policy.rules.escalateTo,
     onTimeout: policy.rules.onTimeout,
+    ...caller,
   };
+}
+
+/** Why the caller may not decide or approve an item (`policy.refusal.reason` of `GET /reviews/:kind/:id`). */
+export type CallerRefusal = 'no_approve_capability' | PolicyRefusal | 'already_approved';
+
+/** What the caller may do on an item under its policy, and if not, why (the words a decision's 403/409 say). */
+export interface CallerView {
+  /** May decide the item at all (reject, request changes): the approve capability and an approver. */
+  canDecide: boolean;
+  /** May approve it now: `canDecide`, not the run's starter under `selfApproval: false`, no approval of theirs yet. */
+  canApprove: boolean;
+  /** The first reason that applies, or null when the caller may approve. */
+  refusal: { reason: CallerRefusal; message: string } | null;
+}
+
+/**
+ * What `principal` may do on an item that follows `policy` and has `approvals` so far — known before
+ * clicking, the same checks (and words) as the choke point's.
+ */
+export function callerView(
+  principal: Principal,
+  policy: PolicyInForce,
+  approvals: ReadonlyArray<{ by: string }>,
+): CallerView {
+  if (!canApprove(principal)) {
+    const message =
+      'You may not decide reviews: that needs a user whose role is owner, pm or client_reviewer and a token with the run:approve scope.';
+    return { canDecide: false, canApprove: false, refusal: { reason: 'no_approve_capability', message } };
+  }
+  const refusal = policyRefusal(principal, policy, 'approve');
+  if (refusal) {
+    const canDecide = refusal.reason !== 'not_an_approver';
+    return { canDecide, canApprove: false, refusal: { reason: refusal.reason, message: refusal.message } };
+  }
+  if (approvals.some((a) => a.by === principal.userId)) {
+    return {
+      canDecide: true,
+      canApprove: false,
+      refusal: {
+        reason: 'already_approved',
+        message: 'You approved this item already: another approver must.',
+      },
+    };
+  }
+  return { canDecide: true, canApprove: true, refusal: null };
 }
 
 /** The approvals so far of an open item, and how many it needs. */

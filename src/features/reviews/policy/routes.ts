@@ -24,6 +24,38 @@ import type { ReviewPolicyViews } from './views.js';
 
 const COLLECTION = '/api/v1/review-policies';
 
+const peopleSchema = z.object({
+  roles: z.array(z.string()).optional(),
+  users: z.array(z.string()).optional(),
+});
+
+/** A policy as `GET /review-policies/:slug` answers it, for the OpenAPI document (the web UI's policy page). */
+const policyDetailSchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    approvers: peopleSchema.optional(),
+    required: z.number().int(),
+    selfApproval: z.boolean(),
+    dueIn: z.string().optional(),
+    remindBefore: z.string().optional(),
+    escalateTo: peopleSchema.optional(),
+    onTimeout: z.enum(['none', 'escalate', 'reject']),
+    isDefault: z.boolean(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    usedBy: z.array(
+      z.object({
+        kind: z.enum(['skill', 'workflow', 'mission', 'agent']),
+        slug: z.string(),
+        name: z.string(),
+        field: z.string(),
+      }),
+    ),
+  })
+  .meta({ description: 'A review policy with the applied resources that name it (`usedBy`).' });
+
 export function reviewPolicyRoutes(
   s: Pick<WorkspaceServices, 'workspace'>,
   views: ReviewPolicyViews,
@@ -52,6 +84,7 @@ export function reviewPolicyRoutes(
       params: slugParams,
       summary:
         'One review policy: approvers, required, selfApproval, deadlines, and `usedBy` (the skills, workflow gates, missions and agents that name it).',
+      responses: { 200: { description: 'The policy.', schema: policyDetailSchema } },
       handler: async ({ principal, params }) => ok(await detail(principal.orgId, params.slug)),
     }),
     defineRoute({
