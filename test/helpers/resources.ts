@@ -52,3 +52,12 @@ export async function createAgent(
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
 }
+
+/** How many workspace files of any org lie under `folder` (`review-policies/`): what a refused write left. */
+export async function workspaceFileCount(t: TestApp, folder: string): Promise<number> {
+  const row = await t.app.db.sql.one<{ n: number }>(
+    'select count(*)::int as n from workspace_files where path like $1',
+    [`${folder}%`],
+  );
+  return row.n;
+}

@@ -20,6 +20,7 @@ import type { AgentManifest } from './agent-manifest.js';
 import { shortSha } from './git-objects.js';
 import type { MissionManifest } from './mission-manifest.js';
 import type { ObjectTypeManifest } from './object-type-manifest.js';
+import type { ReviewPolicyManifest } from './review-policy-manifest.js';
 import type { SkillManifest } from './skill-manifest.js';
 import type { SourceManifest } from './source-manifest.js';
 import type { WorkflowManifest } from './workflow-manifest.js';
@@ -45,7 +46,14 @@ interface Row {
 }
 
 /** The tables of applied resources (skills carry their prompt template too). */
-type ResourceTable = 'skills' | 'workflows' | 'agents' | 'object_types' | 'sources' | 'missions';
+type ResourceTable =
+  | 'skills'
+  | 'workflows'
+  | 'agents'
+  | 'object_types'
+  | 'sources'
+  | 'missions'
+  | 'review_policies';
 
 interface ResourceKey {
   orgId: number;
@@ -111,6 +119,11 @@ export class AppliedResources {
   async getObjectType(orgId: number, slug: string): Promise<Applied<ObjectTypeManifest> | null> {
     const row = await this.read('object_types', orgId, slug);
     return row ? applied<ObjectTypeManifest>(row) : null;
+  }
+
+  async getReviewPolicy(orgId: number, slug: string): Promise<Applied<ReviewPolicyManifest> | null> {
+    const row = await this.read('review_policies', orgId, slug);
+    return row ? applied<ReviewPolicyManifest>(row) : null;
   }
 
   async getSource(orgId: number, slug: string): Promise<Applied<SourceManifest> | null> {

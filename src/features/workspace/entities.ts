@@ -110,6 +110,13 @@ export const MissionEntity = new EntitySchema<AuthoredRow>({
   properties: { ...authoredProperties },
 });
 
+/** Review policies (`review_policies`, migration 0044 of the reviews feature; the workspace's apply writes it). */
+export const ReviewPolicyEntity = new EntitySchema<AuthoredRow>({
+  name: 'ReviewPolicy',
+  tableName: 'review_policies',
+  properties: { ...authoredProperties },
+});
+
 export const resourceEntities = [
   AgentEntity,
   SkillEntity,
@@ -117,4 +124,5 @@ export const resourceEntities = [
   ObjectTypeEntity,
   SourceEntity,
   MissionEntity,
+  ReviewPolicyEntity,
 ];

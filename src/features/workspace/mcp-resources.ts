@@ -1,7 +1,8 @@
 /**
  * The authored resources over MCP (docs/mcp.md#resources, #prompts): the org's applied skills, agents,
- * workflows and missions as resources `r3://skills/<slug>`, `r3://agents/<slug>`,
- * `r3://workflows/<slug>`, `r3://missions/<slug>` — reading one gives its manifest as YAML (the bytes
+ * workflows, missions and review policies as resources `r3://skills/<slug>`, `r3://agents/<slug>`,
+ * `r3://workflows/<slug>`, `r3://missions/<slug>`, `r3://review-policies/<slug>` — reading one gives its
+ * manifest as YAML (the bytes
  * of its workspace file) and, for a prompt skill, its prompt template as Markdown
  * (`r3://skills/<slug>/prompt.md`, also readable alone) — and every active prompt skill as a prompt:
  * its arguments are the properties of its input schema (without one, the `{{input.x}}` its template
@@ -71,6 +72,13 @@ const COLLECTIONS = [
     list: (s, org, page) => s.resources.listMissions(org, page),
     read: (s, org, slug) => s.applied.getMission(org, slug),
   }),
+  collection({
+    kind: 'review_policy',
+    collection: 'review-policies',
+    access: access.read,
+    list: (s, org, page) => s.resources.listReviewPolicies(org, page),
+    read: (s, org, slug) => s.applied.getReviewPolicy(org, slug),
+  }),
 ];
 
 /** The resource sources of the authored kinds, in the order `resources/list` pages through them. */
@@ -85,7 +93,7 @@ export function authoredResources(s: Services): ResourceSource[] {
           uri: resourceUri(c.collection, item.slug),
           name: item.slug,
           title: item.name,
-          description: item.description || `The ${c.kind} ${item.slug} (its manifest).`,
+          description: item.description || `The ${c.kind.replace('_', ' ')} ${item.slug} (its manifest).`,
           mimeType: YAML,
         })),
         nextAfter: listed.nextAfter,

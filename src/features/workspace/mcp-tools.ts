@@ -1,7 +1,7 @@
 /**
  * Workspace tools: read the authored resources (`workspace_list`, `workspace_get`, `workspace_diff`,
  * `workspace_version_history`) and author them (`workspace_write_skill`, one `workspace_write_<kind>` per
- * entry of `MANIFEST_WRITES` — agent, workflow, object type, mission —, `workspace_delete`,
+ * entry of `MANIFEST_WRITES` — agent, workflow, object type, mission, review policy —, `workspace_delete`,
  * `workspace_apply`). Writes go through the workspace's one write path (validate → write files →
  * commit → apply, in one transaction), with the per-call `autoCommit`/`autoApply` flags, and answer
  * `{written, commit, apply}`.
@@ -24,6 +24,7 @@ import type { MANIFEST_SCHEMAS, ResourceKind, WorkspaceResource } from './manife
 import { missionManifestSchema } from './mission-manifest.js';
 import { objectTypeManifestSchema } from './object-type-manifest.js';
 import type { SlugPage } from './resource-views.js';
+import { reviewPolicyManifestSchema } from './review-policy-manifest.js';
 import type { WorkspaceServices } from './services.js';
 import { promptMdSchema, skillManifestSchema } from './skill-manifest.js';
 import type { VersionRecord } from './store-sql.js';
@@ -33,6 +34,7 @@ import {
   missionDetailSchema,
   objectTypeDetailSchema,
   resourceBriefSchema,
+  reviewPolicyDetailSchema,
   skillDetailSchema,
   versionViewSchema,
   workflowDetailSchema,
@@ -42,7 +44,14 @@ import {
 import { workflowManifestSchema } from './workflow-manifest.js';
 
 /** The kinds `workspace_get` and `workspace_delete` name (docs/mcp.md). */
-export const WORKSPACE_KINDS = ['agent', 'skill', 'workflow', 'object_type', 'mission'] as const;
+export const WORKSPACE_KINDS = [
+  'agent',
+  'skill',
+  'workflow',
+  'object_type',
+  'mission',
+  'review_policy',
+] as const;
 type WorkspaceKind = (typeof WORKSPACE_KINDS)[number];
 
 const LABEL: Record<WorkspaceKind, string> = {
@@ -51,6 +60,7 @@ const LABEL: Record<WorkspaceKind, string> = {
   workflow: 'workflow',
   object_type: 'object type',
   mission: 'mission',
+  review_policy: 'review policy',
 };
 
 /** The per-call flags of every write (MCP rule 1). */
@@ -102,6 +112,7 @@ const resourceDetailSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('workflow'), ...workflowDetailSchema.shape }),
   z.object({ kind: z.literal('object_type'), ...objectTypeDetailSchema.shape }),
   z.object({ kind: z.literal('mission'), ...missionDetailSchema.shape }),
+  z.object({ kind: z.literal('review_policy'), ...reviewPolicyDetailSchema.shape }),
 ]);
 const brief = <T extends { slug: string; name: string; description: string }>(items: T[]) =>
   items.map(({ slug, name, description }) => ({ slug, name, description }));
@@ -215,6 +226,20 @@ const MANIFEST_WRITES: readonly ManifestWrite<ManifestKind>[] = [
       'maxToolCalls 50}) is written whole. Team agents must exist and be active. Answers {written, commit, apply}.',
     manifest: missionManifestSchema,
   }),
+  manifestWrite({
+    kind: 'review_policy',
+    name: 'workspace_write_review_policy',
+    title: 'Create or update a review policy',
+    description:
+      'Creates the review policy, or replaces it when its slug exists: the manifest (name, description, ' +
+      'approvers {roles, users} — absent: whoever may approve —, required 1–5 distinct approvals (default ' +
+      '1), selfApproval (default true), dueIn and remindBefore durations such as "4h" (remindBefore not ' +
+      'longer than dueIn), escalateTo {roles, users}, onTimeout none|escalate|reject (escalate needs ' +
+      'escalateTo)) is written whole. Named roles and users must exist; writing a policy needs the approve ' +
+      'capability. Skills, workflow approve steps, missions and agents name it with reviewPolicy; the ' +
+      'policy "default" applies where none is named. Answers {written, commit, apply}.',
+    manifest: reviewPolicyManifestSchema,
+  }),
 ];
 
 /** Writes one resource of a kind; the write path of {@link workspaceTools}. */
@@ -266,7 +291,8 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       title: 'List authored resources',
       group: 'workspace',
       description:
-        'Slug, name and description of every agent, skill, workflow, object type and mission of the organization ' +
+        'Slug, name and description of every agent, skill, workflow, object type, mission and review policy of ' +
+        'the organization ' +
         '(as applied). Use workspace_get for one resource in full.',
       input: z.strictObject({}),
       output: z.object({
@@ -275,17 +301,19 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
         workflows: z.array(resourceBriefSchema),
         objectTypes: z.array(resourceBriefSchema),
         missions: z.array(resourceBriefSchema),
+        reviewPolicies: z.array(resourceBriefSchema),
       }),
       access: access.read,
       hints: READ_ONLY,
       async run(_args, { principal }) {
         const org = principal.orgId;
-        const [agents, skills, workflows, objectTypes, missions] = await Promise.all([
+        const [agents, skills, workflows, objectTypes, missions, reviewPolicies] = await Promise.all([
           all((after) => s.resources.listAgents(org, { limit: PAGE, after })),
           all((after) => s.resources.listSkills(org, {}, { limit: PAGE, after })),
           all((after) => s.resources.listWorkflows(org, { limit: PAGE, after })),
           all((after) => s.resources.listObjectTypes(org, { limit: PAGE, after })),
           all((after) => s.resources.listMissions(org, { limit: PAGE, after })),
+          all((after) => s.resources.listReviewPolicies(org, { limit: PAGE, after })),
         ]);
         return {
           agents: brief(agents),
@@ -293,6 +321,7 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
           workflows: brief(workflows),
           objectTypes: brief(objectTypes),
           missions: brief(missions),
+          reviewPolicies: brief(reviewPolicies),
         };
       },
     }),
@@ -301,10 +330,12 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       title: 'Get an authored resource',
       group: 'workspace',
       description:
-        'One agent, skill, workflow, object type or mission in full, as the REST detail shows it: an agent ' +
+        'One agent, skill, workflow, object type, mission or review policy in full, as the REST detail shows ' +
+        'it: an agent ' +
         'with its systemPrompt and wired skills and workflows, a skill with its prompt template (promptMd), ' +
         'a workflow with its steps and inputSchema, an object type with its schema and sourceRelevance, a ' +
-        'mission with its goal, team, planner, review and limits.',
+        'mission with its goal, team, planner, review and limits, a review policy with its approvers, ' +
+        'required, selfApproval, deadlines and isDefault.',
       input: z.strictObject(refSchema),
       output: resourceDetailSchema,
       // Agents and skills are open to read:skills as on REST; the other kinds need read:all (below).
@@ -323,7 +354,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
                 ? tagged(kind, await s.resources.workflow(org, slug))
                 : kind === 'mission'
                   ? tagged(kind, await s.resources.mission(org, slug))
-                  : tagged(kind, await s.resources.objectType(org, slug));
+                  : kind === 'review_policy'
+                    ? tagged(kind, await s.resources.reviewPolicy(org, slug))
+                    : tagged(kind, await s.resources.objectType(org, slug));
         if (!found) throw notFound(LABEL[kind], slug);
         return found;
       },
@@ -405,8 +438,9 @@ export function workspaceTools(s: Pick<WorkspaceServices, 'resources' | 'workspa
       group: 'workspace',
       authoring: true,
       description:
-        'Removes an agent, skill, workflow, object type or mission from the workspace (refused with ' +
-        'CONFLICT while another resource names it: details.referencedBy). Answers {written, commit, apply}.',
+        'Removes an agent, skill, workflow, object type, mission or review policy from the workspace (refused ' +
+        'with CONFLICT while another resource names it: details.referencedBy; deleting a review policy, or a ' +
+        'resource under review, needs the approve capability). Answers {written, commit, apply}.',
       input: z.strictObject({ ...refSchema, ...writeFlags }),
       output: writeResultSchema,
       access: access.write,

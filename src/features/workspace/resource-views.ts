@@ -15,6 +15,7 @@ import {
   MissionEntity,
   ObjectTypeEntity,
   type ObjectTypeRow,
+  ReviewPolicyEntity,
   SkillEntity,
   type SkillRow,
   SourceEntity,
@@ -25,6 +26,7 @@ import {
 import { type MissionManifest, plannerOf } from './mission-manifest.js';
 import { DEFAULT_OBJECT_LANGUAGE, type ObjectTypeManifest } from './object-type-manifest.js';
 import { type ResolvedRetrieval, resolveRetrieval } from './retrieval.js';
+import { DEFAULT_POLICY_SLUG, type ReviewPolicyManifest } from './review-policy-manifest.js';
 import type { SkillManifest } from './skill-manifest.js';
 import type { SourceManifest } from './source-manifest.js';
 import type { WorkflowManifest } from './workflow-manifest.js';
@@ -70,6 +72,9 @@ export type SourceDetail = SourceView & {
   /** The settings search uses: overrides over the defaults. */
   effectiveRetrieval: ResolvedRetrieval;
 };
+
+/** A review policy in full: its manifest, whether it is the org's `default`. */
+export type ReviewPolicyDetail = ReviewPolicyManifest & { isDefault: boolean } & Stamps;
 
 export type MissionView = Pick<MissionManifest, 'slug' | 'name' | 'description'> & Stamps;
 export type MissionDetail = MissionManifest & { planner: string } & Stamps;
@@ -208,6 +213,24 @@ export class ResourceViews {
     if (!row) return null;
     const m = row.manifest as MissionManifest;
     return { ...m, planner: plannerOf(m), ...stamps(row) };
+  }
+
+  listReviewPolicies(
+    orgId: number,
+    page: PageRequest,
+  ): Promise<SlugPage<Pick<ReviewPolicyManifest, 'slug' | 'name' | 'description'> & Stamps>> {
+    return this.page(ReviewPolicyEntity, { orgId }, page, (row) => {
+      const m = row.manifest as ReviewPolicyManifest;
+      return { slug: m.slug, name: m.name, description: m.description, ...stamps(row) };
+    });
+  }
+
+  /** A review policy's full manifest. */
+  async reviewPolicy(orgId: number, slug: string): Promise<ReviewPolicyDetail | null> {
+    const row = await this.fork().findOne(ReviewPolicyEntity, { orgId, slug });
+    if (!row) return null;
+    const m = row.manifest as ReviewPolicyManifest;
+    return { ...m, isDefault: m.slug === DEFAULT_POLICY_SLUG, ...stamps(row) };
   }
 
   listSources(orgId: number, page: PageRequest): Promise<SlugPage<SourceView>> {

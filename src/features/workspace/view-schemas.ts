@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { agentManifestSchema } from './agent-manifest.js';
 import { missionManifestSchema } from './mission-manifest.js';
 import { objectTypeManifestSchema } from './object-type-manifest.js';
+import { reviewPolicyManifestSchema } from './review-policy-manifest.js';
 import { skillManifestSchema } from './skill-manifest.js';
 import { workflowManifestSchema } from './workflow-manifest.js';
 
@@ -52,6 +53,12 @@ export const objectTypeDetailSchema = z.object({
 });
 /** A mission in full (`MissionDetail`), its planner filled in. */
 export const missionDetailSchema = z.object({ ...mission, planner: z.string(), ...stamps });
+/** A review policy in full (`ReviewPolicyDetail`): its manifest, whether it is the org's `default`. */
+export const reviewPolicyDetailSchema = z.object({
+  ...reviewPolicyManifestSchema.shape,
+  isDefault: z.boolean(),
+  ...stamps,
+});
 /** An object type in lists (`ObjectTypeView`). */
 export const objectTypeViewSchema = objectTypeDetailSchema.omit({ sourceRelevance: true });
 

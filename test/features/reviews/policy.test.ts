@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fields, orgIdOf } from '../../helpers/api.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { createAgent, createSkill, createWorkflow } from '../../helpers/resources.js';
+import { createAgent, createSkill, createWorkflow, workspaceFileCount } from '../../helpers/resources.js';
 import { pausedWorkflowRun, pendingSkillRun, proposalOf } from '../../helpers/reviews.js';
 
 let t: TestApp;
@@ -32,13 +32,7 @@ afterAll(async () => {
 const api = (method: string, path: string, body?: unknown, token = owner) =>
   t.request(method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) });
 
-const policyCount = async () =>
-  (
-    await t.app.db.sql.one<{ n: number }>(
-      'select count(*)::int as n from workspace_files where path like $1',
-      ['review-policies/%'],
-    )
-  ).n;
+const policyCount = () => workspaceFileCount(t, 'review-policies/');
 
 describe('/review-policies', () => {
   it('creates a policy with its defaults, lists it, shows it with what names it, and updates it', async () => {

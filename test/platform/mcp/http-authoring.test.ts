@@ -45,7 +45,7 @@ const SKILL = { slug: 'triage', name: 'Triage', description: 'Sorts the inbox' }
 describe('authoring tools', () => {
   it('are listed when R3_MCP_HTTP_AUTHORING=true', async () => {
     const names = (await mcp.listTools()).tools.map((tool) => tool.name);
-    expect(names).toHaveLength(50);
+    expect(names).toHaveLength(51);
     expect(names).toEqual(
       expect.arrayContaining([
         'workspace_write_skill',
@@ -53,6 +53,7 @@ describe('authoring tools', () => {
         'workspace_write_workflow',
         'workspace_write_object_type',
         'workspace_write_mission',
+        'workspace_write_review_policy',
         'workspace_delete',
         'workspace_apply',
       ]),

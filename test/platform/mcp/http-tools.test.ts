@@ -169,7 +169,7 @@ describe('tools/list over HTTP with authoring off', () => {
 });
 
 describe('workspace reads', () => {
-  it('workspace_list: slug, name and description of every agent, skill, workflow, object type and mission', async () => {
+  it('workspace_list: slug, name and description of every agent, skill, workflow, object type, mission and review policy', async () => {
     const body = await ok(mcp, 'workspace_list');
     expect(body).toEqual({
       agents: [{ slug: 'helper', name: 'Agent helper', description: '' }],
@@ -181,6 +181,7 @@ describe('workspace reads', () => {
       workflows: [{ slug: 'flow', name: 'Workflow flow', description: '' }],
       objectTypes: [{ slug: 'note', name: 'Note', description: 'Meeting notes' }],
       missions: [],
+      reviewPolicies: [],
     });
   });
 

@@ -32,7 +32,7 @@ afterAll(async () => {
 describe('r3 mcp over stdio', () => {
   it('lists every tool, authoring included', async () => {
     const { tools } = await mcp.listTools();
-    expect(tools).toHaveLength(50);
+    expect(tools).toHaveLength(51);
     expect(tools.map((tool) => tool.name)).toContain('workspace_write_skill');
     expect(mcp.getServerVersion()).toMatchObject({ name: 'r3' });
   });
