@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunReader, fusedRunRead } from '../../../src/features/runs/view.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
-import type { Authenticated, FusedAnswer } from '../../../src/platform/auth/authenticate.js';
+import type { Authenticated, FusedAnswer, FusedRead } from '../../../src/platform/auth/authenticate.js';
 import { access } from '../../../src/platform/auth/guard.js';
 import { issueToken } from '../../../src/platform/auth/tokens.js';
 import { ok } from '../../../src/platform/http/reply.js';
@@ -125,5 +125,51 @@ describe('the authenticator with fused reads', () => {
     expect(none).not.toHaveProperty('fused');
     expect(unknown).not.toHaveProperty('fused');
     expect(forged).toBe('UNAUTHORIZED');
+  });
+
+  it('evaluates a read once per org and key in a batch, and gives its answer to each usable request of them', async () => {
+    await t.app.db.sql.query('create sequence fused_probe');
+    // Each evaluation takes the sequence's next value: requests given the same value shared one.
+    const probe: FusedRead = {
+      sql: (org, key) =>
+        `(select ${org}::text || ':' || ${key}::text || ':' || nextval('fused_probe')::text)`,
+      values: () => [],
+    };
+    const { authenticate, statements } = countingAuthenticator(t, { probe });
+    const otherRed = await t.token({ org: 'red', scopes: ALL_SCOPES });
+    const bearer = (token: CreatedToken) => `Bearer ${token.token}`;
+    const batch = () =>
+      Promise.all([
+        authenticate(bearer(red), { read: 'probe', key: 1 }),
+        authenticate(bearer(red), { read: 'probe', key: 1 }),
+        authenticate(bearer(otherRed), { read: 'probe', key: 1 }),
+        authenticate(bearer(blue), { read: 'probe', key: 1 }),
+        authenticate(bearer(red), { read: 'probe', key: 2 }),
+        authenticate(`Bearer ${issueToken('test', red.id).token}`, { read: 'probe', key: 1 }).catch(
+          (error: { code: string }) => error.code,
+        ),
+      ]);
+    const [redOrg, blueOrg] = [await orgIdOf(t.app, 'red'), await orgIdOf(t.app, 'blue')];
+    // First as unknown tokens (the token rows read), then as known ones (the orgs' epochs checked;
+    // the forged token is read as unknown again, and takes no read).
+    for (const [round, names] of [
+      [0, ['authenticate_batch_probe']],
+      [3, ['authenticate_batch_probe', 'authenticate_known_limited_probe']],
+    ] as const) {
+      statements.length = 0;
+      const answers = await batch();
+      expect(statements.map((s) => s.name).sort()).toEqual(names);
+      const fused = answers.slice(0, 5).map((a) => (a as Authenticated).fused as FusedAnswer);
+      const part = (i: number) => fused.map((f) => (f.value as string).split(':')[i]);
+      const [org, key, evaluation] = [part(0), part(1), part(2)];
+      expect(fused.map((f) => f.key)).toEqual([1, 1, 1, 1, 2]);
+      expect(org).toEqual([redOrg, redOrg, redOrg, blueOrg, redOrg].map(String));
+      expect(key).toEqual(['1', '1', '1', '1', '2']);
+      // Red's three requests of key 1 share one evaluation; blue's and key 2 each have their own.
+      expect(new Set(evaluation.slice(0, 3)).size).toBe(1);
+      expect(new Set(evaluation).size).toBe(3);
+      expect([...new Set(evaluation)].map(Number).sort()).toEqual([round + 1, round + 2, round + 3]);
+      expect(answers[5]).toBe('UNAUTHORIZED');
+    }
   });
 });
