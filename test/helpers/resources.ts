@@ -61,3 +61,21 @@ export async function workspaceFileCount(t: TestApp, folder: string): Promise<nu
   );
   return row.n;
 }
+
+/**
+ * Creates CRM source `hubspot` with a token, at a port nobody answers on: enough for an agent to
+ * propose actions of it (`propose_action` checks, records and waits for review; nothing calls the
+ * CRM until a proposal is approved). The app needs R3_CONNECTORS_ALLOW_PRIVATE=true.
+ */
+export async function createUnreachableCrm(t: TestApp, token: string): Promise<void> {
+  const source = await t.request('POST', '/api/v1/sources', {
+    token,
+    body: { slug: 'hubspot', name: 'HubSpot', kind: 'crm', connection: { baseUrl: 'http://127.0.0.1:9' } },
+  });
+  expect(source.status, JSON.stringify(source.body)).toBe(201);
+  const credentials = await t.request('PUT', '/api/v1/sources/hubspot/credentials', {
+    token,
+    body: { accessToken: 'pat-test' },
+  });
+  expect(credentials.status).toBe(200);
+}

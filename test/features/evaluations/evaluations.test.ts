@@ -11,6 +11,7 @@ import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
+import { connectHttp, ok } from '../../helpers/mcp.js';
 import { createSkill, patchSkill } from '../../helpers/resources.js';
 import type { Collector } from '../../helpers/wait.js';
 import { register, watchDispatcher } from '../../helpers/webhooks.js';
@@ -61,7 +62,13 @@ const get = (path: string, token = admin.token) => t.request('GET', `/api/v1${pa
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-test', assistant });
   receiver = await startReceiver();
-  t = await startTestApp(openaiEnv(fake, { R3_WORKER_CONCURRENCY: '0', R3_WEBHOOK_ALLOW_PRIVATE: 'true' }));
+  t = await startTestApp(
+    openaiEnv(fake, {
+      R3_WORKER_CONCURRENCY: '0',
+      R3_WEBHOOK_ALLOW_PRIVATE: 'true',
+      R3_MCP_HTTP_AUTHORING: 'true',
+    }),
+  );
   admin = await t.token({ scopes: ALL_SCOPES });
   foreign = await t.token({ org: 'other', scopes: ALL_SCOPES });
   readOnly = await t.token({ scopes: ['read:all'] });
@@ -314,5 +321,48 @@ describe('refusals', () => {
     expect((await get('/evaluations/999999')).status).toBe(404);
     expect((await get('/evaluations/abc')).status).toBe(404);
     expect((await get(`/evaluations/${ok.body.evaluationId}`, readOnly.token)).status).toBe(200);
+  });
+});
+
+describe('changing a prompt with evidence (MCP authoring with autoApply: false, then an evaluation)', () => {
+  it('evaluates a committed version that is not applied: runs keep the applied prompt meanwhile', async () => {
+    const mcp = await connectHttp(t.url, admin.token);
+    try {
+      const applied = await sha();
+      const written = await ok(mcp, 'workspace_write_skill', {
+        manifest: {
+          slug: 'reply',
+          name: 'Skill reply',
+          requiresApproval: true,
+          outputSchema: { type: 'object', required: ['reply'] },
+        },
+        promptMd: 'v2 {{input.n}} (candidate)',
+        autoApply: false,
+        message: 'Try the v2 prompt',
+      });
+      expect(written).toMatchObject({ written: ['skills/reply/prompt.md'], apply: null });
+      const candidate = written.commit.sha as string;
+      expect(await sha()).toBe(applied);
+      expect(await ok(mcp, 'workspace_diff')).toMatchObject({ updated: 1 });
+
+      const res = await post('/skills/reply/evaluations', { workspace: candidate, last: 3 });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      await t.app.jobs.drain();
+      const evaluation = (await get(`/evaluations/${res.body.evaluationId}`)).body;
+      expect(evaluation).toMatchObject({ workspace: candidate, status: 'completed' });
+      // n = 20, 19, 18: the candidate's prompt answered (odd n changed), the originals compared.
+      expect(evaluation.runs.map((r: { shadowOutput: unknown }) => r.shadowOutput)).toEqual([
+        { reply: 'r20' },
+        { reply: 'r19 (v2)' },
+        { reply: 'r18' },
+      ]);
+      expect(evaluation.summary).toEqual({ total: 3, changed: 1, failed: 0 });
+      // Nothing applied: the skill as runs see it is still the applied version's.
+      const current = await get('/skills/reply');
+      expect(current.body.promptMd).not.toContain('(candidate)');
+      expect(await ok(mcp, 'workspace_diff')).toMatchObject({ updated: 1 });
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -18,7 +18,13 @@ import { access } from '../../../src/platform/auth/guard.js';
 import { READ_ONLY } from '../../../src/platform/mcp/tool.js';
 import { defineAgentTool } from '../../../src/platform/tools/registry.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { createSkill, createWorkflow, patchSkill } from '../../helpers/resources.js';
+import {
+  createAgent,
+  createSkill,
+  createUnreachableCrm,
+  createWorkflow,
+  patchSkill,
+} from '../../helpers/resources.js';
 
 let t: TestApp;
 let fake: FakeOpenAI;
@@ -71,7 +77,9 @@ const runCount = async () =>
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-test', assistant: (body) => script(body) });
-  t = await startTestApp(openaiEnv(fake, { R3_WORKER_CONCURRENCY: '0' }));
+  t = await startTestApp(
+    openaiEnv(fake, { R3_WORKER_CONCURRENCY: '0', R3_CONNECTORS_ALLOW_PRIVATE: 'true' }),
+  );
   t.app.agentTools.add(probe);
   admin = await t.token({ scopes: ALL_SCOPES });
   foreign = await t.token({ org: 'other', scopes: ALL_SCOPES });
@@ -185,6 +193,67 @@ describe('replaying a skill run', () => {
     expect(await artifactCount()).toBe(artifacts);
     expect(originalCalls.every((c: { replayed?: boolean }) => c.replayed === undefined)).toBe(true);
     await patchSkill(t, admin.token, 'probing', { promptMd: 'v1 {{input.x}}' });
+  });
+});
+
+describe('replaying a run that proposed an action', () => {
+  it('answers the same propose_action from the record and refuses another: no proposal written', async () => {
+    await createUnreachableCrm(t, admin.token);
+    await createSkill(t, admin.token, { slug: 'closing', tools: ['propose_action'] }, 'close v1 {{input.x}}');
+    await createAgent(t, admin.token, { slug: 'closer', skillSlugs: ['closing'], sourceSlugs: ['hubspot'] });
+    const proposal = (dealstage: string) => ({
+      name: 'propose_action',
+      args: {
+        action: 'crm.update_deal',
+        params: { dealId: '42', properties: { dealstage } },
+        rationale: 'The customer signed.',
+      },
+    });
+    const proposals = async () =>
+      Number((await t.app.db.sql.one<{ n: string }>('select count(*) as n from proposals')).n);
+
+    script = scripted([proposal('closedwon')]);
+    const started = await post('/skills/closing/runs', { input: { x: '1' }, agentSlug: 'closer' });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    await t.app.jobs.drain();
+    const original = await run(started.body.runId);
+    expect(original.status, JSON.stringify(original.error)).toBe('completed');
+    expect(original.toolCalls).toEqual([
+      expect.objectContaining({
+        tool: 'propose_action',
+        status: 'ok',
+        result: expect.objectContaining({ proposalId: expect.any(Number) }),
+      }),
+    ]);
+    expect(await proposals()).toBe(1);
+
+    // On a new version the model proposes the same (answered from the record) and something else.
+    await patchSkill(t, admin.token, 'closing', { promptMd: 'close v2 {{input.x}}' });
+    const { sha } = await t.app.db.sql.one<{ sha: string }>(
+      `select h.applied_sha as sha from workspace_heads h join orgs o on o.id = h.org_id where o.slug = 'acme'`,
+    );
+    script = scripted([proposal('closedwon'), proposal('closedlost')]);
+    const res = await post(`/runs/${original.id}/replay`, { workspace: sha });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await t.app.jobs.drain();
+    const replay = await run(res.body.runId);
+    expect(replay).toMatchObject({ status: 'completed', replayOf: original.id, agentSlug: 'closer' });
+    const [same, other] = replay.toolCalls;
+    expect(same).toMatchObject({
+      tool: 'propose_action',
+      status: 'ok',
+      result: original.toolCalls[0].result,
+      replayed: true,
+    });
+    expect(other).toMatchObject({
+      tool: 'propose_action',
+      status: 'error',
+      error: { code: 'TOOL_UNAVAILABLE', details: { tool: 'propose_action', replay: true } },
+    });
+    // Nothing proposed: the original's one proposal, none of the replay's.
+    expect(await proposals()).toBe(1);
+    const ofReplay = await t.app.db.sql.query('select id from proposals where run_id = $1', [replay.id]);
+    expect(ofReplay).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Runs ↔ objects through the socket (docs/api.md "Runs", decisions.md §17): a run body's `objects`
- * linked `via: "input"`, the instances a run's `lookup_objects` returned linked `via: "tool"`, both
+ * linked `via: "input"`, the instances a run's `lookup_objects` or `search_knowledge` returned linked
+ * `via: "tool"`, both
  * directions (`GET /runs/:id` → objects, `GET /objects/:id` → runs); an unknown, repeated or another
  * org's object refused with nothing written.
  */
@@ -17,9 +18,18 @@ let admin: CreatedToken;
 let foreign: CreatedToken;
 const ids: Record<string, number> = {};
 
-/** The model asks lookup_objects for the `looked` instance once, then answers. */
+/**
+ * The model asks lookup_objects for the `looked` and `input` instances once (search_knowledge for
+ * "dispute", when that is its tool), then answers.
+ */
 function assistant(body: ChatBody) {
   if (body.messages.some((m) => m.role === 'tool')) return { content: JSON.stringify({ done: true }) };
+  if (body.tools?.some((tool) => tool.function.name === 'search_knowledge')) {
+    return {
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'search_knowledge', arguments: JSON.stringify({ query: 'dispute' }) }],
+    };
+  }
   if (!body.tools?.some((tool) => tool.function.name === 'lookup_objects')) return undefined;
   return {
     content: null,
@@ -54,8 +64,16 @@ beforeAll(async () => {
   ids.input = await ingest(admin.token, 'Input ticket');
   ids.looked = await ingest(admin.token, 'Looked-up ticket');
   ids.foreign = await ingest(foreign.token, 'Their ticket');
+  ids.dispute = await ingest(admin.token, 'Invoice dispute');
+  await ingest(foreign.token, 'Their invoice dispute');
   await createSkill(t, admin.token, { slug: 'plain' }, 'Do {{input.text}}');
   await createSkill(t, admin.token, { slug: 'looker', tools: ['lookup_objects'] }, 'Look {{input.text}}');
+  await createSkill(
+    t,
+    admin.token,
+    { slug: 'searcher', tools: ['search_knowledge'] },
+    'Search {{input.text}}',
+  );
 });
 
 afterAll(async () => {
@@ -100,6 +118,23 @@ describe('runs and the objects they used', () => {
     expect((await get(`/objects/${ids.input}`)).body.runs.map((r: { runId: number }) => r.runId)).toContain(
       res.body.runId,
     );
+  });
+
+  it('links the instances its search_knowledge found (via tool), of its own org only', async () => {
+    const res = await post('/skills/searcher/runs', { input: { text: 'x' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await t.app.jobs.drain();
+    const run = (await get(`/runs/${res.body.runId}`)).body;
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    const found = run.toolCalls[0].result.results.map((r: { id: number }) => r.id);
+    expect(found).toContain(ids.dispute);
+    expect(run.objects).toEqual(
+      found.map((id: number) => expect.objectContaining({ id, slug: 'ticket', via: 'tool' })),
+    );
+    expect(run.objects.map((o: { title: string }) => o.title)).not.toContain('Their invoice dispute');
+    expect((await get(`/objects/${ids.dispute}`)).body.runs).toEqual([
+      { runId: res.body.runId, kind: 'skill', slug: 'searcher', status: 'completed', via: 'tool' },
+    ]);
   });
 
   it('refuses an unknown, another org’s or a repeated object (400), writing nothing', async () => {

@@ -2,7 +2,9 @@
  * An evaluation's page (/review/evaluations/:id) in a real browser: each reviewed run beside its
  * replay with a word diff of the two, a rejected run without one; marks better / same / worse by
  * keyboard, recorded through the API and shown pressed; a reviewer without the approve capability
- * sees no buttons; another org's evaluation is not found; axe clean.
+ * sees no buttons; another org's evaluation is not found; the skill's quality chart; a fork made from
+ * the inspector, its lineage both ways in the inspector and on the review pages; the objects a run
+ * used on its review page; axe clean.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } fr
 import { patchSkill } from '../../helpers/resources.js';
 import { pausedWorkflowRun, pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 import { waitFor } from '../../helpers/wait.js';
+import { createObjectType } from '../../helpers/webhooks.js';
 
 describeInBrowser('an evaluation in the web UI', (suite) => {
   let t: TestApp;
@@ -199,9 +202,47 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
     );
     expect(await checkAccessibility(page)).toEqual([]);
 
-    // The original's review page names its fork.
+    // Lineage both ways, on both pages: the original's inspector and review page name its fork, the
+    // fork's review page the run it forks.
+    await page.goto(`${t.url}/inspect/workflow-run/${original}`);
+    await page.getByRole('link', { name: `run ${forkId}` }).waitFor();
+    expect(await page.locator('.run-fork .facts').textContent()).toContain(`Forksrun ${forkId}`);
     await page.goto(`${t.url}/review/runs/${original}`);
     await page.getByRole('link', { name: `run ${forkId}` }).waitFor();
+    expect(await page.textContent('main')).toContain(`Forksrun ${forkId}`);
+    await page.goto(`${t.url}/review/runs/${forkId}`);
+    await page.getByRole('link', { name: `run ${original}` }).waitFor();
+    expect(await page.textContent('main')).toContain(`Fork ofrun ${original} from step work`);
+    expect(await checkAccessibility(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the objects a run used on its review page (named in its body)', async () => {
+    await createObjectType(t, org.owner.token);
+    const object = await t.request('POST', '/api/v1/objects/ticket/instances', {
+      token: org.owner.token,
+      body: { title: 'Invoice dispute #7', metadata: {}, content: 'The customer disputes invoice 7.' },
+    });
+    expect(object.status, object.text).toBe(201);
+    const started = await t.request('POST', '/api/v1/skills/gated/runs', {
+      token: org.owner.token,
+      body: { input: { text: 'about the dispute' }, objects: [object.body.id] },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    // The API's other direction: the object names the run.
+    const runs = (await get(`/objects/${object.body.id}`)).runs;
+    expect(runs.map((r: { runId: number; via: string }) => [r.runId, r.via])).toEqual([
+      [started.body.runId, 'input'],
+    ]);
+    const page = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/review/runs/${started.body.runId}`,
+    );
+    const errors = watchPageErrors(page);
+    const used = page.locator('dl.facts dt', { hasText: 'Objects used' });
+    await used.waitFor();
+    expect(await page.textContent('main')).toContain(`Invoice dispute #7 (ticket ${object.body.id}, named)`);
+    expect(await checkAccessibility(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
 });
