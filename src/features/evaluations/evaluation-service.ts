@@ -5,7 +5,7 @@
  * Terminology:
  * - original: a skill run a reviewer decided (`review_state` approved or rejected), not a shadow run.
  * - shadow run: the original's replay on the candidate version (`runs.shadow`; RunService
- *   `createShadowIn`): never in the review queue, never on a webhook, its job in the background.
+ *   `createShadowsIn`): never in the review queue, never on a webhook, its job in the background.
  * - approved output: what the reviewer approved — their edited output where they edited (the run's
  *   `output`; the model's draft is `draftOutput`); null for a rejected original.
  * - changed: the shadow run completed with an output other than the original's (`output` as JSON
@@ -134,10 +134,7 @@ export class EvaluationService {
          values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
         [orgId, slug, sha, body.last, [...body.statuses], principal.actor, principal.tokenId, at],
       );
-      const shadows: number[] = [];
-      for (const replay of replays) {
-        shadows.push(await runs.createShadowIn(tx, principal, replay, { evaluationId: id, requestId }));
-      }
+      const shadows = await runs.createShadowsIn(tx, principal, replays, { evaluationId: id, requestId });
       await tx.sql.query(
         `insert into evaluation_runs (evaluation_id, position, original_run_id, shadow_run_id)
          select $1, x.ord, x.original, x.shadow

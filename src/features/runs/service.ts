@@ -25,6 +25,7 @@ import {
   type TransitionAudit,
 } from '../../platform/actors/host.js';
 import type { ActorTx } from '../../platform/actors/tx.js';
+import type { CreateArgs } from '../../platform/actors/types.js';
 import { recordAuditSql } from '../../platform/audit/audit.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { FusedAnswer } from '../../platform/auth/authenticate.js';
@@ -111,6 +112,28 @@ export interface ShadowReplay {
   input: Record<string, unknown>;
   agentSlug: string | null;
 }
+
+/** A run to create (`createIn`, `createShadowsIn`). */
+interface NewRun {
+  orgId: number;
+  kind: 'skill' | 'workflow';
+  slug: string;
+  target: RunTarget;
+  input: Record<string, unknown>;
+  agentSlug: string | null;
+  by: Attribution;
+  traceId: string | undefined;
+  /** The run this one forks, when it is a fork. */
+  fork?: ForkOrigin;
+  /** The skill run this one replays, when it is a replay. */
+  replayOf?: number;
+  /** A shadow run (an evaluation's replay): no review, no webhook, its job in the background. */
+  shadow?: boolean;
+  audit: { details: Record<string, unknown>; requestId: string | null };
+}
+
+/** The actor kinds of runs. */
+type RunKind = (typeof RUN_KINDS)[number];
 
 /**
  * The priority of a shadow run's job: below every other (src/platform/jobs/interfaces.ts
@@ -428,7 +451,7 @@ export class RunService {
    * Shadow replays of skill `slug`'s runs `originals` on version `sha` (full), for an evaluation
    * (docs/api.md "Evaluations"): each original's target at that version with its agent, its input
    * checked against that version's inputSchema. 404 when the skill is not at that version; 400 when an
-   * original's agent or input does not fit it. Nothing is written: `createShadowIn` creates them.
+   * original's agent or input does not fit it. Nothing is written: `createShadowsIn` creates them.
    */
   async prepareShadowReplays(
     orgId: number,
@@ -475,40 +498,46 @@ export class RunService {
   }
 
   /**
-   * Creates shadow replay `replay` in `tx` (an evaluation's transaction): a skill run with
-   * `shadow: true` that replays its original (tool calls answered from the record, writing tools
-   * refused), never opens a review item nor reaches a webhook, and whose job runs in the background
-   * (below every other job). Its run id.
+   * Creates shadow replays `replays` in `tx` (an evaluation's transaction), in one write: skill runs
+   * with `shadow: true` that replay their originals (tool calls answered from the record, writing
+   * tools refused), never open a review item nor reach a webhook, and whose jobs run in the background
+   * (below every other job). Their run ids, in the order of `replays`.
    */
-  async createShadowIn(
+  async createShadowsIn(
     tx: ActorTx,
     principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
-    replay: ShadowReplay,
+    replays: readonly ShadowReplay[],
     audit: { evaluationId: number; requestId: string | null },
-  ): Promise<number> {
-    const answer = await this.createIn(tx, {
-      orgId: principal.orgId,
-      kind: 'skill',
-      slug: replay.slug,
-      target: replay.target,
-      input: replay.input,
-      agentSlug: replay.agentSlug,
-      by: actingAs(principal),
-      traceId: undefined,
-      replayOf: replay.originalRunId,
-      shadow: true,
-      audit: {
-        details: {
+  ): Promise<number[]> {
+    const created = await this.deps.host.createMany<RunKind>(
+      tx,
+      SKILL_RUN_KIND,
+      replays.map((replay) =>
+        this.creation({
+          orgId: principal.orgId,
           kind: 'skill',
           slug: replay.slug,
+          target: replay.target,
+          input: replay.input,
+          agentSlug: replay.agentSlug,
+          by: actingAs(principal),
+          traceId: undefined,
           replayOf: replay.originalRunId,
           shadow: true,
-          evaluationId: audit.evaluationId,
-        },
-        requestId: audit.requestId,
-      },
-    });
-    return answer.runId;
+          audit: {
+            details: {
+              kind: 'skill',
+              slug: replay.slug,
+              replayOf: replay.originalRunId,
+              shadow: true,
+              evaluationId: audit.evaluationId,
+            },
+            requestId: audit.requestId,
+          },
+        }),
+      ),
+    );
+    return created.map((done) => done.actor.row.id);
   }
 
   /** 400 naming `body.objects` when the org has no object instance of one of `ids`. */
@@ -881,29 +910,21 @@ export class RunService {
   }
 
   /** Creates a run (its actor, and its review item when it needs one) in `tx`. */
-  private async createIn(
-    tx: ActorTx,
-    run: {
-      orgId: number;
-      kind: 'skill' | 'workflow';
-      slug: string;
-      target: RunTarget;
-      input: Record<string, unknown>;
-      agentSlug: string | null;
-      by: Attribution;
-      traceId: string | undefined;
-      /** The run this one forks, when it is a fork. */
-      fork?: ForkOrigin;
-      /** The skill run this one replays, when it is a replay. */
-      replayOf?: number;
-      /** A shadow run (an evaluation's replay): no review, no webhook, its job in the background. */
-      shadow?: boolean;
-      audit: { details: Record<string, unknown>; requestId: string | null };
-    },
-  ): Promise<TriggerAnswer> {
+  private async createIn(tx: ActorTx, run: NewRun): Promise<TriggerAnswer> {
+    const created = await this.deps.host.create<RunKind>(
+      tx,
+      run.kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND,
+      this.creation(run),
+    );
+    const runId = created.actor.row.id;
+    return { runId, status: created.projection.status as string, pollUrl: runPath(runId) };
+  }
+
+  /** What creates `run`'s actor (`ActorHost.create`). */
+  private creation(run: NewRun): CreateArgs<RunKind> {
     const { kind, slug, target } = run;
     const shadow = run.shadow === true;
-    const created = await this.deps.host.create(tx, kind === 'skill' ? SKILL_RUN_KIND : WORKFLOW_RUN_KIND, {
+    return {
       orgId: run.orgId,
       input: (runId, at) =>
         this.machineInput(kind, runId, slug, target, run.input, at, run.fork?.from ?? null, shadow),
@@ -930,9 +951,7 @@ export class RunService {
         details: run.audit.details,
         requestId: run.audit.requestId,
       },
-    });
-    const runId = created.actor.row.id;
-    return { runId, status: created.projection.status as string, pollUrl: runPath(runId) };
+    };
   }
 
   private checkInput(
