@@ -11,6 +11,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { PROPOSAL_EVENT_NAMES } from '../../../machines/shared/effects.js';
+import { PageMessages } from '../components/page-messages.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { loadUsers } from '../people/people-data.js';
@@ -66,14 +67,7 @@ export function ActionReviewPage({ id }: { id: number }) {
       <h1>
         {p.action} <span class="muted">(proposal {p.id})</span>
       </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <p class="visually-hidden" aria-live="polite">
-        {notice}
-      </p>
+      <PageMessages error={error} notice={notice} />
       <dl class="facts">
         <dt>Status</dt>
         <dd>

@@ -7,6 +7,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
+import { PageMessages } from '../components/page-messages.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { diffText, wordDiff } from '../review/line-diff.js';
@@ -181,14 +182,7 @@ export function EvaluationPage({ id }: { id: number }) {
       <h1>
         Evaluation {e.evaluationId}: {e.skillSlug} on <code>{e.workspace.slice(0, 12)}</code>
       </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <p class="visually-hidden" aria-live="polite">
-        {notice}
-      </p>
+      <PageMessages error={error} notice={notice} />
       <dl class="facts">
         <dt>Status</dt>
         <dd>

@@ -12,6 +12,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { MISSION_EVENT_NAMES } from '../../../machines/shared/effects.js';
+import { PageMessages } from '../components/page-messages.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { loadUsers } from '../people/people-data.js';
@@ -123,14 +124,7 @@ export function MissionReviewPage({ id }: { id: number }) {
       <h1>
         {m.mission ?? 'Ad hoc mission'} <span class="muted">(mission run {m.id})</span>
       </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <p class="visually-hidden" aria-live="polite">
-        {notice}
-      </p>
+      <PageMessages error={error} notice={notice} />
       <dl class="facts">
         <dt>Status</dt>
         <dd>

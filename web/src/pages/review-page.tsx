@@ -9,6 +9,7 @@
  * the edit before confirming, bound to the revision shown. Live while the run moves.
  */
 import { useEffect } from 'preact/hooks';
+import { PageMessages } from '../components/page-messages.js';
 import { PersonName } from '../components/person-name.js';
 import { when } from '../format.js';
 import { loadUsers } from '../people/people-data.js';
@@ -177,14 +178,7 @@ export function ReviewPage({ runId }: { runId: number }) {
       <h1>
         {run.name} <span class="muted">(run {run.id})</span>
       </h1>
-      {state.error && (
-        <p class="error" role="alert">
-          {state.error}
-        </p>
-      )}
-      <p class="visually-hidden" aria-live="polite">
-        {state.notice}
-      </p>
+      <PageMessages error={state.error} notice={state.notice} />
       <RunFacts run={run} />
       <ItemFacts
         review={state.review}
