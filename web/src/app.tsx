@@ -15,6 +15,7 @@ import { LoginPage } from './pages/login-page.js';
 import { MissionReviewPage } from './pages/mission-review-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { OAuthConsentPage } from './pages/oauth-consent-page.js';
+import { PolicyPage } from './pages/policy-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { ReviewPage } from './pages/review-page.js';
 import { SkillPage } from './pages/skill-page.js';
@@ -67,10 +68,13 @@ function page(path: string) {
   ) {
     return <EvaluationPage id={Number(parts[2])} />;
   }
+  if (parts[0] === 'review' && parts[1] === 'policies' && parts.length === 3) {
+    return <PolicyPage slug={decodeURIComponent(parts[2] ?? '')} />;
+  }
   if (
     parts[0] === 'review' &&
     parts.length === 3 &&
-    !['runs', 'actions', 'missions', 'evaluations'].includes(parts[1] ?? '')
+    !['runs', 'actions', 'missions', 'evaluations', 'policies'].includes(parts[1] ?? '')
   ) {
     // Kinds yet to come: said plainly, not a broken page.
     return <UnknownKindPage kind={decodeURIComponent(parts[1] ?? '').replace(/s$/, '')} />;

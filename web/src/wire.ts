@@ -56,3 +56,9 @@ export type Evaluation = Body<'getEvaluationsById'>;
 export type EvaluationPair = Evaluation['runs'][number];
 /** A skill's or workflow's quality per version (`GET /skills/:slug/quality`). */
 export type Quality = Body<'getSkillsBySlugQuality'>;
+/** The review policy in force for an item, and what the caller may do (`policy` of `GET /reviews/:kind/:id`). */
+export type PolicyInForce = ReviewAnswer['policy'];
+/** A review policy with what names it (`GET /review-policies/:slug`). */
+export type ReviewPolicy = Body<'getReviewPoliciesBySlug'>;
+/** One entry of the decision ledger (`GET /audit/reviews`). */
+export type LedgerEntry = Body<'getAuditReviews'>['entries'][number];

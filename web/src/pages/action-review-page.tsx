@@ -19,7 +19,9 @@ import { ActionEditor, actionEdits, editable } from '../review/action-editor.js'
 import { ActionEffect, ExecutionStatus } from '../review/action-effect.js';
 import { DecisionPanel } from '../review/decision-panel.js';
 import { JsonBlock } from '../review/draft-view.js';
-import { ItemFacts } from '../review/item-facts.js';
+import { ItemFacts, REFUSAL_ID } from '../review/item-facts.js';
+import { ItemLedger } from '../review/item-ledger.js';
+import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
 import { useSubjectReview } from '../review/subject-review.js';
 import { sessionStore } from '../stores/session-store.js';
 import { useSelector } from '../stores/use-selector.js';
@@ -45,11 +47,14 @@ export function ActionReviewPage({ id }: { id: number }) {
     people: (subject) => [subject.createdBy, subject.review?.by],
     pollEvery: (subject) => (subject.status === 'executing' ? 2_000 : null),
   });
+  const review = loaded.state === 'loaded' ? loaded.review : null;
+  const ledger = useItemLedger(review && 'action', id, ledgerVersion(review));
 
   if (loaded.state === 'missing') return <NotFoundPage what="proposal" />;
   if (loaded.state === 'loading') return <LoadingPage error={error} />;
   const p = loaded.subject;
-  const canDecide = !!session?.canApprove && p.status === 'pending';
+  const { policy } = loaded;
+  const canDecide = !!session?.canApprove && p.status === 'pending' && (policy?.canDecide ?? true);
   const edits = canDecide ? actionEdits(p, edited) : null;
   const params = (edits?.params ?? {}) as Record<string, unknown>;
   const changes = Object.keys(params).map((key) => ({
@@ -100,6 +105,7 @@ export function ActionReviewPage({ id }: { id: number }) {
       </dl>
       <ItemFacts
         review={loaded.review}
+        policy={loaded.policy}
         canAct={!!session?.canApprove}
         busy={busy}
         me={session?.userId ?? ''}
@@ -137,6 +143,7 @@ export function ActionReviewPage({ id }: { id: number }) {
           changes={changes}
           invalid={false}
           stale={stale}
+          approveRefusedBy={policy && !policy.canApprove ? REFUSAL_ID : undefined}
           onApprove={(note) =>
             void decide('approve', note, edits ? 'Approved with your changes.' : 'Approved.', edits).then(
               (decided) => decided && setEdited(null),
@@ -160,6 +167,7 @@ export function ActionReviewPage({ id }: { id: number }) {
           </p>
         </section>
       )}
+      {review && <ItemLedger ledger={ledger} />}
       {p.result && (
         <section aria-labelledby="result-title">
           <h2 id="result-title">Result</h2>

@@ -18,7 +18,9 @@ import { when } from '../format.js';
 import { loadUsers } from '../people/people-data.js';
 import { DecisionPanel } from '../review/decision-panel.js';
 import { JsonBlock } from '../review/draft-view.js';
-import { ItemFacts } from '../review/item-facts.js';
+import { ItemFacts, REFUSAL_ID } from '../review/item-facts.js';
+import { ItemLedger } from '../review/item-ledger.js';
+import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
 import { PlanEditor, type PlanTask, plannedTasks } from '../review/plan-editor.js';
 import { useSubjectReview } from '../review/subject-review.js';
 import { TaskGraph } from '../review/task-graph.js';
@@ -101,11 +103,14 @@ export function MissionReviewPage({ id }: { id: number }) {
     events: MISSION_EVENT_NAMES,
     people: (subject) => [subject.createdBy, subject.review?.by],
   });
+  const review = loaded.state === 'loaded' ? loaded.review : null;
+  const ledger = useItemLedger(review && 'mission', id, ledgerVersion(review));
 
   if (loaded.state === 'missing') return <NotFoundPage what="mission run" />;
   if (loaded.state === 'loading') return <LoadingPage error={error} />;
   const m = loaded.subject;
-  const canDecide = !!session?.canApprove && m.status === 'awaiting_review';
+  const { policy } = loaded;
+  const canDecide = !!session?.canApprove && m.status === 'awaiting_review' && (policy?.canDecide ?? true);
   const tasks = m.plan?.tasks ?? [];
   const atPlanReview = canDecide && m.reviewStage === 'plan' && m.plan !== null;
   const planned = plannedTasks(m);
@@ -154,6 +159,7 @@ export function MissionReviewPage({ id }: { id: number }) {
       </dl>
       <ItemFacts
         review={loaded.review}
+        policy={loaded.policy}
         canAct={!!session?.canApprove}
         busy={busy}
         me={session?.userId ?? ''}
@@ -177,6 +183,7 @@ export function MissionReviewPage({ id }: { id: number }) {
           changes={changes}
           invalid={false}
           stale={stale}
+          approveRefusedBy={policy && !policy.canApprove ? REFUSAL_ID : undefined}
           onApprove={(note) =>
             void decide('approve', note, edits ? 'Approved with your plan.' : 'Approved.', edits).then(
               (decided) => decided && setEdited(null),
@@ -250,6 +257,7 @@ export function MissionReviewPage({ id }: { id: number }) {
           </ul>
         )}
       </section>
+      {review && <ItemLedger ledger={ledger} />}
       {m.review && (
         <section aria-labelledby="review-title">
           <h2 id="review-title">{m.review.stage ? DECISION_HEADINGS[m.review.stage] : 'Review'}</h2>

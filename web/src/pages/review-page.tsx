@@ -18,7 +18,9 @@ import type { Change } from '../review/diff-view.js';
 import { DiffView } from '../review/diff-view.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
 import { FeedbackButtons } from '../review/feedback-buttons.js';
-import { ItemFacts } from '../review/item-facts.js';
+import { ItemFacts, REFUSAL_ID } from '../review/item-facts.js';
+import { ItemLedger } from '../review/item-ledger.js';
+import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
 import { OutputEditor } from '../review/output-editor.js';
 import { assignRun, decideRun, followRun, loadRun, snoozeRun } from '../review/review-data.js';
 import { RunLineage } from '../review/run-lineage.js';
@@ -152,6 +154,11 @@ export function ReviewPage({ runId }: { runId: number }) {
     if (session?.canApprove) void loadUsers();
     return followRun(runId);
   }, [runId]);
+  const ledger = useItemLedger(
+    state.review && state.run ? state.run.kind : null,
+    runId,
+    ledgerVersion(state.review),
+  );
 
   if (state.notFound) return <NotFoundPage what="run" />;
   const { run } = state;
@@ -159,7 +166,8 @@ export function ReviewPage({ runId }: { runId: number }) {
     return <LoadingPage />;
   }
   const others = Object.entries(run).filter(([key, value]) => !KNOWN.has(key) && value !== null);
-  const canDecide = !!session?.canApprove && waiting(run);
+  const { policy } = state;
+  const canDecide = !!session?.canApprove && waiting(run) && (policy?.canDecide ?? true);
   const revision = state.review?.revision ?? null;
   const edited = state.edited;
   const onEdit = (step: string, output: unknown) => reviewStore.trigger.edited({ step, output });
@@ -182,6 +190,7 @@ export function ReviewPage({ runId }: { runId: number }) {
       <RunFacts run={run} />
       <ItemFacts
         review={state.review}
+        policy={policy}
         canAct={!!session?.canApprove}
         busy={state.busy}
         me={session?.userId ?? ''}
@@ -276,6 +285,7 @@ export function ReviewPage({ runId }: { runId: number }) {
           changes={changesOf(run, edited)}
           invalid={state.invalid.size > 0}
           stale={state.stale}
+          approveRefusedBy={policy && !policy.canApprove ? REFUSAL_ID : undefined}
           onApprove={(note) => void decideRun(run, revision, 'approve', note)}
           onReject={(reason) => void decideRun(run, revision, 'reject', reason)}
           onRequestChanges={
@@ -336,6 +346,7 @@ export function ReviewPage({ runId }: { runId: number }) {
           <JsonBlock value={value} />
         </section>
       ))}
+      {state.review && <ItemLedger ledger={ledger} />}
       <section aria-labelledby="history-title">
         <h2 id="history-title">History</h2>
         <ol class="history">

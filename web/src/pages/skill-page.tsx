@@ -2,10 +2,9 @@
  * A skill's page (/skills/:slug): what reviewers made of its runs per workspace version
  * (`GET /skills/:slug/quality`), as a chart over versions and as a table of every figure.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
 import { when } from '../format.js';
 import { QualityChart } from '../skills/quality-chart.js';
+import { useRead } from '../use-read.js';
 import type { Quality } from '../wire.js';
 import { LoadingPage } from './loading-page.js';
 import { NotFoundPage } from './not-found-page.js';
@@ -13,23 +12,7 @@ import { NotFoundPage } from './not-found-page.js';
 const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10}%`);
 
 export function SkillPage({ slug }: { slug: string }) {
-  const [quality, setQuality] = useState<Quality | null>(null);
-  const [missing, setMissing] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let stopped = false;
-    api<Quality>('GET', `/skills/${encodeURIComponent(slug)}/quality`)
-      .then((read) => !stopped && setQuality(read))
-      .catch((e: unknown) => {
-        if (stopped) return;
-        if (e instanceof ApiError && e.status === 404) setMissing(true);
-        else setError((e as Error).message);
-      });
-    return () => {
-      stopped = true;
-    };
-  }, [slug]);
+  const { value: quality, missing, error } = useRead<Quality>(`/skills/${encodeURIComponent(slug)}/quality`);
 
   if (missing) return <NotFoundPage what="skill" />;
   if (!quality) return <LoadingPage error={error} />;

@@ -5,7 +5,7 @@
 import { ApiError, api } from '../api.js';
 import { previewStore } from '../stores/preview-store.js';
 import { itemKey } from '../stores/queue-store.js';
-import type { ReviewItem } from '../wire.js';
+import type { ReviewAnswer, ReviewItem } from '../wire.js';
 
 /** How long the cursor rests on an item before the pane reads it (a held j reads only where it stops). */
 const SETTLE_MS = 60;
@@ -25,11 +25,13 @@ export function openPreview(item: Pick<ReviewItem, 'kind' | 'id'> | null): void 
 export async function readPreview(item: Pick<ReviewItem, 'kind' | 'id'>): Promise<void> {
   const key = itemKey(item);
   try {
-    const answer = await api<{ review: ReviewItem; subject: unknown }>(
-      'GET',
-      `/reviews/${item.kind}/${item.id}`,
-    );
-    previewStore.trigger.loaded({ key, review: answer.review, subject: answer.subject });
+    const answer = await api<ReviewAnswer>('GET', `/reviews/${item.kind}/${item.id}`);
+    previewStore.trigger.loaded({
+      key,
+      review: answer.review,
+      subject: answer.subject,
+      policy: answer.policy,
+    });
   } catch (error) {
     const message =
       error instanceof ApiError && error.status === 404 ? 'This item is gone.' : (error as Error).message;

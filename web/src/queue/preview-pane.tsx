@@ -1,12 +1,14 @@
 /**
- * Beside the queue's list: the item open (the cursor's) as the reviewer will decide it — what it is
- * about, the draft rendered and the input (skill and workflow runs), the action and what it will do
+ * Beside the queue's list: the item open (the cursor's) as the reviewer will decide it — its review
+ * policy and, when it needs several approvals, how many it has and whose; why this reviewer may not
+ * approve it, if so (Approve is then disabled: the policy would refuse it) — what it is about, the draft rendered and the input (skill and workflow runs), the action and what it will do
  * (proposals), the plan's tasks (missions) — with Approve and Reject, and the notice shown when the
  * item changed or was decided elsewhere while it was open.
  */
 import { PersonName } from '../components/person-name.js';
 import { ActionEffect } from '../review/action-effect.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
+import { approvalsText } from '../review/policy-words.js';
 import type { PreviewContext } from '../stores/preview-store.js';
 import type { MissionRun, Proposal, ReviewItem, Run } from '../wire.js';
 import { reviewPath } from './queue-list.js';
@@ -18,7 +20,8 @@ export function PreviewPane(props: {
   onApprove: () => void;
   onReject: () => void;
 }) {
-  const { review, subject, stale, error } = props.preview;
+  const { review, subject, stale, error, policy } = props.preview;
+  const refusal = policy?.refusal?.reason === 'no_approve_capability' ? null : (policy?.refusal ?? null);
   return (
     <section class="preview" aria-labelledby="preview-title" aria-busy={review === null && !error}>
       {stale && (
@@ -49,12 +52,30 @@ export function PreviewPane(props: {
               'unassigned'
             )}
             {review.note && <> · note: {review.note}</>}
+            {policy?.slug && (
+              <>
+                {' '}
+                · policy <a href={`/review/policies/${encodeURIComponent(policy.slug)}`}>{policy.name}</a>
+              </>
+            )}
           </p>
+          {review.required > 1 && <p class="approvals">{approvalsText(review)}</p>}
+          {review.revision !== null && refusal && (
+            <p class="notice refusal" id="preview-refusal">
+              {refusal.message}
+            </p>
+          )}
           {review.summary && <p class="summary">{review.summary}</p>}
           <SubjectPreview review={review} subject={subject} />
-          {props.canAct && review.revision !== null && (
+          {props.canAct && review.revision !== null && policy?.canDecide !== false && (
             <div class="row">
-              <button type="button" class="primary" onClick={props.onApprove}>
+              <button
+                type="button"
+                class="primary"
+                disabled={refusal !== null}
+                aria-describedby={refusal ? 'preview-refusal' : undefined}
+                onClick={props.onApprove}
+              >
                 Approve{props.shortcuts ? ' (a)' : ''}
               </button>
               <button type="button" class="danger" onClick={props.onReject}>

@@ -161,8 +161,17 @@ type Target = Pick<ReviewItem, 'kind' | 'id'>;
 type Seen = Target & Pick<ReviewItem, 'revision' | 'title' | 'summary'>;
 
 /**
+ * Whether a 409 says the item left the queue — not one that stays open: approved by this reviewer
+ * already (`already_approved`, a quorum waits for another) or sent back too often (`max_rounds`).
+ */
+const isGone = (error: ApiError) =>
+  error.status === 409 &&
+  error.details.reason !== 'already_approved' &&
+  error.details.reason !== 'max_rounds';
+
+/**
  * Runs `call` for each of `items` and says how it went: those done are handed to `after`, those
- * already gone (409, 404) leave the queue, one that changed since it was seen (409 stale) stays and
+ * already gone (404, 409 but for an item still open) leave the queue, one that changed since it was seen (409 stale) stays and
  * is read again (the preview says so), and the first other failure is shown as an alert.
  */
 async function each<T extends Target>(
@@ -181,7 +190,7 @@ async function each<T extends Target>(
     } catch (error) {
       if (error instanceof ApiError && error.status === 409 && error.details.reason === 'stale') {
         changedElsewhere(item, error.details.revision);
-      } else if (error instanceof ApiError && (error.status === 409 || error.status === 404))
+      } else if (error instanceof ApiError && (error.status === 404 || isGone(error)))
         gone.push(itemKey(item));
       else failures.push(error instanceof Error ? error.message : String(error));
     }

@@ -1,12 +1,14 @@
 /**
- * The queue's rows: what waits, its age, who it is assigned to and when it is due (an overdue row is
- * marked, in words and colour); the cursor row is marked. One row
+ * The queue's rows: what waits, its age, who it is assigned to, when it is due (an overdue row is
+ * marked, in words and colour) and, for an item needing several approvals, how many it has and whose ("1
+ * of 2 approved, by ann"); the cursor row is marked. One row
  * at a time is in the tab order (the cursor's): Tab enters the list at it and leaves the list from
  * it, and the cursor's moves carry the focus along — also when the row it was on leaves the queue.
  * Key presses inside the list go to `onKey` (the queue's keys are scoped to the list).
  */
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { age } from '../format.js';
+import { approvalsText } from '../review/policy-words.js';
 import { itemKey, type ReviewItem } from '../stores/queue-store.js';
 import { isOverdue } from './lanes.js';
 
@@ -117,6 +119,7 @@ export function QueueList(props: {
               <span>{item.assignedTo ? `→ ${item.assignedTo}` : 'unassigned'}</span>
               {item.snoozedUntil && Date.parse(item.snoozedUntil) > Date.now() && <span>snoozed</span>}
               {item.dueAt && <DueTime dueAt={item.dueAt} overdue={overdue} />}
+              {item.required > 1 && <span class="approvals">{approvalsText(item)}</span>}
             </span>
             {item.summary && <span class="summary">{item.summary}</span>}
           </li>

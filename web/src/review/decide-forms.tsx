@@ -11,6 +11,8 @@ export function DecideForms(props: {
   /** The approve button's label (default "Approve"). */
   approveLabel?: string;
   approveDisabled?: boolean;
+  /** The id of words saying why Approve is disabled (the review policy's refusal), if any. */
+  approveDescribedBy?: string | undefined;
   onApprove(note: string): void;
   onReject(reason: string): void;
   /** Sends the draft back with what must change; absent: the subject takes no change requests. */
@@ -31,7 +33,12 @@ export function DecideForms(props: {
       >
         <label for="approve-note">Note (optional)</label>
         <input id="approve-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-        <button type="submit" class="primary" disabled={props.busy || props.approveDisabled}>
+        <button
+          type="submit"
+          class="primary"
+          disabled={props.busy || props.approveDisabled}
+          aria-describedby={props.approveDescribedBy}
+        >
           {props.approveLabel ?? 'Approve'}
         </button>
       </form>

@@ -16,6 +16,11 @@ export function DecisionPanel(props: {
   /** Some edit does not parse: no approval until it does. */
   invalid: boolean;
   stale: string | null;
+  /**
+   * The id of the words saying why the review policy does not let this reviewer approve (Approve is
+   * disabled and points at them); absent: they may.
+   */
+  approveRefusedBy?: string | undefined;
   onApprove(note: string): void;
   onReject(reason: string): void;
   /** Sends the draft back with what must change; absent: this subject takes no change requests now. */
@@ -68,7 +73,8 @@ export function DecisionPanel(props: {
           <DecideForms
             busy={props.busy}
             approveLabel={edited ? 'Review changes…' : 'Approve'}
-            approveDisabled={props.invalid}
+            approveDisabled={props.invalid || props.approveRefusedBy !== undefined}
+            approveDescribedBy={props.approveRefusedBy}
             onApprove={(note) => (edited ? setConfirming({ note }) : props.onApprove(note))}
             onReject={props.onReject}
             onRequestChanges={edited ? undefined : props.onRequestChanges}

@@ -45,6 +45,7 @@ export async function loadRun(runId: number): Promise<void> {
       run,
       transitions,
       review: answer?.review ?? null,
+      policy: answer?.policy ?? null,
       steps: answer?.steps ?? null,
     });
     void namePeople([run.createdBy, run.review?.by, ...transitions.map((t) => t.actor)]);

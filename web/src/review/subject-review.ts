@@ -10,13 +10,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 import { namePeople } from '../people/people-data.js';
-import type { ReviewAnswer, ReviewItem } from '../wire.js';
+import type { PolicyInForce, ReviewAnswer, ReviewItem } from '../wire.js';
 import { assignItem, decideOnScreen, STALE_NOTICE, snoozeItem } from './screen-decisions.js';
 
 export type Loaded<T> =
   | { state: 'loading' }
   | { state: 'missing' }
-  | { state: 'loaded'; subject: T; review: ReviewItem | null };
+  | { state: 'loaded'; subject: T; review: ReviewItem | null; policy: PolicyInForce | null };
 
 /** What the screen says when the item it showed open changed elsewhere (null: it did not). */
 function changedElsewhere(shown: ReviewItem | null, now: ReviewItem | null): string | null {
@@ -55,10 +55,12 @@ export function useSubjectReview<T>(options: {
     try {
       let subject: T;
       let review: ReviewItem | null = null;
+      let policy: PolicyInForce | null = null;
       try {
         const answer = await api<ReviewAnswer>('GET', `/reviews/${kind}/${id}`);
         subject = answer.subject as T;
         review = answer.review;
+        policy = answer.policy;
       } catch (e) {
         if (!(e instanceof ApiError && e.status === 404)) throw e;
         subject = await api<T>('GET', path);
@@ -68,7 +70,7 @@ export function useSubjectReview<T>(options: {
         if (change) setStale(change);
       }
       shown.current = review;
-      setLoaded({ state: 'loaded', subject, review });
+      setLoaded({ state: 'loaded', subject, review, policy });
       void namePeople(options.people(subject));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) setLoaded({ state: 'missing' });

@@ -5,7 +5,7 @@
  * person has seen it, no decision is taken: see queue-page).
  */
 import { createStore } from '@xstate/store';
-import type { ReviewItem } from '../wire.js';
+import type { PolicyInForce, ReviewItem } from '../wire.js';
 
 export interface PreviewContext {
   /** The open item's key (`kind:id`), or null when the lane is empty. */
@@ -14,23 +14,35 @@ export interface PreviewContext {
   review: ReviewItem | null;
   /** Its subject as the subject's own GET answers it (the run, mission run or proposal). */
   subject: unknown;
+  /** The review policy in force for it, and what this reviewer may do (null while read). */
+  policy: PolicyInForce | null;
   error: string | null;
   /** The item open changed or was decided elsewhere: what happened (shown, and decisions wait). */
   stale: string | null;
 }
 
 export const previewStore = createStore({
-  context: { key: null, review: null, subject: null, error: null, stale: null } as PreviewContext,
+  context: {
+    key: null,
+    review: null,
+    subject: null,
+    policy: null,
+    error: null,
+    stale: null,
+  } as PreviewContext,
   on: {
     /** Another item is open: its last read is dropped (a stale notice stays until it is seen). */
     opened: (context, event: { key: string | null }) =>
       event.key === context.key
         ? context
-        : { ...context, key: event.key, review: null, subject: null, error: null },
+        : { ...context, key: event.key, review: null, subject: null, policy: null, error: null },
     /** A read of item `key` answered (ignored when another item is open by now). */
-    loaded: (context, event: { key: string; review: ReviewItem; subject: unknown }) =>
+    loaded: (
+      context,
+      event: { key: string; review: ReviewItem; subject: unknown; policy: PolicyInForce | null },
+    ) =>
       event.key === context.key
-        ? { ...context, review: event.review, subject: event.subject, error: null }
+        ? { ...context, review: event.review, subject: event.subject, policy: event.policy, error: null }
         : context,
     failed: (context, event: { key: string; error: string }) =>
       event.key === context.key ? { ...context, error: event.error } : context,

@@ -1,6 +1,6 @@
 /** The run on the review screen: the run, its history, and what the screen is doing. */
 import { createStore } from '@xstate/store';
-import type { ReviewItem, ReviewStep, Run, ToolCall, Transition } from '../wire.js';
+import type { PolicyInForce, ReviewItem, ReviewStep, Run, ToolCall, Transition } from '../wire.js';
 
 export type { ReviewStep, Run, ToolCall, Transition };
 
@@ -10,6 +10,8 @@ export interface ReviewContext {
   transitions: Transition[];
   /** The run's review item (its open one, else its last; null for a run that never waited). */
   review: ReviewItem | null;
+  /** The review policy in force for its item, and what this reviewer may do (null: never waited). */
+  policy: PolicyInForce | null;
   /** The run's steps (`GET /reviews/:kind/:id`), null when it never waited. */
   steps: ReviewStep[] | null;
   notFound: boolean;
@@ -42,6 +44,7 @@ export const reviewStore = createStore({
     run: null,
     transitions: [],
     review: null,
+    policy: null,
     steps: null,
     notFound: false,
     stale: null,
@@ -57,6 +60,7 @@ export const reviewStore = createStore({
       run: null,
       transitions: [],
       review: null,
+      policy: null,
       steps: null,
       notFound: false,
       stale: null,
@@ -68,7 +72,13 @@ export const reviewStore = createStore({
     }),
     loaded: (
       context,
-      event: { run: Run; transitions: Transition[]; review: ReviewItem | null; steps: ReviewStep[] | null },
+      event: {
+        run: Run;
+        transitions: Transition[];
+        review: ReviewItem | null;
+        policy: PolicyInForce | null;
+        steps: ReviewStep[] | null;
+      },
     ) =>
       event.run.id === context.runId
         ? {
@@ -76,6 +86,7 @@ export const reviewStore = createStore({
             run: event.run,
             transitions: event.transitions,
             review: event.review,
+            policy: event.policy,
             steps: event.steps,
             stale: changedElsewhere(context, event.review) ?? context.stale,
           }
