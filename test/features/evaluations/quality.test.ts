@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
-import { connectHttp, ok } from '../../helpers/mcp.js';
+import { connectHttp, fails, ok } from '../../helpers/mcp.js';
 import { patchSkill } from '../../helpers/resources.js';
 import { pausedWorkflowRun, pendingSkillRun, setupReviewOrg } from '../../helpers/reviews.js';
 
@@ -141,12 +141,21 @@ describe('quality per version', () => {
     ]);
   });
 
-  it('answers the same over MCP (runtime_skill_quality)', async () => {
+  it('answers the same over MCP (runtime_skill_quality); NOT_FOUND, VALIDATION_FAILED, another org’s own', async () => {
     const mcp = await connectHttp(t.url, owner.token);
     try {
       expect(await ok(mcp, 'runtime_skill_quality', { slug: 'gated' })).toEqual(skillQuality());
+      await fails(mcp, 'runtime_skill_quality', { slug: 'nope' }, 'NOT_FOUND');
+      await fails(mcp, 'runtime_skill_quality', { slug: 'gated', extra: 1 }, 'VALIDATION_FAILED');
     } finally {
       await mcp.close();
+    }
+    // Another org's caller sees its own skill of that slug (no runs), none of acme's.
+    const theirs = await connectHttp(t.url, foreign.token);
+    try {
+      expect(await ok(theirs, 'runtime_skill_quality', { slug: 'gated' })).toEqual({ versions: [] });
+    } finally {
+      await theirs.close();
     }
   });
 
