@@ -21,8 +21,8 @@
  *
  * A route may fuse its first read into either statement (`FusedRead`): the read is evaluated only
  * for a request whose token is usable, in that token's org, in the same snapshot as the check — one
- * round trip for both — and once per batch for each org, read and key (concurrent pollers of one
- * run share its rendering). Its answer reaches the handler only after the request passed
+ * round trip for both — and, for known tokens, once per batch for each org, read and key
+ * (concurrent pollers of one run share its rendering: `leaders`). Its answer reaches the handler only after the request passed
  * authentication, rate limiting and authorization, like any read the handler makes itself.
  */
 import type { Sql } from '../db/sql.js';
@@ -68,11 +68,6 @@ interface RateAndFused {
   burst: number | null;
   /** The request's fused read was taken (its token was usable); `fused` is then its answer. */
   fused_read: boolean;
-  /**
-   * The request (ord) of the batch whose row carries this request's fused answer: the first usable
-   * request of the same org, read and key (itself, or `fused` is null here and copied from it).
-   */
-  fused_from: number | string | null;
   fused: string | null;
 }
 
@@ -116,16 +111,10 @@ function rateAndFusedSql(reads: readonly FusedRead[], req: string, columns: stri
     next += read.values().length;
     return `when ${i + 1} then ${read.sql('req.org_id', 'req.fused_key', (j) => `$${base + j}`)}`;
   });
-  // A read is evaluated once per distinct (org, read, key) among the batch's usable requests — on the
-  // first of them (`fused_from`); the others take its answer (`send`): one snapshot, so the same text.
   const fusedColumns = reads.length
-    ? `req.usable and req.fused_kind > 0 as fused_read, req.fused_from,
-       case when req.usable and req.ord = req.fused_from then case req.fused_kind ${fused.join(' ')} end end as fused`
-    : 'false as fused_read, null::bigint as fused_from, null::text as fused';
-  const perRequest = reads.length
-    ? `select r.*, min(r.ord) over (partition by r.usable, r.org_id, r.fused_kind, r.fused_key) as fused_from
-    from (${req}) r`
-    : req;
+    ? `req.usable and req.fused_kind > 0 as fused_read,
+       case when req.usable then case req.fused_kind ${fused.join(' ')} end end as fused`
+    : 'false as fused_read, null::text as fused';
   if (!limited) {
     // One pass over the requests, streamed: no CTE to materialize (docs/performance.md, "Choices in the code").
     // $4 is not needed here; it is typed all the same, so one parameter list serves
@@ -133,10 +122,10 @@ function rateAndFusedSql(reads: readonly FusedRead[], req: string, columns: stri
     return `select req.ord, ${columns}
        null::boolean as allowed, null::float8 as tat_ms, null::float8 as interval_ms, null::integer as burst,
        ${fusedColumns}
-  from (${perRequest}) req
+  from (${req}) req
  where $4::double precision is not null`;
   }
-  return `with req as materialized (${perRequest}
+  return `with req as materialized (${req}
 ), charged as (
   select req.ord, 't:' || req.token_id as key, 60000.0::double precision / req.per_min as interval_ms, req.burst
     from req where req.usable and req.per_min > 0 and req.burst > 0
@@ -235,6 +224,24 @@ interface KnownPresented {
   fusedKey: number;
 }
 
+/**
+ * For each request of a known-token batch, the first request (index) of the batch with the same
+ * org, epoch, read and key: the one whose read is taken for all of them. Same org and epoch means
+ * the same usability in the statement (`knownSql`: usable is the org's epoch being the token's),
+ * and one statement is one snapshot, so they would all read the same text.
+ */
+function leaders(presented: readonly KnownPresented[]): number[] {
+  const first = new Map<string, number>();
+  return presented.map((p, i) => {
+    if (p.fusedKind === 0) return i;
+    const key = `${p.known.facts.principal.orgId}:${p.known.facts.epoch}:${p.fusedKind}:${p.fusedKey}`;
+    const leader = first.get(key);
+    if (leader !== undefined) return leader;
+    first.set(key, i);
+    return i;
+  });
+}
+
 /** A token as one batch read it: what every request presenting it is checked against. */
 interface TokenFacts {
   env: TokenEnv;
@@ -323,7 +330,7 @@ export function createAuthenticator(deps: {
    * Sends one batch to statement `name`, whose `$2` and `$3` are `own`; answers its rows in request
    * order and the batch's instant (its rate-limit steps and expiry checks are taken at that time).
    */
-  async function send<P extends { fusedKind: number; fusedKey: number }, R extends RateAndFused>(
+  async function send<P extends { fusedKind: number; fusedKey: number }, R extends { ord: number }>(
     name: string,
     text: string,
     presented: readonly P[],
@@ -345,10 +352,6 @@ export function createAuthenticator(deps: {
     if (found.length !== presented.length) throw new Error('authentication answered a partial batch');
     const rows: R[] = new Array(found.length);
     for (const row of found) rows[row.ord - 1] = row;
-    for (const row of rows) {
-      const from = Number(row.fused_from);
-      if (row.fused_read && from !== Number(row.ord)) row.fused = (rows[from - 1] as R).fused;
-    }
     return { rows, now };
   }
 
@@ -377,13 +380,22 @@ export function createAuthenticator(deps: {
   const knownLoader = (kind: 'limited' | 'unlimited') =>
     createBatchLoader<KnownPresented, { row: KnownRow; now: number }>({
       async batch(presented) {
+        const leader = leaders(presented);
         const { rows, now } = await send<KnownPresented, KnownRow>(
           `authenticate_known_${kind}`,
           knownStatements[kind],
-          presented,
+          // A request whose read another one of the batch takes asks for none itself.
+          presented.map((p, i) => (leader[i] === i ? p : { ...p, fusedKind: 0 })),
           (p) => p.known.tokenId,
           [presented.map((p) => p.known.facts.principal.orgId), presented.map((p) => p.known.facts.epoch)],
         );
+        for (let i = 0; i < rows.length; i++) {
+          const from = leader[i] as number;
+          if (from === i) continue;
+          const [row, taken] = [rows[i] as KnownRow, rows[from] as KnownRow];
+          row.fused_read = row.usable && taken.fused_read;
+          row.fused = row.fused_read ? taken.fused : null;
+        }
         return rows.map((row) => ({ row, now }));
       },
     });
