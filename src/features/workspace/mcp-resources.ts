@@ -1,7 +1,8 @@
 /**
  * The authored resources over MCP (docs/mcp.md#resources, #prompts): the org's applied skills, agents,
- * workflows, missions and review policies as resources `r3://skills/<slug>`, `r3://agents/<slug>`,
- * `r3://workflows/<slug>`, `r3://missions/<slug>`, `r3://review-policies/<slug>` — reading one gives its
+ * workflows, missions, object types and review policies as resources `r3://skills/<slug>`,
+ * `r3://agents/<slug>`, `r3://workflows/<slug>`, `r3://missions/<slug>`, `r3://object-types/<slug>`,
+ * `r3://review-policies/<slug>` — reading one gives its
  * manifest as YAML (the bytes
  * of its workspace file) and, for a prompt skill, its prompt template as Markdown
  * (`r3://skills/<slug>/prompt.md`, also readable alone) — and every active prompt skill as a prompt:
@@ -71,6 +72,13 @@ const COLLECTIONS = [
     access: access.read,
     list: (s, org, page) => s.resources.listMissions(org, page),
     read: (s, org, slug) => s.applied.getMission(org, slug),
+  }),
+  collection({
+    kind: 'object_type',
+    collection: 'object-types',
+    access: access.read,
+    list: (s, org, page) => s.resources.listObjectTypes(org, page),
+    read: (s, org, slug) => s.applied.getObjectType(org, slug),
   }),
   collection({
     kind: 'review_policy',

@@ -124,8 +124,9 @@ const INSTRUCTIONS =
   'review. workspace_* tools read (and, where enabled, write) the authored agents, skills, workflows and ' +
   'object types; runtime_* tools run skills and approve or reject drafts; objects_*, object_types_list ' +
   'and search_query read the organization’s data. Errors are results whose JSON is ' +
-  '{"error": {"code", "message", "details"}}. Resources: the authored skills, agents, workflows and ' +
-  'missions (r3://<kind>s/<slug>), the artifacts (r3://artifacts/<id>) and runs (r3://runs/{id}); ' +
+  '{"error": {"code", "message", "details"}}. Resources: the authored skills, agents, workflows, ' +
+  'missions, object types and review policies (r3://skills/<slug>, r3://object-types/<slug>, ' +
+  'r3://review-policies/<slug>, …), the artifacts (r3://artifacts/<id>) and runs (r3://runs/{id}); ' +
   'prompts: every active skill.';
 
 /** The caller an MCP server serves. */

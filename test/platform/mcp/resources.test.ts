@@ -17,6 +17,7 @@ import { call, connectHttp, ok, refusal } from '../../helpers/mcp.js';
 import { createMission, createTeam } from '../../helpers/missions.js';
 import { createSkill, createWorkflow } from '../../helpers/resources.js';
 import { orgIdOf } from '../../helpers/runs.js';
+import { createObjectType } from '../../helpers/webhooks.js';
 
 let t: TestApp;
 let admin: CreatedToken;
@@ -34,6 +35,7 @@ const AUTHORED = [
   'r3://agents/writer',
   'r3://workflows/flow',
   'r3://missions/launch',
+  'r3://object-types/ticket',
 ];
 
 const SUMMARY_INPUT = {
@@ -74,6 +76,7 @@ beforeAll(async () => {
   });
   await createTeam(t, admin.token, ['writer']);
   await createMission(t, admin.token, 'launch', ['writer']);
+  await createObjectType(t, admin.token, 'ticket');
   await createSkill(t, foreign.token, { slug: 'secret', name: 'Foreign secret' }, 'Foreign {{input.x}}');
   mcp = await client(admin.token);
   other = await client(foreign.token);
@@ -93,7 +96,7 @@ describe('initialize', () => {
 });
 
 describe('resources/list and resources/read of authored resources', () => {
-  it('lists the org’s skills, agents, workflows and missions (no other org’s)', async () => {
+  it('lists the org’s skills, agents, workflows, missions and object types (no other org’s)', async () => {
     const { resources, nextCursor } = await mcp.listResources();
     expect(nextCursor).toBeUndefined();
     const uris = resources.map((r) => r.uri);
@@ -134,11 +137,12 @@ describe('resources/list and resources/read of authored resources', () => {
     expect(prompt.contents).toEqual([contents[1]]);
   });
 
-  it('reads an agent, a workflow and a mission as their manifests', async () => {
+  it('reads an agent, a workflow, a mission and an object type as their manifests', async () => {
     for (const [uri, line] of [
       ['r3://agents/writer', 'systemPrompt: You are writer.\n'],
       ['r3://workflows/flow', 'slug: flow\n'],
       ['r3://missions/launch', 'goal: Launch note for {{input.product}}\n'],
+      ['r3://object-types/ticket', 'slug: ticket\n'],
     ] as const) {
       const { contents } = await mcp.readResource({ uri });
       expect(contents).toHaveLength(1);
