@@ -6,6 +6,13 @@
  * delete it, and send its event (plus `at`, the firing time) to its actor. A refused event means the
  * timer went stale (the actor moved on): it is consumed all the same. An error rolls the transaction
  * back and postpones the timer by `retryMs`, so one bad timer cannot block the others.
+ *
+ * Up to `concurrency` timers fire at once in a process (each its own transaction; more than one only
+ * once the first claim found a timer due, so an idle check is one transaction): a thousand items due
+ * in the same second were escalated one after another, one commit each, and the last 28 s late on
+ * two processes (docs/performance.md, "Review decisions and deadlines under load"). A timer is not
+ * claimed while an earlier one of the same actor is due (in flight in another transaction, its row
+ * is still there for this one until that commits), so an actor's timers still fire in their order.
  */
 import type { Db } from '../db/sql.js';
 import type { Logger } from '../log.js';
@@ -23,6 +30,8 @@ export interface TimerSchedulerOptions {
   pollMs?: number;
   /** How long a timer whose event failed waits before the next try (default 30 s). */
   retryMs?: number;
+  /** How many timers fire at once in this process (default 4). */
+  concurrency?: number;
 }
 
 /** The scheduler. */
@@ -47,11 +56,15 @@ interface TimerRow {
 const CLAIM = `
   delete from timers
    where (actor_kind, actor_id, timer_id) = (
-     select actor_kind, actor_id, timer_id from timers
-      where due_at <= $1
-      order by due_at
+     select t.actor_kind, t.actor_id, t.timer_id from timers t
+      where t.due_at <= $1
+        and not exists (
+          select 1 from timers e
+           where e.actor_kind = t.actor_kind and e.actor_id = t.actor_id
+             and (e.due_at, e.timer_id) < (t.due_at, t.timer_id))
+      order by t.due_at
       limit 1
-      for update skip locked)
+      for update of t skip locked)
   returning actor_kind, actor_id, timer_id, org_id, event, due_at`;
 
 /** Creates the scheduler (its loop starts with `start()`). */
@@ -59,20 +72,21 @@ export function createTimerScheduler(options: TimerSchedulerOptions): TimerSched
   const { db, host, clock, log } = options;
   const pollMs = options.pollMs ?? 1_000;
   const retryMs = options.retryMs ?? 30_000;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
   let running = false;
   let next: NodeJS.Timeout | null = null;
 
-  /** Fires one due timer; false when none is due. */
+  /** Fires one timer due by `now`; false when none is. Its event's `at` is the time it fired. */
   async function fireOne(now: number): Promise<boolean> {
-    const at = new Date(now).toISOString();
+    const due = new Date(now).toISOString();
     let claimed: TimerRow | null = null;
     try {
       return await host.transact(async (tx) => {
         claimed = null;
-        const row = await tx.sql.maybeOne<TimerRow>(CLAIM, [at]);
+        const row = await tx.sql.maybeOne<TimerRow>(CLAIM, [due]);
         if (!row) return false;
         claimed = row;
-        const event = { ...row.event, at };
+        const event = { ...row.event, at: new Date(Math.max(now, clock.now())).toISOString() };
         const result = await host.sendStored(
           tx,
           row.actor_kind,
@@ -105,10 +119,30 @@ export function createTimerScheduler(options: TimerSchedulerOptions): TimerSched
     }
   }
 
+  /** Fires every timer due by now, `concurrency` at a time once one was found due. */
   async function runDue(): Promise<number> {
     const now = clock.now();
     let fired = 0;
-    while (await fireOne(now)) fired++;
+    let failure: { error: unknown } | null = null;
+    const draining: Array<Promise<void>> = [];
+    const drain = async (): Promise<void> => {
+      try {
+        while (await fireOne(now)) {
+          fired++;
+          if (draining.length < concurrency) draining.push(drain());
+        }
+      } catch (error) {
+        failure ??= { error };
+      }
+    };
+    draining.push(drain());
+    // Drains started meanwhile are awaited too.
+    for (let settled = 0; settled < draining.length; ) {
+      const started = draining.slice(settled);
+      settled = draining.length;
+      await Promise.all(started);
+    }
+    if (failure) throw (failure as { error: unknown }).error;
     return fired;
   }
 

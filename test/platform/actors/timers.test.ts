@@ -118,4 +118,25 @@ describe('durable timers', () => {
     expect(await t.app.timers.runDue()).toBe(1);
     expect(await t.app.db.sql.query('select 1 from timers where actor_id = 999999')).toHaveLength(0);
   });
+
+  it('due together fire concurrently, each once, and runDue counts every one', async () => {
+    const until = t.clock.now() + HOUR;
+    const items: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+      const item = await openItemOf(t, actor.row.id);
+      expect((await snooze(t, item.id, until)).outcome).toBe('applied');
+      items.push(item.id);
+    }
+    t.clock.set(until);
+    expect(await t.app.timers.runDue()).toBe(24);
+    const wakes = await t.app.db.sql.query<{ actor_id: number; n: number }>(
+      `select actor_id, count(*)::int as n from actor_transitions
+        where actor_kind = 'review-item' and event_type = 'WAKE' and actor_id = any($1::bigint[])
+        group by actor_id`,
+      [items],
+    );
+    expect(wakes.map((w) => w.n)).toEqual(Array(24).fill(1));
+    expect(await t.app.timers.runDue()).toBe(0);
+  });
 });
