@@ -53,7 +53,7 @@ import {
 } from './delay.js';
 import { ITEM_COLUMNS, readOpenItem } from './items.js';
 import { alreadyApproved, checkPolicy, quorumStep } from './policy/enforce.js';
-import type { ReviewPolicies } from './policy/in-force.js';
+import type { PolicyInForce, ReviewPolicies } from './policy/in-force.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import {
@@ -332,6 +332,10 @@ export class ReviewDecisions {
    */
   async decide(principal: Principal, request: DecisionRequest): Promise<Decided> {
     const delaySeconds = checkDelay(request.delaySeconds);
+    // The policy in force is read beside the target (one round trip, not two), and enforced after
+    // the item's own checks.
+    const policy =
+      request.kind === undefined ? undefined : this.policyOf(principal, request.kind, request.id);
     const target = await this.target(principal, request);
     const ref = { kind: target.kind, id: request.id };
     const refused = (status: string) => request.refusal?.(status) ?? gone(ref, status);
@@ -341,7 +345,7 @@ export class ReviewDecisions {
     }
     if (!first) throw refused(target.status);
     if (isDeciding(first)) throw deciding(ref, first);
-    await this.checkPolicy(principal, ref, request.action);
+    await this.checkPolicy(principal, ref, request.action, policy);
     const subject = this.subject(target.kind);
     const edits = checkEdits(target.kind, subject, request);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
@@ -411,6 +415,9 @@ export class ReviewDecisions {
   async decideBatch(principal: Principal, request: BatchRequest): Promise<number> {
     const delaySeconds = checkDelay(request.delaySeconds);
     const refusals: Array<{ kind: ReviewKind; id: number; reason: BatchRefusal }> = [];
+    // The items' policies are read beside their targets, all at once, and enforced once every item is
+    // known to be open and current.
+    const policies = request.items.map((ref) => this.policyOf(principal, ref.kind, ref.id));
     const targets = await Promise.all(
       request.items.map(async (ref) => {
         try {
@@ -429,7 +436,9 @@ export class ReviewDecisions {
       }),
     );
     if (refusals.length > 0) throw batchRefused(refusals);
-    for (const ref of request.items) await this.checkPolicy(principal, ref, request.action);
+    for (const [index, ref] of request.items.entries()) {
+      await this.checkPolicy(principal, ref, request.action, policies[index]);
+    }
     const loaded = targets.filter((item): item is LoadedActor => item !== null);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
     const now = this.deps.clock.now();
@@ -581,9 +590,21 @@ export class ReviewDecisions {
    * The stage `checkPolicy`: the review policy in force for the item lets `principal` take `action`
    * (403 `not_an_approver` / `self_approval` otherwise; policy/enforce.ts).
    */
-  private async checkPolicy(principal: Principal, ref: Decided, action: string): Promise<void> {
-    const policy = await this.deps.policies.inForce(principal.orgId, ref);
-    checkPolicy(principal, policy, action);
+  private async checkPolicy(
+    principal: Principal,
+    ref: Decided,
+    action: string,
+    read: Promise<PolicyInForce> = this.policyOf(principal, ref.kind, ref.id),
+  ): Promise<void> {
+    checkPolicy(principal, await read, action);
+  }
+
+  /** The policy in force for item {kind, id}, read now; a failed read fails whoever awaits it. */
+  private policyOf(principal: Principal, kind: ReviewKind, id: number): Promise<PolicyInForce> {
+    const read = this.deps.policies.inForce(principal.orgId, { kind, id });
+    // Not awaited when the decision fails before its policy stage.
+    read.catch(() => undefined);
+    return read;
   }
 
   /**
