@@ -6,35 +6,18 @@
  * another process claims the timer). The timers run on the real clock: the policy's durations are
  * seconds.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/db.js';
-import { createCliToken, type ServeProcess, spawnServe } from './helpers/process.js';
+import { describe, expect, it } from 'vitest';
+import { sharedDatabase } from './helpers/multiprocess.js';
+import { createCliToken } from './helpers/process.js';
 import { waitFor } from './helpers/wait.js';
 
 const ITEMS = 60;
 
-let database: TestDatabase;
-let db: pg.Pool;
-let env: Record<string, string>;
-const processes: ServeProcess[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new pg.Pool({ connectionString: database.url, max: 2 });
-  env = { DATABASE_URL: database.url, R3_RATE_LIMIT_PER_MIN: '0' };
-});
-
-afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop()));
-  await db?.end();
-  await database?.drop();
-});
+const shared = sharedDatabase();
 
 /** How many transitions of each timer event each of the org's review items took. */
 async function firings(): Promise<Array<{ item: number; dueSoon: number; due: number }>> {
-  const { rows } = await db.query(
+  const { rows } = await shared.db.query(
     `select i.id as item,
             count(*) filter (where t.event_type = 'DUE_SOON')::int as "dueSoon",
             count(*) filter (where t.event_type = 'DUE')::int as due
@@ -47,11 +30,9 @@ async function firings(): Promise<Array<{ item: number; dueSoon: number; due: nu
 
 describe('deadline timers on two processes, one killed with SIGKILL', () => {
   it('fire exactly once each: reminder, deadline (escalation), the escalation’s deadline', async () => {
-    const [a, b] = await Promise.all([spawnServe(env), spawnServe(env)]);
-    processes.push(a, b);
-    const { token } = await createCliToken(database.url, 'multi');
-    const api = (url: string, method: string, path: string, body?: unknown) =>
-      request(url, method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) });
+    const [a, b] = await Promise.all([shared.spawn(), shared.spawn()]);
+    const { token } = await createCliToken(shared.database.url, 'multi');
+    const api = shared.api(token);
     const policy = await api(a.url, 'POST', '/review-policies', {
       slug: 'quick',
       name: 'Quick',
@@ -78,12 +59,11 @@ describe('deadline timers on two processes, one killed with SIGKILL', () => {
     // Kill A (no shutdown: its open transactions die with its connections) once the timers fire.
     await waitFor(async () => (await firings()).some((f) => f.dueSoon > 0), 'the first reminders', 30_000);
     a.child.kill('SIGKILL');
-    const c = await spawnServe(env);
-    processes.push(c);
+    const c = await shared.spawn();
 
     await waitFor(
       async () => {
-        const left = await db.query(`select 1 from timers where actor_kind = 'review-item'`);
+        const left = await shared.db.query(`select 1 from timers where actor_kind = 'review-item'`);
         const all = await firings();
         return left.rowCount === 0 && all.length === ITEMS && all.every((f) => f.due >= 2);
       },
@@ -94,7 +74,7 @@ describe('deadline timers on two processes, one killed with SIGKILL', () => {
     const fired = await firings();
     expect(fired).toEqual(fired.map((f) => ({ item: f.item, dueSoon: 1, due: 2 })));
     // Each item escalated once, to `owner`, and is overdue after its second deadline.
-    const { rows: items } = await db.query(
+    const { rows: items } = await shared.db.query(
       `select assigned_to, note, snapshot->'context'->'deadline'->>'stage' as stage from review_items`,
     );
     expect(items).toEqual(Array(ITEMS).fill({ assigned_to: 'owner', note: 'escalated', stage: 'overdue' }));

@@ -4,33 +4,16 @@
  * started after `effectiveAt` makes the decision take effect exactly once (one APPROVE transition,
  * one `approved` run event — the `run.approved` webhook's source) and never dispatches the undone one.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/db.js';
-import { createCliToken, type ServeProcess, spawnServe } from './helpers/process.js';
+import { describe, expect, it } from 'vitest';
+import { sharedDatabase } from './helpers/multiprocess.js';
+import { createCliToken } from './helpers/process.js';
 import { waitFor } from './helpers/wait.js';
 
-let database: TestDatabase;
-let db: pg.Pool;
-let env: Record<string, string>;
-const processes: ServeProcess[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new pg.Pool({ connectionString: database.url, max: 2 });
-  env = { DATABASE_URL: database.url, R3_RATE_LIMIT_PER_MIN: '0' };
-});
-
-afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop()));
-  await db?.end();
-  await database?.drop();
-});
+const shared = sharedDatabase();
 
 /** How many APPROVE transitions and `approved` run events run `id` has. */
 async function dispatched(id: number): Promise<{ approves: number; approvedEvents: number }> {
-  const { rows } = await db.query(
+  const { rows } = await shared.db.query(
     `select (select count(*)::int from actor_transitions
               where actor_kind = 'skill-run' and actor_id = $1 and event_type = 'APPROVE') as approves,
             (select count(*)::int from run_events where run_id = $1 and event = 'approved') as "approvedEvents"`,
@@ -41,11 +24,9 @@ async function dispatched(id: number): Promise<{ approves: number; approvedEvent
 
 describe('a delayed decision across kill -9', () => {
   it('takes effect exactly once after the restart; the undone one never', async () => {
-    const a = await spawnServe(env);
-    processes.push(a);
-    const { token } = await createCliToken(database.url, 'undo');
-    const api = (url: string, method: string, path: string, body?: unknown) =>
-      request(url, method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) });
+    const a = await shared.spawn();
+    const { token } = await createCliToken(shared.database.url, 'undo');
+    const api = shared.api(token);
     const skill = await api(a.url, 'POST', '/skills', {
       manifest: { slug: 'draft', name: 'Draft', requiresApproval: true },
       promptMd: 'Draft: {{input.text}}',
@@ -82,8 +63,7 @@ describe('a delayed decision across kill -9', () => {
       setTimeout(resolve, Math.max(0, Date.parse(held.effectiveAt) - Date.now() + 500)),
     );
     expect(await dispatched(kept)).toEqual({ approves: 0, approvedEvents: 0 });
-    const b = await spawnServe(env);
-    processes.push(b);
+    const b = await shared.spawn();
 
     await waitFor(
       async () => (await api(b.url, 'GET', `/runs/${kept}`)).body.status === 'approved',
@@ -99,7 +79,7 @@ describe('a delayed decision across kill -9', () => {
       status: 'pending',
       effectiveAt: null,
     });
-    const { rowCount } = await db.query(
+    const { rowCount } = await shared.db.query(
       `select 1 from timers where actor_kind = 'review-item' and timer_id = 'decide'`,
     );
     expect(rowCount).toBe(0);
