@@ -441,7 +441,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One instance with its content and its linked `documents`. */
+        /** One instance with its content, its linked `documents` and the `runs` that used it. */
         get: operations["getObjectsById"];
         put?: never;
         post?: never;
@@ -3414,13 +3414,51 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One instance with its content and its linked `documents`. */
+            /** @description The instance. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        content: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        documents: {
+                            /** @enum {string} */
+                            direction: "outgoing" | "incoming";
+                            id: number;
+                            relation: string;
+                            /** @enum {string} */
+                            status: "active" | "archived";
+                            title: string;
+                            type: string;
+                            url: string;
+                        }[];
+                        externalId: string | null;
+                        id: number;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        runs: {
+                            /** @enum {string} */
+                            kind: "skill" | "workflow";
+                            runId: number;
+                            slug: string;
+                            status: string;
+                            /** @enum {string} */
+                            via: "input" | "tool";
+                        }[];
+                        source: string | null;
+                        /** @enum {string} */
+                        status: "active" | "archived";
+                        title: string;
+                        type: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        url: string;
+                    };
                 };
             };
             400: components["responses"]["Error400"];

@@ -28,6 +28,8 @@ export type ReviewAnswer = Body<'getReviewsByKindById'>;
 export type ReviewStep = NonNullable<ReviewAnswer['steps']>[number];
 /** A mission run (`GET /mission-runs/:id`). */
 export type MissionRun = Body<'getMissionRunsById'>;
+/** An object instance, with the runs that used it (`GET /objects/:id`). */
+export type ObjectInstance = Body<'getObjectsById'>;
 /** A proposal (`GET /proposals/:id`). */
 export type Proposal = Body<'getProposalsById'>;
 /** The signed-in session (`GET /session`). */

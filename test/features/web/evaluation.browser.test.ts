@@ -4,7 +4,7 @@
  * keyboard, recorded through the API and shown pressed; a reviewer without the approve capability
  * sees no buttons; another org's evaluation is not found; the skill's quality chart; a fork made from
  * the inspector, its lineage both ways in the inspector and on the review pages; the objects a run
- * used on its review page; axe clean.
+ * used on its review page, with the other runs that used each; axe clean.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
@@ -217,31 +217,44 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
     expect(errors).toEqual([]);
   });
 
-  it('shows the objects a run used on its review page (named in its body)', async () => {
+  it('shows the objects a run used on its review page, and the other runs that used each', async () => {
     await createObjectType(t, org.owner.token);
     const object = await t.request('POST', '/api/v1/objects/ticket/instances', {
       token: org.owner.token,
       body: { title: 'Invoice dispute #7', metadata: {}, content: 'The customer disputes invoice 7.' },
     });
     expect(object.status, object.text).toBe(201);
-    const started = await t.request('POST', '/api/v1/skills/gated/runs', {
-      token: org.owner.token,
-      body: { input: { text: 'about the dispute' }, objects: [object.body.id] },
-    });
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    // The API's other direction: the object names the run.
-    const runs = (await get(`/objects/${object.body.id}`)).runs;
-    expect(runs.map((r: { runId: number; via: string }) => [r.runId, r.via])).toEqual([
-      [started.body.runId, 'input'],
-    ]);
+    const id = object.body.id as number;
+    const start = async () => {
+      const res = await t.request('POST', '/api/v1/skills/gated/runs', {
+        token: org.owner.token,
+        body: { input: { text: 'about the dispute' }, objects: [id] },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return res.body.runId as number;
+    };
+    const first = await start();
     const page = await suite.signIn(
       { org: 'acme', userId: 'acme-owner', role: 'owner' },
-      `/review/runs/${started.body.runId}`,
+      `/review/runs/${first}`,
     );
     const errors = watchPageErrors(page);
-    const used = page.locator('dl.facts dt', { hasText: 'Objects used' });
-    await used.waitFor();
-    expect(await page.textContent('main')).toContain(`Invoice dispute #7 (ticket ${object.body.id}, named)`);
+    await page.locator('dl.facts dt', { hasText: 'Objects used' }).waitFor();
+    // The only run that used it: no other runs named.
+    await expect.poll(() => page.textContent('main')).toContain(`Invoice dispute #7 (ticket ${id}, named)`);
+
+    // A second run names it too: each review page names the other run, from the object's side.
+    const second = await start();
+    expect((await get(`/objects/${id}`)).runs.map((r: { runId: number }) => r.runId).sort()).toEqual(
+      [first, second].sort(),
+    );
+    await page.goto(`${t.url}/review/runs/${second}`);
+    await page.getByRole('link', { name: `run ${first}` }).waitFor();
+    expect(await page.textContent('main')).toContain(
+      `Invoice dispute #7 (ticket ${id}, named; also used by run ${first})`,
+    );
+    await page.goto(`${t.url}/review/runs/${first}`);
+    await page.getByRole('link', { name: `run ${second}` }).waitFor();
     expect(await checkAccessibility(page)).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -1,11 +1,40 @@
 /**
  * A run's lineage and the objects it used, as facts (`dt`/`dd` pairs of a `dl.facts`): the run it
  * forks (and from which step) or replays, the runs that fork it, the object instances it used (named
- * in its body, or returned by its tools). The review page and the inspector show them.
+ * in its body, or returned by its tools) and, from each object's side (`GET /objects/:id`), the other
+ * runs that used it. The review page and the inspector show them.
  */
-import type { Run } from '../wire.js';
+import { useRead } from '../use-read.js';
+import type { ObjectInstance, Run } from '../wire.js';
 
 const runLink = (id: number) => <a href={`/review/runs/${id}`}>run {id}</a>;
+
+/** Links to runs `ids`, comma-separated. */
+function RunLinks({ ids }: { ids: readonly number[] }) {
+  return (
+    <>
+      {ids.map((id, i) => (
+        <span key={id}>
+          {i > 0 && ', '}
+          {runLink(id)}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** The runs other than `runId` that used object `objectId`, once read (nothing when there are none). */
+function OtherRuns({ objectId, runId }: { objectId: number; runId: number }) {
+  const read = useRead<ObjectInstance>(`/objects/${objectId}`);
+  const others = (read.value?.runs ?? []).map((r) => r.runId).filter((id) => id !== runId);
+  if (others.length === 0) return null;
+  return (
+    <>
+      {'; also used by '}
+      <RunLinks ids={others} />
+    </>
+  );
+}
 
 export function RunLineage({ run }: { run: Run }) {
   return (
@@ -32,12 +61,7 @@ export function RunLineage({ run }: { run: Run }) {
         <>
           <dt>Forks</dt>
           <dd>
-            {run.forks.map((id, i) => (
-              <span key={id}>
-                {i > 0 && ', '}
-                {runLink(id)}
-              </span>
-            ))}
+            <RunLinks ids={run.forks} />
           </dd>
         </>
       )}
@@ -50,7 +74,8 @@ export function RunLineage({ run }: { run: Run }) {
                 <li key={o.id}>
                   {o.title}{' '}
                   <span class="muted">
-                    ({o.slug} {o.id}, {o.via === 'input' ? 'named' : 'found by a tool'})
+                    ({o.slug} {o.id}, {o.via === 'input' ? 'named' : 'found by a tool'}
+                    <OtherRuns objectId={o.id} runId={run.id} />)
                   </span>
                 </li>
               ))}

@@ -13,6 +13,7 @@ import { defineRoute, type RouteDef } from '../../../platform/http/server.js';
 import { slugParams } from '../../workspace/index.js';
 import { ingestBodySchema, OBJECT_STATUSES, objectPatchBodySchema } from '../object-schemas.js';
 import type { ObjectServices } from '../services.js';
+import { objectDetailSchema } from '../view-schemas.js';
 
 const idParams = z.object({ id: z.string() });
 
@@ -51,7 +52,8 @@ export function objectRoutes(s: ObjectServices): RouteDef[] {
       path: '/api/v1/objects/:id',
       access: access.read,
       params: idParams,
-      summary: 'One instance with its content and its linked `documents`.',
+      summary: 'One instance with its content, its linked `documents` and the `runs` that used it.',
+      responses: { 200: { description: 'The instance.', schema: objectDetailSchema } },
       handler: async ({ principal, params }) => {
         const id = objectId(params.id);
         const detail = await s.objects.get(principal.orgId, id);
