@@ -116,6 +116,57 @@ export async function outboxDrained(t: TestApp): Promise<void> {
     .toBe(0);
 }
 
+/**
+ * The skill `reply` ("Customer reply") the browser tests review: it waits for approval, and its items
+ * are titled `Reply to <input.customer>`; `manifest` adds to (or overrides) that.
+ */
+export function createReplySkill(
+  t: TestApp,
+  token: string,
+  promptMd: string,
+  manifest: Record<string, unknown> = {},
+): Promise<unknown> {
+  return createSkill(
+    t,
+    token,
+    {
+      slug: 'reply',
+      name: 'Customer reply',
+      requiresApproval: true,
+      titleTemplate: 'Reply to {{input.customer}}',
+      ...manifest,
+    },
+    promptMd,
+  );
+}
+
+/**
+ * Lets decisions the web UI took with its undo delay (`delaySeconds`) take effect: waits until each
+ * item of `kind` with an id of `ids` is `deciding`, moves the test clock past the latest `effectiveAt`
+ * and fires the timers due. The page's countdown runs on the browser's clock; nothing here sleeps.
+ */
+export async function decisionsTakeEffect(
+  t: TestApp,
+  token: string,
+  kind: string,
+  ...ids: number[]
+): Promise<void> {
+  let latest = t.clock.now();
+  for (const id of ids) {
+    let effectiveAt: string | null = null;
+    await expect
+      .poll(async () => {
+        const res = await t.request('GET', `/api/v1/reviews/${kind}/${id}`, { token });
+        effectiveAt = res.body.review?.effectiveAt ?? null;
+        return res.body.review?.status;
+      })
+      .toBe('deciding');
+    latest = Math.max(latest, Date.parse(effectiveAt ?? '') + 1);
+  }
+  t.clock.set(latest);
+  await t.app.timers.runDue();
+}
+
 /** The current revision of the item of subject `kind`/`id`, as `GET /reviews/:kind/:id` answers it. */
 export async function currentRevision(t: TestApp, token: string, kind: string, id: number): Promise<string> {
   const res = await t.request('GET', `/api/v1/reviews/${kind}/${id}`, { token });

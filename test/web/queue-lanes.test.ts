@@ -128,6 +128,8 @@ describe('the queue keys', () => {
   it('reads single-character keys only while shortcuts are on; arrows and Enter always', () => {
     expect(queueCommand(press('a'), true)).toBe('approve');
     expect(queueCommand(press('a'), false)).toBeNull();
+    expect(queueCommand(press('u'), true)).toBe('undo');
+    expect(queueCommand(press('u'), false)).toBeNull();
     expect(queueCommand(press('?'), false)).toBeNull();
     expect(queueCommand(press('ArrowDown'), false)).toBe('next');
     expect(queueCommand(press('Enter'), false)).toBe('open');

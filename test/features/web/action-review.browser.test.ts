@@ -14,7 +14,7 @@ import type { ConnectorAction } from '../../../src/features/connectors/index.js'
 import { ALL_SCOPES, type TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { connectHttp, ok } from '../../helpers/mcp.js';
-import { proposalOf } from '../../helpers/reviews.js';
+import { decisionsTakeEffect, proposalOf } from '../../helpers/reviews.js';
 
 describeInBrowser('the action review screen in the browser', (suite) => {
   let t: TestApp;
@@ -99,6 +99,7 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     expect(await checkAccessibility(page)).toEqual([]);
     const before = patches().length;
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'action', id);
     await page.locator('.status-executed').waitFor();
     await page.getByRole('heading', { name: 'Result' }).waitFor();
     expect(patches().length - before).toBe(1);
@@ -109,12 +110,13 @@ describeInBrowser('the action review screen in the browser', (suite) => {
   });
 
   it('rejects with a reason: nothing is executed', async () => {
-    const { reviewUrl } = await propose('lost');
+    const { id, reviewUrl } = await propose('lost');
     const page = await signedIn('rev-bo');
     await page.goto(reviewUrl);
     const before = hub.requests.length;
     await page.getByLabel('Reason', { exact: true }).fill('not yet');
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'action', id);
     await page.locator('.status-rejected').waitFor();
     await t.app.jobs.drain();
     expect(hub.requests.length).toBe(before);
@@ -179,6 +181,7 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     // Never synced from this source: the table says so.
     await page.getByText('its current values are unknown').waitFor();
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'action', id);
     const execution = page.getByRole('region', { name: 'Execution' });
     await execution.waitFor();
     // Without a reload: the failed attempt, its error and when the next one is due.
@@ -243,6 +246,7 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     expect(await changes.locator('.del').allTextContents()).toEqual([expect.stringContaining('Your refnud')]);
     expect(await checkAccessibility(page)).toEqual([]);
     await page.keyboard.press('Enter');
+    await decisionsTakeEffect(t, owner, 'action', mail);
     await expect
       .poll(
         async () =>
@@ -274,6 +278,7 @@ describeInBrowser('the action review screen in the browser', (suite) => {
     await expect.poll(() => row.allTextContents()).toEqual(['dealstagequalifiedcontractsent']);
     await page.getByRole('button', { name: 'Review changes…' }).click();
     await page.getByRole('button', { name: 'Approve with these changes' }).click();
+    await decisionsTakeEffect(t, owner, 'action', id);
     await page.locator('.status-executed').waitFor();
     const patch = patches().at(-1);
     expect(JSON.stringify(patch?.body)).toContain('contractsent');

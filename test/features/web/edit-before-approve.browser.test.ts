@@ -11,8 +11,13 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
-import { createSkill, createWorkflow } from '../../helpers/resources.js';
-import { type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import { createWorkflow } from '../../helpers/resources.js';
+import {
+  createReplySkill,
+  decisionsTakeEffect,
+  type ReviewOrg,
+  setupReviewOrg,
+} from '../../helpers/reviews.js';
 
 describeInBrowser('edit before approve in the browser', (suite) => {
   let t: TestApp;
@@ -21,26 +26,17 @@ describeInBrowser('edit before approve in the browser', (suite) => {
   beforeAll(async () => {
     t = await suite.start();
     org = await setupReviewOrg(t, 'acme');
-    await createSkill(
-      t,
-      org.owner.token,
-      {
-        slug: 'reply',
-        name: 'Customer reply',
-        requiresApproval: true,
-        titleTemplate: 'Reply to {{input.customer}}',
-        outputSchema: {
-          type: 'object',
-          required: ['text'],
-          properties: {
-            text: { type: 'string', maxLength: 500 },
-            tone: { type: 'string', enum: ['friendly', 'formal'] },
-            urgent: { type: 'boolean' },
-          },
+    await createReplySkill(t, org.owner.token, '# Hello {{input.customer}}\n\nYour refund is on its way.', {
+      outputSchema: {
+        type: 'object',
+        required: ['text'],
+        properties: {
+          text: { type: 'string', maxLength: 500 },
+          tone: { type: 'string', enum: ['friendly', 'formal'] },
+          urgent: { type: 'boolean' },
         },
       },
-      '# Hello {{input.customer}}\n\nYour refund is on its way.',
-    );
+    });
     await createWorkflow(t, org.owner.token, {
       slug: 'draft-gate',
       name: 'Draft, gate, use',
@@ -134,7 +130,37 @@ describeInBrowser('edit before approve in the browser', (suite) => {
     expect(await checkAccessibility(page)).toEqual([]);
     await page.keyboard.press('Enter');
 
+    // The approval waits 8 s for its effectiveAt: the screen says so, Undo has the focus, nothing moved.
+    const undo = page.getByRole('button', { name: 'Undo' });
+    await undo.waitFor();
+    await expect.poll(() => focused(undo)).toBe(true);
+    const item = async () =>
+      (await t.request('GET', `/api/v1/reviews/skill/${id}`, { token: token() })).body.review;
+    expect(await item()).toMatchObject({
+      status: 'deciding',
+      decision: { action: 'approve', by: 'user:edit-eda' },
+    });
+    expect(await page.getByRole('region', { name: 'Approval on its way' }).textContent()).toContain(
+      'takes effect at',
+    );
+    expect((await run(id)).status).toBe('pending');
+    expect(await checkAccessibility(page)).toEqual([]);
+    // Undo: the item is open again, the edits back in the editor; nothing was ever decided.
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Review changes…' }).waitFor();
+    expect(await item()).toMatchObject({ status: 'pending', decision: null });
+    expect(await page.getByLabel('text (Markdown)').inputValue()).toContain('**Refund confirmed** today.');
+    expect((await run(id)).status).toBe('pending');
+
+    // Approve again and let the delay pass: the decision takes effect with the edits.
+    await tabTo(page, page.getByRole('button', { name: 'Review changes…' }));
+    await page.keyboard.press('Enter');
+    await tabTo(page, page.getByRole('button', { name: 'Approve with these changes' }));
+    await page.keyboard.press('Enter');
+    await undo.waitFor();
+    await decisionsTakeEffect(t, token(), 'skill', id);
     await page.locator('.status-approved').first().waitFor();
+    expect(await undo.count()).toBe(0);
     const approved = await run(id);
     expect(approved.output).toEqual({
       text: `${draft.text}\n\n**Refund confirmed** today.`,
@@ -174,6 +200,7 @@ describeInBrowser('edit before approve in the browser', (suite) => {
     await first.getByRole('button', { name: 'Approve', exact: true }).waitFor();
     const second = await suite.signIn({ org: 'acme', userId: 'second-sy', role: 'pm' }, `/review/runs/${id}`);
     await second.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, token(), 'skill', id);
     await expect.poll(async () => (await run(id)).status).toBe('approved');
     const notice = first.getByRole('alert');
     await expect
@@ -210,6 +237,7 @@ describeInBrowser('edit before approve in the browser', (suite) => {
     const changes = page.getByRole('region', { name: 'Your changes' });
     await expect.poll(() => changes.locator('figcaption').textContent()).toBe('Step draft');
     await page.getByRole('button', { name: 'Approve with these changes' }).click();
+    await decisionsTakeEffect(t, token(), 'workflow', id);
     await expect.poll(async () => (await run(id)).status, { timeout: 30_000 }).toBe('completed');
     // The later step read the edit; the gate's section still shows what was approved, not the last output.
     expect((await run(id)).output).toEqual({ text: '<edited at the gate>' });

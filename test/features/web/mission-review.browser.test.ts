@@ -19,6 +19,7 @@ import {
   watchPageErrors,
 } from '../../helpers/browser.js';
 import { createMission, createTeam, waitForMissionRun } from '../../helpers/missions.js';
+import { decisionsTakeEffect } from '../../helpers/reviews.js';
 
 describeInBrowser('the mission review screen in the browser', (suite) => {
   let t: TestApp;
@@ -64,6 +65,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     expect(await checkAccessibility(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'mission', id);
     // Live from the stream: the tasks run, then the run waits for the review of its result.
     await page.getByRole('heading', { name: 'Decide on the result' }).waitFor({ timeout: 20_000 });
     expect(await page.locator('ol.tasks .status-completed').count()).toBe(2);
@@ -98,6 +100,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
 
     await page.getByLabel('Note (optional)').fill('ship it');
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'mission', id);
     await page.locator('main > dl.facts .status-completed').waitFor();
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await page.getByText('note: ship it').waitFor();
@@ -116,6 +119,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     await page.getByText('A tagline for Comet').first().waitFor();
     await page.getByLabel('Reason', { exact: true }).fill('not yet');
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'mission', id);
     await page.locator('main > dl.facts .status-cancelled').waitFor();
     await page.getByText('reason: not yet').waitFor();
     await page.getByRole('heading', { name: 'Result review' }).waitFor();
@@ -140,6 +144,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     const off = await t.request('PATCH', '/api/v1/agents/gone', { token: owner, body: { active: false } });
     expect(off.status, off.text).toBe(200);
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, owner, 'mission', id);
     await page.locator('main > dl.facts .status-failed').waitFor({ timeout: 20_000 });
     await page.getByRole('heading', { name: 'Error' }).waitFor();
     expect(await page.locator('[aria-labelledby="error-title"] code').textContent()).toBe('TASK_FAILED');
@@ -202,6 +207,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
       .toEqual(expect.arrayContaining([expect.stringContaining('Write the launch note, short.')]));
     expect(await checkAccessibility(page)).toEqual([]);
     await page.getByRole('button', { name: 'Approve with these changes' }).click();
+    await decisionsTakeEffect(t, owner, 'mission', id);
     await expect
       .poll(
         async () => (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body.draftPlan,

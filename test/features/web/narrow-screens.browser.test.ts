@@ -1,6 +1,7 @@
 /**
  * Every page at 360 px wide (the OAuth consent page among them): nothing scrolls sideways (wide content scrolls in its own region), and
- * axe-core finds no serious violation; a screenshot of each is kept.
+ * axe-core finds no serious violation; a screenshot of each is kept — the review screen's held decision
+ * and the queue's undo toast too.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
@@ -85,6 +86,24 @@ describeInBrowser('the pages at 360 px wide', (suite) => {
       await expectNoSidewaysScroll(page, name);
       expect(await checkAccessibility(page), name).toEqual([]);
     }
+    // The review screen's held decision and the queue's undo toast fit too.
+    await page.goto(`${t.url}/review/runs/${id}`);
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByRole('button', { name: 'Undo' }).waitFor();
+    await screenshot(page, '360px-review-held');
+    await expectNoSidewaysScroll(page, 'review-held');
+    expect(await checkAccessibility(page), 'review-held').toEqual([]);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    await page.goto(`${t.url}/review`);
+    await page.locator(`ol.queue > li[data-key="skill:${id}"] a.title`).focus();
+    await page.keyboard.press('a');
+    await page.locator('.toasts .toast').waitFor();
+    await screenshot(page, '360px-queue-undo');
+    await expectNoSidewaysScroll(page, 'queue-undo');
+    expect(await checkAccessibility(page), 'queue-undo').toEqual([]);
+    await page.locator('.toasts').getByRole('button', { name: /^Undo/ }).click();
+    await page.locator(`ol.queue > li[data-key="skill:${id}"]`).waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

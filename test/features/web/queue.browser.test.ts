@@ -10,7 +10,13 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
-import { pausedWorkflowRun, pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import {
+  decisionsTakeEffect,
+  pausedWorkflowRun,
+  pendingSkillRun,
+  type ReviewOrg,
+  setupReviewOrg,
+} from '../../helpers/reviews.js';
 
 describeInBrowser('the review queue in the browser', (suite) => {
   let t: TestApp;
@@ -72,6 +78,7 @@ describeInBrowser('the review queue in the browser', (suite) => {
     await page.keyboard.type('off topic');
     await page.keyboard.press('Enter');
     await expect.poll(() => rows(page).count()).toBe(19);
+    await decisionsTakeEffect(t, org.owner.token, 'skill', ids[1]!);
     expect((await run(ids[1]!)).review).toMatchObject({ decision: 'rejected', reason: 'off topic' });
 
     // s: snooze (an hour); it leaves the active lane.
@@ -110,9 +117,12 @@ describeInBrowser('the review queue in the browser', (suite) => {
       await expect.poll(() => rows(page).count()).toBe(left - 1);
     }
     await page.getByText('Nothing waits for review here.').waitFor();
-    const statuses = await Promise.all(ids.map(async (id) => (await run(id)).status));
-    expect(statuses.filter((s) => s === 'approved')).toHaveLength(18);
-    expect(statuses.filter((s) => s === 'rejected')).toHaveLength(1);
+    // Each approval waited for its effectiveAt (the undo toasts' time); the clock passes them all.
+    await decisionsTakeEffect(t, org.owner.token, 'skill', ...ids.filter((_, i) => i !== 1 && i !== 2));
+    // (The server's own timer loop may be firing some of them at the same moment: polled.)
+    const statuses = () => Promise.all(ids.map(async (id) => (await run(id)).status));
+    await expect.poll(async () => (await statuses()).filter((s) => s === 'approved')).toHaveLength(18);
+    expect((await statuses()).filter((s) => s === 'rejected')).toHaveLength(1);
 
     // The snoozed one is in the snoozed lane.
     await page.getByRole('button', { name: 'Snoozed' }).click();
@@ -216,7 +226,8 @@ describeInBrowser('the review queue in the browser', (suite) => {
     await row(actor).getByRole('checkbox').check();
     await actor.getByRole('button', { name: 'Approve selected' }).click();
     await row(watcher).waitFor({ state: 'detached' });
-    expect((await run(id)).status).toBe('approved');
+    await decisionsTakeEffect(t, org.owner.token, 'skill', id);
+    await expect.poll(async () => (await run(id)).status).toBe('approved');
     await watcher.context().close();
     await actor.context().close();
   });

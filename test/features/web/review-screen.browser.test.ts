@@ -9,7 +9,12 @@ import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { createSkill } from '../../helpers/resources.js';
-import { pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import {
+  decisionsTakeEffect,
+  pendingSkillRun,
+  type ReviewOrg,
+  setupReviewOrg,
+} from '../../helpers/reviews.js';
 
 describeInBrowser('the review screen in the browser', (suite) => {
   let t: TestApp;
@@ -56,6 +61,7 @@ describeInBrowser('the review screen in the browser', (suite) => {
     expect(await checkAccessibility(page)).toEqual([]);
     await page.getByLabel('Note (optional)', { exact: true }).fill('looks right');
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, org.owner.token, 'skill', id);
     await page.locator('.status-approved').waitFor();
     expect((await run(id)).review).toMatchObject({
       decision: 'approved',
@@ -88,6 +94,7 @@ describeInBrowser('the review screen in the browser', (suite) => {
     await page.waitForURL(`${t.url}/review/runs/${id}`);
     await page.locator('.status-paused').waitFor();
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await decisionsTakeEffect(t, org.owner.token, 'workflow', id);
     await page.locator('.status-completed').waitFor();
     expect((await run(id)).status).toBe('completed');
     await page.context().close();

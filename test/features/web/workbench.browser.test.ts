@@ -9,8 +9,13 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
-import { createSkill } from '../../helpers/resources.js';
-import { pendingProposal, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
+import {
+  createReplySkill,
+  decisionsTakeEffect,
+  pendingProposal,
+  type ReviewOrg,
+  setupReviewOrg,
+} from '../../helpers/reviews.js';
 
 describeInBrowser('the review workbench in the browser', (suite) => {
   let t: TestApp;
@@ -19,15 +24,9 @@ describeInBrowser('the review workbench in the browser', (suite) => {
   beforeAll(async () => {
     t = await suite.start();
     org = await setupReviewOrg(t, 'acme');
-    await createSkill(
+    await createReplySkill(
       t,
       org.owner.token,
-      {
-        slug: 'reply',
-        name: 'Customer reply',
-        requiresApproval: true,
-        titleTemplate: 'Reply to {{input.customer}}',
-      },
       '# Hello {{input.customer}}\n\nYour **refund** of {{input.amount}} is on its way.',
     );
   });
@@ -90,6 +89,7 @@ describeInBrowser('the review workbench in the browser', (suite) => {
 
     // a approves the item open; the next one opens, the focus stays in the list.
     await page.keyboard.press('a');
+    await decisionsTakeEffect(t, token(), 'skill', ann);
     await expect.poll(async () => (await run(ann)).status).toBe('approved');
     await expect.poll(() => previewTitle(page).textContent()).toBe(`Reply to Bo (run ${bo})`);
     expect(await rows(page).count()).toBe(3);
@@ -112,6 +112,7 @@ describeInBrowser('the review workbench in the browser', (suite) => {
     await stale.waitFor({ state: 'detached' });
     await expect.poll(() => preview(page).textContent()).toContain('assigned to');
     await page.keyboard.press('a');
+    await decisionsTakeEffect(t, token(), 'skill', bo);
     await expect.poll(async () => (await run(bo)).status).toBe('approved');
     await expect.poll(() => previewTitle(page).textContent()).toBe(`Reply to Cy (run ${cy})`);
 
@@ -130,6 +131,7 @@ describeInBrowser('the review workbench in the browser', (suite) => {
     await page.getByText(/^Nothing decided:/).waitFor();
     expect((await run(di)).status).toBe('pending');
     await page.keyboard.press('a');
+    await decisionsTakeEffect(t, token(), 'skill', di);
     await expect.poll(async () => (await run(di)).status).toBe('approved');
     await page.getByText('Nothing waits for review here.').waitFor();
 
@@ -146,6 +148,75 @@ describeInBrowser('the review workbench in the browser', (suite) => {
     expect(await decisions.nth(1).textContent()).not.toContain('by you');
     expect(await decisions.nth(0).textContent()).toContain('by you');
     expect(await checkAccessibility(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('undo, keyboard only: a decision waits with a toast; u or its Undo button brings the item back; then it takes effect', async () => {
+    const fay = await reply('Fay', '5 EUR');
+    const gus = await reply('Gus', '6 EUR');
+    const item = async (id: number) =>
+      (await t.request('GET', `/api/v1/reviews/skill/${id}`, { token: token() })).body.review;
+    const page = await suite.signIn({ org: 'acme', userId: 'undo-uma', role: 'pm' });
+    const errors = watchPageErrors(page);
+    await expect.poll(() => rows(page).count()).toBe(2);
+    await tabIntoList(page);
+    await expect.poll(() => previewTitle(page).textContent()).toBe(`Reply to Fay (run ${fay})`);
+    const toast = page.locator('.toasts .toast');
+    const inList = () => page.evaluate(`!!document.activeElement?.closest('ol.queue')`);
+
+    // a: the approval waits (deciding, the run unmoved), its toast counts down, the next item opens.
+    await page.keyboard.press('a');
+    await expect.poll(() => toast.textContent()).toContain(`Approved “Reply to Fay (run ${fay})”`);
+    expect(await toast.getByRole('button').textContent()).toBe('Undo (u)');
+    await expect.poll(async () => (await item(fay)).status).toBe('deciding');
+    expect((await run(fay)).status).toBe('pending');
+    await expect.poll(() => previewTitle(page).textContent()).toBe(`Reply to Gus (run ${gus})`);
+    expect(await rows(page).count()).toBe(1);
+    await screenshot(page, 'workbench-undo-toast');
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    // u: undone — the item is back in the list and open in the pane, the toast gone.
+    await page.keyboard.press('u');
+    await toast.waitFor({ state: 'detached' });
+    await expect.poll(() => rows(page).count()).toBe(2);
+    await expect.poll(() => previewTitle(page).textContent()).toBe(`Reply to Fay (run ${fay})`);
+    expect(await item(fay)).toMatchObject({ status: 'pending', decision: null });
+    expect(await inList()).toBe(true);
+
+    // The toast's Undo button is reachable with Tab; after it the focus is back in the list.
+    await page.keyboard.press('a');
+    const undo = toast.getByRole('button', { name: 'Undo (u)' });
+    await undo.waitFor();
+    for (let presses = 0; presses < 40; presses++) {
+      if (
+        await undo.evaluate(
+          (b) =>
+            b === (b as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
+        )
+      )
+        break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await toast.waitFor({ state: 'detached' });
+    await expect.poll(() => rows(page).count()).toBe(2);
+    await expect.poll(inList).toBe(true);
+    expect((await item(fay)).status).toBe('pending');
+
+    // a, and the delay passes: the decision takes effect once, and its toast leaves.
+    await page.keyboard.press('a');
+    await toast.waitFor();
+    await decisionsTakeEffect(t, token(), 'skill', fay);
+    await expect.poll(async () => (await run(fay)).status).toBe('approved');
+    await toast.waitFor({ state: 'detached', timeout: 20_000 });
+    expect(await rows(page).count()).toBe(1);
+    // Gus is left for the reader: rejected here, at once, through the API.
+    const rejected = await t.request('POST', '/api/v1/reviews/decide', {
+      token: token(),
+      body: { kind: 'skill', id: gus, action: 'reject', reason: 'test done' },
+    });
+    expect(rejected.status).toBe(200);
     expect(errors).toEqual([]);
     await page.context().close();
   });

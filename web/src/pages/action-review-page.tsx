@@ -19,6 +19,7 @@ import { ActionEditor, actionEdits, editable } from '../review/action-editor.js'
 import { ActionEffect, ExecutionStatus } from '../review/action-effect.js';
 import { DecisionPanel } from '../review/decision-panel.js';
 import { JsonBlock } from '../review/draft-view.js';
+import { HeldDecision } from '../review/held-decision.js';
 import { ItemFacts, REFUSAL_ID } from '../review/item-facts.js';
 import { ItemLedger } from '../review/item-ledger.js';
 import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
@@ -39,14 +40,15 @@ export function ActionReviewPage({ id }: { id: number }) {
   useEffect(() => {
     if (session?.canApprove) void loadUsers();
   }, []);
-  const { loaded, error, notice, stale, busy, decide, assign, snooze } = useSubjectReview<Proposal>({
-    kind: 'action',
-    id,
-    path: `/proposals/${id}`,
-    events: EVENTS,
-    people: (subject) => [subject.createdBy, subject.review?.by],
-    pollEvery: (subject) => (subject.status === 'executing' ? 2_000 : null),
-  });
+  const { loaded, error, notice, stale, busy, decide, assign, snooze, undo, reload } =
+    useSubjectReview<Proposal>({
+      kind: 'action',
+      id,
+      path: `/proposals/${id}`,
+      events: EVENTS,
+      people: (subject) => [subject.createdBy, subject.review?.by],
+      pollEvery: (subject) => (subject.status === 'executing' ? 2_000 : null),
+    });
   const review = loaded.state === 'loaded' ? loaded.review : null;
   const ledger = useItemLedger(review && 'action', id, ledgerVersion(review));
 
@@ -54,7 +56,9 @@ export function ActionReviewPage({ id }: { id: number }) {
   if (loaded.state === 'loading') return <LoadingPage error={error} />;
   const p = loaded.subject;
   const { policy } = loaded;
-  const canDecide = !!session?.canApprove && p.status === 'pending' && (policy?.canDecide ?? true);
+  // A decision taken with a delay waits for its effectiveAt: it may be undone, nothing else decided.
+  const held = loaded.review?.status === 'deciding' ? loaded.review : null;
+  const canDecide = !!session?.canApprove && p.status === 'pending' && (policy?.canDecide ?? true) && !held;
   const edits = canDecide ? actionEdits(p, edited) : null;
   const params = (edits?.params ?? {}) as Record<string, unknown>;
   const changes = Object.keys(params).map((key) => ({
@@ -152,6 +156,7 @@ export function ActionReviewPage({ id }: { id: number }) {
           onReject={(reason) => void decide('reject', reason, 'Rejected.')}
         />
       )}
+      {held && <HeldDecision review={held} busy={busy} onUndo={undo} onElapsed={reload} />}
       {!canDecide && stale && (
         <p class="notice stale" role="alert">
           {stale}

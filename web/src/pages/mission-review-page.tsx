@@ -18,6 +18,7 @@ import { when } from '../format.js';
 import { loadUsers } from '../people/people-data.js';
 import { DecisionPanel } from '../review/decision-panel.js';
 import { JsonBlock } from '../review/draft-view.js';
+import { HeldDecision } from '../review/held-decision.js';
 import { ItemFacts, REFUSAL_ID } from '../review/item-facts.js';
 import { ItemLedger } from '../review/item-ledger.js';
 import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
@@ -96,13 +97,14 @@ export function MissionReviewPage({ id }: { id: number }) {
   useEffect(() => {
     if (session?.canApprove) void loadUsers();
   }, []);
-  const { loaded, error, notice, stale, busy, decide, assign, snooze } = useSubjectReview<MissionRun>({
-    kind: 'mission',
-    id,
-    path: `/mission-runs/${id}`,
-    events: MISSION_EVENT_NAMES,
-    people: (subject) => [subject.createdBy, subject.review?.by],
-  });
+  const { loaded, error, notice, stale, busy, decide, assign, snooze, undo, reload } =
+    useSubjectReview<MissionRun>({
+      kind: 'mission',
+      id,
+      path: `/mission-runs/${id}`,
+      events: MISSION_EVENT_NAMES,
+      people: (subject) => [subject.createdBy, subject.review?.by],
+    });
   const review = loaded.state === 'loaded' ? loaded.review : null;
   const ledger = useItemLedger(review && 'mission', id, ledgerVersion(review));
 
@@ -110,7 +112,10 @@ export function MissionReviewPage({ id }: { id: number }) {
   if (loaded.state === 'loading') return <LoadingPage error={error} />;
   const m = loaded.subject;
   const { policy } = loaded;
-  const canDecide = !!session?.canApprove && m.status === 'awaiting_review' && (policy?.canDecide ?? true);
+  // A decision taken with a delay waits for its effectiveAt: it may be undone, nothing else decided.
+  const held = loaded.review?.status === 'deciding' ? loaded.review : null;
+  const canDecide =
+    !!session?.canApprove && m.status === 'awaiting_review' && (policy?.canDecide ?? true) && !held;
   const tasks = m.plan?.tasks ?? [];
   const atPlanReview = canDecide && m.reviewStage === 'plan' && m.plan !== null;
   const planned = plannedTasks(m);
@@ -202,6 +207,7 @@ export function MissionReviewPage({ id }: { id: number }) {
           }
         />
       )}
+      {held && <HeldDecision review={held} busy={busy} onUndo={undo} onElapsed={reload} />}
       {!canDecide && stale && (
         <p class="notice stale" role="alert">
           {stale}

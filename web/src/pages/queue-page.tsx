@@ -1,8 +1,8 @@
 /**
  * The review queue as a workbench (/review): lanes (mine, unassigned, all, snoozed, and the recent
  * decisions) with their counts, filters by kind and by skill or workflow — all kept in the address —
- * live over SSE, and driven from the keyboard inside the list (j/k or the arrows, Enter, x, a, r, s,
- * g, ?; the single-character keys can be turned off). Beside the list, the preview pane shows the
+ * live over SSE, and driven from the keyboard inside the list (j/k or the arrows, Enter, x, a, r, c,
+ * s, g, u, ?; the single-character keys can be turned off). Beside the list, the preview pane shows the
  * cursor's item as it will be decided; a decision on it is bound to the revision shown (the API
  * refuses a stale one), after it the next item opens. When the open item changed or was decided
  * elsewhere the pane says so and the next decision key decides nothing. Actions apply to the checked
@@ -13,12 +13,20 @@ import { loadUsers } from '../people/people-data.js';
 import { DecidedList } from '../queue/decided-list.js';
 import { laneCounts, type QueueView, searchOfView, viewFromSearch } from '../queue/lanes.js';
 import { openPreview } from '../queue/preview-data.js';
-import { PreviewPane } from '../queue/preview-pane.js';
-import { assign, decide, followQueue, snooze } from '../queue/queue-data.js';
-import { AssignDialog, HelpDialog, RejectDialog, SnoozeDialog } from '../queue/queue-dialogs.js';
+import { PreviewPane, takesChanges } from '../queue/preview-pane.js';
+import { assign, decide, followQueue, requestChanges, snooze, undo } from '../queue/queue-data.js';
+import {
+  AssignDialog,
+  ChangesDialog,
+  HelpDialog,
+  RejectDialog,
+  SnoozeDialog,
+} from '../queue/queue-dialogs.js';
 import { queueCommand } from '../queue/queue-keys.js';
 import { QueueList, reviewPath } from '../queue/queue-list.js';
 import { QueueToolbar } from '../queue/queue-toolbar.js';
+import { UndoToasts } from '../queue/undo-toasts.js';
+import { heldStore } from '../stores/held-store.js';
 import { locationStore, navigate } from '../stores/location-store.js';
 import { peopleStore } from '../stores/people-store.js';
 import { preferencesStore } from '../stores/preferences-store.js';
@@ -147,12 +155,21 @@ export function QueuePage() {
       case 'reject':
         if (mayAct()) openReject();
         break;
+      case 'changes':
+        if (mayAct()) openChanges();
+        break;
       case 'snooze':
         if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'snooze' });
         break;
       case 'assign':
         if (mayAct()) queueStore.trigger.dialogOpened({ dialog: 'assign' });
         break;
+      case 'undo': {
+        const last = heldStore.getSnapshot().context.held[0];
+        if (last) void undo(last);
+        else queueStore.trigger.noticed({ notice: 'Nothing to undo.' });
+        break;
+      }
       case 'help':
         queueStore.trigger.dialogOpened({ dialog: 'help' });
         break;
@@ -168,6 +185,30 @@ export function QueuePage() {
     if (!items) return;
     rejecting.current = items;
     queueStore.trigger.dialogOpened({ dialog: 'reject' });
+  };
+  // What the request-changes dialog sends back: the item open in the preview, as it shows it.
+  const changing = useRef<ReviewItem | null>(null);
+  const openChanges = () => {
+    if (queueStore.getSnapshot().context.checked.size > 0) {
+      queueStore.trigger.noticed({
+        notice: 'Changes are requested of one item at a time: the one open in the preview.',
+        failed: true,
+      });
+      return;
+    }
+    const { review, subject } = previewStore.getSnapshot().context;
+    const items = decisionTargets();
+    const item = items?.[0];
+    if (!item) return;
+    if (!review || itemKey(review) !== itemKey(item) || !takesChanges(review, subject)) {
+      queueStore.trigger.noticed({
+        notice: 'This item takes no change request: only a skill’s draft or a mission’s plan can go back.',
+        failed: true,
+      });
+      return;
+    }
+    changing.current = review;
+    queueStore.trigger.dialogOpened({ dialog: 'changes' });
   };
   const approveOpen = () => {
     const items = decisionTargets();
@@ -243,6 +284,7 @@ export function QueuePage() {
                 shortcuts={shortcuts}
                 onApprove={approveOpen}
                 onReject={openReject}
+                onRequestChanges={openChanges}
               />
             )}
           </div>
@@ -256,6 +298,17 @@ export function QueuePage() {
             const items = rejecting.current;
             close();
             void decide(items, 'reject', reason);
+          }}
+        />
+      )}
+      {context.dialog === 'changes' && changing.current && (
+        <ChangesDialog
+          title={changing.current.title}
+          onClose={close}
+          onSend={(reason) => {
+            const item = changing.current;
+            close();
+            if (item) void requestChanges(item, reason);
           }}
         />
       )}
@@ -281,6 +334,7 @@ export function QueuePage() {
           }}
         />
       )}
+      <UndoToasts shortcuts={shortcuts} />
       {context.dialog === 'help' && (
         <HelpDialog shortcuts={shortcuts} onShortcuts={setShortcuts} onClose={close} />
       )}

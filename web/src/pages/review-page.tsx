@@ -18,12 +18,14 @@ import type { Change } from '../review/diff-view.js';
 import { DiffView } from '../review/diff-view.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
 import { FeedbackButtons } from '../review/feedback-buttons.js';
+import { HeldDecision } from '../review/held-decision.js';
 import { ItemFacts, REFUSAL_ID } from '../review/item-facts.js';
 import { ItemLedger } from '../review/item-ledger.js';
 import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
 import { OutputEditor } from '../review/output-editor.js';
-import { assignRun, decideRun, followRun, loadRun, snoozeRun } from '../review/review-data.js';
+import { assignRun, decideRun, followRun, loadRun, snoozeRun, undoRun } from '../review/review-data.js';
 import { RunLineage } from '../review/run-lineage.js';
+import { MAX_ROUNDS } from '../review/screen-decisions.js';
 import { StepTimeline } from '../review/step-timeline.js';
 import { ToolCalls } from '../review/tool-calls.js';
 import { type ReviewContext, type ReviewStep, type Run, reviewStore } from '../stores/review-store.js';
@@ -167,7 +169,9 @@ export function ReviewPage({ runId }: { runId: number }) {
   }
   const others = Object.entries(run).filter(([key, value]) => !KNOWN.has(key) && value !== null);
   const { policy } = state;
-  const canDecide = !!session?.canApprove && waiting(run) && (policy?.canDecide ?? true);
+  // A decision taken with a delay waits for its effectiveAt: it may be undone, nothing else decided.
+  const held = state.review?.status === 'deciding' ? state.review : null;
+  const canDecide = !!session?.canApprove && waiting(run) && (policy?.canDecide ?? true) && !held;
   const revision = state.review?.revision ?? null;
   const edited = state.edited;
   const onEdit = (step: string, output: unknown) => reviewStore.trigger.edited({ step, output });
@@ -295,6 +299,14 @@ export function ReviewPage({ runId }: { runId: number }) {
           }
         />
       )}
+      {held && (
+        <HeldDecision
+          review={held}
+          busy={state.busy}
+          onUndo={() => void undoRun(run)}
+          onElapsed={() => void loadRun(run.id)}
+        />
+      )}
       {run.kind === 'skill' && (run.rounds?.length ?? 0) > 0 && <RoundHistory run={run} />}
       {!canDecide && state.stale && (
         <p class="notice stale" role="alert">
@@ -361,9 +373,6 @@ export function ReviewPage({ runId }: { runId: number }) {
     </main>
   );
 }
-
-/** How many times a draft may go back (docs/api.md: request changes, at most 5 rounds). */
-const MAX_ROUNDS = 5;
 
 /** The rounds that sent the draft back: each round's draft and the reviewer's reason, oldest first. */
 function RoundHistory({ run }: { run: Run }) {

@@ -2,13 +2,14 @@
  * Beside the queue's list: the item open (the cursor's) as the reviewer will decide it — its review
  * policy and, when it needs several approvals, how many it has and whose; why this reviewer may not
  * approve it, if so (Approve is then disabled: the policy would refuse it) — what it is about, the draft rendered and the input (skill and workflow runs), the action and what it will do
- * (proposals), the plan's tasks (missions) — with Approve and Reject, and the notice shown when the
- * item changed or was decided elsewhere while it was open.
+ * (proposals), the plan's tasks (missions) — with Approve, Reject and (a draft or a plan) Request
+ * changes, and the notice shown when the item changed or was decided elsewhere while it was open.
  */
 import { PersonName } from '../components/person-name.js';
 import { ActionEffect } from '../review/action-effect.js';
 import { DraftView, JsonBlock } from '../review/draft-view.js';
 import { approvalsText } from '../review/policy-words.js';
+import { MAX_ROUNDS } from '../review/screen-decisions.js';
 import type { PreviewContext } from '../stores/preview-store.js';
 import type { MissionRun, Proposal, ReviewItem, Run } from '../wire.js';
 import { reviewPath } from './queue-list.js';
@@ -19,6 +20,7 @@ export function PreviewPane(props: {
   shortcuts: boolean;
   onApprove: () => void;
   onReject: () => void;
+  onRequestChanges: () => void;
 }) {
   const { review, subject, stale, error, policy } = props.preview;
   const refusal = policy?.refusal?.reason === 'no_approve_capability' ? null : (policy?.refusal ?? null);
@@ -81,12 +83,30 @@ export function PreviewPane(props: {
               <button type="button" class="danger" onClick={props.onReject}>
                 Reject{props.shortcuts ? ' (r)' : ''}
               </button>
+              {takesChanges(review, subject) && (
+                <button type="button" onClick={props.onRequestChanges}>
+                  Request changes{props.shortcuts ? ' (c)' : ''}
+                </button>
+              )}
             </div>
           )}
         </>
       )}
     </section>
   );
+}
+
+/**
+ * Whether the item open may be sent back with a reason: a skill run's draft that is in (under the
+ * rounds' limit), or a mission's plan at plan review.
+ */
+export function takesChanges(review: ReviewItem, subject: unknown): boolean {
+  if (review.revision === null || subject === null || subject === undefined) return false;
+  if (review.kind === 'skill') {
+    const output = (subject as Run).output;
+    return output !== null && output !== undefined && review.rounds < MAX_ROUNDS;
+  }
+  return review.kind === 'mission' && (subject as MissionRun).reviewStage === 'plan';
 }
 
 /** What the decision is about, by kind. */

@@ -3,6 +3,8 @@
  * current, and the decide, assign and snooze calls.
  */
 import { ApiError, api } from '../api.js';
+import { UNDO_SECONDS, undoItem } from '../review/screen-decisions.js';
+import { type Held, heldStore } from '../stores/held-store.js';
 import { previewStore } from '../stores/preview-store.js';
 import { itemKey, queueStore, type ReviewItem } from '../stores/queue-store.js';
 import { readPreview } from './preview-data.js';
@@ -75,10 +77,12 @@ const STREAM_EVENTS = [
   'review.overdue',
   'review.escalated',
   'review.timeout',
+  'review.deciding',
+  'review.undone',
 ];
 
-/** The changes that close an item. */
-const CLOSING = new Set(['decided', 'changes_requested', 'cancelled']);
+/** The changes that take an item out of the queue (`deciding`: a decision waits for its effectiveAt). */
+const CLOSING = new Set(['decided', 'changes_requested', 'cancelled', 'deciding']);
 
 /** What a change of the item open in the preview was, in words (`was approved elsewhere`). */
 function changeOf(change: ReviewEvent): string {
@@ -92,6 +96,8 @@ function changeOf(change: ReviewEvent): string {
     timeout: 'was rejected: its deadline passed',
     changes_requested: 'was sent back for changes elsewhere',
     decided: change.action === 'reject' ? 'was rejected elsewhere' : 'was approved elsewhere',
+    deciding: change.action === 'reject' ? 'is being rejected elsewhere' : 'is being approved elsewhere',
+    undone: 'had a decision taken elsewhere undone',
   };
   return what[change.event] ?? 'changed';
 }
@@ -128,7 +134,7 @@ export function followQueue(me: string): () => void {
     }
     if (CLOSING.has(change.event)) {
       queueStore.trigger.removed({ keys: [key] });
-      if (change.action && elsewhere) {
+      if (change.action && elsewhere && change.event !== 'deciding') {
         queueStore.trigger.decisionsSeen({
           entries: [
             {
@@ -255,8 +261,9 @@ async function current<T extends Seen>(item: T): Promise<T> {
 }
 
 /**
- * Decides `items`, each bound to the revision the reviewer saw (a stale one decides nothing); those
- * decided leave the queue (the cursor moves on to the next row) and head the `decided` lane.
+ * Decides `items`, each bound to the revision the reviewer saw (a stale one decides nothing), taking
+ * effect `UNDO_SECONDS` later (until then each has an undo toast); those decided leave the queue (the
+ * cursor moves on to the next row) and head the `decided` lane.
  */
 export function decide(items: Seen[], action: 'approve' | 'reject', reason?: string): Promise<void> {
   return each(
@@ -269,11 +276,18 @@ export function decide(items: Seen[], action: 'approve' | 'reject', reason?: str
         action,
         ...(item.revision ? { revision: item.revision } : {}),
         ...(reason ? { reason } : {}),
+        delaySeconds: UNDO_SECONDS,
       });
     },
     action === 'approve' ? 'Approved' : 'Rejected',
     (keys) => {
       const at = new Date().toISOString();
+      const effectiveAt = Date.now() + UNDO_SECONDS * 1000;
+      heldStore.trigger.held({
+        entries: items
+          .filter((item) => keys.includes(itemKey(item)))
+          .map((item) => ({ kind: item.kind, id: item.id, title: item.title, action, effectiveAt })),
+      });
       const entries = items
         .filter((item) => keys.includes(itemKey(item)))
         .map((item) => ({
@@ -286,6 +300,45 @@ export function decide(items: Seen[], action: 'approve' | 'reject', reason?: str
           at,
         }));
       queueStore.trigger.decisionsSeen({ entries });
+      queueStore.trigger.removed({ keys });
+    },
+  );
+}
+
+/**
+ * Sends `item` (a skill's draft, a mission's plan) back to its model with `reason`, bound to the
+ * revision the reviewer saw; taken at once (no undo delay: the next draft comes back for review
+ * anyway). It leaves the queue until the new draft is in, and heads the `decided` lane.
+ */
+export function requestChanges(item: Seen, reason: string): Promise<void> {
+  return each(
+    [item],
+    async (seen) => {
+      const fresh = await current(seen);
+      return api('POST', '/reviews/decide?limit=1', {
+        kind: fresh.kind,
+        id: fresh.id,
+        action: 'request_changes',
+        reason,
+        ...(fresh.revision ? { revision: fresh.revision } : {}),
+      });
+    },
+    'Sent back for changes:',
+    (keys) => {
+      if (keys.length === 0) return;
+      queueStore.trigger.decisionsSeen({
+        entries: [
+          {
+            kind: item.kind,
+            id: item.id,
+            title: item.title,
+            summary: item.summary,
+            action: 'request_changes',
+            by: null,
+            at: new Date().toISOString(),
+          },
+        ],
+      });
       queueStore.trigger.removed({ keys });
     },
   );
@@ -314,4 +367,26 @@ export function snooze(items: Target[], until: Date): Promise<void> {
     'Snoozed',
     (keys) => queueStore.trigger.patched({ keys, patch: { snoozedUntil: until.toISOString() } }),
   );
+}
+
+/**
+ * Withdraws `held`, a decision taken here that waits for its effectiveAt: the item comes back to the
+ * queue (the cursor on it) and leaves the `decided` lane. Too late (it took effect): said so.
+ */
+export async function undo(held: Held): Promise<void> {
+  const key = itemKey(held);
+  try {
+    const outcome = await undoItem(held.kind, held.id);
+    heldStore.trigger.released({ key });
+    if (outcome === 'too_late') {
+      queueStore.trigger.noticed({ notice: `Too late to undo: “${held.title}” took effect.`, failed: true });
+      return;
+    }
+    queueStore.trigger.decisionWithdrawn({ kind: held.kind, id: held.id });
+    await loadQueue();
+    queueStore.trigger.moved({ cursor: key });
+    queueStore.trigger.noticed({ notice: `Undone: “${held.title}” is back in the queue.` });
+  } catch (error) {
+    queueStore.trigger.noticed({ notice: `Undo failed: ${(error as Error).message}`, failed: true });
+  }
 }

@@ -1,31 +1,46 @@
-/** The queue's dialogs: reject with a reason, snooze, assign, and the keyboard help. */
+/** The queue's dialogs: reject with a reason, request changes, snooze, assign, and the keyboard help. */
 import { useState } from 'preact/hooks';
 import { ModalDialog } from '../components/modal-dialog.js';
 import type { User } from '../stores/people-store.js';
 import { QUEUE_KEYS } from './queue-keys.js';
 
-/** Reject: the reason is required. */
-export function RejectDialog(props: {
-  count: number;
-  onReject: (reason: string) => void;
+/**
+ * A decision that needs a reason (required): reject, or request changes (the draft or plan goes back
+ * to its model with the reason; the new round comes back to the queue).
+ */
+function ReasonDialog(props: {
+  title: string;
+  /** What the item is (shown above the field), if one item. */
+  about?: string;
+  label: string;
+  submit: string;
+  danger: boolean;
+  long: boolean;
+  onSubmit: (reason: string) => void;
   onClose: () => void;
 }) {
   const [reason, setReason] = useState('');
+  const onInput = (e: { currentTarget: { value: string } }) => setReason(e.currentTarget.value);
   return (
-    <ModalDialog title={props.count > 1 ? `Reject ${props.count} items` : 'Reject'} onClose={props.onClose}>
+    <ModalDialog title={props.title} onClose={props.onClose}>
       <form
         method="dialog"
         class="stack"
         onSubmit={(e) => {
           e.preventDefault();
-          if (reason.trim()) props.onReject(reason.trim());
+          if (reason.trim()) props.onSubmit(reason.trim());
         }}
       >
-        <label for="reject-reason">Reason</label>
-        <input id="reject-reason" required value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+        {props.about && <p>{props.about}</p>}
+        <label for="decision-reason">{props.label}</label>
+        {props.long ? (
+          <textarea id="decision-reason" required rows={4} value={reason} onInput={onInput} />
+        ) : (
+          <input id="decision-reason" required value={reason} onInput={onInput} />
+        )}
         <div class="row">
-          <button type="submit" class="danger">
-            Reject
+          <button type="submit" class={props.danger ? 'danger' : undefined}>
+            {props.submit}
           </button>
           <button type="button" onClick={props.onClose}>
             Cancel
@@ -33,6 +48,45 @@ export function RejectDialog(props: {
         </div>
       </form>
     </ModalDialog>
+  );
+}
+
+/** Reject: the reason is required. */
+export function RejectDialog(props: {
+  count: number;
+  onReject: (reason: string) => void;
+  onClose: () => void;
+}) {
+  return (
+    <ReasonDialog
+      title={props.count > 1 ? `Reject ${props.count} items` : 'Reject'}
+      label="Reason"
+      submit="Reject"
+      danger
+      long={false}
+      onSubmit={props.onReject}
+      onClose={props.onClose}
+    />
+  );
+}
+
+/** Request changes of one item (`title`): what must change is required. */
+export function ChangesDialog(props: {
+  title: string;
+  onSend: (reason: string) => void;
+  onClose: () => void;
+}) {
+  return (
+    <ReasonDialog
+      title="Request changes"
+      about={props.title}
+      label="What must change (sent to the model for a new draft)"
+      submit="Request changes"
+      danger={false}
+      long
+      onSubmit={props.onSend}
+      onClose={props.onClose}
+    />
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * The queue's keyboard: which command a key press in the list is. Single-character keys (j, k, x, a,
- * r, s, g, ?) count only while shortcuts are on (WCAG 2.1.4); the arrows and Enter always do. Pure:
+ * r, c, s, g, u, ?) count only while shortcuts are on (WCAG 2.1.4); the arrows and Enter always do. Pure:
  * the page decides what a command does.
  */
 
@@ -11,8 +11,10 @@ export type QueueCommand =
   | 'toggle'
   | 'approve'
   | 'reject'
+  | 'changes'
   | 'snooze'
   | 'assign'
+  | 'undo'
   | 'help';
 
 /** What a key press reads as (the fields of a KeyboardEvent the choice needs). */
@@ -35,8 +37,10 @@ const SINGLE: Readonly<Record<string, QueueCommand>> = {
   x: 'toggle',
   a: 'approve',
   r: 'reject',
+  c: 'changes',
   s: 'snooze',
   g: 'assign',
+  u: 'undo',
   '?': 'help',
 };
 
@@ -54,7 +58,13 @@ export const QUEUE_KEYS: ReadonlyArray<{ keys: string; what: string; single: boo
   { keys: 'x', what: 'select or unselect the item (bulk)', single: true },
   { keys: 'a', what: 'approve (the selected items, else this one)', single: true },
   { keys: 'r', what: 'reject with a reason', single: true },
+  {
+    keys: 'c',
+    what: 'request changes with a reason (a draft or a plan: the model writes it again)',
+    single: true,
+  },
   { keys: 's', what: 'snooze', single: true },
   { keys: 'g', what: 'assign', single: true },
+  { keys: 'u', what: 'undo the last decision (while it has not taken effect)', single: true },
   { keys: '?', what: 'this help', single: true },
 ];

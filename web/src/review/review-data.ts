@@ -8,7 +8,7 @@ import { namePeople } from '../people/people-data.js';
 import { openRunStream } from '../run-stream.js';
 import { type Run, reviewStore, type Transition } from '../stores/review-store.js';
 import type { ReviewAnswer } from '../wire.js';
-import { assignItem, decideOnScreen, STALE_NOTICE, snoozeItem } from './screen-decisions.js';
+import { assignItem, decideOnScreen, STALE_NOTICE, snoozeItem, undoItem } from './screen-decisions.js';
 
 /** Each run's kind once read (a screen's path names a run by id only). */
 const kinds = new Map<number, Run['kind']>();
@@ -138,6 +138,32 @@ export function decideRun(
         ? 'Rejected.'
         : 'Sent back for changes: the model is writing a new draft.',
   );
+}
+
+/**
+ * Withdraws the decision `run`'s item holds (taken with a delay): the item is open again, and the
+ * edits that approval carried are back in the editors, as they were before approving.
+ */
+export function undoRun(run: Run): Promise<void> {
+  const edits = reviewStore.getSnapshot().context.review?.decision?.edits ?? null;
+  return act(
+    run.id,
+    async () => {
+      if ((await undoItem(run.kind, run.id)) === 'too_late') return 'Too late to undo: it took effect.';
+      for (const [step, output] of Object.entries(editedSteps(run, edits))) {
+        reviewStore.trigger.edited({ step, output });
+      }
+      return 'Undone: the item is open again.';
+    },
+    '',
+  );
+}
+
+/** The edited step outputs of an approval's `edits` (the inverse of runEdits). */
+function editedSteps(run: Run, edits: Record<string, unknown> | null): Record<string, unknown> {
+  if (!edits) return {};
+  if (run.kind === 'skill') return 'output' in edits ? { [run.slug]: edits.output } : {};
+  return (edits.stepOutputs ?? {}) as Record<string, unknown>;
 }
 
 export const assignRun = (run: Run, assignedTo: string | null) =>

@@ -6,6 +6,15 @@
  */
 import { ApiError, api } from '../api.js';
 
+/**
+ * How long an approval or rejection taken in the web UI waits before it takes effect (`delaySeconds`,
+ * decisions.md §15 "Undo"): the time the reviewer has to undo it. Request changes is taken at once.
+ */
+export const UNDO_SECONDS = 8;
+
+/** How many times a draft may go back (docs/api.md: request changes, at most 5 rounds). */
+export const MAX_ROUNDS = 5;
+
 /** A decision as a screen takes it. */
 export interface ScreenDecision {
   kind: string;
@@ -24,6 +33,12 @@ export interface ScreenDecision {
 export const STALE_NOTICE =
   'This item changed elsewhere since you opened it (edited, assigned, snoozed or decided). Nothing was decided: it shows its current version now — read it before deciding.';
 
+/**
+ * The items (`kind:id`) this screen just decided with the undo delay: their screen puts the focus on
+ * Undo when it shows the held decision (the form the reviewer was in went away).
+ */
+export const heldHere = new Set<string>();
+
 /** Decides `d`: `decided`, or `stale` when the item changed since it was shown; other refusals throw. */
 export async function decideOnScreen(d: ScreenDecision): Promise<'decided' | 'stale'> {
   try {
@@ -34,7 +49,9 @@ export async function decideOnScreen(d: ScreenDecision): Promise<'decided' | 'st
       ...(d.revision ? { revision: d.revision } : {}),
       ...(d.text ? { reason: d.text } : {}),
       ...(d.edits ? { edits: d.edits } : {}),
+      ...(d.action === 'request_changes' ? {} : { delaySeconds: UNDO_SECONDS }),
     });
+    if (d.action !== 'request_changes') heldHere.add(`${d.kind}:${d.id}`);
     return 'decided';
   } catch (error) {
     if (error instanceof ApiError && error.status === 409 && error.details.reason === 'stale') return 'stale';
@@ -49,3 +66,17 @@ export const assignItem = (kind: string, id: number, assignedTo: string | null) 
 /** Snoozes item `{kind, id}` until `until`. */
 export const snoozeItem = (kind: string, id: number, until: Date) =>
   api('POST', '/reviews/snooze?limit=1', { kind, id, until: until.toISOString() });
+
+/**
+ * Withdraws the decision item `{kind, id}` holds (taken with a delay): `undone`, or `too_late` once
+ * it took effect or nothing is held any more (409); other refusals throw.
+ */
+export async function undoItem(kind: string, id: number): Promise<'undone' | 'too_late'> {
+  try {
+    await api('POST', '/reviews/undo?limit=1', { kind, id });
+    return 'undone';
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409) return 'too_late';
+    throw error;
+  }
+}

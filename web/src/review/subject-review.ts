@@ -11,7 +11,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 import { namePeople } from '../people/people-data.js';
 import type { PolicyInForce, ReviewAnswer, ReviewItem } from '../wire.js';
-import { assignItem, decideOnScreen, STALE_NOTICE, snoozeItem } from './screen-decisions.js';
+import { assignItem, decideOnScreen, STALE_NOTICE, snoozeItem, undoItem } from './screen-decisions.js';
 
 export type Loaded<T> =
   | { state: 'loading' }
@@ -162,5 +162,13 @@ export function useSubjectReview<T>(options: {
       return 'Snoozed.';
     });
 
-  return { loaded, error, notice, stale, busy, decide, assign, snooze };
+  /** Withdraws the decision the item holds (taken with a delay): the item is open again. */
+  const undo = () =>
+    act(async () =>
+      (await undoItem(kind, id)) === 'undone'
+        ? 'Undone: the item is open again.'
+        : 'Too late to undo: it took effect.',
+    );
+
+  return { loaded, error, notice, stale, busy, decide, assign, snooze, undo, reload: () => void load() };
 }

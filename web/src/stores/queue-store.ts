@@ -9,7 +9,7 @@ import type { ReviewItem } from '../wire.js';
 
 export type { ReviewItem };
 
-export type QueueDialog = null | 'reject' | 'snooze' | 'assign' | 'help';
+export type QueueDialog = null | 'reject' | 'changes' | 'snooze' | 'assign' | 'help';
 
 /** An item's identity in the queue. */
 export const itemKey = (item: { kind: string; id: number }): string => `${item.kind}:${item.id}`;
@@ -99,7 +99,10 @@ export const queueStore = createStore({
     }),
     /** A read of the queue that started at `startedAt`: items removed since then stay removed. */
     loaded: (context, event: { items: ReviewItem[]; startedAt: number }) => {
-      const items = event.items.filter((item) => (removedAt.get(itemKey(item)) ?? -1) < event.startedAt);
+      // A deciding item's decision is on its way (it may still be undone): not in the queue.
+      const items = event.items.filter(
+        (item) => item.status !== 'deciding' && (removedAt.get(itemKey(item)) ?? -1) < event.startedAt,
+      );
       return { ...context, items, loaded: true, error: null };
     },
     failed: (context, event: { error: string }) => ({ ...context, error: event.error }),
@@ -163,6 +166,14 @@ export const queueStore = createStore({
       );
       if (fresh.length === 0) return context;
       return { ...context, decided: [...fresh, ...context.decided].slice(0, DECIDED_KEPT) };
+    },
+    /** A decision taken here was undone: it leaves the `decided` lane. */
+    decisionWithdrawn: (context, event: { kind: string; id: number }) => {
+      const at = context.decided.findIndex(
+        (d) => d.kind === event.kind && d.id === event.id && d.by === null,
+      );
+      if (at < 0) return context;
+      return { ...context, decided: context.decided.filter((_, i) => i !== at) };
     },
     noticed: (context, event: { notice: string; failed?: boolean }) => ({
       ...context,
