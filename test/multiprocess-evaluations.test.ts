@@ -6,23 +6,18 @@
  * and none duplicated, each shadow run completed once, and the model answered once per shadow run
  * (those completed before the crash were not executed again).
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatBody, type FakeOpenAI, openaiEnv, startFakeOpenAI } from '../fakes/openai-server.js';
-import { request } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/db.js';
-import { createCliToken, type ServeProcess, spawnServe } from './helpers/process.js';
+import { sharedDatabase } from './helpers/multiprocess.js';
+import { createCliToken } from './helpers/process.js';
 import { waitFor } from './helpers/wait.js';
 
 const RUNS = 12;
 /** Candidate answers given before the rest hang (until the process that asked is killed). */
 const BEFORE_CRASH = 4;
 
-let database: TestDatabase;
-let db: pg.Pool;
+const shared = sharedDatabase();
 let fake: FakeOpenAI;
-let env: Record<string, string>;
-const processes: ServeProcess[] = [];
 /** While true, candidate ("v2") requests past the first BEFORE_CRASH are never answered. */
 let hanging = true;
 /** The candidate answers sent, by the run's n. */
@@ -42,36 +37,24 @@ function assistant(body: ChatBody) {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new pg.Pool({ connectionString: database.url, max: 2 });
   fake = await startFakeOpenAI({ apiKey: 'sk-test', assistant });
-  env = openaiEnv(fake, {
-    DATABASE_URL: database.url,
-    R3_RATE_LIMIT_PER_MIN: '0',
-    R3_WORKER_CONCURRENCY: '4',
-  });
+  Object.assign(shared.env, openaiEnv(fake, { R3_WORKER_CONCURRENCY: '4' }));
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop()));
-  await db?.end();
-  await database?.drop();
   await fake?.close();
 });
 
 const count = async (sql: string, params: unknown[] = []) =>
-  Number((await db.query<{ n: string }>(sql, params)).rows[0]?.n);
+  Number((await shared.db.query<{ n: string }>(sql, params)).rows[0]?.n);
 
 describe('an evaluation across kill -9', () => {
   it('resumes after the restart and completes, no shadow run lost or duplicated', async () => {
-    const a = await spawnServe(env);
-    processes.push(a);
-    const { token } = await createCliToken(database.url, 'evals');
+    const a = await shared.spawn();
+    const { token } = await createCliToken(shared.database.url, 'evals');
+    const call = shared.api(token);
     const api = async (url: string, method: string, path: string, body?: unknown) => {
-      const res = await request(url, method, `/api/v1${path}`, {
-        token,
-        ...(body === undefined ? {} : { body }),
-      });
+      const res = await call(url, method, path, body);
       expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
       return res.body;
     };
@@ -98,7 +81,7 @@ describe('an evaluation across kill -9', () => {
       action: 'approve',
     });
     await api(a.url, 'PATCH', '/skills/reply', { promptMd: 'v2 {{input.n}}' });
-    const { rows } = await db.query<{ sha: string }>('select applied_sha as sha from workspace_heads');
+    const { rows } = await shared.db.query<{ sha: string }>('select applied_sha as sha from workspace_heads');
     const started = await api(a.url, 'POST', '/skills/reply/evaluations', {
       workspace: rows[0]?.sha,
       last: RUNS,
@@ -116,7 +99,7 @@ describe('an evaluation across kill -9', () => {
     a.child.kill('SIGKILL');
     await new Promise((resolve) => a.child.once('exit', resolve));
     const before = (
-      await db.query<{ id: number }>(`select id from runs where shadow and status = 'completed'`)
+      await shared.db.query<{ id: number }>(`select id from runs where shadow and status = 'completed'`)
     ).rows;
     expect(before).toHaveLength(BEFORE_CRASH);
     expect(await count(`select count(*) as n from runs where shadow and status = 'running'`)).toBe(
@@ -124,8 +107,7 @@ describe('an evaluation across kill -9', () => {
     );
 
     hanging = false;
-    const b = await spawnServe(env);
-    processes.push(b);
+    const b = await shared.spawn();
     await waitFor(
       async () => (await api(b.url, 'GET', `/evaluations/${id}`)).status !== 'running',
       'the evaluation to complete after the restart',
@@ -144,13 +126,13 @@ describe('an evaluation across kill -9', () => {
     }
 
     // No shadow run lost or duplicated: one per original, each completed exactly once.
-    const shadows = await db.query<{ replay_of_run_id: number; runs: number }>(
+    const shadows = await shared.db.query<{ replay_of_run_id: number; runs: number }>(
       `select replay_of_run_id, count(*)::int as runs from runs where shadow group by replay_of_run_id`,
     );
     expect(shadows.rows).toHaveLength(RUNS);
     expect(shadows.rows.every((r) => r.runs === 1)).toBe(true);
     expect(new Set(evaluation.runs.map((r: { shadowRunId: number }) => r.shadowRunId)).size).toBe(RUNS);
-    const completions = await db.query<{ run_id: number; completed: number; succeeded: number }>(
+    const completions = await shared.db.query<{ run_id: number; completed: number; succeeded: number }>(
       `select r.id as run_id,
               (select count(*)::int from run_events e where e.run_id = r.id and e.event = 'completed') as completed,
               (select count(*)::int from actor_transitions t
