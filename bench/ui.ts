@@ -10,9 +10,22 @@
  * - removal: browser A approves an item (`POST /reviews/decide`, from the page, as the queue does);
  *   browser B, open on the same queue, notes when the row leaves its list (a MutationObserver).
  *   Both clocks are this machine's (performance.timeOrigin + now), BENCH_UI_APPROVALS (30) times.
+ * - where a load's time goes (p50): the page's reads of the queue (`GET /reviews` pages) and of the
+ *   preview (`GET /reviews/:kind/:id`) from the browser's resource timings, the rest is drawing.
+ * - side by side: BENCH_UI_BASELINE=<another checkout's bin/r3.js> serves the same database from that
+ *   checkout too (its own web bundle), and the loads alternate between the two servers, so a loaded
+ *   machine weighs on both alike; the figures to compare are the two columns of one run.
  */
 import { chromium } from 'playwright-core';
-import { createBenchDatabase, createBenchToken, percentiles, r3Cli, spawnR3, unlimitOrg } from './lib.js';
+import {
+  createBenchDatabase,
+  createBenchToken,
+  percentiles,
+  r3Cli,
+  spawnR3,
+  spawnServer,
+  unlimitOrg,
+} from './lib.js';
 
 // What the page-side functions below use (this file's TypeScript has no DOM types). waitForFunction
 // takes functions, not strings: the page's CSP refuses to evaluate a string.
@@ -21,11 +34,16 @@ declare const document: {
   querySelectorAll(s: string): { length: number };
 };
 declare const window: { __removedAt?: number };
+declare const performance: {
+  now(): number;
+  getEntriesByType(type: string): Array<{ name: string; startTime: number; responseEnd: number }>;
+};
 
 const ITEMS = Number(process.env.BENCH_UI_ITEMS ?? 500);
 const LOADS = Number(process.env.BENCH_UI_LOADS ?? 10);
 const APPROVALS = Number(process.env.BENCH_UI_APPROVALS ?? 30);
 const CHROMIUM = process.env.R3_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const BASELINE = process.env.BENCH_UI_BASELINE;
 
 const bench = await createBenchDatabase('ui');
 const children: Array<{ stop(): Promise<void> }> = [];
@@ -92,43 +110,89 @@ try {
     }
     console.log(`seeded ${ITEMS} pending runs in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
 
-    const signIn = async (user: string) => {
+    const servers = [{ name: 'this checkout', url: r3.url }];
+    if (BASELINE) {
+      const base = await spawnServer(
+        [BASELINE, 'serve'],
+        {
+          DATABASE_URL: bench.url,
+          PORT: '0',
+          R3_LOG_LEVEL: 'warn',
+          R3_DB_POOL_SIZE: '20',
+          R3_WORKER_CONCURRENCY: '0',
+        },
+        /r3 listening on (http:\/\/\S+)/,
+      );
+      children.push(base);
+      servers.push({ name: 'baseline', url: base.url });
+    }
+
+    const signIn = async (user: string, url = r3.url) => {
       const link = JSON.parse(
         await r3Cli(['login-link', '--org', 'bench', '--user', user, '--role', 'pm', '--json'], {
           DATABASE_URL: bench.url,
-          BASE_URL: r3.url,
+          BASE_URL: url,
         }),
       ) as { url: string };
       const page = await (await browser.newContext()).newPage();
       await page.goto(link.url);
-      await page.waitForURL(`${r3.url}/review`);
+      await page.waitForURL(`${url}/review`);
       return page;
     };
-    const a = await signIn('reviewer-a');
     const b = await signIn('reviewer-b');
 
-    const full: number[] = [];
-    const first: number[] = [];
-    const withPreview: number[] = [];
-    // One load first, not counted (the server's and browser's code paths warm), then LOADS counted.
+    /** One server's loads: the times to the first row, every row, the preview's draft, and their parts. */
+    const measured = await Promise.all(
+      servers.map(async (server) => ({
+        ...server,
+        page: await signIn('reviewer-a', server.url),
+        first: [] as number[],
+        full: [] as number[],
+        withPreview: [] as number[],
+        listRead: [] as number[],
+        previewStart: [] as number[],
+        previewRead: [] as number[],
+      })),
+    );
+    const a = (measured[0] as (typeof measured)[number]).page;
+    // One load of each first, not counted (the server's and browser's code paths warm), then LOADS
+    // counted, alternating between the servers.
     let warmup = 0;
     for (let i = -1; i < LOADS; i++) {
-      const started = performance.now();
-      await a.goto(`${r3.url}/review`);
-      await a.waitForFunction(() => document.querySelector('ol.queue > li') !== null, undefined, {
-        polling: 'raf',
-      });
-      if (i >= 0) first.push(performance.now() - started);
-      await a.waitForFunction((n) => document.querySelectorAll('ol.queue > li').length >= n, ITEMS, {
-        polling: 'raf',
-      });
-      if (i >= 0) full.push(performance.now() - started);
-      else warmup = performance.now() - started;
-      await a.waitForFunction(() => document.querySelector('section.preview .draft') !== null, undefined, {
-        polling: 'raf',
-      });
-      if (i >= 0) withPreview.push(performance.now() - started);
+      for (const m of measured) {
+        const started = performance.now();
+        await m.page.goto(`${m.url}/review`);
+        await m.page.waitForFunction(() => document.querySelector('ol.queue > li') !== null, undefined, {
+          polling: 'raf',
+        });
+        if (i >= 0) m.first.push(performance.now() - started);
+        await m.page.waitForFunction((n) => document.querySelectorAll('ol.queue > li').length >= n, ITEMS, {
+          polling: 'raf',
+        });
+        if (i >= 0) m.full.push(performance.now() - started);
+        else if (m === measured[0]) warmup = performance.now() - started;
+        await m.page.waitForFunction(
+          () => document.querySelector('section.preview .draft') !== null,
+          undefined,
+          { polling: 'raf' },
+        );
+        if (i < 0) continue;
+        m.withPreview.push(performance.now() - started);
+        // The page's own clock (from its navigation): when the reads answered.
+        const reads = await m.page.evaluate(() =>
+          performance
+            .getEntriesByType('resource')
+            .filter((e) => e.name.includes('/api/v1/reviews'))
+            .map((e) => ({ name: e.name, startTime: e.startTime, responseEnd: e.responseEnd })),
+        );
+        const lists = reads.filter((e) => /\/api\/v1\/reviews\?/.test(e.name));
+        const item = reads.find((e) => /\/api\/v1\/reviews\/[a-z]+\/\d+/.test(e.name));
+        m.listRead.push(Math.max(0, ...lists.slice(0, Math.ceil(ITEMS / 200)).map((e) => e.responseEnd)));
+        m.previewStart.push(item?.startTime ?? Number.NaN);
+        m.previewRead.push(item ? item.responseEnd - item.startTime : Number.NaN);
+      }
     }
+    const { full, first, withPreview } = measured[0] as (typeof measured)[number];
     await b.waitForFunction((n) => document.querySelectorAll('ol.queue > li').length >= n, ITEMS);
 
     const csrf = (await a.evaluate(
@@ -190,6 +254,19 @@ try {
     console.log(
       `all rows drawn, each load (ms): ${full.map((x) => x.toFixed(0)).join(' ')} (uncounted first load: ${warmup.toFixed(0)})`,
     );
+    console.log(
+      `\nside by side (p50 / p99 ms over ${LOADS} alternating loads each; page clock for the parts)`,
+    );
+    for (const m of measured) {
+      const q = (xs: number[]) => {
+        const p = percentiles(xs.filter((x) => !Number.isNaN(x)));
+        return `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
+      };
+      console.log(
+        `${m.name.padEnd(14)} rows+preview ${q(m.withPreview)}  all rows ${q(m.full)}  first row ${q(m.first)}` +
+          `  | queue read ${q(m.listRead)}  preview read starts ${q(m.previewStart)}, takes ${q(m.previewRead)}`,
+      );
+    }
     console.log('\ngoals');
     console.log(
       `first render < 500 ms (p90 of all rows drawn): ${f.p90 < 500 ? 'met' : 'NOT met'} (${f.p90.toFixed(0)} ms)`,

@@ -11,14 +11,21 @@ import type { ReviewAnswer, ReviewItem } from '../wire.js';
 const SETTLE_MS = 60;
 let settling: ReturnType<typeof setTimeout> | null = null;
 
-/** Opens `item` in the pane (null: nothing to show) and reads it, unless it is open already. */
+/**
+ * Opens `item` in the pane (null: nothing to show) and reads it once the cursor rests on it, unless it
+ * is open already.
+ */
 export function openPreview(item: Pick<ReviewItem, 'kind' | 'id'> | null): void {
   const key = item ? itemKey(item) : null;
-  if (key === previewStore.getSnapshot().context.key) return;
+  const shown = previewStore.getSnapshot().context.key;
+  if (key === shown) return;
   previewStore.trigger.opened({ key });
   if (settling) clearTimeout(settling);
   settling = null;
-  if (item) settling = setTimeout(() => void readPreview(item), SETTLE_MS);
+  if (!item) return;
+  // The first item the page opens is read at once: no cursor is moving yet.
+  if (shown === null) void readPreview(item);
+  else settling = setTimeout(() => void readPreview(item), SETTLE_MS);
 }
 
 /** Reads `item` again (it changed): the pane shows its current version and revision. */

@@ -6,7 +6,8 @@
  * it, and the cursor's moves carry the focus along — also when the row it was on leaves the queue.
  * Key presses inside the list go to `onKey` (the queue's keys are scoped to the list).
  */
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { Component } from 'preact';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { age } from '../format.js';
 import { approvalsText } from '../review/policy-words.js';
 import { itemKey, type ReviewItem } from '../stores/queue-store.js';
@@ -77,6 +78,19 @@ export function QueueList(props: {
     };
   }, []);
 
+  // The rows' handlers stay the same functions from render to render (they read the latest props),
+  // so a row whose item, place and marks did not change is not drawn again (memo): a re-read of a
+  // long queue, or a move of the cursor, redraws the rows that changed only.
+  const latest = useRef(props);
+  latest.current = props;
+  const handlers = useMemo(
+    () => ({
+      toggle: (key: string) => latest.current.onToggle(key),
+      pick: (index: number) => latest.current.onPick(index),
+    }),
+    [],
+  );
+
   if (props.items.length === 0) return <p class="muted">Nothing waits for review here.</p>;
   return (
     <ol
@@ -90,41 +104,81 @@ export function QueueList(props: {
     >
       {props.items.map((item, index) => {
         const key = itemKey(item);
-        const isCurrent = index === props.cursor;
-        const tab = isCurrent ? 0 : -1;
-        const overdue = isOverdue(item, Date.now());
-        const classes = [isCurrent && 'current', overdue && 'overdue'].filter(Boolean).join(' ');
         return (
-          <li
+          <QueueRow
             key={key}
-            class={classes || undefined}
-            aria-current={isCurrent ? 'true' : undefined}
-            data-key={key}
-            onFocusIn={() => props.onPick(index)}
-          >
-            <input
-              type="checkbox"
-              tabIndex={tab}
-              aria-label={`Select ${item.title}`}
-              checked={props.checked.has(key)}
-              onChange={() => props.onToggle(key)}
-            />
-            <a href={reviewPath(item)} class="title" tabIndex={tab}>
-              {item.title}
-            </a>
-            <span class="meta">
-              <span class="tag">{item.kind}</span>
-              {item.slug && <span>{item.slug}</span>}
-              <span title={item.createdAt}>{age(item.createdAt)} old</span>
-              <span>{item.assignedTo ? `→ ${item.assignedTo}` : 'unassigned'}</span>
-              {item.snoozedUntil && Date.parse(item.snoozedUntil) > Date.now() && <span>snoozed</span>}
-              {item.dueAt && <DueTime dueAt={item.dueAt} overdue={overdue} />}
-              {item.required > 1 && <span class="approvals">{approvalsText(item)}</span>}
-            </span>
-            {item.summary && <span class="summary">{item.summary}</span>}
-          </li>
+            item={item}
+            index={index}
+            current={index === props.cursor}
+            checked={props.checked.has(key)}
+            onToggle={handlers.toggle}
+            onPick={handlers.pick}
+          />
         );
       })}
     </ol>
+  );
+}
+
+interface RowProps {
+  item: ReviewItem;
+  index: number;
+  current: boolean;
+  checked: boolean;
+  onToggle: (key: string) => void;
+  onPick: (index: number) => void;
+}
+
+/** One row of the queue, drawn again only when one of its props changed. */
+class QueueRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const now = this.props;
+    return (
+      next.item !== now.item ||
+      next.index !== now.index ||
+      next.current !== now.current ||
+      next.checked !== now.checked
+    );
+  }
+
+  override render() {
+    return <Row {...this.props} />;
+  }
+}
+
+function Row(props: RowProps) {
+  const { item, index, current } = props;
+  const key = itemKey(item);
+  const tab = current ? 0 : -1;
+  const overdue = isOverdue(item, Date.now());
+  const classes = [current && 'current', overdue && 'overdue'].filter(Boolean).join(' ');
+  return (
+    <li
+      class={classes || undefined}
+      aria-current={current ? 'true' : undefined}
+      data-key={key}
+      onFocusIn={() => props.onPick(index)}
+    >
+      <input
+        type="checkbox"
+        tabIndex={tab}
+        aria-label={`Select ${item.title}`}
+        checked={props.checked}
+        onChange={() => props.onToggle(key)}
+      />
+      <a href={reviewPath(item)} class="title" tabIndex={tab}>
+        {item.title}
+      </a>
+      <span class="meta">
+        <span class="tag">{item.kind}</span>
+        {item.slug && <span>{item.slug}</span>}
+        <span title={item.createdAt}>{age(item.createdAt)} old</span>
+        <span>{item.assignedTo ? `→ ${item.assignedTo}` : 'unassigned'}</span>
+        {item.snoozedUntil && Date.parse(item.snoozedUntil) > Date.now() && <span>snoozed</span>}
+        {item.dueAt && <DueTime dueAt={item.dueAt} overdue={overdue} />}
+        {item.required > 1 && <span class="approvals">{approvalsText(item)}</span>}
+      </span>
+      {item.summary && <span class="summary">{item.summary}</span>}
+    </li>
   );
 }

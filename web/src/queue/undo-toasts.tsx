@@ -30,6 +30,7 @@ export function UndoToasts(props: { shortcuts: boolean }) {
           </span>
           <button
             type="button"
+            class="toast-undo"
             onClick={() =>
               void undo(h).then(() => {
                 // The toast went with the focus: back to the list, on the item that came back.

@@ -100,9 +100,16 @@ export const queueStore = createStore({
     /** A read of the queue that started at `startedAt`: items removed since then stay removed. */
     loaded: (context, event: { items: ReviewItem[]; startedAt: number }) => {
       // A deciding item's decision is on its way (it may still be undone): not in the queue.
-      const items = event.items.filter(
-        (item) => item.status !== 'deciding' && (removedAt.get(itemKey(item)) ?? -1) < event.startedAt,
-      );
+      const before = new Map(context.items.map((item) => [itemKey(item), item]));
+      const items = event.items
+        .filter(
+          (item) => item.status !== 'deciding' && (removedAt.get(itemKey(item)) ?? -1) < event.startedAt,
+        )
+        .map((item) => {
+          // An item unchanged since the last read stays the same object: its row is not drawn again.
+          const known = before.get(itemKey(item));
+          return known && sameItem(known, item) ? known : item;
+        });
       return { ...context, items, loaded: true, error: null };
     },
     failed: (context, event: { error: string }) => ({ ...context, error: event.error }),
@@ -182,6 +189,22 @@ export const queueStore = createStore({
     }),
   },
 });
+
+/**
+ * Whether two reads of an item show the same: its revision changes with everything a reviewer sees
+ * (decisions.md §15); the rest may change without it (overdue as time passes).
+ */
+function sameItem(a: ReviewItem, b: ReviewItem): boolean {
+  return (
+    a.revision === b.revision &&
+    a.status === b.status &&
+    a.overdue === b.overdue &&
+    a.title === b.title &&
+    a.summary === b.summary &&
+    a.assignedTo === b.assignedTo &&
+    a.snoozedUntil === b.snoozedUntil
+  );
+}
 
 /** The rows shown: the lane's items that pass the filters. */
 export function visibleItems(context: QueueContext, now = Date.now()): ReviewItem[] {
