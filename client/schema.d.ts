@@ -4074,13 +4074,39 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Review policies of the org by slug: `{reviewPolicies, nextCursor}`. */
+            /** @description A page of the policies. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        nextCursor: string | null;
+                        reviewPolicies: {
+                            approvers?: {
+                                roles?: string[];
+                                users?: string[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string;
+                            dueIn?: string;
+                            escalateTo?: {
+                                roles?: string[];
+                                users?: string[];
+                            };
+                            isDefault: boolean;
+                            name: string;
+                            /** @enum {string} */
+                            onTimeout: "none" | "escalate" | "reject";
+                            remindBefore?: string;
+                            required: number;
+                            selfApproval: boolean;
+                            slug: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["Error400"];

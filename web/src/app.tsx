@@ -15,6 +15,7 @@ import { LoginPage } from './pages/login-page.js';
 import { MissionReviewPage } from './pages/mission-review-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { OAuthConsentPage } from './pages/oauth-consent-page.js';
+import { PoliciesPage } from './pages/policies-page.js';
 import { PolicyPage } from './pages/policy-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { ReviewPage } from './pages/review-page.js';
@@ -28,6 +29,7 @@ import { useSelector } from './stores/use-selector.js';
 function page(path: string) {
   const parts = path.split('/').filter(Boolean);
   if (path === '/review') return <QueuePage />;
+  if (path === '/review/policies') return <PoliciesPage />;
   if (path === '/admin/tokens') return <AdminTokensPage />;
   if (path === '/admin/webhooks') return <AdminWebhooksPage />;
   if (path === '/oauth/consent') return <OAuthConsentPage />;

@@ -64,3 +64,5 @@ export type PolicyInForce = ReviewAnswer['policy'];
 export type ReviewPolicy = Body<'getReviewPoliciesBySlug'>;
 /** One entry of the decision ledger (`GET /audit/reviews`). */
 export type LedgerEntry = Body<'getAuditReviews'>['entries'][number];
+/** A review policy as `GET /review-policies` lists it. */
+export type ReviewPolicyRow = Body<'getReviewPolicies'>['reviewPolicies'][number];

@@ -200,7 +200,7 @@ describeInBrowser('review policies in the web UI', (suite) => {
     expect(errors).toEqual([]);
   });
 
-  it('has a page per policy: what it requires and what names it; another org’s is not found', async () => {
+  it('has a page per policy: what it requires and what names it, and a list; another org’s is not found', async () => {
     const page = await suite.signIn(
       { org: 'acme', userId: 'fin2', role: 'client_reviewer' },
       '/review/policies/finance',
@@ -224,6 +224,17 @@ describeInBrowser('review policies in the web UI', (suite) => {
     expect(await checkAccessibility(page)).toEqual([]);
     await page.screenshot({ path: `${SHOTS}/policy-page.png`, fullPage: true });
 
+    // All of the org's policies, from the policy's page (another org's is not among them).
+    await page.getByRole('link', { name: 'All review policies' }).click();
+    await page.waitForURL(`${t.url}/review/policies`);
+    const listed = page.locator('ul.policies > li');
+    await expect
+      .poll(() => listed.allTextContents())
+      .toEqual(['Finance roles pm, client_reviewer · 2 approvals · due in 4h']);
+    expect(await listed.getByRole('link', { name: 'Finance' }).getAttribute('href')).toBe(
+      '/review/policies/finance',
+    );
+    expect(await checkAccessibility(page)).toEqual([]);
     await page.goto(`${t.url}/review/policies/secret`);
     await expect.poll(() => page.locator('h1').textContent()).toMatch(/not found/i);
     expect(errors).toEqual([]);

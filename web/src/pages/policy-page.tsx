@@ -59,7 +59,7 @@ export function PolicyPage({ slug }: { slug: string }) {
   return (
     <main id="main" class="policy-page">
       <p>
-        <a href="/review">← Queue</a>
+        <a href="/review">← Queue</a> · <a href="/review/policies">All review policies</a>
       </p>
       <h1>
         Review policy {p.name} <span class="muted">({p.slug})</span>

@@ -29,22 +29,27 @@ const peopleSchema = z.object({
   users: z.array(z.string()).optional(),
 });
 
-/** A policy as `GET /review-policies/:slug` answers it, for the OpenAPI document (the web UI's policy page). */
+/** A policy as `GET /review-policies` lists it (its manifest, defaults filled, and when), for the OpenAPI document. */
+const policyFields = {
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  approvers: peopleSchema.optional(),
+  required: z.number().int(),
+  selfApproval: z.boolean(),
+  dueIn: z.string().optional(),
+  remindBefore: z.string().optional(),
+  escalateTo: peopleSchema.optional(),
+  onTimeout: z.enum(['none', 'escalate', 'reject']),
+  isDefault: z.boolean(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+};
+
+/** A policy as `GET /review-policies/:slug` answers it, for the OpenAPI document (the web UI's policy page reads it). */
 const policyDetailSchema = z
   .object({
-    slug: z.string(),
-    name: z.string(),
-    description: z.string(),
-    approvers: peopleSchema.optional(),
-    required: z.number().int(),
-    selfApproval: z.boolean(),
-    dueIn: z.string().optional(),
-    remindBefore: z.string().optional(),
-    escalateTo: peopleSchema.optional(),
-    onTimeout: z.enum(['none', 'escalate', 'reject']),
-    isDefault: z.boolean(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    ...policyFields,
     usedBy: z.array(
       z.object({
         kind: z.enum(['skill', 'workflow', 'mission', 'agent']),
@@ -72,6 +77,15 @@ export function reviewPolicyRoutes(
       access: access.read,
       query: z.strictObject({ limit: limitSchema, cursor: slugCursorSchema.optional() }),
       summary: 'Review policies of the org by slug: `{reviewPolicies, nextCursor}`.',
+      responses: {
+        200: {
+          description: 'A page of the policies.',
+          schema: z.object({
+            reviewPolicies: z.array(z.object(policyFields)),
+            nextCursor: z.string().nullable(),
+          }),
+        },
+      },
       handler: async ({ principal, query }) => {
         const page = await views.list(principal.orgId, { limit: query.limit, after: query.cursor });
         return ok({ reviewPolicies: page.items, nextCursor: nextCursor(page.nextAfter) });

@@ -35,6 +35,7 @@ export const PAGE_PATHS = [
   '/review/missions/:id',
   '/review/actions/:id',
   '/review/evaluations/:id',
+  '/review/policies',
   '/review/policies/:slug',
   '/skills/:slug',
   '/inspect/:kind/:id',
