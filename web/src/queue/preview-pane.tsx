@@ -1,7 +1,8 @@
 /**
  * Beside the queue's list: the item open (the cursor's) as the reviewer will decide it — its review
  * policy and, when it needs several approvals, how many it has and whose; why this reviewer may not
- * approve it, if so (Approve is then disabled: the policy would refuse it) — what it is about, the draft rendered and the input (skill and workflow runs), the action and what it will do
+ * approve it, if so (Approve is then disabled: the policy would refuse it) — what it is about, the
+ * draft rendered and the input (skill and workflow runs), the action and what it will do
  * (proposals), the plan's tasks (missions) — with Approve, Reject and (a draft or a plan) Request
  * changes, and the notice shown when the item changed or was decided elsewhere while it was open.
  */
