@@ -19,7 +19,7 @@ import {
   watchPageErrors,
 } from '../../helpers/browser.js';
 import { createSkill, createWorkflow } from '../../helpers/resources.js';
-import { pendingSkillRun } from '../../helpers/reviews.js';
+import { decisionsTakeEffect, pendingSkillRun } from '../../helpers/reviews.js';
 
 /** Where the screenshots of this file go (looked at by hand; not committed). */
 const SHOTS = '/tmp/r3-review-policy';
@@ -127,11 +127,13 @@ describeInBrowser('review policies in the web UI', (suite) => {
     await expect
       .poll(() => facts(second).locator('dd.approvals').textContent())
       .toBe('1 of 2 approved, by fin1');
+    // The web UI holds a decision for undo (UNDO_SECONDS): let it take effect.
     await approve(second).click();
+    await decisionsTakeEffect(t, olga.token, 'skill', id);
     await expect
       .poll(async () => (await t.request('GET', `/api/v1/runs/${id}`, { token: olga.token })).body.status)
       .toBe('approved');
-    await expect.poll(() => second.locator('#review-title').count()).toBe(1);
+    await expect.poll(() => second.locator('#review-title').count(), { timeout: 20_000 }).toBe(1);
     await expect
       .poll(() => second.locator('section[aria-labelledby="review-title"]').textContent())
       .toContain('approved by fin2');
