@@ -127,7 +127,7 @@ describeInBrowser('review policies in the web UI', (suite) => {
     await expect
       .poll(() => facts(second).locator('dd.approvals').textContent())
       .toBe('1 of 2 approved, by fin1');
-    // The web UI holds a decision for undo (UNDO_SECONDS): let it take effect.
+    // The deciding approval waits for its undo delay (the first only counted: recorded at once).
     await approve(second).click();
     await decisionsTakeEffect(t, olga.token, 'skill', id);
     await expect

@@ -3,7 +3,7 @@
  * current, and the decide, assign and snooze calls.
  */
 import { ApiError, api } from '../api.js';
-import { UNDO_SECONDS, undoItem } from '../review/screen-decisions.js';
+import { undoDelay, undoItem } from '../review/screen-decisions.js';
 import { type Held, heldStore } from '../stores/held-store.js';
 import { previewStore } from '../stores/preview-store.js';
 import { itemKey, queueStore, type ReviewItem } from '../stores/queue-store.js';
@@ -266,6 +266,8 @@ async function current<T extends Seen>(item: T): Promise<T> {
  * cursor moves on to the next row) and head the `decided` lane.
  */
 export function decide(items: Seen[], action: 'approve' | 'reject', reason?: string): Promise<void> {
+  // The row's quorum (as listed) says whether this approval decides or only counts.
+  const delayOf = (item: Seen) => undoDelay(action, 'required' in item ? (item as ReviewItem) : null);
   return each(
     items,
     async (seen) => {
@@ -276,17 +278,22 @@ export function decide(items: Seen[], action: 'approve' | 'reject', reason?: str
         action,
         ...(item.revision ? { revision: item.revision } : {}),
         ...(reason ? { reason } : {}),
-        delaySeconds: UNDO_SECONDS,
+        ...(delayOf(item) > 0 ? { delaySeconds: delayOf(item) } : {}),
       });
     },
     action === 'approve' ? 'Approved' : 'Rejected',
     (keys) => {
       const at = new Date().toISOString();
-      const effectiveAt = Date.now() + UNDO_SECONDS * 1000;
       heldStore.trigger.held({
         entries: items
-          .filter((item) => keys.includes(itemKey(item)))
-          .map((item) => ({ kind: item.kind, id: item.id, title: item.title, action, effectiveAt })),
+          .filter((item) => keys.includes(itemKey(item)) && delayOf(item) > 0)
+          .map((item) => ({
+            kind: item.kind,
+            id: item.id,
+            title: item.title,
+            action,
+            effectiveAt: Date.now() + delayOf(item) * 1000,
+          })),
       });
       const entries = items
         .filter((item) => keys.includes(itemKey(item)))

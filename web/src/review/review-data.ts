@@ -121,7 +121,16 @@ export function decideRun(
   return act(
     run.id,
     async () => {
-      const outcome = await decideOnScreen({ kind: run.kind, id: run.id, revision, action, text, edits });
+      const item = reviewStore.getSnapshot().context.review;
+      const outcome = await decideOnScreen({
+        kind: run.kind,
+        id: run.id,
+        revision,
+        action,
+        text,
+        edits,
+        item,
+      });
       if (outcome === 'stale') {
         reviewStore.trigger.staled({ stale: STALE_NOTICE });
         return 'Nothing was decided: the item changed elsewhere.';

@@ -5,6 +5,7 @@
  * choke point every decision path shares.
  */
 import { ApiError, api } from '../api.js';
+import type { ReviewItem } from '../wire.js';
 
 /**
  * How long an approval or rejection taken in the web UI waits before it takes effect (`delaySeconds`,
@@ -27,6 +28,22 @@ export interface ScreenDecision {
   text: string;
   /** The edits of an approval, of the kind's shape; null for none. */
   edits: Record<string, unknown> | null;
+  /** The item as the screen shows it (its policy's quorum: see `undoDelay`); null when none. */
+  item?: Pick<ReviewItem, 'required' | 'approvals'> | null;
+}
+
+/**
+ * The delay a decision is sent with: UNDO_SECONDS, except for request changes (taken at once) and an
+ * approval that only counts towards its policy's quorum (more approvals are needed after it: it
+ * decides nothing, dispatches nothing, and is recorded at once, as the policy's progress shows).
+ */
+export function undoDelay(
+  action: ScreenDecision['action'],
+  item: Pick<ReviewItem, 'required' | 'approvals'> | null | undefined,
+): number {
+  if (action === 'request_changes') return 0;
+  if (action === 'approve' && item && item.approvals.length + 1 < item.required) return 0;
+  return UNDO_SECONDS;
 }
 
 /** What the screen says when its item changed or was decided elsewhere: nothing was decided. */
@@ -41,6 +58,7 @@ export const heldHere = new Set<string>();
 
 /** Decides `d`: `decided`, or `stale` when the item changed since it was shown; other refusals throw. */
 export async function decideOnScreen(d: ScreenDecision): Promise<'decided' | 'stale'> {
+  const delaySeconds = undoDelay(d.action, d.item);
   try {
     await api('POST', '/reviews/decide?limit=1', {
       kind: d.kind,
@@ -49,9 +67,9 @@ export async function decideOnScreen(d: ScreenDecision): Promise<'decided' | 'st
       ...(d.revision ? { revision: d.revision } : {}),
       ...(d.text ? { reason: d.text } : {}),
       ...(d.edits ? { edits: d.edits } : {}),
-      ...(d.action === 'request_changes' ? {} : { delaySeconds: UNDO_SECONDS }),
+      ...(delaySeconds > 0 ? { delaySeconds } : {}),
     });
-    if (d.action !== 'request_changes') heldHere.add(`${d.kind}:${d.id}`);
+    if (delaySeconds > 0) heldHere.add(`${d.kind}:${d.id}`);
     return 'decided';
   } catch (error) {
     if (error instanceof ApiError && error.status === 409 && error.details.reason === 'stale') return 'stale';

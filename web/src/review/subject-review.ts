@@ -139,7 +139,7 @@ export function useSubjectReview<T>(options: {
     let decided = false;
     await act(async () => {
       const revision = shown.current?.revision ?? null;
-      const outcome = await decideOnScreen({ kind, id, revision, action, text, edits });
+      const outcome = await decideOnScreen({ kind, id, revision, action, text, edits, item: shown.current });
       if (outcome === 'stale') {
         setStale(STALE_NOTICE);
         return 'Nothing was decided: the item changed elsewhere.';
