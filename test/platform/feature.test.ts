@@ -227,6 +227,7 @@ describe("r3's features (src/features.ts)", () => {
       'agents',
       'missions',
       'object_types',
+      'review_policies',
       'skills',
       'sources',
       'workflows',
