@@ -23,6 +23,10 @@
  *   than `size` are open, else waits for one to be given back (first come, first served).
  * - broken: a session whose connection failed or ended (PostgreSQL restarted, the backend was
  *   terminated): it is closed when given back, not lent again, and the next borrow opens another.
+ *   A statement's failure that is not PostgreSQL refusing the statement (severity ERROR) — a FATAL
+ *   answer such as 57P01 when the backend was terminated, a socket's error — breaks the session at
+ *   once: pg reports the connection's end only after the borrower has its answer, and a session given
+ *   back in between would be lent to the next borrower dead.
  */
 import pg from 'pg';
 import type { ConnectionSource } from './sql.js';
@@ -82,6 +86,11 @@ export function hotReadConnections(
     );
   }
 
+  /** Whether a statement's `failure` says its session's connection is gone (the file comment). */
+  function breaks(failure: unknown): boolean {
+    return failure !== undefined && (failure as { severity?: unknown } | null)?.severity !== 'ERROR';
+  }
+
   /** Ends a session that is not lent again. */
   function discard(client: pg.Client): void {
     all.delete(client);
@@ -124,7 +133,8 @@ export function hotReadConnections(
       if (all.size < size) return open();
       return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
     },
-    release(client) {
+    release(client, failure) {
+      if (breaks(failure)) broken.add(client);
       if (closed || !usable(client)) {
         discard(client);
         if (!closed) openForWaiter();

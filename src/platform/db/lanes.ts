@@ -179,10 +179,10 @@ export function laned(
         throw error;
       }
     },
-    release(client) {
+    release(client, failure) {
       const cls = borrowers.get(client) ?? 'request';
       borrowers.delete(client);
-      source.release(client);
+      source.release(client, failure);
       giveBack(cls);
     },
   };

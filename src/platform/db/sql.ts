@@ -72,8 +72,12 @@ export interface Db extends Sql {
 /** Where the connections come from: a pool that lends pg clients (MikroORM's, database.ts). */
 export interface ConnectionSource {
   acquire(): Promise<pg.Client>;
-  /** Gives a client back; the pool drops one that has ended. */
-  release(client: pg.Client): void;
+  /**
+   * Gives a client back; the pool drops one that has ended. `failure` is the error its statement
+   * failed with, if it did: a source may drop a session whose connection that error says is gone
+   * before pg reports the connection's end (hot-reads.ts).
+   */
+  release(client: pg.Client, failure?: unknown): void;
 }
 
 /** pg's parsers (with the int8 one above), whatever the client's own are. */
@@ -158,10 +162,14 @@ export function sqlOver(source: ConnectionSource): Db {
   const commitListeners = new Set<(seconds: number) => void>();
   async function borrow<T>(config: pg.QueryConfig): Promise<T[]> {
     const client = await source.acquire();
+    let failure: unknown;
     try {
       return await rowsOf<T>(client, config);
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
-      source.release(client);
+      source.release(client, failure);
     }
   }
   async function onOne<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -335,6 +335,48 @@ describe('the hot reads’ sessions', () => {
     }
   });
 
+  it('drop a session at once when its statement fails for the connection, before pg reports its end', async () => {
+    const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 1);
+    try {
+      const client = await source.acquire();
+      const pid = await pidOf(client);
+      await db.sql.query('select pg_terminate_backend($1)', [pid]);
+      while ((await db.sql.query('select 1 from pg_stat_activity where pid = $1', [pid])).length > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const failure = await client.query('select 1').then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).not.toBeNull();
+      // Given back in the same turn as the failure: the connection's end may not have been seen yet.
+      source.release(client, failure);
+      const next = await source.acquire();
+      expect(next).not.toBe(client);
+      expect(await pidOf(next)).not.toBe(pid);
+      source.release(next);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('keep a session whose statement PostgreSQL refused', async () => {
+    const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 1);
+    try {
+      const client = await source.acquire();
+      const failure = await client.query('select 1/0').then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect((failure as { code?: string }).code).toBe('22012');
+      source.release(client, failure);
+      expect(await source.acquire()).toBe(client);
+      source.release(client);
+    } finally {
+      await source.close();
+    }
+  });
+
   it('refuse borrowers once closed', async () => {
     const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 1);
     const held = await source.acquire();
