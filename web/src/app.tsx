@@ -15,6 +15,7 @@ import { LoginPage } from './pages/login-page.js';
 import { MissionReviewPage } from './pages/mission-review-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { OAuthConsentPage } from './pages/oauth-consent-page.js';
+import { ObjectPage } from './pages/object-page.js';
 import { PoliciesPage } from './pages/policies-page.js';
 import { PolicyPage } from './pages/policy-page.js';
 import { QueuePage } from './pages/queue-page.js';
@@ -35,6 +36,8 @@ function page(path: string) {
   if (path === '/oauth/consent') return <OAuthConsentPage />;
   if (parts[0] === 'skills' && parts.length === 2)
     return <SkillPage slug={decodeURIComponent(parts[1] ?? '')} />;
+  if (parts[0] === 'objects' && parts.length === 2 && /^\d{1,15}$/.test(parts[1] ?? ''))
+    return <ObjectPage id={Number(parts[1])} />;
   if (parts[0] === 'inspect' && parts.length === 3) {
     return <InspectPage kind={decodeURIComponent(parts[1] ?? '')} id={decodeURIComponent(parts[2] ?? '')} />;
   }

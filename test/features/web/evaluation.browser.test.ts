@@ -9,7 +9,13 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
-import { checkAccessibility, describeInBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
+import {
+  checkAccessibility,
+  describeInBrowser,
+  expectNoSidewaysScroll,
+  screenshot,
+  watchPageErrors,
+} from '../../helpers/browser.js';
 import { patchSkill } from '../../helpers/resources.js';
 import { pausedWorkflowRun, pendingSkillRun, type ReviewOrg, setupReviewOrg } from '../../helpers/reviews.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -71,6 +77,22 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
       'the evaluation',
     );
   });
+
+  /**
+   * The review page of run `runId` shows its metadata as facts and links, never as raw data: no
+   * section named after one of those fields, no block of their JSON.
+   */
+  const expectNoRawFields = async (page: Page, runId: number) => {
+    const run = await get(`/runs/${runId}`);
+    const headings = await page.locator('main h2').allTextContents();
+    const blocks = await page.locator('main pre').allTextContents();
+    for (const field of ['forkOf', 'forks', 'replayOf', 'shadow', 'objects', 'missionRunId', 'traceId']) {
+      expect(headings, field).not.toContain(field);
+      if (run[field] !== null) expect(blocks, field).not.toContain(JSON.stringify(run[field], null, 2));
+    }
+  };
+  const href = (page: Page, name: string) =>
+    page.getByRole('link', { name, exact: true }).getAttribute('href');
 
   const pair = (page: Page, runId: number) => page.locator(`.pair[data-original="${runId}"]`);
 
@@ -210,10 +232,24 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
     await page.goto(`${t.url}/review/runs/${original}`);
     await page.getByRole('link', { name: `run ${forkId}` }).waitFor();
     expect(await page.textContent('main')).toContain(`Forksrun ${forkId}`);
+    expect(await href(page, `run ${forkId}`)).toBe(`/review/runs/${forkId}`);
+    await page.getByRole('heading', { name: 'Steps', exact: true }).waitFor();
+    await expectNoRawFields(page, original);
     await page.goto(`${t.url}/review/runs/${forkId}`);
     await page.getByRole('link', { name: `run ${original}` }).waitFor();
     expect(await page.textContent('main')).toContain(`Fork ofrun ${original} from step work`);
+    await expectNoRawFields(page, forkId);
+    // The step before the one it forks from was copied, not run again; the step itself ran.
+    expect(await page.locator('details summary').allTextContents()).toEqual([
+      `gate (copied from run ${original})`,
+      'work',
+    ]);
     expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'review-fork');
+    // The link goes back to the run it forks, within the app.
+    await page.getByRole('link', { name: `run ${original}`, exact: true }).click();
+    await page.waitForURL(`${t.url}/review/runs/${original}`);
+    await page.getByRole('link', { name: `run ${forkId}` }).waitFor();
     expect(errors).toEqual([]);
   });
 
@@ -255,6 +291,65 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
     );
     await page.goto(`${t.url}/review/runs/${first}`);
     await page.getByRole('link', { name: `run ${second}` }).waitFor();
+    expect(await checkAccessibility(page)).toEqual([]);
+    await expectNoRawFields(page, first);
+    await screenshot(page, 'review-objects');
+
+    // The object's title links to its page, which names the runs that used it, each a link back.
+    expect(await href(page, 'Invoice dispute #7')).toBe(`/objects/${id}`);
+    await page.getByRole('link', { name: 'Invoice dispute #7', exact: true }).click();
+    await page.waitForURL(`${t.url}/objects/${id}`);
+    await page.getByRole('heading', { level: 1, name: `Invoice dispute #7 (ticket ${id})` }).waitFor();
+    expect(await page.locator('main').textContent()).toContain('The customer disputes invoice 7.');
+    const used = page.locator('section[aria-labelledby="runs-title"]');
+    expect(
+      await used.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    ).toEqual([`/review/runs/${second}`, `/review/runs/${first}`]);
+    expect(await used.textContent()).toMatch(new RegExp(`run ${first} \\(skill gated, \\w+, named\\)`));
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'object');
+    await used.getByRole('link', { name: `run ${second}`, exact: true }).click();
+    await page.waitForURL(`${t.url}/review/runs/${second}`);
+    await page.getByRole('link', { name: 'Invoice dispute #7', exact: true }).waitFor();
+    // Another org's object is not found.
+    await page.goto(`${t.url}/objects/999999`);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(errors).toEqual([]);
+
+    // At 360 px both pages fit (the lists wrap) and stay axe clean.
+    const narrow = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/review/runs/${second}`,
+      { width: 360, height: 740 },
+    );
+    await narrow.getByRole('link', { name: 'Invoice dispute #7', exact: true }).waitFor();
+    await narrow.getByRole('link', { name: `run ${first}` }).waitFor();
+    await screenshot(narrow, '360px-review-objects');
+    await expectNoSidewaysScroll(narrow, 'review-objects');
+    expect(await checkAccessibility(narrow)).toEqual([]);
+    await narrow.goto(`${t.url}/objects/${id}`);
+    await narrow.locator('section[aria-labelledby="runs-title"] a').first().waitFor();
+    await screenshot(narrow, '360px-object');
+    await expectNoSidewaysScroll(narrow, 'object');
+    expect(await checkAccessibility(narrow)).toEqual([]);
+  });
+
+  it('shows a shadow run’s review page as what it replays, with no decision and no raw fields', async () => {
+    const { runs: pairs } = await get(`/evaluations/${evaluationId}`);
+    const { originalRunId, shadowRunId } = pairs[0] as { originalRunId: number; shadowRunId: number };
+    const page = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/review/runs/${shadowRunId}`,
+    );
+    const errors = watchPageErrors(page);
+    await page.getByRole('link', { name: `run ${originalRunId}`, exact: true }).waitFor();
+    expect(await page.locator('dl.facts').first().textContent()).toContain(
+      `Replay ofrun ${originalRunId} (an evaluation’s shadow run)`,
+    );
+    expect(await href(page, `run ${originalRunId}`)).toBe(`/review/runs/${originalRunId}`);
+    await page.getByRole('heading', { name: 'Draft', exact: true }).waitFor();
+    await expectNoRawFields(page, shadowRunId);
+    expect(await page.getByRole('heading', { name: 'Decide', exact: true }).count()).toBe(0);
     expect(await checkAccessibility(page)).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -1,7 +1,7 @@
 /**
  * The review screen of a mission run in a real browser (/review/missions/:id, the run's `reviewUrl`),
  * with the echo provider: goal, status and the plan's tasks (agent, skill, dependencies, the child
- * run's inspector link, an output excerpt) and artifacts shown; approving the plan from it is
+ * run's inspector link, an output excerpt, the child run's review page linking back) and artifacts shown; approving the plan from it is
  * followed live (the tasks run, the result review arrives, the plan's decision headed "Plan review",
  * at 1280 and at 360 px) and approving the result completes the run ("Result review"); reject with a
  * reason cancels it; a failed task and a cancel made elsewhere show live (the error with its code and
@@ -75,6 +75,16 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
       expect(await item.locator(`a[href="/inspect/skill-run/${task.runId}"]`).count()).toBe(1);
       expect(await item.locator('pre.excerpt').textContent()).toContain('Launch note for Rocket');
     }
+    // A task's run names the mission run it is part of on its review page: a link back here, not raw data.
+    const taskPage = await signedIn('rev-ada');
+    await taskPage.goto(`${t.url}/review/runs/${run.plan.tasks[0].runId}`);
+    const back = taskPage.getByRole('link', { name: `mission run ${id}`, exact: true });
+    await back.waitFor();
+    expect(await back.getAttribute('href')).toBe(`/review/missions/${id}`);
+    expect(await taskPage.locator('dl.facts').first().textContent()).toContain(`Part ofmission run ${id}`);
+    expect(await taskPage.locator('main h2').allTextContents()).not.toContain('missionRunId');
+    expect(await checkAccessibility(taskPage)).toEqual([]);
+    await taskPage.close();
     // An artifact the run made links to its content.
     const artifact = await t.app.artifacts.create(
       { orgId: await orgIdOf(t, 'acme'), actor: 'user:acme-owner', apiTokenId: null, missionRunId: id },

@@ -2,7 +2,7 @@
  * The review screen (/review/runs/:id, the run's `reviewUrl`): the draft rendered safely beside the
  * input; what it ran on (skill or workflow, workspace version, agent); its review item (assignee,
  * note, snooze, due time); a workflow's gate and step timeline, and what was approved at the gate
- * (frozen: later steps do not change it); tool calls and anything else the run carries; earlier
+ * (frozen: later steps do not change it); its lineage and the objects it used, as links; tool calls; earlier
  * review (with what the reviewer changed) and feedback; its history; and — with the approve
  * capability, while the run waits — the decision: edit before approving (a Markdown draft in an
  * editor beside its live preview, other fields as a form from the skill's outputSchema), the diff of
@@ -24,7 +24,7 @@ import { ItemLedger } from '../review/item-ledger.js';
 import { ledgerVersion, useItemLedger } from '../review/ledger-data.js';
 import { OutputEditor } from '../review/output-editor.js';
 import { assignRun, decideRun, followRun, loadRun, snoozeRun, undoRun } from '../review/review-data.js';
-import { RunLineage } from '../review/run-lineage.js';
+import { CopiedFrom, RunLineage } from '../review/run-lineage.js';
 import { MAX_ROUNDS } from '../review/screen-decisions.js';
 import { StepTimeline } from '../review/step-timeline.js';
 import { ToolCalls } from '../review/tool-calls.js';
@@ -34,35 +34,50 @@ import { useSelector } from '../stores/use-selector.js';
 import { LoadingPage } from './loading-page.js';
 import { NotFoundPage } from './not-found-page.js';
 
-/** Fields the screen shows in their own place; any other field of the run is shown as data. */
-const KNOWN = new Set([
-  'id',
-  'kind',
-  'slug',
-  'name',
-  'status',
-  'reviewState',
-  'pausedAt',
-  'input',
-  'output',
-  'draftOutput',
-  'stepResults',
-  'rounds',
-  'error',
-  'review',
-  'agentSlug',
-  'workspaceSha',
-  'traceId',
-  'rating',
-  'feedbackNote',
-  'feedbackAt',
-  'createdBy',
-  'createdAt',
-  'completedAt',
-  'pollUrl',
-  'reviewUrl',
-  'toolCalls',
-]);
+/**
+ * Where the screen shows each field of the run, checked by the compiler only (hence unused): every
+ * field, so a field the API adds is a type error here until it is given a place (or said to be
+ * hidden), never dumped as raw JSON. The authored work (draft, input, step results, error, tool calls,
+ * rounds) has its sections; the run's metadata is rendered as facts or links (lineage and objects:
+ * run-lineage.tsx, shared with the inspector); plumbing is hidden.
+ */
+const _RUN_FIELDS = {
+  id: 'heading',
+  name: 'heading',
+  kind: 'facts',
+  slug: 'facts',
+  status: 'facts',
+  pausedAt: 'facts',
+  agentSlug: 'facts',
+  workspaceSha: 'facts',
+  createdBy: 'facts',
+  createdAt: 'facts',
+  completedAt: 'facts',
+  forkOf: 'lineage',
+  forks: 'lineage',
+  replayOf: 'lineage',
+  shadow: 'lineage',
+  missionRunId: 'lineage',
+  objects: 'lineage',
+  input: 'section',
+  output: 'section',
+  draftOutput: 'section',
+  stepResults: 'section',
+  rounds: 'section',
+  error: 'section',
+  review: 'section',
+  toolCalls: 'section',
+  reviewState: 'decision',
+  rating: 'feedback',
+  feedbackNote: 'feedback',
+  feedbackAt: 'feedback',
+  traceId: 'hidden',
+  pollUrl: 'hidden',
+  reviewUrl: 'hidden',
+} as const satisfies Record<
+  keyof Run,
+  'heading' | 'facts' | 'lineage' | 'section' | 'decision' | 'feedback' | 'hidden'
+>;
 
 const waiting = (run: Run) => run.status === 'pending' || run.status === 'paused';
 
@@ -167,7 +182,6 @@ export function ReviewPage({ runId }: { runId: number }) {
   if (!run) {
     return <LoadingPage />;
   }
-  const others = Object.entries(run).filter(([key, value]) => !KNOWN.has(key) && value !== null);
   const { policy } = state;
   // A decision taken with a delay waits for its effectiveAt: it may be undone, nothing else decided.
   const held = state.review?.status === 'deciding' ? state.review : null;
@@ -345,19 +359,16 @@ export function ReviewPage({ runId }: { runId: number }) {
             <h2 id="results-title">Step results</h2>
             {Object.entries(run.stepResults).map(([step, result]) => (
               <details key={step}>
-                <summary>{step}</summary>
+                <summary>
+                  {step}
+                  <CopiedFrom run={run} step={step} />
+                </summary>
                 <JsonBlock value={result.output} />
               </details>
             ))}
           </section>
         )}
       <ToolCalls calls={run.toolCalls} />
-      {others.map(([key, value]) => (
-        <section key={key} aria-label={key}>
-          <h2>{key}</h2>
-          <JsonBlock value={value} />
-        </section>
-      ))}
       {state.review && <ItemLedger ledger={ledger} />}
       <section aria-labelledby="history-title">
         <h2 id="history-title">History</h2>

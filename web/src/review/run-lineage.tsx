@@ -1,8 +1,9 @@
 /**
  * A run's lineage and the objects it used, as facts (`dt`/`dd` pairs of a `dl.facts`): the run it
- * forks (and from which step) or replays, the runs that fork it, the object instances it used (named
- * in its body, or returned by its tools) and, from each object's side (`GET /objects/:id`), the other
- * runs that used it. The review page and the inspector show them.
+ * forks (and from which step) or replays, the runs that fork it, the mission run it is part of, the
+ * object instances it used (named in its body, or returned by its tools; each a link to its page)
+ * and, from each object's side (`GET /objects/:id`), the other runs that used it. The review page and
+ * the inspector show them; each is a link, never the run's raw fields.
  */
 import { useRead } from '../use-read.js';
 import type { ObjectInstance, Run } from '../wire.js';
@@ -36,6 +37,15 @@ function OtherRuns({ objectId, runId }: { objectId: number; runId: number }) {
   );
 }
 
+/**
+ * Said of a step whose result a fork copied from the run it forks (`copied: true`): that step did not
+ * run again here. Text, not a link (it sits in summaries and headings; the facts link the run).
+ */
+export function CopiedFrom({ run, step }: { run: Run; step: string }) {
+  if (!run.stepResults?.[step]?.copied || !run.forkOf) return null;
+  return <span class="muted"> (copied from run {run.forkOf.runId})</span>;
+}
+
 export function RunLineage({ run }: { run: Run }) {
   return (
     <>
@@ -57,6 +67,14 @@ export function RunLineage({ run }: { run: Run }) {
           </dd>
         </>
       )}
+      {run.missionRunId !== null && (
+        <>
+          <dt>Part of</dt>
+          <dd>
+            <a href={`/review/missions/${run.missionRunId}`}>mission run {run.missionRunId}</a>
+          </dd>
+        </>
+      )}
       {run.forks.length > 0 && (
         <>
           <dt>Forks</dt>
@@ -72,7 +90,7 @@ export function RunLineage({ run }: { run: Run }) {
             <ul class="plain">
               {run.objects.map((o) => (
                 <li key={o.id}>
-                  {o.title}{' '}
+                  <a href={`/objects/${o.id}`}>{o.title}</a>{' '}
                   <span class="muted">
                     ({o.slug} {o.id}, {o.via === 'input' ? 'named' : 'found by a tool'}
                     <OtherRuns objectId={o.id} runId={run.id} />)

@@ -2,12 +2,14 @@
  * A workflow run's steps in order, as the version it runs defines them: each skill step with its
  * output once done (editable before approving the gate the run waits at, from its skill's
  * outputSchema), each gate with its title, its assignee and — once passed — who approved it. Where
- * the run is: done, waiting here for review, or not reached yet.
+ * the run is: done (or, in a fork, copied from the run it forks), waiting here for review, or not
+ * reached yet.
  */
 import { PersonName } from '../components/person-name.js';
 import type { ReviewStep, Run } from '../stores/review-store.js';
 import { DraftView } from './draft-view.js';
 import { OutputEditor } from './output-editor.js';
+import { CopiedFrom } from './run-lineage.js';
 
 /** Where a step stands in the run. */
 function stateOf(run: Run, step: ReviewStep): 'done' | 'waiting' | 'failed' | 'later' {
@@ -49,6 +51,7 @@ export function StepTimeline(props: {
               <span class="muted">{index + 1}.</span>{' '}
               {step.type === 'approve' ? (step.title ?? step.name) : step.name}{' '}
               <span class={`status status-${state}`}>{STATE_WORDS[state]}</span>
+              <CopiedFrom run={run} step={step.name} />
             </h3>
             {step.type === 'approve' ? (
               <p>

@@ -38,6 +38,7 @@ export const PAGE_PATHS = [
   '/review/policies',
   '/review/policies/:slug',
   '/skills/:slug',
+  '/objects/:id',
   '/inspect/:kind/:id',
   '/admin/tokens',
   '/admin/webhooks',
