@@ -251,16 +251,41 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
     await page.waitForURL(`${t.url}/review/runs/${original}`);
     await page.getByRole('link', { name: `run ${forkId}` }).waitFor();
     expect(errors).toEqual([]);
+
+    // At 360 px the fork's lineage fits and stays axe clean.
+    const narrow = await suite.signIn(
+      { org: 'acme', userId: 'acme-owner', role: 'owner' },
+      `/review/runs/${forkId}`,
+      { width: 360, height: 740 },
+    );
+    await narrow.getByRole('link', { name: `run ${original}`, exact: true }).waitFor();
+    await screenshot(narrow, '360px-review-fork');
+    await expectNoSidewaysScroll(narrow, 'review-fork');
+    expect(await checkAccessibility(narrow)).toEqual([]);
   });
 
   it('shows the objects a run used on its review page, and the other runs that used each', async () => {
     await createObjectType(t, org.owner.token);
     const object = await t.request('POST', '/api/v1/objects/ticket/instances', {
       token: org.owner.token,
-      body: { title: 'Invoice dispute #7', metadata: {}, content: 'The customer disputes invoice 7.' },
+      body: {
+        title: 'Invoice dispute #7',
+        metadata: { invoice: 7 },
+        content: 'The customer disputes invoice 7.',
+      },
     });
     expect(object.status, object.text).toBe(201);
     const id = object.body.id as number;
+    const refund = await t.request('POST', '/api/v1/objects/ticket/instances', {
+      token: org.owner.token,
+      body: {
+        title: 'Refund of invoice 7',
+        metadata: {},
+        content: 'Refunded.',
+        links: [{ id, relation: 'resolves' }],
+      },
+    });
+    expect(refund.status, refund.text).toBe(201);
     const start = async () => {
       const res = await t.request('POST', '/api/v1/skills/gated/runs', {
         token: org.owner.token,
@@ -306,12 +331,19 @@ describeInBrowser('an evaluation in the web UI', (suite) => {
       await used.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
     ).toEqual([`/review/runs/${second}`, `/review/runs/${first}`]);
     expect(await used.textContent()).toMatch(new RegExp(`run ${first} \\(skill gated, \\w+, named\\)`));
+    // The instances linked with it, both directions (here: one that links to it), and its metadata.
+    const linked = page.locator('section[aria-labelledby="documents-title"]');
+    expect(await linked.textContent()).toContain('Linked from Refund of invoice 7 (ticket, resolves)');
+    expect(await href(page, 'Refund of invoice 7')).toBe(`/objects/${refund.body.id}`);
+    expect(await page.locator('section[aria-labelledby="metadata-title"] pre').textContent()).toBe(
+      JSON.stringify({ invoice: 7 }, null, 2),
+    );
     expect(await checkAccessibility(page)).toEqual([]);
     await screenshot(page, 'object');
     await used.getByRole('link', { name: `run ${second}`, exact: true }).click();
     await page.waitForURL(`${t.url}/review/runs/${second}`);
     await page.getByRole('link', { name: 'Invoice dispute #7', exact: true }).waitFor();
-    // Another org's object is not found.
+    // An object this org does not have is not found.
     await page.goto(`${t.url}/objects/999999`);
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     expect(errors).toEqual([]);

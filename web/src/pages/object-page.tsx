@@ -66,8 +66,11 @@ export function ObjectPage({ id }: { id: number }) {
           <ul class="plain">
             {object.documents.map((d) => (
               <li key={`${d.direction}-${d.id}-${d.relation}`}>
-                {d.direction === 'outgoing' ? `${d.relation} → ` : `← ${d.relation} of `}
-                <a href={`/objects/${d.id}`}>{d.title}</a> <span class="muted">({d.type})</span>
+                {d.direction === 'outgoing' ? 'Links to ' : 'Linked from '}
+                <a href={`/objects/${d.id}`}>{d.title}</a>{' '}
+                <span class="muted">
+                  ({d.type}, {d.relation})
+                </span>
               </li>
             ))}
           </ul>
