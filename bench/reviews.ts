@@ -39,6 +39,7 @@
  * sessions were doing (diagnosis: which statement each waits behind, and on what).
  */
 import { randomInt } from 'node:crypto';
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { TokenService } from '../src/features/tokens/service.js';
 import { migrations } from '../src/migrations.js';
@@ -326,8 +327,20 @@ bench:reviews — deciding through HTTP (r3 in a child process)`);
  */
 async function escalations(
   items: number[],
-): Promise<{ lateness: number[]; twice: number; missing: number; dueSecond: string }> {
+  pids: number[],
+): Promise<{
+  lateness: number[];
+  twice: number;
+  missing: number;
+  dueSecond: string;
+  cpu: { r3: number | null; db: number | null };
+}> {
   const second = Math.ceil(Date.now() / 1000) * 1000 + 5_000;
+  const r3Cpu = (): number | null => {
+    const each = pids.map((pid) => cpuMs(pid));
+    return each.includes(null) ? null : (each as number[]).reduce((sum, ms) => sum + ms, 0);
+  };
+  const before = { r3: r3Cpu(), db: await databaseCpuMs(bench.url) };
   const dueAt = new Map<number, number>();
   const moved = await db.sql.query<{ run_id: number; due_at: Date }>(
     `with due as (
@@ -361,6 +374,11 @@ async function escalations(
     if (seen.size === items.length) break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  // The machine's CPU of the escalations (both r3 processes, the database's backends) until the last
+  // was seen; the bench's own polling is in the database's share.
+  const after = { r3: r3Cpu(), db: await databaseCpuMs(bench.url) };
+  const spent = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
+  const cpu = { r3: spent(before.r3, after.r3), db: spent(before.db, after.db) };
   // Seen again a second later: an escalation recorded twice would show by now.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const again = await db.sql.one<{ n: number }>(
@@ -377,6 +395,7 @@ async function escalations(
     twice: Math.max(twice, again.n),
     missing: items.length - seen.size,
     dueSecond: new Date(second).toISOString(),
+    cpu,
   };
 }
 
@@ -613,7 +632,10 @@ try {
     children.push(second);
     const started = monotonicUs();
     const sampling = SAMPLE ? sampleActivity(bench.url) : null;
-    escalated = await escalations(escalating);
+    escalated = await escalations(
+      escalating,
+      [r3, second].map((c) => c.child.pid as number),
+    );
     if (sampling) console.log(`\nwhat the sessions did during the escalations:\n${await sampling.stop()}`);
     if (SAMPLE) console.log(`window "escalations" ${started} ${monotonicUs()}`);
   }
@@ -654,10 +676,14 @@ try {
   }
   if (escalated) {
     const { p50, p99, max } = percentiles(escalated.lateness);
+    const perEscalation = (ms: number | null) => (ms === null ? '?' : (ms / ESCALATIONS).toFixed(2));
     console.log(
       `\nescalations: ${ESCALATIONS} items due in the second from ${escalated.dueSecond}, two r3 processes
 recorded ${escalated.lateness.length}, missing ${escalated.missing}, recorded twice ${escalated.twice}
 due time → escalation recorded: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms
+CPU per escalation: r3 ${perEscalation(escalated.cpu.r3)} ms, PostgreSQL ${perEscalation(escalated.cpu.db)} ms; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}
 goal every escalation within 2 s, none twice: ${escalated.missing === 0 && escalated.twice === 0 && max < 2000 ? 'met' : 'NOT met'}`,
     );
   }

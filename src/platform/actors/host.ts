@@ -204,6 +204,12 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
     sendStored: (tx, name, ref, event, sendOptions) =>
       deliver(tx, kinds.entry(name).def.name, ref, event, sendOptions),
 
+    sendStoredMany(tx, name, items) {
+      const kind = kinds.entry(name).def.name;
+      for (const item of items) if (item.options.lock) load.loadAhead(tx, kind, item.ref);
+      return deliverMany(tx, kind, items);
+    },
+
     load: (sql, names, ref) => load.load(sql, names, ref),
 
     loadAhead: (tx, names, ref) => load.loadAhead(tx, names, ref),

@@ -2,17 +2,21 @@
  * The durable-timer scheduler. Timers are rows of `timers` written by transitions (`scheduleTimer`,
  * `cancelTimer`); the database is the only record of them, so a restart loses none.
  *
- * Firing one timer is one transaction: claim the earliest due row with `for update skip locked`,
- * delete it, and send its event (plus `at`, the firing time) to its actor. A refused event means the
- * timer went stale (the actor moved on): it is consumed all the same. An error rolls the transaction
- * back and postpones the timer by `retryMs`, so one bad timer cannot block the others.
+ * Timers fire in batches: one transaction claims up to `batchSize` due rows with `for update skip
+ * locked` (at most one per actor: the earliest), deletes them, and sends each its event (plus `at`,
+ * the firing time) — the actors' locked loads pipelined in one write, their transitions written with
+ * one statement per kind and the decision ledger's entries with one insert (`sendStoredMany`), one
+ * commit for the batch. A refused event means the timer went stale (the actor moved on): it is
+ * consumed all the same. When the batch's transaction fails, its timers are fired again one by one,
+ * each in its own transaction, so one bad timer cannot take the others down: an error there rolls
+ * that one back and postpones it by `retryMs`.
  *
- * Up to `concurrency` timers fire at once in a process (each its own transaction; more than one only
- * once the first claim found a timer due, so an idle check is one transaction): a thousand items due
- * in the same second were escalated one after another, one commit each, and the last 28 s late on
- * two processes (docs/performance.md, "Review decisions and deadlines under load"). A timer is not
- * claimed while an earlier one of the same actor is due (in flight in another transaction, its row
- * is still there for this one until that commits), so an actor's timers still fire in their order.
+ * A thousand items due in the same second were escalated one transaction each (a claim, a load, the
+ * write, the ledger's insert, a commit: ~10 ms of the machine each) — batches share those costs
+ * (docs/performance.md, "Reviews under load"). Up to `concurrency` batches fire at once in a process
+ * (more than one only once a batch came back full, so an idle check is one transaction). A timer is
+ * not claimed while an earlier one of the same actor is due (in flight in another transaction, its
+ * row is still there for this one until that commits), so an actor's timers fire in their order.
  */
 import type { Db } from '../db/sql.js';
 import type { Logger } from '../log.js';
@@ -20,6 +24,7 @@ import type { Clock } from '../util/clock.js';
 import { coalescedRunner } from '../util/coalesce.js';
 import { TIMER } from './acting-as.js';
 import type { ActorHost } from './host.js';
+import type { ActorTx } from './tx.js';
 
 export interface TimerSchedulerOptions {
   db: Db;
@@ -30,8 +35,10 @@ export interface TimerSchedulerOptions {
   pollMs?: number;
   /** How long a timer whose event failed waits before the next try (default 30 s). */
   retryMs?: number;
-  /** How many timers fire at once in this process (default 4). */
+  /** How many batches fire at once in this process (default 4). */
   concurrency?: number;
+  /** How many timers one transaction fires at most (default 32). */
+  batchSize?: number;
 }
 
 /** The scheduler. */
@@ -53,19 +60,36 @@ interface TimerRow {
   due_at: Date;
 }
 
-const CLAIM = `
-  delete from timers
-   where (actor_kind, actor_id, timer_id) = (
-     select t.actor_kind, t.actor_id, t.timer_id from timers t
-      where t.due_at <= $1
+const EARLIER_OF_SAME_ACTOR = `
         and not exists (
           select 1 from timers e
            where e.actor_kind = t.actor_kind and e.actor_id = t.actor_id
-             and (e.due_at, e.timer_id) < (t.due_at, t.timer_id))
-      order by t.due_at
-      limit 1
+             and (e.due_at, e.timer_id) < (t.due_at, t.timer_id))`;
+
+/** The claimed rows, as `TimerRow`; `d` names `timers` in the statement's DELETE. */
+const RETURNING = 'returning d.actor_kind, d.actor_id, d.timer_id, d.org_id, d.event, d.due_at';
+
+/** Up to $2 due timers, the earliest of each actor, skipping those another transaction holds. */
+const CLAIM = `
+  with claimed as (
+    select t.actor_kind, t.actor_id, t.timer_id from timers t
+     where t.due_at <= $1 ${EARLIER_OF_SAME_ACTOR}
+     order by t.due_at
+     limit $2
+     for update of t skip locked)
+  delete from timers d using claimed c
+   where (d.actor_kind, d.actor_id, d.timer_id) = (c.actor_kind, c.actor_id, c.timer_id)
+  ${RETURNING}`;
+
+/** One timer by its key, if it is still due and no one holds it (a failed batch's, fired alone). */
+const CLAIM_ONE = `
+  delete from timers d
+   where (d.actor_kind, d.actor_id, d.timer_id) = (
+     select t.actor_kind, t.actor_id, t.timer_id from timers t
+      where t.actor_kind = $2 and t.actor_id = $3 and t.timer_id = $4 and t.due_at <= $1
+        ${EARLIER_OF_SAME_ACTOR}
       for update of t skip locked)
-  returning actor_kind, actor_id, timer_id, org_id, event, due_at`;
+  ${RETURNING}`;
 
 /** Creates the scheduler (its loop starts with `start()`). */
 export function createTimerScheduler(options: TimerSchedulerOptions): TimerScheduler {
@@ -73,53 +97,94 @@ export function createTimerScheduler(options: TimerSchedulerOptions): TimerSched
   const pollMs = options.pollMs ?? 1_000;
   const retryMs = options.retryMs ?? 30_000;
   const concurrency = Math.max(1, options.concurrency ?? 4);
+  const batchSize = Math.max(1, options.batchSize ?? 32);
   let running = false;
   let next: NodeJS.Timeout | null = null;
 
-  /** Fires one timer due by `now`; false when none is. Its event's `at` is the time it fired. */
-  async function fireOne(now: number): Promise<boolean> {
+  /** Sends the claimed `rows`' events in `tx`, a statement per kind; `now`: when they fire. */
+  async function send(tx: ActorTx, rows: readonly TimerRow[], now: number): Promise<void> {
+    const at = new Date(Math.max(now, clock.now())).toISOString();
+    const byKind = new Map<string, TimerRow[]>();
+    for (const row of rows) {
+      const list = byKind.get(row.actor_kind);
+      if (list) list.push(row);
+      else byKind.set(row.actor_kind, [row]);
+    }
+    for (const [kind, list] of byKind) {
+      const results = await host.sendStoredMany(
+        tx,
+        kind,
+        list.map((row) => ({
+          ref: { orgId: row.org_id, id: row.actor_id },
+          event: { ...row.event, at },
+          // Locked: a decision at the same moment waits for the batch instead of failing it.
+          options: { actingAs: TIMER, lock: true },
+        })),
+      );
+      for (const [i, result] of results.entries()) {
+        if (result.outcome === 'applied') continue;
+        const row = list[i] as TimerRow;
+        log.debug(
+          { timer: row.timer_id, actor: row.actor_id, outcome: result.outcome },
+          'stale timer consumed',
+        );
+      }
+    }
+  }
+
+  /** Fires one timer of a failed batch alone; an error postpones it by `retryMs`. */
+  async function fireAlone(key: TimerRow, now: number): Promise<number> {
     const due = new Date(now).toISOString();
-    let claimed: TimerRow | null = null;
     try {
       return await host.transact(async (tx) => {
-        claimed = null;
-        const row = await tx.sql.maybeOne<TimerRow>(CLAIM, [due]);
-        if (!row) return false;
-        claimed = row;
-        const event = { ...row.event, at: new Date(Math.max(now, clock.now())).toISOString() };
-        const result = await host.sendStored(
-          tx,
-          row.actor_kind,
-          { orgId: row.org_id, id: row.actor_id },
-          event,
-          {
-            actingAs: TIMER,
-          },
-        );
-        if (result.outcome !== 'applied') {
-          log.debug(
-            { timer: row.timer_id, actor: row.actor_id, outcome: result.outcome },
-            'stale timer consumed',
-          );
-        }
-        return true;
+        const row = await tx.sql.maybeOne<TimerRow>(CLAIM_ONE, [
+          due,
+          key.actor_kind,
+          key.actor_id,
+          key.timer_id,
+        ]);
+        if (!row) return 0;
+        await send(tx, [row], now);
+        return 1;
       });
     } catch (error) {
-      const row = claimed as TimerRow | null;
-      if (!row) throw error;
       log.error(
-        { err: error, timer: row.timer_id, actorKind: row.actor_kind, actorId: row.actor_id },
+        { err: error, timer: key.timer_id, actorKind: key.actor_kind, actorId: key.actor_id },
         'timer failed',
       );
       await db.query(
         'update timers set due_at = $4 where actor_kind = $1 and actor_id = $2 and timer_id = $3',
-        [row.actor_kind, row.actor_id, row.timer_id, new Date(now + retryMs).toISOString()],
+        [key.actor_kind, key.actor_id, key.timer_id, new Date(now + retryMs).toISOString()],
       );
-      return true;
+      return 1;
     }
   }
 
-  /** Fires every timer due by now, `concurrency` at a time once one was found due. */
+  /** Fires a batch of timers due by `now`; how many it took (0: none is due). */
+  async function fireBatch(now: number): Promise<number> {
+    const due = new Date(now).toISOString();
+    let claimed: TimerRow[] = [];
+    try {
+      return await host.transact(async (tx) => {
+        claimed = [];
+        const rows = await tx.sql.query<TimerRow>(CLAIM, [due, batchSize]);
+        if (rows.length === 0) return 0;
+        claimed = rows;
+        // In due order: the ledger's entries and the outbox's events follow it.
+        rows.sort((a, b) => a.due_at.getTime() - b.due_at.getTime() || a.actor_id - b.actor_id);
+        await send(tx, rows, now);
+        return rows.length;
+      });
+    } catch (error) {
+      if (claimed.length === 0) throw error;
+      log.warn({ err: error, timers: claimed.length }, 'timer batch failed; firing its timers one by one');
+      let fired = 0;
+      for (const row of claimed) fired += await fireAlone(row, now);
+      return fired;
+    }
+  }
+
+  /** Fires every timer due by now, up to `concurrency` batches at a time once one came back full. */
   async function runDue(): Promise<number> {
     const now = clock.now();
     let fired = 0;
@@ -127,9 +192,9 @@ export function createTimerScheduler(options: TimerSchedulerOptions): TimerSched
     const draining: Array<Promise<void>> = [];
     const drain = async (): Promise<void> => {
       try {
-        while (await fireOne(now)) {
-          fired++;
-          if (draining.length < concurrency) draining.push(drain());
+        for (let n = await fireBatch(now); n > 0; n = await fireBatch(now)) {
+          fired += n;
+          if (n >= batchSize && draining.length < concurrency) draining.push(drain());
         }
       } catch (error) {
         failure ??= { error };

@@ -236,6 +236,12 @@ export interface ActorHost {
     options: SendOptions,
   ): Promise<SendResult>;
   /**
+   * `sendMany` for events read from storage (timer rows), as `sendStored` checks them: the kind is a
+   * name. Items with `lock` have their locked loads sent together first (`loadAhead`), so the
+   * connection pipelines them in one write instead of a round trip each.
+   */
+  sendStoredMany(tx: ActorTx, kind: string, items: readonly SendItem[]): Promise<SendResult[]>;
+  /**
    * Sends the locked load of `ref` (as `SendOptions.lock` would) now, without waiting for it: the
    * connection pipelines it with the statements that follow (the transition being written), and a
    * later `send` to it with `lock` in this transaction takes its answer instead of a round trip of its

@@ -97,6 +97,13 @@ async function timersOf(itemId: number): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((r) => [r.timer_id, r.due_at.toISOString()]));
 }
 
+/** The ledger of an item opened by the owner and rejected at its deadline (`onTimeout: reject`). */
+const timedOutLedger = () => [
+  { event: 'opened', by: `token:${owner.id}` },
+  { event: 'timeout', by: 'timer' },
+  { event: 'decided', by: 'system:timeout' },
+];
+
 /** The ledger's events for run `id` (a skill item). */
 async function ledgerOf(id: number): Promise<Array<{ event: string; by: string }>> {
   const res = await get(`/audit/reviews?kind=skill&id=${id}&limit=200`);
@@ -252,16 +259,43 @@ describe('the deadline timers', () => {
       'timeout',
       'decided',
     ]);
-    expect(await ledgerOf(id)).toEqual([
-      { event: 'opened', by: `token:${owner.id}` },
-      { event: 'timeout', by: 'timer' },
-      { event: 'decided', by: 'system:timeout' },
-    ]);
+    expect(await ledgerOf(id)).toEqual(timedOutLedger());
     const audit = await t.app.db.sql.query<{ action: string; actor: string }>(
       `select action, actor from audit_log where action = 'review.timeout' and target_id = $1`,
       [String(id)],
     );
     expect(audit).toEqual([{ action: 'review.timeout', actor: 'system:timeout' }]);
+  });
+
+  it('many due together fire in batches: each escalation and rejection once, events in order, the ledger valid', async () => {
+    await emptyQueue();
+    const opened = t.clock.now();
+    const escalating: number[] = [];
+    for (let i = 0; i < 40; i++) escalating.push(await pendingSkillRun(t, owner.token, 'gated-escalating'));
+    const rejecting: number[] = [];
+    for (let i = 0; i < 3; i++) rejecting.push(await pendingSkillRun(t, owner.token, 'gated-reject'));
+    t.clock.set(opened + 2 * HOUR);
+    // 40 reminders and deadlines (each item's reminder first), 3 deadlines that reject.
+    expect(await t.app.timers.runDue()).toBe(83);
+    for (const id of escalating) {
+      const item = await openItem(t, id);
+      expect((await eventsOf(item.id)).map((e) => e.event)).toEqual([
+        'opened',
+        'due_soon',
+        'overdue',
+        'escalated',
+      ]);
+      expect(await ledgerOf(id)).toEqual([
+        { event: 'opened', by: `token:${owner.id}` },
+        { event: 'escalated', by: 'timer' },
+      ]);
+      expect(await timersOf(item.id)).toEqual({ due: iso(opened + 4 * HOUR) });
+    }
+    for (const id of rejecting) {
+      expect((await get(`/runs/${id}`)).body.status).toBe('rejected');
+      expect(await ledgerOf(id)).toEqual(timedOutLedger());
+    }
+    expect(await t.app.ledger.verify('acme')).toMatchObject({ ok: true, brokenAt: null });
   });
 
   it('a decision before the deadline removes its timers; a decided item takes no deadline event', async () => {

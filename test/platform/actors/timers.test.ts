@@ -49,6 +49,28 @@ async function snooze(app: TestApp, itemId: number, until: number) {
   );
 }
 
+/** `n` new open items, each snoozed until `until`: their ids. */
+async function snoozedItems(n: number, until: number): Promise<number[]> {
+  const items: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const item = await openItemOf(t, actor.row.id);
+    expect((await snooze(t, item.id, until)).outcome).toBe('applied');
+    items.push(item.id);
+  }
+  return items;
+}
+
+/** How many WAKE transitions each of `items` took (the ones that took any), by id. */
+function wakesOf(items: number[]) {
+  return t.app.db.sql.query<{ actor_id: number; n: number }>(
+    `select actor_id, count(*)::int as n from actor_transitions
+      where actor_kind = 'review-item' and event_type = 'WAKE' and actor_id = any($1::bigint[])
+      group by actor_id`,
+    [items],
+  );
+}
+
 describe('durable timers', () => {
   it('fire from the database in a new process after a restart', async () => {
     const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
@@ -121,22 +143,71 @@ describe('durable timers', () => {
 
   it('due together fire concurrently, each once, and runDue counts every one', async () => {
     const until = t.clock.now() + HOUR;
-    const items: number[] = [];
-    for (let i = 0; i < 24; i++) {
-      const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
-      const item = await openItemOf(t, actor.row.id);
-      expect((await snooze(t, item.id, until)).outcome).toBe('applied');
-      items.push(item.id);
-    }
+    const items = await snoozedItems(24, until);
     t.clock.set(until);
     expect(await t.app.timers.runDue()).toBe(24);
-    const wakes = await t.app.db.sql.query<{ actor_id: number; n: number }>(
-      `select actor_id, count(*)::int as n from actor_transitions
-        where actor_kind = 'review-item' and event_type = 'WAKE' and actor_id = any($1::bigint[])
-        group by actor_id`,
-      [items],
-    );
+    const wakes = await wakesOf(items);
     expect(wakes.map((w) => w.n)).toEqual(Array(24).fill(1));
     expect(await t.app.timers.runDue()).toBe(0);
+  });
+
+  it('in a batch whose write fails for one actor, the others fire; that one is postponed, then fires', async () => {
+    const until = t.clock.now() + HOUR;
+    const items = await snoozedItems(6, until);
+    const bad = items[2] as number;
+    // The batch's one statement for the review items fails because of this one row.
+    await t.app.db.sql.query(
+      `create function fail_review_item() returns trigger language plpgsql as $$
+       begin
+         if new.id = ${bad} then raise exception 'review item % refused', new.id; end if;
+         return new;
+       end $$`,
+    );
+    await t.app.db.sql.query(
+      'create trigger fail_review_item before update on review_items for each row execute function fail_review_item()',
+    );
+    const statuses = async () =>
+      (
+        await t.app.db.sql.query<{ id: number; status: string }>(
+          'select id, status from review_items where id = any($1::bigint[]) order by id',
+          [items],
+        )
+      ).map((r) => (r.id === bad ? `bad:${r.status}` : r.status));
+    try {
+      t.clock.set(until);
+      expect(await t.app.timers.runDue()).toBe(6);
+      expect(await statuses()).toEqual(items.map((id) => (id === bad ? 'bad:snoozed' : 'unassigned')));
+      const left = await t.app.db.sql.query<{ due_at: Date }>(
+        `select due_at from timers where actor_kind = 'review-item' and actor_id = $1`,
+        [bad],
+      );
+      expect(left).toEqual([{ due_at: new Date(until + 30_000) }]);
+    } finally {
+      await t.app.db.sql.query('drop trigger fail_review_item on review_items');
+      await t.app.db.sql.query('drop function fail_review_item()');
+    }
+    t.clock.set(until + 30_000);
+    expect(await t.app.timers.runDue()).toBe(1);
+    expect(await statuses()).toEqual(items.map((id) => (id === bad ? 'bad:unassigned' : 'unassigned')));
+  });
+
+  it('on two processes, batches (several, at once) fire every timer exactly once', async () => {
+    const other = await startTestApp(env, { database });
+    await other.app.timers.stop();
+    try {
+      const until = t.clock.now() + HOUR;
+      const items = await snoozedItems(100, until);
+      t.clock.set(until);
+      other.clock.set(until);
+      const [a, b] = await Promise.all([t.app.timers.runDue(), other.app.timers.runDue()]);
+      expect(a + b).toBe(100);
+      const wakes = await wakesOf(items);
+      expect(wakes.map((w) => w.n)).toEqual(Array(100).fill(1));
+      expect(
+        await t.app.db.sql.query('select 1 from timers where actor_id = any($1::bigint[])', [items]),
+      ).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 });
