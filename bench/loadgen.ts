@@ -212,10 +212,15 @@ export async function runOpenLoad(options: OpenLoadOptions): Promise<OpenLoadSta
     socket.on('connect', take);
   }
 
-  /** Sends every request due by now. */
-  function offer(): void {
-    const now = Math.min(performance.now(), end);
-    const total = Math.min(toOffer, Math.floor(options.rate * ((now - started) / 1000)));
+  /**
+   * Sends every request due by now; at the end, every one of `toOffer`. (Not from `end - started`:
+   * `(started + durationMs) - started` may come out a hair under `durationMs` in floating point, and
+   * one request short the last answer waited for `offered === toOffer` for ever — a 10 s row of
+   * bench:evaluations that never ended.)
+   */
+  function offer(now: number): void {
+    const total =
+      now >= end ? toOffer : Math.min(toOffer, Math.floor(options.rate * ((now - started) / 1000)));
     while (offered < total) {
       const at = started + (offered * 1000) / options.rate;
       offered++;
@@ -232,8 +237,9 @@ export async function runOpenLoad(options: OpenLoadOptions): Promise<OpenLoadSta
   await new Promise<void>((resolve) => {
     allAnswered = resolve;
     const timer = setInterval(() => {
-      offer();
-      if (performance.now() >= end) {
+      const now = performance.now();
+      offer(now);
+      if (now >= end) {
         clearInterval(timer);
         if (pending === 0) resolve();
       }
