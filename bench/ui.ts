@@ -11,7 +11,10 @@
  *   browser B, open on the same queue, notes when the row leaves its list (a MutationObserver).
  *   Both clocks are this machine's (performance.timeOrigin + now), BENCH_UI_APPROVALS (30) times.
  * - where a load's time goes (p50): the page's reads of the queue (`GET /reviews` pages) and of the
- *   preview (`GET /reviews/:kind/:id`) from the browser's resource timings, the rest is drawing.
+ *   preview (`GET /reviews/:kind/:id`) from the browser's resource timings, the rest is drawing; and
+ *   each load's timeline on the page's clock (from its navigation): every request it made (the
+ *   document, script, `GET /session`, each `GET /reviews` in the order they started, …) from its
+ *   start to its end, and when the first row, every row and the preview's draft were drawn.
  * - side by side: BENCH_UI_BASELINE=<another checkout's bin/r3.js> serves the same database from that
  *   checkout too (its own web bundle), and the loads alternate between the two servers, so a loaded
  *   machine weighs on both alike; the figures to compare are the two columns of one run.
@@ -38,6 +41,60 @@ declare const performance: {
   now(): number;
   getEntriesByType(type: string): Array<{ name: string; startTime: number; responseEnd: number }>;
 };
+
+/** One load's page-clock marks (ms from its navigation): its requests, and when what was drawn. */
+interface Timeline {
+  requests: Array<{ name: string; startTime: number; responseEnd: number }>;
+  firstRow: number;
+  allRows: number;
+  draft: number;
+}
+
+/** A request of a load named for the timeline (null: not one the breakdown shows). */
+function requestLabel(url: string): string | null {
+  const u = new URL(url, 'http://x');
+  if (u.pathname === '/review') return 'document';
+  if (/^\/assets\/main-.*\.js$/.test(u.pathname)) return 'script';
+  if (/^\/assets\/.*\.css$/.test(u.pathname)) return 'stylesheet';
+  if (u.pathname === '/api/v1/session') return 'GET /session';
+  if (u.pathname === '/api/v1/reviews') return 'GET /reviews';
+  if (/^\/api\/v1\/reviews\/[a-z]+\/\d+$/.test(u.pathname)) return 'GET /reviews/:kind/:id';
+  if (u.pathname === '/api/v1/users') return 'GET /users';
+  return null;
+}
+
+/**
+ * The loads' median timeline: each request of a load (the n-th of its name, in the order they
+ * started), its start and end, then the draws, p50 over the loads.
+ */
+function timelineLines(loads: Timeline[]): string[] {
+  const rows = new Map<string, { start: number[]; end: number[] }>();
+  for (const load of loads) {
+    const seen = new Map<string, number>();
+    for (const r of [...load.requests].sort((a, b) => a.startTime - b.startTime)) {
+      const label = requestLabel(r.name);
+      if (!label) continue;
+      const n = (seen.get(label) ?? 0) + 1;
+      seen.set(label, n);
+      const key = n === 1 ? label : `${label} (${n})`;
+      const row = rows.get(key) ?? { start: [], end: [] };
+      row.start.push(r.startTime);
+      row.end.push(r.responseEnd);
+      rows.set(key, row);
+    }
+  }
+  const p50 = (xs: number[]) => percentiles(xs).p50.toFixed(0).padStart(5);
+  const lines = [...rows]
+    .sort((a, b) => percentiles(a[1].start).p50 - percentiles(b[1].start).p50)
+    .map(
+      ([key, row]) =>
+        `  ${key.padEnd(28)} ${p50(row.start)} → ${p50(row.end)}${row.start.length < loads.length ? `  (in ${row.start.length} of ${loads.length} loads)` : ''}`,
+    );
+  lines.push(`  ${'first row drawn'.padEnd(28)}         ${p50(loads.map((l) => l.firstRow))}`);
+  lines.push(`  ${`all rows drawn`.padEnd(28)}         ${p50(loads.map((l) => l.allRows))}`);
+  lines.push(`  ${"preview's draft drawn".padEnd(28)}         ${p50(loads.map((l) => l.draft))}`);
+  return lines;
+}
 
 const ITEMS = Number(process.env.BENCH_UI_ITEMS ?? 500);
 const LOADS = Number(process.env.BENCH_UI_LOADS ?? 10);
@@ -152,6 +209,7 @@ try {
         listRead: [] as number[],
         previewStart: [] as number[],
         previewRead: [] as number[],
+        timelines: [] as Timeline[],
       })),
     );
     const a = (measured[0] as (typeof measured)[number]).page;
@@ -162,29 +220,45 @@ try {
       for (const m of measured) {
         const started = performance.now();
         await m.page.goto(`${m.url}/review`);
-        await m.page.waitForFunction(() => document.querySelector('ol.queue > li') !== null, undefined, {
-          polling: 'raf',
-        });
+        // Each wait answers the page's clock when it was met (the resource timings' clock).
+        const firstRow = (await m.page
+          .waitForFunction(
+            () => document.querySelector('ol.queue > li') !== null && performance.now(),
+            undefined,
+            {
+              polling: 'raf',
+            },
+          )
+          .then((h) => h.jsonValue())) as number;
         if (i >= 0) m.first.push(performance.now() - started);
-        await m.page.waitForFunction((n) => document.querySelectorAll('ol.queue > li').length >= n, ITEMS, {
-          polling: 'raf',
-        });
+        const allRows = (await m.page
+          .waitForFunction(
+            (n) => document.querySelectorAll('ol.queue > li').length >= n && performance.now(),
+            ITEMS,
+            {
+              polling: 'raf',
+            },
+          )
+          .then((h) => h.jsonValue())) as number;
         if (i >= 0) m.full.push(performance.now() - started);
         else if (m === measured[0]) warmup = performance.now() - started;
-        await m.page.waitForFunction(
-          () => document.querySelector('section.preview .draft') !== null,
-          undefined,
-          { polling: 'raf' },
-        );
+        const draft = (await m.page
+          .waitForFunction(
+            () => document.querySelector('section.preview .draft') !== null && performance.now(),
+            undefined,
+            { polling: 'raf' },
+          )
+          .then((h) => h.jsonValue())) as number;
         if (i < 0) continue;
         m.withPreview.push(performance.now() - started);
         // The page's own clock (from its navigation): when the reads answered.
-        const reads = await m.page.evaluate(() =>
-          performance
-            .getEntriesByType('resource')
-            .filter((e) => e.name.includes('/api/v1/reviews'))
-            .map((e) => ({ name: e.name, startTime: e.startTime, responseEnd: e.responseEnd })),
+        const requests = await m.page.evaluate(() =>
+          [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].map(
+            (e) => ({ name: e.name, startTime: e.startTime, responseEnd: e.responseEnd }),
+          ),
         );
+        m.timelines.push({ requests, firstRow, allRows, draft });
+        const reads = requests.filter((e) => e.name.includes('/api/v1/reviews'));
         const lists = reads.filter((e) => /\/api\/v1\/reviews\?/.test(e.name));
         const item = reads.find((e) => /\/api\/v1\/reviews\/[a-z]+\/\d+/.test(e.name));
         m.listRead.push(Math.max(0, ...lists.slice(0, Math.ceil(ITEMS / 200)).map((e) => e.responseEnd)));
@@ -266,6 +340,10 @@ try {
         `${m.name.padEnd(14)} rows+preview ${q(m.withPreview)}  all rows ${q(m.full)}  first row ${q(m.first)}` +
           `  | queue read ${q(m.listRead)}  preview read starts ${q(m.previewStart)}, takes ${q(m.previewRead)}`,
       );
+    }
+    for (const m of measured) {
+      console.log(`\nwhere a load's time goes, ${m.name} (page clock from navigation, p50 ms: start → end)`);
+      for (const line of timelineLines(m.timelines)) console.log(line);
     }
     console.log('\ngoals');
     console.log(
