@@ -10,7 +10,8 @@ import { cursorIndex, itemKey, queueStore, type ReviewItem, visibleItems } from 
 import { viewFromSearch } from './lanes.js';
 import { openPreview, readPreview } from './preview-data.js';
 
-const PAGE = 200;
+/** A page of `GET /reviews`: its most (a queue of up to 1,000 items is one request). */
+const PAGE = 1_000;
 const MAX_ITEMS = 5_000;
 
 let generation = 0;
