@@ -8,12 +8,7 @@ import { z } from 'zod';
 import { access } from '../../platform/auth/guard.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { notFound } from '../../platform/errors.js';
-import {
-  DEFAULT_LIMIT,
-  encodeTimeCursor,
-  MAX_LIMIT,
-  timeCursorSchema,
-} from '../../platform/http/pagination.js';
+import { encodeTimeCursor, limitSchema, timeCursorSchema } from '../../platform/http/pagination.js';
 import { ok } from '../../platform/http/reply.js';
 import { defineRoute, type RouteDef } from '../../platform/http/server.js';
 import { ifMatchRevision } from './decisions.js';
@@ -61,49 +56,35 @@ function decodeDueCursor(cursor: string): ReviewPosition | null {
 }
 
 /**
- * The most items a page of `GET /reviews` holds: more than a list's 200, so the web queue reads a
- * queue of up to this many in one request (its first render waited for one page after another).
+ * Query of `GET /reviews` (and of the POSTs, naming the view they answer with). A cursor belongs to
+ * the order it was returned for (`sort`): one of the other order is a 400 naming `cursor`.
  */
-export const REVIEW_PAGE_MAX = 1_000;
-
-/**
- * Query of `GET /reviews` (and of the POSTs, naming the view they answer with), `limit` at most
- * `maxLimit`. A cursor belongs to the order it was returned for (`sort`): one of the other order is a
- * 400 naming `cursor`.
- */
-const listQuerySchema = (maxLimit: number) =>
-  z
-    .object({
-      assignedTo: z.string().min(1).max(128).optional(),
-      includeSnoozed: booleanQuery,
-      /** Only the items due by now (true), or only the others (false). */
-      overdue: booleanQuery,
-      /** `created` (default): oldest first; `due`: soonest due first, items without a due time last. */
-      sort: z.enum(REVIEW_SORTS).optional(),
-      limit: z.coerce.number().int().min(1).max(maxLimit).default(DEFAULT_LIMIT),
-      cursor: z.string().max(500).optional(),
-    })
-    .transform((query, ctx) => {
-      const { cursor, ...rest } = query;
-      if (cursor === undefined) return { ...rest, after: undefined };
-      let after: ReviewPosition | null = null;
-      if (query.sort === 'due') after = decodeDueCursor(cursor);
-      else {
-        const parsed = timeCursorSchema.safeParse(cursor);
-        if (parsed.success)
-          after = { createdAt: parsed.data.createdAt.toISOString(), itemId: parsed.data.id };
-      }
-      if (after === null) {
-        ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'is not a cursor this list returned' });
-        return z.NEVER;
-      }
-      return { ...rest, after };
-    });
-
-/** The POSTs' view (its first page, as every list: at most 200). */
-export const reviewListQuerySchema = listQuerySchema(MAX_LIMIT);
-/** `GET /reviews`: pages of up to REVIEW_PAGE_MAX. */
-const queueQuerySchema = listQuerySchema(REVIEW_PAGE_MAX);
+export const reviewListQuerySchema = z
+  .object({
+    assignedTo: z.string().min(1).max(128).optional(),
+    includeSnoozed: booleanQuery,
+    /** Only the items due by now (true), or only the others (false). */
+    overdue: booleanQuery,
+    /** `created` (default): oldest first; `due`: soonest due first, items without a due time last. */
+    sort: z.enum(REVIEW_SORTS).optional(),
+    limit: limitSchema,
+    cursor: z.string().max(500).optional(),
+  })
+  .transform((query, ctx) => {
+    const { cursor, ...rest } = query;
+    if (cursor === undefined) return { ...rest, after: undefined };
+    let after: ReviewPosition | null = null;
+    if (query.sort === 'due') after = decodeDueCursor(cursor);
+    else {
+      const parsed = timeCursorSchema.safeParse(cursor);
+      if (parsed.success) after = { createdAt: parsed.data.createdAt.toISOString(), itemId: parsed.data.id };
+    }
+    if (after === null) {
+      ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'is not a cursor this list returned' });
+      return z.NEVER;
+    }
+    return { ...rest, after };
+  });
 
 const kindSchema = z.enum(REVIEW_KINDS);
 
@@ -317,7 +298,7 @@ export function reviewRoutes(reviews: ReviewService): RouteDef[] {
       method: 'GET',
       path: '/api/v1/reviews',
       access: access.read,
-      query: queueQuerySchema,
+      query: reviewListQuerySchema,
       summary:
         'The review queue, oldest first (sort=due: soonest due first, items without a due time last): active items (not snoozed, or snooze passed); assignedTo=<userId>|unassigned, includeSnoozed=true, overdue=true|false; {reviews, nextCursor}.',
       responses: {

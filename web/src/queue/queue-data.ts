@@ -10,8 +10,7 @@ import { cursorIndex, itemKey, queueStore, type ReviewItem, visibleItems } from 
 import { viewFromSearch } from './lanes.js';
 import { openPreview, readPreview } from './preview-data.js';
 
-/** A page of `GET /reviews`: its most (a queue of up to 1,000 items is one request). */
-const PAGE = 1_000;
+const PAGE = 200;
 const MAX_ITEMS = 5_000;
 
 let generation = 0;
