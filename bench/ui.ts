@@ -14,7 +14,9 @@
  *   preview (`GET /reviews/:kind/:id`) from the browser's resource timings, the rest is drawing; and
  *   each load's timeline on the page's clock (from its navigation): every request it made (the
  *   document, script, `GET /session`, each `GET /reviews` in the order they started, …) from its
- *   start to its end, and when the first row, every row and the preview's draft were drawn.
+ *   start to its end, and when the first row, every row and the preview's draft were drawn — noted in
+ *   the page as they entered the document (recordDraws), so without the waits' DevTools round trips,
+ *   which the figures measured from node include.
  * - side by side: BENCH_UI_BASELINE=<another checkout's bin/r3.js> serves the same database from that
  *   checkout too (its own web bundle), and the loads alternate between the two servers, so a loaded
  *   machine weighs on both alike; the figures to compare are the two columns of one run.
@@ -36,7 +38,10 @@ declare const document: {
   querySelector(s: string): unknown;
   querySelectorAll(s: string): { length: number };
 };
-declare const window: { __removedAt?: number };
+declare const window: {
+  __removedAt?: number;
+  __draws?: { firstRow?: number; allRows?: number; draft?: number };
+};
 declare const performance: {
   now(): number;
   getEntriesByType(type: string): Array<{ name: string; startTime: number; responseEnd: number }>;
@@ -49,6 +54,26 @@ interface Timeline {
   allRows: number;
   draft: number;
 }
+
+/**
+ * Installed in each measured page before its own scripts (addInitScript, so the page's CSP does not
+ * apply): notes on the page's clock when the first row, every row and the preview's draft were first
+ * in the document (a MutationObserver), in `window.__draws`. The waits below poll from node, one after
+ * another, each a DevTools round trip on this machine: their times include those round trips, these
+ * are the page's own.
+ */
+const recordDraws = (items: number) => `(() => {
+  const marks = {};
+  window.__draws = marks;
+  const observer = new MutationObserver(() => {
+    const now = performance.now();
+    if (marks.firstRow === undefined && document.querySelector('ol.queue > li')) marks.firstRow = now;
+    if (marks.allRows === undefined && document.querySelectorAll('ol.queue > li').length >= ${items}) marks.allRows = now;
+    if (marks.draft === undefined && document.querySelector('section.preview .draft')) marks.draft = now;
+    if (marks.firstRow !== undefined && marks.allRows !== undefined && marks.draft !== undefined) observer.disconnect();
+  });
+  observer.observe(document, { childList: true, subtree: true });
+})()`;
 
 /** A request of a load named for the timeline (null: not one the breakdown shows). */
 function requestLabel(url: string): string | null {
@@ -212,6 +237,7 @@ try {
         timelines: [] as Timeline[],
       })),
     );
+    for (const m of measured) await m.page.addInitScript(recordDraws(ITEMS));
     const a = (measured[0] as (typeof measured)[number]).page;
     // One load of each first, not counted (the server's and browser's code paths warm), then LOADS
     // counted, alternating between the servers.
@@ -257,7 +283,13 @@ try {
             (e) => ({ name: e.name, startTime: e.startTime, responseEnd: e.responseEnd }),
           ),
         );
-        m.timelines.push({ requests, firstRow, allRows, draft });
+        const draws = await m.page.evaluate(() => window.__draws ?? {});
+        m.timelines.push({
+          requests,
+          firstRow: draws.firstRow ?? firstRow,
+          allRows: draws.allRows ?? allRows,
+          draft: draws.draft ?? draft,
+        });
         const reads = requests.filter((e) => e.name.includes('/api/v1/reviews'));
         const lists = reads.filter((e) => /\/api\/v1\/reviews\?/.test(e.name));
         const item = reads.find((e) => /\/api\/v1\/reviews\/[a-z]+\/\d+/.test(e.name));
@@ -341,6 +373,18 @@ try {
           `  | queue read ${q(m.listRead)}  preview read starts ${q(m.previewStart)}, takes ${q(m.previewRead)}`,
       );
     }
+    console.log(
+      `\non the page's own clock (navigation → in the document, no DevTools round trip; p50 / p99 ms)`,
+    );
+    for (const m of measured) {
+      const q = (xs: number[]) => {
+        const p = percentiles(xs);
+        return `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
+      };
+      console.log(
+        `${m.name.padEnd(14)} rows+preview ${q(m.timelines.map((t) => Math.max(t.allRows, t.draft)))}  all rows ${q(m.timelines.map((t) => t.allRows))}  first row ${q(m.timelines.map((t) => t.firstRow))}`,
+      );
+    }
     for (const m of measured) {
       console.log(`\nwhere a load's time goes, ${m.name} (page clock from navigation, p50 ms: start → end)`);
       for (const line of timelineLines(m.timelines)) console.log(line);
@@ -354,6 +398,12 @@ try {
     );
     console.log(
       `workbench first render with the preview pane p99 < 300 ms: ${w.p99 < 300 ? 'met' : 'NOT met'} (${w.p99.toFixed(0)} ms)`,
+    );
+    const own = percentiles(
+      (measured[0] as (typeof measured)[number]).timelines.map((t) => Math.max(t.allRows, t.draft)),
+    );
+    console.log(
+      `  the same on the page's own clock: ${own.p99 < 300 ? 'met' : 'NOT met'} (${own.p99.toFixed(0)} ms)`,
     );
     console.log(
       `decision seen in a second browser p99 < 300 ms: ${l.p99 < 300 ? 'met' : 'NOT met'} (${l.p99.toFixed(1)} ms)`,
