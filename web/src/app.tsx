@@ -112,7 +112,8 @@ export function App() {
   const status = useSelector(sessionStore, (c) => c.status);
 
   useEffect(() => {
-    if (path === '/login' || status !== 'loading') return;
+    // The store's status, not this render's: the read main.tsx started may have answered since.
+    if (path === '/login' || sessionStore.getSnapshot().context.status !== 'loading') return;
     void readSession();
   }, [path, status]);
 
