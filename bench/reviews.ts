@@ -321,6 +321,51 @@ bench:reviews — deciding through HTTP (r3 in a child process)`);
 }
 
 /**
+ * The CPU time (ms) the bench database's backends spend from now until `stop()`, sampled every 100
+ * ms: a backend that ends meanwhile (a pool's idle connection closed) counts to its last sample, one
+ * that starts counts from zero — `databaseCpuMs` at both ends would lose the first and count the
+ * second's whole life. Null when a backend's CPU cannot be read.
+ */
+async function trackBackendCpu(url: string): Promise<{ stop(): Promise<number | null> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let unreadable = false;
+  const sample = async (initial: boolean) => {
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    for (const { pid } of rows) {
+      const ms = cpuMs(pid);
+      if (ms === null) {
+        unreadable ||= initial;
+        continue;
+      }
+      if (!first.has(pid)) first.set(pid, initial ? ms : 0);
+      last.set(pid, ms);
+    }
+  };
+  await sample(true);
+  let sampling = Promise.resolve();
+  const timer = setInterval(() => {
+    sampling = sampling.then(() => sample(false)).catch(() => undefined);
+  }, 100);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sampling;
+      await sample(false);
+      await client.end();
+      if (unreadable) return null;
+      let total = 0;
+      for (const [pid, ms] of last) total += ms - (first.get(pid) ?? 0);
+      return total;
+    },
+  };
+}
+
+/**
  * Escalations on two processes: `items` (opened under the escalating policy) are made due in the same
  * second, DUE_IN_S from now, by moving their `due` timers there; answers when each one's `escalated`
  * ledger entry was first seen, less its due time (ms), and how many items have more than one.
@@ -340,7 +385,8 @@ async function escalations(
     const each = pids.map((pid) => cpuMs(pid));
     return each.includes(null) ? null : (each as number[]).reduce((sum, ms) => sum + ms, 0);
   };
-  const before = { r3: r3Cpu(), db: await databaseCpuMs(bench.url) };
+  const before = r3Cpu();
+  const backends = await trackBackendCpu(bench.url);
   const dueAt = new Map<number, number>();
   const moved = await db.sql.query<{ run_id: number; due_at: Date }>(
     `with due as (
@@ -376,9 +422,8 @@ async function escalations(
   }
   // The machine's CPU of the escalations (both r3 processes, the database's backends) until the last
   // was seen; the bench's own polling is in the database's share.
-  const after = { r3: r3Cpu(), db: await databaseCpuMs(bench.url) };
-  const spent = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
-  const cpu = { r3: spent(before.r3, after.r3), db: spent(before.db, after.db) };
+  const after = r3Cpu();
+  const cpu = { r3: before === null || after === null ? null : after - before, db: await backends.stop() };
   // Seen again a second later: an escalation recorded twice would show by now.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const again = await db.sql.one<{ n: number }>(
