@@ -112,8 +112,7 @@ export function App() {
   const status = useSelector(sessionStore, (c) => c.status);
 
   useEffect(() => {
-    // The store's status, not this render's: the read main.tsx started may have answered since.
-    if (path === '/login' || sessionStore.getSnapshot().context.status !== 'loading') return;
+    if (path === '/login' || status !== 'loading') return;
     void readSession();
   }, [path, status]);
 
