@@ -12,8 +12,6 @@ import { openPreview, readPreview } from './preview-data.js';
 
 const PAGE = 200;
 const MAX_ITEMS = 5_000;
-/** The rows a long queue shows while its other pages are read: more than a screenful. */
-const FIRST_SHOWN = 50;
 
 let generation = 0;
 /** The newest read whose items the store shows (an older one answering later is not shown). */
@@ -59,11 +57,10 @@ async function readQueue(mine: number): Promise<boolean> {
       );
       items.push(...page.reviews);
       cursor = page.nextCursor;
-      // Until the queue is shown, the top of its first page is shown while the rest is read (a long
-      // queue draws a screenful at once, and drawing no more leaves the main thread to the next
-      // pages' answers); after that, a read replaces the rows when it is whole.
+      // Until the queue is shown, its first page is shown while the rest is read (a long queue draws
+      // its top at once); after that, a read replaces the rows when it is whole.
       if (cursor && items.length === page.reviews.length && !queueStore.getSnapshot().context.loaded) {
-        queueStore.trigger.loaded({ items: items.slice(0, FIRST_SHOWN), startedAt });
+        queueStore.trigger.loaded({ items: [...items], startedAt });
         openFirst();
       }
     } while (cursor && items.length < MAX_ITEMS);
