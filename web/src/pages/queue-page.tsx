@@ -96,11 +96,8 @@ export function QueuePage() {
   const decidedLane = context.view.lane === 'decided';
   const open = decidedLane || !context.loaded ? null : (visible[cursor] ?? null);
 
-  // The preview follows the cursor (nothing is closed before the queue is read: the read opens the
-  // first item itself as it answers, maybe before this effect runs).
-  useEffect(() => {
-    if (context.loaded || decidedLane) openPreview(open);
-  }, [open ? itemKey(open) : null]);
+  // The preview follows the cursor.
+  useEffect(() => openPreview(open), [open ? itemKey(open) : null]);
   const slugs = useMemo(
     () => [...new Set(context.items.map((i) => i.slug).filter((s): s is string => !!s))].sort(),
     [context.items],
