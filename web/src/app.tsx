@@ -87,33 +87,17 @@ function page(path: string) {
   return <NotFoundPage />;
 }
 
-let sessionRead: Promise<void> | null = null;
-
-/**
- * Reads who is signed in (`GET /session`) into the session store, one read at a time: main.tsx starts
- * it as the page loads, the app when it finds the session unknown.
- */
-export function readSession(): Promise<void> {
-  sessionRead ??= api<{ session: Session }>('GET', '/session')
-    .then(({ session }) => {
-      sessionStore.trigger.signedIn({ session });
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof ApiError) || error.status !== 401) sessionEnded();
-    })
-    .finally(() => {
-      sessionRead = null;
-    });
-  return sessionRead;
-}
-
 export function App() {
   const path = useSelector(locationStore, (c) => c.path);
   const status = useSelector(sessionStore, (c) => c.status);
 
   useEffect(() => {
     if (path === '/login' || status !== 'loading') return;
-    void readSession();
+    api<{ session: Session }>('GET', '/session')
+      .then(({ session }) => sessionStore.trigger.signedIn({ session }))
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError) || error.status !== 401) sessionEnded();
+      });
   }, [path, status]);
 
   useEffect(() => {

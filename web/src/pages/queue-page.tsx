@@ -14,15 +14,7 @@ import { DecidedList } from '../queue/decided-list.js';
 import { laneCounts, type QueueView, searchOfView, viewFromSearch } from '../queue/lanes.js';
 import { openPreview } from '../queue/preview-data.js';
 import { PreviewPane, takesChanges } from '../queue/preview-pane.js';
-import {
-  assign,
-  decide,
-  followQueue,
-  queueSettled,
-  requestChanges,
-  snooze,
-  undo,
-} from '../queue/queue-data.js';
+import { assign, decide, followQueue, requestChanges, snooze, undo } from '../queue/queue-data.js';
 import {
   AssignDialog,
   ChangesDialog,
@@ -105,8 +97,7 @@ export function QueuePage() {
 
   useEffect(() => {
     queueStore.trigger.opened({ view: viewFromSearch(window.location.search), me: session?.userId ?? '' });
-    // The org's users (the assign dialog's list) once the queue is read: not beside its first read.
-    if (canAct) void queueSettled().then(loadUsers);
+    if (canAct) void loadUsers();
     // The session's own actor, as review events name who made a change.
     return followQueue(session?.tokenId ? `token:${session.tokenId}` : `user:${session?.userId ?? ''}`);
   }, []);

@@ -6,45 +6,20 @@ import { ApiError, api } from '../api.js';
 import { undoDelay, undoItem } from '../review/screen-decisions.js';
 import { type Held, heldStore } from '../stores/held-store.js';
 import { previewStore } from '../stores/preview-store.js';
-import { cursorIndex, itemKey, queueStore, type ReviewItem, visibleItems } from '../stores/queue-store.js';
-import { viewFromSearch } from './lanes.js';
-import { openPreview, readPreview } from './preview-data.js';
+import { itemKey, queueStore, type ReviewItem } from '../stores/queue-store.js';
+import { readPreview } from './preview-data.js';
 
 const PAGE = 200;
 const MAX_ITEMS = 5_000;
 
 let generation = 0;
-/** The newest read whose items the store shows (an older one answering later is not shown). */
-let shownGeneration = 0;
-/** The read started as the page loaded, before the queue opened (main.tsx): the queue's first read. */
-let early: { failed: boolean } | null = null;
-/** Whether the queue page is open (between followQueue and its stop). */
-let following = false;
-/** The newest read while it runs (null: none runs). */
-let running: Promise<boolean> | null = null;
-
-/** Settles when no read of the queue runs (the one running now, if any, has answered). */
-export async function queueSettled(): Promise<void> {
-  while (running) await running;
-}
 
 /**
  * Reads every open item of the org (snoozed ones too: the lanes are worked out here), every page,
- * and puts them in the store. Reads may overlap (the page's first and the one once the live stream
- * is subscribed): a read is shown when it answers unless a read started after it was shown already.
- * Answers whether the read succeeded (a failure is in the store's `error` when the page is open: one
- * of the read started as the page loads, before the session was known, is not shown after sign-in).
+ * and puts them in the store; a newer read wins over an older one.
  */
-export function loadQueue(): Promise<boolean> {
-  const read = readQueue(++generation);
-  running = read;
-  void read.then(() => {
-    if (running === read) running = null;
-  });
-  return read;
-}
-
-async function readQueue(mine: number): Promise<boolean> {
+export async function loadQueue(): Promise<void> {
+  const mine = ++generation;
   const startedAt = performance.now();
   const items: ReviewItem[] = [];
   let cursor: string | null = null;
@@ -57,59 +32,16 @@ async function readQueue(mine: number): Promise<boolean> {
       );
       items.push(...page.reviews);
       cursor = page.nextCursor;
-      // Until the queue is shown, its first page is shown while the rest is read (a long queue draws
-      // its top at once); after that, a read replaces the rows when it is whole.
-      if (cursor && items.length === page.reviews.length && !queueStore.getSnapshot().context.loaded) {
+      // The first page is shown while the rest is read (a long queue draws its top at once).
+      if (cursor && items.length === page.reviews.length && mine === generation) {
         queueStore.trigger.loaded({ items: [...items], startedAt });
-        openFirst();
       }
     } while (cursor && items.length < MAX_ITEMS);
-    if (mine < shownGeneration) return true;
-    shownGeneration = mine;
+    if (mine !== generation) return;
     queueStore.trigger.loaded({ items, startedAt });
-    openFirst();
-    return true;
   } catch (error) {
-    if (mine === generation && following) queueStore.trigger.failed({ error: (error as Error).message });
-    return false;
+    if (mine === generation) queueStore.trigger.failed({ error: (error as Error).message });
   }
-}
-
-/**
- * Starts the queue's first read as the page loads (main.tsx, at /review), beside the session's read
- * rather than after it and the first render: the queue page takes it as its first read.
- */
-export function startQueueRead(): void {
-  const read = { failed: false };
-  early = read;
-  void loadQueue().then((ok) => {
-    read.failed = !ok;
-  });
-}
-
-/**
- * Opens the preview on the cursor's row when the pane shows nothing yet, as soon as the rows are in
- * the store: its read starts before the rows are drawn (the page's effect would start it after).
- * Before the page opened (the read main.tsx started, the session not known yet) the row is the first
- * of the address's view, unless that is the lane of the person's own items (who they are is not
- * known yet: the page opens it).
- */
-function openFirst(): void {
-  if (previewStore.getSnapshot().context.key !== null) return;
-  const context = queueStore.getSnapshot().context;
-  let rows: ReviewItem[];
-  let at = 0;
-  if (following) {
-    if (context.view.lane === 'decided') return;
-    rows = visibleItems(context);
-    at = cursorIndex(context, rows);
-  } else {
-    const view = viewFromSearch(window.location.search);
-    if (window.location.pathname !== '/review' || view.lane === 'decided' || view.lane === 'mine') return;
-    rows = visibleItems({ ...context, view, cursor: null });
-  }
-  const row = rows[at];
-  if (row) openPreview(row);
 }
 
 /** A review event of `GET /reviews/stream` (its data; the frame's name is `review.<…>`). */
@@ -186,16 +118,10 @@ export function followQueue(me: string): () => void {
       void loadQueue();
     }, 100);
   };
-  following = true;
-  // Read at once for a fast first render (or take the read the page started as it loaded), and
-  // again once subscribed: a change between the two reads is then in the second (or arrives as an
-  // event), never lost.
-  const first = early;
-  early = null;
-  if (!first || first.failed) void loadQueue();
-  else openFirst();
-  // (The second once the first answered: the two would share the server's time and both be later.)
-  source.addEventListener('ready', () => void queueSettled().then(loadQueue));
+  // Read at once for a fast first render, and again once subscribed: a change between the two
+  // reads is then in the second (or arrives as an event), never lost.
+  void loadQueue();
+  source.addEventListener('ready', () => void loadQueue());
   const onChange = (message: MessageEvent<string>) => {
     const change = JSON.parse(message.data) as ReviewEvent;
     const key = itemKey(change);
@@ -230,7 +156,6 @@ export function followQueue(me: string): () => void {
   };
   for (const name of STREAM_EVENTS) source.addEventListener(name, onChange);
   return () => {
-    following = false;
     source.close();
     if (timer) clearTimeout(timer);
   };
