@@ -267,7 +267,22 @@ describe('opening', () => {
 const pidOf = async (client: pg.Client) =>
   (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
 
+/** The error `text` fails with on `client`, or null when it succeeds. */
+const failureOf = (client: pg.Client, text: string): Promise<unknown> =>
+  client.query(text).then(
+    () => null,
+    (error: unknown) => error,
+  );
+
 describe('the hot reads’ sessions', () => {
+  /** Terminates backend `pid` (through the test's own pool) and waits until it is gone. */
+  const terminate = async (pid: number | undefined) => {
+    await db.sql.query('select pg_terminate_backend($1)', [pid]);
+    while ((await db.sql.query('select 1 from pg_stat_activity where pid = $1', [pid])).length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
   it('open with the pool’s settings, on sessions that are not the pool’s', async () => {
     const [row] = await db.reads.query<{ mode: string; app: string; pid: number; commit: string }>(
       `select current_setting('plan_cache_mode') as mode, current_setting('application_name') as app,
@@ -322,10 +337,7 @@ describe('the hot reads’ sessions', () => {
       const client = await source.acquire();
       const pid = await pidOf(client);
       source.release(client);
-      await db.sql.query('select pg_terminate_backend($1)', [pid]);
-      while ((await db.sql.query('select 1 from pg_stat_activity where pid = $1', [pid])).length > 0) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await terminate(pid);
       // The first statement after it may still meet the dead session (and fail), or not.
       await sql.query('select 1').catch(() => undefined);
       const [row] = await sql.query<{ pid: number }>('select pg_backend_pid() as pid');
@@ -340,14 +352,8 @@ describe('the hot reads’ sessions', () => {
     try {
       const client = await source.acquire();
       const pid = await pidOf(client);
-      await db.sql.query('select pg_terminate_backend($1)', [pid]);
-      while ((await db.sql.query('select 1 from pg_stat_activity where pid = $1', [pid])).length > 0) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      const failure = await client.query('select 1').then(
-        () => null,
-        (error: unknown) => error,
-      );
+      await terminate(pid);
+      const failure = await failureOf(client, 'select 1');
       expect(failure).not.toBeNull();
       // Given back in the same turn as the failure: the connection's end may not have been seen yet.
       source.release(client, failure);
@@ -364,10 +370,7 @@ describe('the hot reads’ sessions', () => {
     const source = hotReadConnections({ url: database.url, applicationName: 'r3 test' }, 1);
     try {
       const client = await source.acquire();
-      const failure = await client.query('select 1/0').then(
-        () => null,
-        (error: unknown) => error,
-      );
+      const failure = await failureOf(client, 'select 1/0');
       expect((failure as { code?: string }).code).toBe('22012');
       source.release(client, failure);
       expect(await source.acquire()).toBe(client);
