@@ -37,6 +37,7 @@
 import { MAX_REVIEW_ROUNDS } from '../../../machines/index.js';
 import { actingAs } from '../../platform/actors/acting-as.js';
 import type { ActorHost, ActorTx, LoadedActor } from '../../platform/actors/host.js';
+import type { MachineKind } from '../../platform/actors/kind.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
@@ -53,7 +54,12 @@ import {
 } from './delay.js';
 import { ITEM_COLUMNS, readOpenItem } from './items.js';
 import { alreadyApproved, checkPolicy, quorumStep } from './policy/enforce.js';
-import type { PolicyInForce, ReviewPolicies } from './policy/in-force.js';
+import {
+  type PolicyInForce,
+  type ReviewPolicies,
+  runFactsColumns,
+  runFactsJoins,
+} from './policy/in-force.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import {
@@ -120,7 +126,7 @@ export interface ReviewDecisionsDeps {
   subjects: ReadonlyMap<ReviewKind, ReviewSubject>;
   log: Logger;
   /** The review policy in force for an item (policy/in-force.ts). */
-  policies: Pick<ReviewPolicies, 'inForce'>;
+  policies: Pick<ReviewPolicies, 'inForce' | 'inForceOfRow'>;
 }
 
 /** Who rejects an item whose deadline passed (decisions §16: "rejects as `system:timeout`"). */
@@ -133,6 +139,10 @@ export interface Target {
   item: LoadedActor | null;
   /** The subject's status. */
   status: string;
+  /** A decision's target only (`ReviewDecisions.target` with `forDecision`): the subject's actor. */
+  subject?: LoadedActor | null;
+  /** A decision's target only, when read with it: the policy in force for the item. */
+  policy?: Promise<PolicyInForce>;
 }
 
 /**
@@ -146,6 +156,26 @@ function targetStatement(table: string): string {
     from ${table} r
     left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
    where r.id = $1 and r.org_id = $2${table === 'runs' ? ' and r.kind = $3' : ''}`;
+}
+
+/** The prefixes of a decision's target columns: the subject's actor row, and a run's policy facts. */
+const SUBJECT = 'subject.';
+const FACTS = 'facts_';
+
+/**
+ * A decision's target when its subject is a run whose transition decides it (`ReviewSubject.actors`):
+ * `targetStatement('runs')` with the run as the host loads it (`ActorHost.loadColumns`) and the facts
+ * of the policy in force (`runFactsColumns`) — one statement, where the decision read the policy on
+ * another connection and the run again in its transaction.
+ */
+function decideTargetStatement(host: ActorHost, actors: readonly MachineKind[]): string {
+  return `
+  select r.status as run_status, ${ITEM_COLUMNS}, ${host.loadColumns(actors, 'r', SUBJECT)},
+         ${runFactsColumns('r', FACTS)}
+    from runs r
+    left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
+    ${runFactsJoins('r')}
+   where r.id = $1 and r.org_id = $2 and r.kind = $3`;
 }
 
 /** A run of either kind and its open item (a run's own routes name it by id only). */
@@ -282,6 +312,11 @@ function checkDelay(delaySeconds: number | undefined): number {
 
 export class ReviewDecisions {
   private readonly delay: DecisionDelay;
+  /** Each kind's fused target statement (`fusedTarget`), or null: it has none. */
+  private readonly fused = new Map<
+    ReviewKind,
+    { name: string; text: string; actors: readonly MachineKind[] } | null
+  >();
 
   constructor(private readonly deps: ReviewDecisionsDeps) {
     this.delay = new DecisionDelay(deps);
@@ -289,15 +324,35 @@ export class ReviewDecisions {
 
   /**
    * The subject and its open item: 404 when the org has no such subject (or none of that kind), 409
-   * when it has no open item (unless `allowClosed`: then `item` is null).
+   * when it has no open item (unless `allowClosed`: then `item` is null). `forDecision`: a run
+   * subject's actor and its policy's facts are read with them (`fusedTarget`), for `decide`.
    */
   async target(
     principal: Pick<Principal, 'orgId'>,
     ref: { kind?: ReviewKind | undefined; id: number },
+    forDecision = false,
   ): Promise<Target> {
     const { db, host } = this.deps;
     let row: Record<string, unknown> | undefined;
     let kind: ReviewKind;
+    const fused = forDecision && ref.kind !== undefined ? this.fusedTarget(ref.kind) : undefined;
+    if (fused && ref.kind !== undefined) {
+      kind = ref.kind;
+      row = (
+        await db.prepared<Record<string, unknown>>(fused.name, fused.text, [ref.id, principal.orgId, kind])
+      )[0];
+      if (!row) throw notFound(`${kind} review`, ref.id);
+      const item = row.id === null ? null : host.resolveRow(REVIEW_ITEM_KIND, row);
+      const policy = this.deps.policies.inForceOfRow(principal.orgId, { kind, id: ref.id }, row, FACTS);
+      policy.catch(() => undefined);
+      return {
+        kind,
+        item,
+        status: String(row.run_status),
+        subject: host.resolvePrefixed(fused.actors, row, SUBJECT),
+        policy,
+      };
+    }
     if (ref.kind === undefined) {
       row = (
         await db.prepared<Record<string, unknown>>('reviews_target_run', RUN_TARGET, [
@@ -327,16 +382,43 @@ export class ReviewDecisions {
   }
 
   /**
+   * The target statement of a decision on a `kind` item that reads the subject's actor and the
+   * policy's facts with it (`decideTargetStatement`), or undefined when its subject is not a run
+   * deciding by its own transition.
+   */
+  private fusedTarget(
+    kind: ReviewKind,
+  ): { name: string; text: string; actors: readonly MachineKind[] } | undefined {
+    const cached = this.fused.get(kind);
+    if (cached !== undefined) return cached ?? undefined;
+    const subject = this.deps.subjects.get(kind);
+    const runs =
+      subject?.actors && (subject.table ?? 'runs') === 'runs' && (kind === 'skill' || kind === 'workflow');
+    const built =
+      runs && subject?.actors
+        ? {
+            name: 'reviews_target_runs_with_subject',
+            text: decideTargetStatement(this.deps.host, subject.actors),
+            actors: subject.actors,
+          }
+        : null;
+    this.fused.set(kind, built);
+    return built ?? undefined;
+  }
+
+  /**
    * Decides the item: the choke point (see the header). 404 no such subject in the org; 409 stale
    * revision, or the item is no longer in the queue (`request.refusal` words it for the caller).
    */
   async decide(principal: Principal, request: DecisionRequest): Promise<Decided> {
     const delaySeconds = checkDelay(request.delaySeconds);
-    // The policy in force is read beside the target (one round trip, not two), and enforced after
-    // the item's own checks.
+    // The policy in force is read with the target (a run's facts in its statement) or beside it (one
+    // round trip, not two), and enforced after the item's own checks.
     const policy =
-      request.kind === undefined ? undefined : this.policyOf(principal, request.kind, request.id);
-    const target = await this.target(principal, request);
+      request.kind === undefined || this.fusedTarget(request.kind)
+        ? undefined
+        : this.policyOf(principal, request.kind, request.id);
+    const target = await this.target(principal, request, true);
     const ref = { kind: target.kind, id: request.id };
     const refused = (status: string) => request.refusal?.(status) ?? gone(ref, status);
     const first = target.item;
@@ -345,7 +427,7 @@ export class ReviewDecisions {
     }
     if (!first) throw refused(target.status);
     if (isDeciding(first)) throw deciding(ref, first);
-    await this.checkPolicy(principal, ref, request.action, policy);
+    await this.checkPolicy(principal, ref, request.action, policy ?? target.policy);
     const subject = this.subject(target.kind);
     const edits = checkEdits(target.kind, subject, request);
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
@@ -402,7 +484,9 @@ export class ReviewDecisions {
             : refused(outcome.refused.status);
         }
       },
-      { loaded: [first] },
+      // The subject's row as the target read it: its transition starts from it (on a first attempt;
+      // the write's version check covers its age).
+      { loaded: target.subject ? [first, target.subject] : [first] },
     );
     return ref;
   }

@@ -24,7 +24,7 @@
  */
 import { hash as digest } from 'node:crypto';
 import type { ActorTx } from '../../platform/actors/tx.js';
-import type { Db, Sql } from '../../platform/db/sql.js';
+import { type Db, type Sql, writeAtCommit } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/log.js';
 import { canonicalJson } from '../../platform/util/canonical-json.js';
 import type { ReviewKind } from './subjects.js';
@@ -82,9 +82,14 @@ export function entryHash(entry: Omit<LedgerEntry, 'hash'> & { hash?: string }):
   return digest('sha256', text, 'hex');
 }
 
-/** Inserts `drafts` pending, in `sql` (the change's transaction): one statement, no lock. */
+/**
+ * Inserts `drafts` pending, in `sql` (the change's transaction): one statement, no lock, named (parsed
+ * once per connection). Nothing reads its answer, so in a transaction it goes out with the COMMIT
+ * (`writeAtCommit`): a failed insert turns the COMMIT into a rollback, and the change fails with it.
+ */
 async function insertPending(sql: Sql, orgId: number, drafts: LedgerDraft[]): Promise<void> {
-  await sql.query(
+  const answer = sql.prepared(
+    'review_ledger_pending',
     `insert into review_ledger (org_id, at, kind, subject_id, event, by, details)
      select $1, * from unnest($2::timestamptz[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[])`,
     [
@@ -97,6 +102,7 @@ async function insertPending(sql: Sql, orgId: number, drafts: LedgerDraft[]): Pr
       drafts.map((d) => JSON.stringify(d.details)),
     ],
   );
+  await writeAtCommit(sql, answer);
 }
 
 /**

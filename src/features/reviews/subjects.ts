@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { type ActorTx, actorStatus, type SendResult } from '../../platform/actors/host.js';
+import type { MachineKind } from '../../platform/actors/kind.js';
 import type { Attribution } from '../../platform/auth/attribution.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { type ApiError, notFound, validationFailed } from '../../platform/errors.js';
@@ -121,6 +122,12 @@ export interface ReviewSubject<View = unknown> {
    * its status when it has no open item. Default `runs` (rows of this kind only).
    */
   table?: string;
+  /**
+   * The actor kinds of the subject's rows (in `table`), when the owner's `decide` is a transition of
+   * one of them: the choke point reads the subject's row with its item and hands it to the decision's
+   * transaction (`TransactOptions.loaded`), so the owner's transition does not load it again.
+   */
+  actors?: readonly MachineKind[];
 }
 
 /** The owner's APPROVE or REJECT event for `decision` (the shape runs, mission runs and proposals take). */

@@ -21,7 +21,7 @@ import { Migration0048RunReplays } from './migrations/0048-run-replays.js';
 import { Migration0050RunObjects } from './migrations/0050-run-objects.js';
 import { reviewSteps } from './review-steps.js';
 import { runRoutes } from './routes.js';
-import { type ChildRunListener, runKinds } from './run-kinds.js';
+import { type ChildRunListener, RUN_KINDS, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
 import { RunService } from './service.js';
 import { runStreamRoutes } from './sse/routes.js';
@@ -140,6 +140,8 @@ export const runsFeature = defineFeature({
     for (const kind of ['skill', 'workflow'] as const) {
       reviews.reviewSubjects.register(kind, {
         decide: (tx, decider, id, decision) => runs.decideIn(tx, decider, id, decision),
+        // decideIn's transition is one of these kinds' (runs.decideIn sends to RUN_KINDS).
+        actors: RUN_KINDS,
         // A skill run's draft may go back to its model (decisions.md §15); a workflow gate's may not.
         ...(kind === 'skill'
           ? { requestChanges: (tx, decider, id, request) => runs.requestChangesIn(tx, decider, id, request) }

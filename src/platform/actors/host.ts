@@ -216,6 +216,10 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
 
     resolveRow: (names, raw) => load.resolveRow(names, raw),
 
+    loadColumns: (names, alias, prefix) => load.loadColumns(names, alias, prefix),
+
+    resolvePrefixed: (names, raw, prefix) => load.resolvePrefixed(names, raw, prefix),
+
     onWake: (listener) => transact.onWake(listener),
   };
 }

@@ -36,6 +36,14 @@ export interface LoadStage {
   ): Promise<LoadedActor | null>;
   /** The actor in `raw`, a row read with a load's columns; null when it is none of `names`. */
   resolveRow(names: MachineKind | readonly MachineKind[], raw: Record<string, unknown>): LoadedActor | null;
+  /** The select list of a load from alias `alias`, columns named `<prefix><column>` (see `ActorHost`). */
+  loadColumns(names: MachineKind | readonly MachineKind[], alias: string, prefix: string): string;
+  /** `resolveRow` of the columns of `raw` named `<prefix><column>`. */
+  resolvePrefixed(
+    names: MachineKind | readonly MachineKind[],
+    raw: Record<string, unknown>,
+    prefix: string,
+  ): LoadedActor | null;
   /** Sends the locked load of `ref` now, for a later locked send in `tx` to take (see `ActorHost`). */
   loadAhead(tx: ActorTx, names: MachineKind | readonly MachineKind[], ref: ActorRef): void;
   /** The actor a send to `ref` starts from (see the header); null when there is none. */
@@ -118,6 +126,31 @@ export function createLoadStage(kinds: KindRegistry): LoadStage {
     load,
 
     resolveRow: (names, raw) => resolveRow(kinds.entriesOf(names), raw),
+
+    loadColumns(names, alias, prefix) {
+      const { def, columns } = kinds.entriesOf(names)[0] as KindEntry;
+      if (!/^[a-z_][a-z0-9_]*$/.test(alias) || !/^[a-z_][a-z0-9_.]*$/.test(prefix)) {
+        throw new Error(`unsafe load alias or prefix ${JSON.stringify([alias, prefix])}`);
+      }
+      const seq = def.runEvents ? `${alias}.last_seq` : '0';
+      const list = [
+        ['id', `${alias}.id`],
+        ['org_id', `${alias}.org_id`],
+        ['version', `${alias}.version`],
+        ['last_seq', seq],
+        ['snapshot', `${alias}.snapshot`],
+        ...columns.loaded.map((c) => [c, `${alias}.${c}`]),
+      ];
+      return list.map(([name, value]) => `${value} as "${prefix}${name}"`).join(', ');
+    },
+
+    resolvePrefixed(names, raw, prefix) {
+      const own: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(raw)) {
+        if (key.startsWith(prefix)) own[key.slice(prefix.length)] = value;
+      }
+      return own.id == null ? null : resolveRow(kinds.entriesOf(names), own);
+    },
 
     loadAhead(tx, names, ref) {
       if (tx.single) return;

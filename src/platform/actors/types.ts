@@ -256,6 +256,19 @@ export interface ActorHost {
    * `version`, `last_seq`, `snapshot` and the kind's `loadColumns`); null when it is none of `kinds`.
    */
   resolveRow(kinds: MachineKind | readonly MachineKind[], raw: Record<string, unknown>): LoadedActor | null;
+  /**
+   * The select list of a load of `kinds`' rows from the table aliased `alias`, each column named
+   * `<prefix><column>`: for a caller that reads an actor beside rows of its own (one statement), then
+   * hands it to `resolveRow` with the same prefix, and to its transaction as `TransactOptions.loaded`
+   * so the transition starts from it instead of a load of its own.
+   */
+  loadColumns(kinds: MachineKind | readonly MachineKind[], alias: string, prefix: string): string;
+  /** `resolveRow` of the columns of `raw` named `<prefix><column>` (`loadColumns`). */
+  resolvePrefixed(
+    kinds: MachineKind | readonly MachineKind[],
+    raw: Record<string, unknown>,
+    prefix: string,
+  ): LoadedActor | null;
   /** Calls `listener` after each commit that gave `what` new work. */
   onWake(listener: (what: Wake) => void): void;
 }

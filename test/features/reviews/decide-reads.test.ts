@@ -51,6 +51,46 @@ describe('a decision', () => {
     expect(await itemsOf(t, id)).toMatchObject([{ status: 'decided', open: false }]);
   });
 
+  it('through the queue sends no read of the run nor of its policy besides the target, and the ledger with the COMMIT', async () => {
+    for (const action of ['approve', 'reject'] as const) {
+      const id = await pendingSkillRun(t, acme.owner.token);
+      const read = await t.request('GET', `/api/v1/reviews/skill/${id}`, { token: acme.owner.token });
+      const revision = read.body.review.revision as string;
+      const { order, on } = await recordStatements(async () => {
+        const res = await t.request('POST', '/api/v1/reviews/decide', {
+          token: acme.owner.token,
+          body: { kind: 'skill', id, action, revision },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      });
+      const sent = order.filter((entry) => entry.startsWith('sent '));
+      // The run as the host loads it, and the facts of its policy, come with the target.
+      expect(sent.filter((e) => e === 'sent reviews_target_runs_with_subject')).toHaveLength(1);
+      expect(
+        sent.filter((e) => e.startsWith('sent actor_load_') || e.startsWith('sent actor_lock_')),
+      ).toEqual([]);
+      expect(sent.filter((e) => / as started_by/.test(e))).toEqual([]);
+      // The pending ledger entry goes out with the COMMIT, whose answer says whether it was written.
+      const connection = on('actor_update_skill-run');
+      const update = connection.findIndex((e) => e.startsWith('sent actor_update_skill-run'));
+      const begin = connection.lastIndexOf('sent begin', update);
+      const tx = connection
+        .slice(begin, connection.indexOf('answered commit', update) + 1)
+        .map((e) => e.replace(/#\d+$/, ''));
+      expect(tx.filter((e) => e.startsWith('sent '))).toEqual([
+        'sent begin',
+        'sent actor_update_skill-run',
+        'sent actor_update_review-item',
+        'sent review_ledger_pending',
+        'sent commit',
+      ]);
+      expect(tx.indexOf('sent commit')).toBeLessThan(tx.indexOf('answered review_ledger_pending'));
+      expect(await itemsOf(t, id)).toMatchObject([{ status: 'decided', open: false }]);
+      const run = await t.request('GET', `/api/v1/runs/${id}`, { token: acme.owner.token });
+      expect(run.body.status).toBe(action === 'approve' ? 'approved' : 'rejected');
+    }
+  });
+
   it('closes the item of a run cancelled with one read of it', async () => {
     const id = await pendingSkillRun(t, acme.owner.token);
     const counted = await reads(async () => {

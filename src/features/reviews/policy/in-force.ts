@@ -65,11 +65,26 @@ interface SubjectFacts {
 const STARTER = (alias: string, user: string) =>
   `coalesce(${user}.id, case when ${alias}.created_by = 'mcp' then 'mcp' end)`;
 
+/**
+ * A run's facts as a statement's select list, each column named `<prefix><column>`, from `runs`
+ * aliased `alias` joined with `RUN_FACTS_JOINS` of the same alias: for a statement that reads the run
+ * for its own ends too (the choke point's target), which hands its row to `inForceOfRow`.
+ */
+export function runFactsColumns(alias: string, prefix: string): string {
+  return `${alias}.kind as ${prefix}kind, ${alias}.slug as ${prefix}slug, ${alias}.paused_at as ${prefix}paused_at,
+         ${alias}.workspace_sha as ${prefix}workspace_sha, ${STARTER(alias, `${alias}_starter`)} as ${prefix}started_by`;
+}
+
+/** The joins `runFactsColumns(alias, …)` reads the starter through. */
+export function runFactsJoins(alias: string): string {
+  return `left join api_tokens ${alias}_token on ${alias}_token.id = ${alias}.api_token_id
+    left join users ${alias}_starter on ${alias}_starter.pk = ${alias}_token.user_pk`;
+}
+
 const RUN_FACTS = `
-  select r.kind, r.slug, r.paused_at, r.workspace_sha, ${STARTER('r', 'u')} as started_by
+  select ${runFactsColumns('r', '')}
     from runs r
-    left join api_tokens t on t.id = r.api_token_id
-    left join users u on u.pk = t.user_pk
+    ${runFactsJoins('r')}
    where r.id = $1 and r.org_id = $2`;
 
 const MISSION_FACTS = `
@@ -101,6 +116,18 @@ type FactsRow = {
   started_by: string | null;
 };
 
+/** What the facts row of a subject of kind `kind` says. */
+function factsOf(kind: ReviewKind, row: FactsRow): SubjectFacts {
+  const namer: PolicyNamer =
+    kind === 'mission' ? 'mission' : kind === 'action' ? 'agent' : (row.kind as 'skill' | 'workflow');
+  return {
+    namer: row.slug === null ? null : { kind: namer, slug: row.slug },
+    gate: row.paused_at ?? null,
+    workspaceSha: row.workspace_sha,
+    startedBy: row.started_by,
+  };
+}
+
 /** Resources remembered by (org, version, kind, slug). */
 const REMEMBERED = 2_000;
 
@@ -128,6 +155,30 @@ export class ReviewPolicies {
   ): Promise<PolicyInForce> {
     const facts = await this.facts(sql, orgId, ref);
     return this.resolve(orgId, facts, sql);
+  }
+
+  /**
+   * The policy in force for the item of run `ref` (a skill or workflow run) from its facts as a
+   * statement read them with `runFactsColumns(…, prefix)` (`raw`: that statement's row): `inForce`
+   * without its own read of the run.
+   */
+  inForceOfRow(
+    orgId: number,
+    ref: { kind: ReviewKind; id: number },
+    raw: Record<string, unknown>,
+    prefix: string,
+  ): Promise<PolicyInForce> {
+    if (ref.kind !== 'skill' && ref.kind !== 'workflow') {
+      throw new Error(`the facts of a ${ref.kind} item are not a run's`);
+    }
+    const row: FactsRow = {
+      kind: raw[`${prefix}kind`] as string,
+      slug: raw[`${prefix}slug`] as string | null,
+      paused_at: raw[`${prefix}paused_at`] as string | null,
+      workspace_sha: raw[`${prefix}workspace_sha`] as string | null,
+      started_by: raw[`${prefix}started_by`] as string | null,
+    };
+    return this.resolve(orgId, factsOf(ref.kind, row), this.sql);
   }
 
   /** The policy named `slug` at version `workspaceSha` (or null); `sql` as for `inForce`. */
@@ -175,22 +226,16 @@ export class ReviewPolicies {
   }
 
   private async facts(sql: Sql, orgId: number, ref: { kind: ReviewKind; id: number }): Promise<SubjectFacts> {
-    const statement =
-      ref.kind === 'mission' ? MISSION_FACTS : ref.kind === 'action' ? ACTION_FACTS : RUN_FACTS;
-    const row = (await sql.query<FactsRow>(statement, [ref.id, orgId]))[0];
-    if (!row) return { namer: null, gate: null, workspaceSha: null, startedBy: null };
-    const kind: PolicyNamer | null =
+    const [name, statement] =
       ref.kind === 'mission'
-        ? 'mission'
+        ? ['review_policy_facts_mission', MISSION_FACTS]
         : ref.kind === 'action'
-          ? 'agent'
-          : (row.kind as 'skill' | 'workflow');
-    return {
-      namer: row.slug === null ? null : { kind, slug: row.slug },
-      gate: row.paused_at ?? null,
-      workspaceSha: row.workspace_sha,
-      startedBy: row.started_by,
-    };
+          ? ['review_policy_facts_action', ACTION_FACTS]
+          : ['review_policy_facts_run', RUN_FACTS];
+    // Named: read for every item opened, decided by a batch or shown (parsed once per connection).
+    const row = (await sql.prepared<FactsRow>(name, statement, [ref.id, orgId]))[0];
+    if (!row) return { namer: null, gate: null, workspaceSha: null, startedBy: null };
+    return factsOf(ref.kind, row);
   }
 
   private async resourceAt(
