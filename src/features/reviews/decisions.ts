@@ -43,6 +43,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { type ApiError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Logger } from '../../platform/log.js';
+import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
 import type { Clock } from '../../platform/util/clock.js';
 import {
   DecisionDelay,
@@ -163,19 +164,55 @@ const SUBJECT = 'subject.';
 const FACTS = 'facts_';
 
 /**
- * A decision's target when its subject is a run whose transition decides it (`ReviewSubject.actors`):
- * `targetStatement('runs')` with the run as the host loads it (`ActorHost.loadColumns`) and the facts
- * of the policy in force (`runFactsColumns`) — one statement, where the decision read the policy on
- * another connection and the run again in its transaction.
+ * Decisions' targets when their subject is a run whose transition decides it (`ReviewSubject.actors`),
+ * concurrent decisions' together (a batch per statement, src/platform/util/batch-loader.ts): each
+ * key's run (of its kind, in its org) and open item as `targetStatement('runs')` reads them, with the
+ * run as the host loads it (`ActorHost.loadColumns`) and the facts of the policy in force
+ * (`runFactsColumns`) — one statement for several decisions, where each read the policy on one
+ * connection, its target on another and the run again in its transaction.
  */
 function decideTargetStatement(host: ActorHost, actors: readonly MachineKind[]): string {
   return `
-  select r.status as run_status, ${ITEM_COLUMNS}, ${host.loadColumns(actors, 'r', SUBJECT)},
+  select x.ord, r.status as run_status, ${ITEM_COLUMNS}, ${host.loadColumns(actors, 'r', SUBJECT)},
          ${runFactsColumns('r', FACTS)}
-    from runs r
-    left join review_items i on i.org_id = r.org_id and i.kind = $3 and i.run_id = r.id and i.open
-    ${runFactsJoins('r')}
-   where r.id = $1 and r.org_id = $2 and r.kind = $3`;
+    from unnest($1::bigint[], $2::bigint[], $3::text[]) with ordinality as x(key_id, key_org_id, key_kind, ord)
+    join runs r on r.id = x.key_id and r.org_id = x.key_org_id and r.kind = x.key_kind
+    left join review_items i on i.org_id = r.org_id and i.kind = x.key_kind and i.run_id = r.id and i.open
+    ${runFactsJoins('r')}`;
+}
+
+/** A decision's target as a key of the batched read. */
+interface TargetKey {
+  orgId: number;
+  kind: ReviewKind;
+  id: number;
+}
+
+/** The batched read of decisions' targets of run subjects of `actors` (`decideTargetStatement`). */
+function decideTargets(
+  db: Db,
+  host: ActorHost,
+  actors: readonly MachineKind[],
+): BatchLoader<TargetKey, Record<string, unknown> | undefined> {
+  const text = decideTargetStatement(host, actors);
+  return createBatchLoader({
+    async batch(keys) {
+      const rows = await db.prepared<Record<string, unknown>>('reviews_target_runs_with_subject', text, [
+        keys.map((k) => k.id),
+        keys.map((k) => k.orgId),
+        keys.map((k) => k.kind),
+      ]);
+      const found: Array<Record<string, unknown> | undefined> = keys.map(() => undefined);
+      for (const row of rows) found[Number(row.ord) - 1] = row;
+      return found;
+    },
+  });
+}
+
+/** A kind's fused target read: its subjects' actor kinds, and the batched read. */
+interface FusedTarget {
+  actors: readonly MachineKind[];
+  targets: BatchLoader<TargetKey, Record<string, unknown> | undefined>;
 }
 
 /** A run of either kind and its open item (a run's own routes name it by id only). */
@@ -312,11 +349,9 @@ function checkDelay(delaySeconds: number | undefined): number {
 
 export class ReviewDecisions {
   private readonly delay: DecisionDelay;
-  /** Each kind's fused target statement (`fusedTarget`), or null: it has none. */
-  private readonly fused = new Map<
-    ReviewKind,
-    { name: string; text: string; actors: readonly MachineKind[] } | null
-  >();
+  /** Each kind's fused target read (`fusedTarget`), or null: it has none. */
+  private readonly fused = new Map<ReviewKind, FusedTarget | null>();
+  private runTargetsLoader: FusedTarget['targets'] | undefined;
 
   constructor(private readonly deps: ReviewDecisionsDeps) {
     this.delay = new DecisionDelay(deps);
@@ -338,9 +373,7 @@ export class ReviewDecisions {
     const fused = forDecision && ref.kind !== undefined ? this.fusedTarget(ref.kind) : undefined;
     if (fused && ref.kind !== undefined) {
       kind = ref.kind;
-      row = (
-        await db.prepared<Record<string, unknown>>(fused.name, fused.text, [ref.id, principal.orgId, kind])
-      )[0];
+      row = await fused.targets.load({ orgId: principal.orgId, kind, id: ref.id });
       if (!row) throw notFound(`${kind} review`, ref.id);
       const item = row.id === null ? null : host.resolveRow(REVIEW_ITEM_KIND, row);
       const policy = this.deps.policies.inForceOfRow(principal.orgId, { kind, id: ref.id }, row, FACTS);
@@ -386,24 +419,22 @@ export class ReviewDecisions {
    * policy's facts with it (`decideTargetStatement`), or undefined when its subject is not a run
    * deciding by its own transition.
    */
-  private fusedTarget(
-    kind: ReviewKind,
-  ): { name: string; text: string; actors: readonly MachineKind[] } | undefined {
+  private fusedTarget(kind: ReviewKind): FusedTarget | undefined {
     const cached = this.fused.get(kind);
     if (cached !== undefined) return cached ?? undefined;
     const subject = this.deps.subjects.get(kind);
-    const runs =
-      subject?.actors && (subject.table ?? 'runs') === 'runs' && (kind === 'skill' || kind === 'workflow');
-    const built =
-      runs && subject?.actors
-        ? {
-            name: 'reviews_target_runs_with_subject',
-            text: decideTargetStatement(this.deps.host, subject.actors),
-            actors: subject.actors,
-          }
-        : null;
+    const actors = subject?.actors;
+    const runs = (subject?.table ?? 'runs') === 'runs' && (kind === 'skill' || kind === 'workflow');
+    // Run kinds share one table, so one batched read serves them all.
+    const built = actors && runs ? { actors, targets: this.runTargets(actors) } : null;
     this.fused.set(kind, built);
     return built ?? undefined;
+  }
+
+  /** The batched read of run subjects' targets (one for the kinds of `runs`). */
+  private runTargets(actors: readonly MachineKind[]): FusedTarget['targets'] {
+    this.runTargetsLoader ??= decideTargets(this.deps.db, this.deps.host, actors);
+    return this.runTargetsLoader;
   }
 
   /**
@@ -499,19 +530,22 @@ export class ReviewDecisions {
   async decideBatch(principal: Principal, request: BatchRequest): Promise<number> {
     const delaySeconds = checkDelay(request.delaySeconds);
     const refusals: Array<{ kind: ReviewKind; id: number; reason: BatchRefusal }> = [];
-    // The items' policies are read beside their targets, all at once, and enforced once every item is
-    // known to be open and current.
-    const policies = request.items.map((ref) => this.policyOf(principal, ref.kind, ref.id));
-    const targets = await Promise.all(
+    // The items' policies are read with their targets (a run's facts in its statement, the runs'
+    // targets in batches) or beside them, all at once, and enforced once every item is known to be
+    // open and current.
+    const policies = request.items.map((ref) =>
+      this.fusedTarget(ref.kind) ? undefined : this.policyOf(principal, ref.kind, ref.id),
+    );
+    const read = await Promise.all(
       request.items.map(async (ref) => {
         try {
-          const target = await this.target(principal, ref);
+          const target = await this.target(principal, ref, true);
           const item = target.item;
           if (!item || isDeciding(item)) refusals.push({ kind: ref.kind, id: ref.id, reason: 'not_open' });
           else if (ref.revision != null && currentRevision(item) !== ref.revision) {
             refusals.push({ kind: ref.kind, id: ref.id, reason: 'stale' });
           }
-          return item;
+          return target;
         } catch (error) {
           if ((error as ApiError).code !== 'NOT_FOUND') throw error;
           refusals.push({ kind: ref.kind, id: ref.id, reason: 'not_found' });
@@ -521,9 +555,13 @@ export class ReviewDecisions {
     );
     if (refusals.length > 0) throw batchRefused(refusals);
     for (const [index, ref] of request.items.entries()) {
-      await this.checkPolicy(principal, ref, request.action, policies[index]);
+      await this.checkPolicy(principal, ref, request.action, policies[index] ?? read[index]?.policy);
     }
-    const loaded = targets.filter((item): item is LoadedActor => item !== null);
+    const targets = read.map((target) => target?.item ?? null);
+    // The items, and the subjects' rows as their targets read them: their transitions start from them.
+    const loaded = read.flatMap((target) =>
+      [target?.item, target?.subject].filter((actor): actor is LoadedActor => actor != null),
+    );
     const decider: Decider = { orgId: principal.orgId, actingAs: actingAs(principal) };
     const now = this.deps.clock.now();
     await this.deps.host.transact(

@@ -35,10 +35,11 @@ import {
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
+import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type BatchRequest, gone, type ReviewDecisions } from './decisions.js';
 import { approversText, callerView, isApprover, policyView } from './policy/enforce.js';
-import type { ReviewPolicies } from './policy/in-force.js';
+import { type ReviewPolicies, runFactsColumns, runFactsJoins } from './policy/in-force.js';
 import { REVIEW_ITEM_KIND } from './review-item-kind.js';
 import { revisionOf } from './revision.js';
 import { REVIEW_STATUS_OF_KIND, type ReviewKind, type ReviewStep, type ReviewSubject } from './subjects.js';
@@ -184,7 +185,7 @@ export interface ReviewServiceDeps {
   /** The choke point every decision goes through. */
   decisions: ReviewDecisions;
   /** The review policy in force for an item. */
-  policies: Pick<ReviewPolicies, 'inForce'>;
+  policies: Pick<ReviewPolicies, 'inForce' | 'inForceOfRow'>;
 }
 
 interface ItemRow {
@@ -216,16 +217,60 @@ interface ItemRow {
  * An item with what its view shows of its run. Missions and actions have no row in `runs`: the join
  * is for skill and workflow items only.
  */
-const ITEM_SELECT = `select i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.rounds, i.assigned_to,
-         i.snoozed_until, i.note, i.created_at, i.due_at, i.deciding, r.slug, r.paused_at, i.required, i.approvals
-    from review_items i
+const VIEW_COLUMNS = `i.id, i.version, i.open, i.status, i.kind, i.run_id, i.title, i.summary, i.rounds, i.assigned_to,
+         i.snoozed_until, i.note, i.created_at, i.due_at, i.deciding, r.slug, r.paused_at, i.required, i.approvals`;
+const VIEW_FROM = `from review_items i
     left join runs r on i.kind in ('skill', 'workflow') and r.id = i.run_id and r.org_id = i.org_id`;
+const ITEM_SELECT = `select ${VIEW_COLUMNS}
+    ${VIEW_FROM}`;
 
 /** The latest item of subject `$3` of kind `$2` in org `$1`: its open one, else its last closed one. */
 const LATEST_ITEM = `${ITEM_SELECT}
    where i.org_id = $1 and i.kind = $2 and i.run_id = $3
    order by i.open desc, i.id desc
    limit 1`;
+
+/** The prefix of a run's policy facts in `LATEST_RUN_ITEM`'s row. */
+const FACTS = 'facts_';
+
+/**
+ * `LATEST_ITEM` of skill and workflow runs, concurrent review pages' together (a batch per
+ * statement, src/platform/util/batch-loader.ts): each key's latest item, with the facts of the policy
+ * in force read from the run it joins (`runFactsColumns`) — one statement for several pages, where
+ * each read its item, then the run again for its policy.
+ */
+const LATEST_RUN_ITEMS = `select x.ord, v.*
+    from unnest($1::bigint[], $2::text[], $3::bigint[]) with ordinality as x(key_org_id, key_kind, key_id, ord)
+    cross join lateral (
+      select ${VIEW_COLUMNS}, ${runFactsColumns('r', FACTS)}
+        ${VIEW_FROM}
+        ${runFactsJoins('r')}
+       where i.org_id = x.key_org_id and i.kind = x.key_kind and i.run_id = x.key_id
+       order by i.open desc, i.id desc
+       limit 1) v`;
+
+/** A run's latest item as a key of the batched read. */
+interface RunItemKey {
+  orgId: number;
+  kind: ReviewKind;
+  id: number;
+}
+
+/** The batched read of runs' latest items (`LATEST_RUN_ITEMS`). */
+function latestRunItems(db: Db): BatchLoader<RunItemKey, ItemRow | undefined> {
+  return createBatchLoader({
+    async batch(keys) {
+      const rows = await db.prepared<ItemRow & { ord: number }>('reviews_get_run', LATEST_RUN_ITEMS, [
+        keys.map((k) => k.orgId),
+        keys.map((k) => k.kind),
+        keys.map((k) => k.id),
+      ]);
+      const found: Array<ItemRow | undefined> = keys.map(() => undefined);
+      for (const row of rows) found[Number(row.ord) - 1] = row;
+      return found;
+    },
+  });
+}
 
 /**
  * The list statement of one variant and its values. Each variant is its own prepared statement with
@@ -292,7 +337,12 @@ function positionOf(row: ItemRow, query: ReviewQuery): ReviewPosition {
 }
 
 export class ReviewService {
-  constructor(private readonly deps: ReviewServiceDeps) {}
+  /** Runs' latest items, read in batches (`LATEST_RUN_ITEMS`). */
+  private readonly runItems: BatchLoader<RunItemKey, ItemRow | undefined>;
+
+  constructor(private readonly deps: ReviewServiceDeps) {
+    this.runItems = latestRunItems(deps.db);
+  }
 
   /**
    * A page of the org's queue, oldest first (or soonest due first, `sort: 'due'`): active items unless
@@ -327,17 +377,24 @@ export class ReviewService {
   }> {
     const subject = this.deps.subjects.get(ref.kind);
     if (!subject) throw notFound(`${ref.kind} review`, ref.id);
-    const rows = await this.deps.db.prepared<ItemRow>('reviews_get', LATEST_ITEM, [
-      principal.orgId,
-      ref.kind,
-      ref.id,
-    ]);
-    const row = rows[0];
+    const run = ref.kind === 'skill' || ref.kind === 'workflow';
+    const row = run
+      ? await this.runItems.load({ orgId: principal.orgId, kind: ref.kind, id: ref.id })
+      : (
+          await this.deps.db.prepared<ItemRow>('reviews_get', LATEST_ITEM, [
+            principal.orgId,
+            ref.kind,
+            ref.id,
+          ])
+        )[0];
     if (!row) throw notFound(`${ref.kind} review`, ref.id);
+    const { policies } = this.deps;
     const [view, steps, policy] = await Promise.all([
       subject.view(principal, ref.id),
       subject.steps?.(principal, ref.id),
-      this.deps.policies.inForce(principal.orgId, ref),
+      run
+        ? policies.inForceOfRow(principal.orgId, ref, row as unknown as Record<string, unknown>, FACTS)
+        : policies.inForce(principal.orgId, ref),
     ]);
     const review = this.view(row, this.deps.clock.now());
     return {

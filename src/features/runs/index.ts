@@ -19,7 +19,7 @@ import { Migration0022ToolCalls } from './migrations/0022-tool-calls.js';
 import { Migration0047RunForks } from './migrations/0047-run-forks.js';
 import { Migration0048RunReplays } from './migrations/0048-run-replays.js';
 import { Migration0050RunObjects } from './migrations/0050-run-objects.js';
-import { reviewSteps } from './review-steps.js';
+import { createReviewStepsReader, reviewSteps } from './review-steps.js';
 import { runRoutes } from './routes.js';
 import { type ChildRunListener, RUN_KINDS, runKinds } from './run-kinds.js';
 import { createSchemaCache } from './schema-cache.js';
@@ -137,6 +137,7 @@ export const runsFeature = defineFeature({
       queueLimit: config.sse.queueLimit,
     });
 
+    const stepsReader = createReviewStepsReader(db.sql);
     for (const kind of ['skill', 'workflow'] as const) {
       reviews.reviewSubjects.register(kind, {
         decide: (tx, decider, id, decision) => runs.decideIn(tx, decider, id, decision),
@@ -148,7 +149,7 @@ export const runsFeature = defineFeature({
           : {}),
         edits: kind === 'skill' ? SKILL_EDITS : WORKFLOW_EDITS,
         view: (principal, id) => runs.get(principal, id),
-        steps: (principal, id) => reviewSteps(db.sql, principal, kind, id),
+        steps: (principal, id) => reviewSteps(stepsReader, principal, kind, id),
         reviewUrl: (id) => `${platform.baseUrl()}/review/runs/${id}`,
         pollUrl: runPath,
       });

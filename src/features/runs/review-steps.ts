@@ -6,6 +6,7 @@
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
+import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
 import type { ReviewStep } from '../reviews/index.js';
 import type { RunManifest, SkillSnapshot } from './targets.js';
 
@@ -35,17 +36,45 @@ function stepsOf(slug: string, manifest: RunManifest): ReviewStep[] {
   });
 }
 
+/** A run as a key of the batched read of steps: its org, kind and id. */
+interface StepsKey {
+  orgId: number;
+  kind: 'skill' | 'workflow';
+  id: number;
+}
+
+/** The reader of runs' steps: the manifests of concurrent review pages' runs in one statement. */
+export type ReviewStepsReader = BatchLoader<StepsKey, { slug: string; manifest: RunManifest } | undefined>;
+
+/**
+ * Runs' slugs and manifests by (org, kind, id), concurrent callers' together (a batch per statement,
+ * src/platform/util/batch-loader.ts): the review page reads one for every item opened.
+ */
+export function createReviewStepsReader(db: Db): ReviewStepsReader {
+  return createBatchLoader({
+    async batch(keys) {
+      const rows = await db.prepared<{ ord: number; slug: string; manifest: RunManifest }>(
+        'review_steps_runs',
+        `select x.ord, r.slug, r.manifest
+           from unnest($1::bigint[], $2::bigint[], $3::text[]) with ordinality as x(key_id, key_org_id, key_kind, ord)
+           join runs r on r.id = x.key_id and r.org_id = x.key_org_id and r.kind = x.key_kind`,
+        [keys.map((k) => k.id), keys.map((k) => k.orgId), keys.map((k) => k.kind)],
+      );
+      const found: Array<{ slug: string; manifest: RunManifest } | undefined> = keys.map(() => undefined);
+      for (const row of rows) found[Number(row.ord) - 1] = { slug: row.slug, manifest: row.manifest };
+      return found;
+    },
+  });
+}
+
 /** The steps of run `id` (of `kind`) in the caller's org; 404 otherwise. */
 export async function reviewSteps(
-  db: Db,
+  reader: ReviewStepsReader,
   principal: Pick<Principal, 'orgId'>,
   kind: 'skill' | 'workflow',
   id: number,
 ): Promise<ReviewStep[]> {
-  const row = await db.maybeOne<{ slug: string; manifest: RunManifest }>(
-    'select slug, manifest from runs where id = $1 and org_id = $2 and kind = $3',
-    [id, principal.orgId, kind],
-  );
+  const row = await reader.load({ orgId: principal.orgId, kind, id });
   if (!row) throw notFound('run', id);
   return stepsOf(row.slug, row.manifest);
 }

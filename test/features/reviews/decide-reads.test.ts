@@ -91,6 +91,39 @@ describe('a decision', () => {
     }
   });
 
+  it('of a batch reads its runs, their items and their policies in one statement, and no run again', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await pendingSkillRun(t, acme.owner.token));
+    const { order } = await recordStatements(async () => {
+      const res = await t.request('POST', '/api/v1/reviews/decide-batch', {
+        token: acme.owner.token,
+        body: { items: ids.map((id) => ({ kind: 'skill', id })), action: 'approve' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    });
+    const sent = order.filter((entry) => entry.startsWith('sent '));
+    expect(sent.filter((e) => e.startsWith('sent reviews_target_'))).toEqual([
+      'sent reviews_target_runs_with_subject',
+    ]);
+    expect(sent.filter((e) => e.startsWith('sent actor_load_') || e.startsWith('sent actor_lock_'))).toEqual(
+      [],
+    );
+    expect(sent.filter((e) => e.startsWith('sent review_policy_facts_'))).toEqual([]);
+    for (const id of ids) expect(await itemsOf(t, id)).toMatchObject([{ status: 'decided', open: false }]);
+  });
+
+  it('is shown (GET /reviews/:kind/:id) with its policy from the statement that reads the item', async () => {
+    const id = await pendingSkillRun(t, acme.owner.token);
+    const { result, order } = await recordStatements(() =>
+      t.request('GET', `/api/v1/reviews/skill/${id}`, { token: acme.owner.token }),
+    );
+    expect(result.status).toBe(200);
+    expect(result.body.policy.source).toEqual(expect.any(String));
+    const sent = order.filter((entry) => entry.startsWith('sent '));
+    expect(sent.filter((e) => e === 'sent reviews_get_run')).toHaveLength(1);
+    expect(sent.filter((e) => e.startsWith('sent review_policy_facts_'))).toEqual([]);
+  });
+
   it('closes the item of a run cancelled with one read of it', async () => {
     const id = await pendingSkillRun(t, acme.owner.token);
     const counted = await reads(async () => {
