@@ -562,8 +562,13 @@ describe('several creations of one kind (createMany)', () => {
       return made;
     });
     // The three runs in one statement, then the follow-up of the one that needs approval (its review
-    // item); ids come from the allocator's blocks.
-    expect(statements).toEqual(['actor_insert_skill-run#0', 'actor_insert_review-item#0']);
+    // item, opened with the policy in force: its facts read first); ids come from the allocator's
+    // blocks.
+    expect(statements).toEqual([
+      'actor_insert_skill-run#0',
+      'review_policy_facts_run',
+      'actor_insert_review-item#0',
+    ]);
     const ids = created.map((c) => c.actor.row.id);
     expect(new Set(ids).size).toBe(3);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
