@@ -35,7 +35,7 @@ import {
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Db } from '../../platform/db/sql.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
-import { type BatchLoader, createBatchLoader } from '../../platform/util/batch-loader.js';
+import { type BatchLoader, createBatchLoader, createSharedReader } from '../../platform/util/batch-loader.js';
 import type { Clock } from '../../platform/util/clock.js';
 import { type BatchRequest, gone, type ReviewDecisions } from './decisions.js';
 import { approversText, callerView, isApprover, policyView } from './policy/enforce.js';
@@ -340,8 +340,28 @@ export class ReviewService {
   /** Runs' latest items, read in batches (`LATEST_RUN_ITEMS`). */
   private readonly runItems: BatchLoader<RunItemKey, ItemRow | undefined>;
 
+  /**
+   * Pages of the queue; identical ones asked for in one turn (the refreshed page of many concurrent
+   * decisions) share one statement, read at that statement's `now` (`createSharedReader`).
+   */
+  private readonly pages: BatchLoader<
+    { orgId: number; query: ReviewQuery },
+    { now: number; rows: ItemRow[] }
+  >;
+
   constructor(private readonly deps: ReviewServiceDeps) {
     this.runItems = latestRunItems(deps.db);
+    this.pages = createSharedReader({
+      idOf: ({ orgId, query }) => JSON.stringify([orgId, query]),
+      read: async ({ orgId, query }) => {
+        const now = deps.clock.now();
+        const statement = listStatement(orgId, now, query);
+        return {
+          now,
+          rows: await deps.db.prepared<ItemRow>(statement.name, statement.text, statement.values),
+        };
+      },
+    });
   }
 
   /**
@@ -349,9 +369,7 @@ export class ReviewService {
    * `includeSnoozed`, only the overdue ones with `overdue`.
    */
   async list(principal: Principal, query: ReviewQuery): Promise<ReviewPage> {
-    const now = this.deps.clock.now();
-    const statement = listStatement(principal.orgId, now, query);
-    const rows = await this.deps.db.prepared<ItemRow>(statement.name, statement.text, statement.values);
+    const { now, rows } = await this.pages.load({ orgId: principal.orgId, query });
     const more = rows.length > query.limit;
     const page = more ? rows.slice(0, query.limit) : rows;
     const last = page.at(-1);

@@ -80,3 +80,47 @@ export function createBatchLoader<K, V>(options: BatchLoaderOptions<K, V>): Batc
     },
   };
 }
+
+/**
+ * Reads shared by identical requests: the keys asked for in one turn of the event loop (a batch of
+ * `createBatchLoader`) that have the same `idOf` share one `read`, sent once they were all asked
+ * (never a cache: a later turn reads again); keys of other ids in the batch each get a read of their
+ * own, side by side, and a read that fails fails its own keys only. For reads whose statement cannot
+ * take several keys but which many callers ask alike at once (the review queue's page after each of
+ * many concurrent decisions).
+ */
+export function createSharedReader<K, V>(options: {
+  idOf(key: K): string;
+  read(key: K): Promise<V>;
+  /** Most batches out at once (default 4). */
+  maxInFlight?: number;
+}): BatchLoader<K, V> {
+  type Settled = { ok: true; value: V } | { ok: false; error: unknown };
+  const loader = createBatchLoader<K, Settled>({
+    maxInFlight: options.maxInFlight ?? 4,
+    batch(keys) {
+      const reads = new Map<string, Promise<Settled>>();
+      return Promise.all(
+        keys.map((key) => {
+          const id = options.idOf(key);
+          let read = reads.get(id);
+          if (!read) {
+            read = options.read(key).then(
+              (value): Settled => ({ ok: true, value }),
+              (error: unknown): Settled => ({ ok: false, error }),
+            );
+            reads.set(id, read);
+          }
+          return read;
+        }),
+      );
+    },
+  });
+  return {
+    async load(key) {
+      const settled = await loader.load(key);
+      if (!settled.ok) throw settled.error;
+      return settled.value;
+    },
+  };
+}

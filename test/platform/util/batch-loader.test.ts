@@ -1,7 +1,7 @@
 /** Request coalescing: what goes out together, in what order, and how failures reach callers. */
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createBatchLoader } from '../../../src/platform/util/batch-loader.js';
+import { createBatchLoader, createSharedReader } from '../../../src/platform/util/batch-loader.js';
 
 /** Lets scheduled batches go out (a batch waits one turn; a finished one frees its slot a turn later). */
 async function settle(): Promise<void> {
@@ -100,5 +100,46 @@ describe('createBatchLoader', () => {
     const results = await Promise.allSettled([loader.load(1), loader.load(2)]);
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
     expect((results[0] as PromiseRejectedResult).reason.message).toMatch(/1 values for 2 keys/);
+  });
+});
+
+describe('createSharedReader', () => {
+  it('reads once for the keys of one id asked in one turn, once per other id, and again in a later turn', async () => {
+    const reads: string[] = [];
+    const reader = createSharedReader<{ org: number; page: string }, string>({
+      idOf: (key) => `${key.org}:${key.page}`,
+      read: async (key) => {
+        reads.push(`${key.org}:${key.page}`);
+        return `rows of ${key.org}:${key.page} #${reads.length}`;
+      },
+    });
+    const answers = await Promise.all([
+      reader.load({ org: 1, page: 'a' }),
+      reader.load({ org: 1, page: 'a' }),
+      reader.load({ org: 2, page: 'a' }),
+      reader.load({ org: 1, page: 'a' }),
+    ]);
+    expect(reads).toEqual(['1:a', '2:a']);
+    expect(answers).toEqual(['rows of 1:a #1', 'rows of 1:a #1', 'rows of 2:a #2', 'rows of 1:a #1']);
+    // Not a cache: asked again later, read again.
+    expect(await reader.load({ org: 1, page: 'a' })).toBe('rows of 1:a #3');
+  });
+
+  it('fails only the keys of a read that failed', async () => {
+    const reader = createSharedReader<string, string>({
+      idOf: (key) => key,
+      read: async (key) => {
+        if (key === 'bad') throw new Error('no such page');
+        return key.toUpperCase();
+      },
+    });
+    const [good, bad, again] = await Promise.allSettled([
+      reader.load('good'),
+      reader.load('bad'),
+      reader.load('bad'),
+    ]);
+    expect(good).toEqual({ status: 'fulfilled', value: 'GOOD' });
+    expect(bad).toMatchObject({ status: 'rejected', reason: { message: 'no such page' } });
+    expect(again).toMatchObject({ status: 'rejected', reason: { message: 'no such page' } });
   });
 });
