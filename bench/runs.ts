@@ -7,7 +7,8 @@
  *    no workers (R3_WORKER_CONCURRENCY=0), so the figure is the API's alone; with the in-process bus
  *    (no configuration) and, at 64 connections when NATS answers, with NATS JetStream (what a
  *    deployment of more than one process runs: the relay publishes every event to the server and
- *    waits for its ack).
+ *    waits for its ack). Each row also reports r3's CPU per accepted run (the process, its main
+ *    thread) and PostgreSQL's, and the transactions PostgreSQL committed per accept.
  * 3. End to end: against a second r3 (own database) whose workers execute the runs while the load
  *    runs: runs completed per second, and POST→completed latency p50/p99, taken from each run's
  *    `created_at` and `completed_at` (both written by r3's clock; `created_at` is stamped in the
@@ -132,10 +133,37 @@ async function acceptRows(
   const rows: LoadResult[] = [];
   for (const c of connections) {
     await checkpoint(db.url);
-    rows.push(await load(label, target, c, post));
+    const before = await cpuNow(r3, db.url);
+    const xacts = await transactions(db.url);
+    const row = await load(label, target, c, post);
+    const accepted = row.statuses[202] ?? 0;
+    const cpu = perRun(before, await cpuNow(r3, db.url), accepted);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // the backends' statistics, flushed
+    const perAccept = ((await transactions(db.url)) - xacts) / accepted;
+    rows.push(row);
+    if (cpu) acceptCpu.push({ label, connections: c, cpu, xacts: perAccept });
   }
   await r3.stop();
   return rows;
+}
+
+/** CPU per accepted run of each accept row (API alone), and PostgreSQL transactions per accept. */
+const acceptCpu: Array<{ label: string; connections: number; cpu: RunCpu; xacts: number }> = [];
+
+/** Transactions committed in the database of `url` so far (pg_stat_database; statistics lag a little). */
+async function transactions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // The statistics of this session's backend go out when it is idle: force a fresh snapshot.
+    await client.query('select pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ n: string }>(
+      'select xact_commit::text as n from pg_stat_database where datname = current_database()',
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Waits until no run of `slug` is unfinished; resolves with how many still are at the timeout. */
@@ -445,6 +473,11 @@ try {
     rows,
     (row) => rows.find((r) => r.label.startsWith('baseline:') && r.connections === row.connections),
   );
+  for (const { label, connections, cpu, xacts } of acceptCpu) {
+    console.log(
+      `  CPU per accepted run (${label}, ${connections} conns): r3 ${cpu.r3.toFixed(3)} ms (main thread ${cpu.main.toFixed(3)} ms), PostgreSQL ${cpu.db.toFixed(3)} ms; ${xacts.toFixed(2)} PostgreSQL transactions`,
+    );
+  }
   if (busy) {
     const f = busy.openE2e;
     console.log(
