@@ -222,18 +222,28 @@ interface Busy {
   cpu: { closed: RunCpu | null; open: RunCpu | null };
 }
 
-/** CPU (ms) per run: r3's process, its main thread (the event loop), and the database's backends. */
+/**
+ * CPU (ms) per run: r3's processes (the serving one and, with BENCH_BUSY_SPLIT, the workers'), the
+ * serving process's main thread (the event loop), the workers' process alone, and the database's
+ * backends.
+ */
 interface RunCpu {
   r3: number;
   main: number;
+  workers: number;
   db: number;
 }
 
-/** A reading of r3's and the database's CPU so far, to subtract from a later one (null off Linux). */
-async function cpuNow(r3: Child, url: string): Promise<RunCpu | null> {
+/**
+ * A reading of r3's and the database's CPU so far, to subtract from a later one (null off Linux):
+ * `r3` serves; `workers`, when given, is the process that executes the runs.
+ */
+async function cpuNow(r3: Child, url: string, workers?: Child): Promise<RunCpu | null> {
   const pid = r3.child.pid as number;
   const [all, main, db] = [cpuMs(pid), cpuMs(pid, pid), await databaseCpuMs(url)];
-  return all === null || main === null || db === null ? null : { r3: all, main, db };
+  const other = workers ? cpuMs(workers.child.pid as number) : 0;
+  if (all === null || main === null || db === null || other === null) return null;
+  return { r3: all + other, main, workers: other, db };
 }
 
 /** CPU per run between two readings, over `runs` runs. */
@@ -242,9 +252,17 @@ function perRun(before: RunCpu | null, after: RunCpu | null, runs: number): RunC
   return {
     r3: (after.r3 - before.r3) / runs,
     main: (after.main - before.main) / runs,
+    workers: (after.workers - before.workers) / runs,
     db: (after.db - before.db) / runs,
   };
 }
+
+/**
+ * BENCH_BUSY_SPLIT=1: in the busy part the serving r3 runs no workers (R3_WORKER_CONCURRENCY=0) and
+ * a second r3 process on the same database and bus executes the runs (what a deployment with the
+ * workers elsewhere does); default: one process does both.
+ */
+const BUSY_SPLIT = process.env.BENCH_BUSY_SPLIT === '1';
 
 /**
  * Accepts while the workers of the same process execute runs on NATS (issue 37): an r3 on NATS with
@@ -256,13 +274,16 @@ async function acceptsWhileExecuting(workers: string, children: Child[]): Promis
   const db = await createBenchDatabase('runs_busy');
   const bus = benchBusPrefix('runs_busy');
   try {
+    const env = { NATS_URL: BENCH_NATS_URL, R3_BUS_PREFIX: bus.prefix, R3_DB_POOL_SIZE: '20' };
     const { r3, token } = await prepare(db, {
-      NATS_URL: BENCH_NATS_URL,
-      R3_BUS_PREFIX: bus.prefix,
-      R3_DB_POOL_SIZE: '20',
-      R3_WORKER_CONCURRENCY: workers,
+      ...env,
+      R3_WORKER_CONCURRENCY: BUSY_SPLIT ? '0' : workers,
     });
     children.push(r3);
+    const executor = BUSY_SPLIT
+      ? await spawnR3(db.url, { ...env, R3_WORKER_CONCURRENCY: workers })
+      : undefined;
+    if (executor) children.push(executor);
     for (const slug of ['busy', 'steady']) await createBenchSkill(r3.url, token, slug);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -272,15 +293,15 @@ async function acceptsWhileExecuting(workers: string, children: Child[]): Promis
       await load('warm-up', url('bench'), 16, { ...post, duration: 2 });
       await waitForCompletion(client, 'bench', 120_000);
       await checkpoint(db.url);
-      let cpuBefore = await cpuNow(r3, db.url);
+      let cpuBefore = await cpuNow(r3, db.url, executor);
       let started = Date.now();
       const closed = await load('r3 POST … (accept, workers on NATS)', url('busy'), 64, post);
       let ended = Date.now();
       await waitForCompletion(client, 'busy', 300_000);
       const busyRuns = await endToEnd(client, 'busy', [started, ended]);
-      const closedCpu = perRun(cpuBefore, await cpuNow(r3, db.url), busyRuns.completed);
+      const closedCpu = perRun(cpuBefore, await cpuNow(r3, db.url, executor), busyRuns.completed);
       await checkpoint(db.url);
-      cpuBefore = await cpuNow(r3, db.url);
+      cpuBefore = await cpuNow(r3, db.url, executor);
       started = Date.now();
       const open = await openLoad(
         `r3 POST … offered ${OFFERED_RATE}/s (workers, NATS)`,
@@ -291,8 +312,9 @@ async function acceptsWhileExecuting(workers: string, children: Child[]): Promis
       ended = Date.now();
       await waitForCompletion(client, 'steady', 120_000);
       const figures = await endToEnd(client, 'steady', [started, ended]);
-      const openCpu = perRun(cpuBefore, await cpuNow(r3, db.url), figures.completed);
+      const openCpu = perRun(cpuBefore, await cpuNow(r3, db.url, executor), figures.completed);
       await r3.stop();
+      await executor?.stop();
       const windowS = (ended - started) / 1000;
       return {
         closed,
@@ -328,7 +350,9 @@ function printGoals(rows: readonly LoadResult[], busy: Busy | null, sustained: E
   const base = at('baseline:', 64)?.rps ?? Number.NaN;
   const share = (rps: number | undefined) => ((rps ?? Number.NaN) / base) * 100;
   if (busy) {
-    console.log(`\ngoals with ${WORKERS} workers executing runs on NATS in the serving process:`);
+    console.log(
+      `\ngoals with ${WORKERS} workers executing runs on NATS ${BUSY_SPLIT ? 'in a second process' : 'in the serving process'}:`,
+    );
     goal(
       "accepted ≥ 30% of the baseline's INSERT tx/s (64 connections)",
       `${share(busy.closed.rps).toFixed(1)}% (${busy.closed.rps}/s; p50 ${busy.closed.p50.toFixed(1)} ms, p99 ${busy.closed.p99.toFixed(1)} ms)`,
@@ -483,7 +507,8 @@ try {
     console.log(
       `  (the offered row's conns: the most it had open; its latency counts from each request's due time)`,
     );
-    console.log(`\naccepts while ${WORKERS} workers execute runs on NATS (echo provider, one r3 process):`);
+    const where = BUSY_SPLIT ? 'in a second r3 process' : 'one r3 process';
+    console.log(`\naccepts while ${WORKERS} workers execute runs on NATS (echo provider, ${where}):`);
     console.log(
       `  64 connections: ${busy.closed.rps} accepted/s, ${Math.round(busy.completedPerS)} runs/s completed meanwhile`,
     );
@@ -494,7 +519,7 @@ try {
     for (const [which, cpu] of Object.entries(busy.cpu)) {
       if (!cpu) continue;
       console.log(
-        `  CPU per run (${which} loop, accept and execution): r3 ${cpu.r3.toFixed(2)} ms (main thread ${cpu.main.toFixed(2)} ms), PostgreSQL ${cpu.db.toFixed(2)} ms`,
+        `  CPU per run (${which} loop, accept and execution): r3 ${cpu.r3.toFixed(2)} ms (main thread ${cpu.main.toFixed(2)} ms${BUSY_SPLIT ? `, workers' process ${cpu.workers.toFixed(2)} ms` : ''}), PostgreSQL ${cpu.db.toFixed(2)} ms`,
       );
     }
   }
