@@ -272,7 +272,14 @@ export function createPrepareStage(deps: {
       const at = new Date(clock.now()).toISOString();
       const input = args.input(id, at);
       const [snapshot, actions] = kind.stepper.initial(input);
-      const created = { ...def.createDefaults, ...args.columns };
+      // Not `{ ...def.createDefaults, ...args.columns }`: V8 (Node 20) copies a second spread into an
+      // object literal property by property through its runtime, about 7 µs for a run's 13 columns
+      // against 0.2 µs for these loops (same keys, same order). docs/performance.md, "Accepts while
+      // workers execute".
+      const created: Record<string, unknown> = {};
+      const defaults = def.createDefaults;
+      if (defaults) for (const column of Object.keys(defaults)) created[column] = defaults[column];
+      for (const column of Object.keys(args.columns)) created[column] = args.columns[column];
       if (def.discriminator) created[def.discriminator.column] = def.discriminator.value;
       const columns: Record<string, unknown> = {};
       for (const column of kind.columns.loaded) columns[column] = created[column];
