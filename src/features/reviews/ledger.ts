@@ -107,23 +107,28 @@ async function insertPending(sql: Sql, orgId: number, drafts: LedgerDraft[]): Pr
 
 /**
  * Chains org `orgId`'s committed pending entries after its head, in one transaction holding the head
- * row's lock: three statements.
+ * row's lock: three statements in two round trips — the head's upsert (which takes the lock) and the
+ * read of the pending entries go out together, and the chaining update with the COMMIT.
  */
 async function chainPending(db: Db, orgId: number): Promise<void> {
   await db.tx(async (sql) => {
-    const head = await sql.one<{ seq: number; hash: string }>(
-      `insert into review_ledger_heads (org_id, seq, hash) values ($1, 0, $2)
-       on conflict (org_id) do update set seq = review_ledger_heads.seq
-       returning seq, hash`,
-      [orgId, GENESIS_HASH],
-    );
-    const pending = await sql.query<Omit<LedgerEntry, 'seq' | 'prevHash' | 'hash'> & { entryId: number }>(
-      `select entry_id as "entryId", ${DRAFT_COLUMNS} from review_ledger
-        where org_id = $1 and seq is null order by entry_id`,
-      [orgId],
-    );
+    const [heads, pending] = await Promise.all([
+      sql.prepared<{ seq: number; hash: string }>(
+        'review_ledger_head_lock',
+        `insert into review_ledger_heads (org_id, seq, hash) values ($1, 0, $2)
+         on conflict (org_id) do update set seq = review_ledger_heads.seq
+         returning seq, hash`,
+        [orgId, GENESIS_HASH],
+      ),
+      sql.prepared<Omit<LedgerEntry, 'seq' | 'prevHash' | 'hash'> & { entryId: number }>(
+        'review_ledger_pending_entries',
+        `select entry_id as "entryId", ${DRAFT_COLUMNS} from review_ledger
+          where org_id = $1 and seq is null order by entry_id`,
+        [orgId],
+      ),
+    ]);
     if (pending.length === 0) return;
-    let { seq, hash } = head;
+    let { seq, hash } = heads[0] as { seq: number; hash: string };
     const chained: Array<{ entryId: number; seq: number; prevHash: string; hash: string }> = [];
     for (const { entryId, ...draft } of pending) {
       const entry = { ...draft, seq: seq + 1, prevHash: hash };
@@ -131,22 +136,26 @@ async function chainPending(db: Db, orgId: number): Promise<void> {
       seq = entry.seq;
       chained.push({ entryId, seq, prevHash: entry.prevHash, hash });
     }
-    await sql.query(
-      `with chained as (
-         update review_ledger l set seq = c.seq, prev_hash = c.prev_hash, hash = c.hash
-           from unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[]) as c(entry_id, seq, prev_hash, hash)
-          where l.org_id = $1 and l.entry_id = c.entry_id
-       )
-       update review_ledger_heads set seq = $6, hash = $7 where org_id = $1`,
-      [
-        orgId,
-        chained.map((c) => c.entryId),
-        chained.map((c) => c.seq),
-        chained.map((c) => c.prevHash),
-        chained.map((c) => c.hash),
-        seq,
-        hash,
-      ],
+    await writeAtCommit(
+      sql,
+      sql.prepared(
+        'review_ledger_chain',
+        `with chained as (
+           update review_ledger l set seq = c.seq, prev_hash = c.prev_hash, hash = c.hash
+             from unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[]) as c(entry_id, seq, prev_hash, hash)
+            where l.org_id = $1 and l.entry_id = c.entry_id
+         )
+         update review_ledger_heads set seq = $6, hash = $7 where org_id = $1`,
+        [
+          orgId,
+          chained.map((c) => c.entryId),
+          chained.map((c) => c.seq),
+          chained.map((c) => c.prevHash),
+          chained.map((c) => c.hash),
+          seq,
+          hash,
+        ],
+      ),
     );
   });
 }
