@@ -13,8 +13,8 @@
  *    of the shared machine falls on both sides alike). Goal: the median accept p99 of the rows with
  *    evaluations within 20% of the median of the rows without. The shadow runs' rate during the
  *    loaded rows (shadow runs that ended within the row's window) is printed too.
- * The r3 under test has its workers (they execute the ordinary runs and the shadow runs alike).
- * Each evaluation is polled every BENCH_POLL_MS (250)
+ * The r3 under test has its workers (they execute the ordinary runs and the shadow runs alike);
+ * R3_SHADOW_RUN_RATE, when set, is passed to it. Each evaluation is polled every BENCH_POLL_MS (250)
  * until it ends: `GET /evaluations/:id` reads its 100 pairs, about 1.5 ms of r3's CPU each, and at
  * the 20 ms this bench polled at first those reads alone raised the accepts' p50 1.5–2.3× — a
  * client's load, not the shadow work's (docs/performance.md, "Evaluations"). The throughput is
@@ -79,7 +79,10 @@ async function shadowRunsEnded(url: string, from: Date, to: Date): Promise<numbe
 
 async function main(): Promise<void> {
   const db = await createBenchDatabase('evaluations');
-  const r3 = await spawnR3(db.url);
+  const r3 = await spawnR3(
+    db.url,
+    process.env.R3_SHADOW_RUN_RATE ? { R3_SHADOW_RUN_RATE: process.env.R3_SHADOW_RUN_RATE } : {},
+  );
   try {
     const token = await createBenchToken(db.url, [
       'read:all',

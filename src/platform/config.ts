@@ -229,6 +229,11 @@ const VARIABLES = {
     "jobs executed at once per process (`0`: this process runs no jobs); jobs that running work waits on (a mission's next tasks) may take a quarter more",
     { default: '32' },
   ),
+  R3_SHADOW_RUN_RATE: variable(
+    z.coerce.number().min(0).max(100_000),
+    "shadow runs (an evaluation's replays) a process starts per second while it has other jobs (one started or ended in the last 250 ms); otherwise they take up to half its worker slots at once. `0`: none until the other jobs pause",
+    { default: '10' },
+  ),
   R3_SHUTDOWN_TIMEOUT: variable(
     duration('R3_SHUTDOWN_TIMEOUT'),
     'how long SIGTERM waits for in-flight requests',
@@ -483,6 +488,8 @@ export interface Config {
   busPrefix: string;
   dbPoolSize: number;
   workerConcurrency: number;
+  /** Shadow runs started per second per process while it has other jobs (R3_SHADOW_RUN_RATE). */
+  shadowRunRate: number;
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   /** `auto`: a native uWS build for this Node when one loads, else node:http; `node`: node:http always. */
@@ -632,6 +639,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     busPrefix: e.R3_BUS_PREFIX,
     dbPoolSize: e.R3_DB_POOL_SIZE,
     workerConcurrency: e.R3_WORKER_CONCURRENCY,
+    shadowRunRate: e.R3_SHADOW_RUN_RATE,
     shutdownTimeoutMs: e.R3_SHUTDOWN_TIMEOUT,
     trustProxy: e.R3_TRUST_PROXY,
     httpEngine: e.R3_HTTP_ENGINE,

@@ -204,7 +204,15 @@ function createHost(
 ): PlatformHost {
   const { role, clock, log } = options;
   const concurrency = role === 'cli' ? 0 : config.workerConcurrency;
-  const jobs = createJobQueue({ db: db.sql, bus, clock, log, concurrency, databaseUrl: db.url });
+  const jobs = createJobQueue({
+    db: db.sql,
+    bus,
+    clock,
+    log,
+    concurrency,
+    databaseUrl: db.url,
+    backgroundRate: config.shadowRunRate,
+  });
   const actors = createActorHost({ db: db.sql, clock, log, jobs });
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
   const metrics = createMetrics({ defaults: role === 'serve' });

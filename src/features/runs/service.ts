@@ -8,6 +8,8 @@
  * Terminology: a *trigger* creates a run (202); a *decision* is approve or reject; *replayed* means an
  * idempotent trigger answered from its key's record.
  */
+
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type {
   JsonObject,
   RunApproveEvent,
@@ -140,6 +142,13 @@ type RunKind = (typeof RUN_KINDS)[number];
  * `Job.priority`), so an evaluation never crowds out real work.
  */
 const SHADOW_JOB_PRIORITY = -1;
+
+/**
+ * Shadow runs prepared and created per turn of the event loop: an evaluation's 100 took 60–90 ms of
+ * CPU in one turn, which every request arriving meanwhile waited out (docs/performance.md,
+ * "Evaluations"); between chunks, other work runs.
+ */
+const SHADOW_CHUNK = 10;
 
 /** Where a fork starts: the run it forks, its step (workflow runs) and the results it copies. */
 interface ForkOrigin {
@@ -471,6 +480,7 @@ export class RunService {
     };
     const replays: ShadowReplay[] = [];
     for (const original of originals) {
+      if (replays.length > 0 && replays.length % SHADOW_CHUNK === 0) await nextTurn();
       const target = await targetOf(original.agentSlug);
       try {
         this.checkInput(orgId, 'skill', slug, target, original.input);
@@ -498,12 +508,34 @@ export class RunService {
   }
 
   /**
-   * Creates shadow replays `replays` in `tx` (an evaluation's transaction), in one write: skill runs
+   * Creates shadow replays `replays` in `tx` (an evaluation's transaction), a write per SHADOW_CHUNK
+   * (the event loop turns between them): skill runs
    * with `shadow: true` that replay their originals (tool calls answered from the record, writing
    * tools refused), never open a review item nor reach a webhook, and whose jobs run in the background
    * (below every other job). Their run ids, in the order of `replays`.
    */
   async createShadowsIn(
+    tx: ActorTx,
+    principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
+    replays: readonly ShadowReplay[],
+    audit: { evaluationId: number; requestId: string | null },
+  ): Promise<number[]> {
+    const ids: number[] = [];
+    for (let at = 0; at < replays.length; at += SHADOW_CHUNK) {
+      if (at > 0) await nextTurn();
+      const created = await this.createShadowChunk(
+        tx,
+        principal,
+        replays.slice(at, at + SHADOW_CHUNK),
+        audit,
+      );
+      ids.push(...created);
+    }
+    return ids;
+  }
+
+  /** `createShadowsIn` for one chunk: one write. */
+  private async createShadowChunk(
     tx: ActorTx,
     principal: Pick<Principal, 'orgId' | 'actor' | 'tokenId'>,
     replays: readonly ShadowReplay[],

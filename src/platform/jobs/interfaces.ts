@@ -31,6 +31,11 @@ import type { Db, Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../util/clock.js';
 
+/** `JobQueueOptions.backgroundRate`'s default (R3_SHADOW_RUN_RATE). */
+export const DEFAULT_BACKGROUND_RATE = 10;
+/** `JobQueueOptions.backgroundQuietMs`'s default. */
+export const DEFAULT_BACKGROUND_QUIET_MS = 250;
+
 /** The bus signal that wakes idle workers everywhere. */
 export const JOBS_WAKE_SIGNAL = 'sig.jobs.wake';
 
@@ -48,7 +53,8 @@ export interface Job {
    * Ready jobs are claimed highest priority first (then by `run_at`); a job above 0 also runs in the
    * pool's urgent lane (src/platform/db/lanes.ts). 0 unless its enqueuer says other work waits on it.
    * Below 0: background work (an evaluation's shadow runs), claimed after every other ready job and
-   * holding at most half of a process's worker slots at once, so it never crowds out real work.
+   * holding at most half of a process's worker slots at once, and paced while the process has real
+   * work (`JobQueueOptions.backgroundRate`), so it never crowds out real work.
    */
   priority: number;
 }
@@ -139,6 +145,15 @@ export interface JobQueueOptions {
   databaseUrl?: string;
   /** How often dead workers are looked for (default 2 s). */
   sweepMs?: number;
+  /**
+   * Background jobs (`Job.priority` below 0) this process starts a second, one by one, while it
+   * is busy with real work: an ordinary job (priority 0 or above) started or ended here within
+   * `backgroundQuietMs`. Otherwise they take their slots (half the pool) at once. 0: none start
+   * while busy. Default DEFAULT_BACKGROUND_RATE (R3_SHADOW_RUN_RATE).
+   */
+  backgroundRate?: number;
+  /** See `backgroundRate` (default DEFAULT_BACKGROUND_QUIET_MS). */
+  backgroundQuietMs?: number;
 }
 
 /** The queue. */

@@ -8,6 +8,8 @@ import type { Subscription } from '../bus/bus.js';
 import { inLane, outsideLanes } from '../db/lanes.js';
 import type { Sql } from '../db/sql.js';
 import {
+  DEFAULT_BACKGROUND_QUIET_MS,
+  DEFAULT_BACKGROUND_RATE,
   JOBS_WAKE_SIGNAL,
   type Job,
   type JobHandler,
@@ -45,7 +47,7 @@ const CLAIM = `
   with c as (
     select id from jobs
      where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
-       and kind = any($2::text[]) and priority >= $6
+       and kind = any($2::text[]) and priority between $6 and $7
      order by priority desc, run_at, id
      limit $3
      for update skip locked
@@ -70,13 +72,12 @@ const MARK_DEAD = `
 
 const RENEW = 'update jobs set locked_until = $3 where locked_by = $1 and id = any($2::bigint[])';
 
-// Background jobs claimed beyond their slots go back, as if never claimed.
-const UNCLAIM = `
-  update jobs set locked_by = null, locked_until = null, attempts = attempts - 1
-   where locked_by = $1 and id = any($2::bigint[])`;
-
 /** The lowest priority a claim can ask for: every job, background ones (below 0) too. */
 const ANY_PRIORITY = -32768;
+/** The highest priority (`jobs.priority` is a smallint). */
+const TOP_PRIORITY = 32767;
+/** The highest priority of background work. */
+const BACKGROUND = -1;
 
 function toJob(row: JobRow): Job {
   return {
@@ -116,8 +117,19 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   // are claimed only after every other ready job: they never take the whole pool from real work.
   const backgroundSlots = Math.max(1, Math.floor(options.concurrency / 2));
   let activeBackground = 0;
-  // A claim left background jobs out (their slots were full): one finishing claims again.
+  // A claim left background jobs out (their slots were full, or their pace said wait): one finishing,
+  // or the pace's timer, claims again.
   let backgroundHeldBack = false;
+  // Pacing (interfaces.ts `backgroundRate`): while an ordinary job started or ended here in the last
+  // `quietMs`, at most `backgroundRate` background jobs start a second, one by one. Real time
+  // (performance.now()), not `clock`: a test's manual clock would hold them back for ever.
+  const backgroundRate = options.backgroundRate ?? DEFAULT_BACKGROUND_RATE;
+  const backgroundGapMs = backgroundRate > 0 ? 1000 / backgroundRate : Number.POSITIVE_INFINITY;
+  const quietMs = options.backgroundQuietMs ?? DEFAULT_BACKGROUND_QUIET_MS;
+  let ordinarySeen = Number.NEGATIVE_INFINITY;
+  // When the next background job may start while busy (performance.now(); Infinity at a rate of 0).
+  let backgroundNextAt = backgroundRate > 0 ? 0 : Number.POSITIVE_INFINITY;
+  let paceTimer: NodeJS.Timeout | null = null;
 
   // Worker-pool state.
   let running = false;
@@ -152,7 +164,12 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  async function claim(worker: string, limit: number, minPriority = 0): Promise<Job[]> {
+  async function claim(
+    worker: string,
+    limit: number,
+    minPriority = 0,
+    maxPriority = TOP_PRIORITY,
+  ): Promise<Job[]> {
     if (kindList.length === 0 || limit <= 0) return [];
     const now = clock.now();
     // Outside the workers' share of the pool (lanes.ts): the jobs it claims wait for it.
@@ -164,6 +181,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         worker,
         iso(now + leaseMs),
         minPriority,
+        maxPriority,
       ]),
     );
     return rows.map(toJob).sort((a, b) => b.priority - a.priority || a.id - b.id);
@@ -254,7 +272,11 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   function start(job: Job, origin?: JobOrigin): void {
     active++;
     const background = job.priority < 0;
-    if (background) activeBackground++;
+    if (background) {
+      activeBackground++;
+      const now = performance.now();
+      if (busy(now)) backgroundNextAt = Math.max(backgroundNextAt, now - backgroundGapMs) + backgroundGapMs;
+    } else ordinarySeen = performance.now();
     const abort = new AbortController();
     // A job that goes first also goes first for connections (lanes.ts).
     const promise = inLane(job.priority > 0 ? 'urgent' : 'normal', () =>
@@ -268,6 +290,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         inflight.delete(job.id);
         active--;
         if (background) activeBackground--;
+        else ordinarySeen = performance.now();
         if (mayHaveMore || (background && backgroundHeldBack)) wake();
       });
     inflight.set(job.id, { promise, abort });
@@ -287,12 +310,19 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         const urgent = urgentWaiting;
         urgentWaiting = false;
         const limit = batch ? free : free + firstSlots;
-        const backgroundFree = backgroundSlots - activeBackground;
         let jobs: Job[];
         try {
-          jobs = await claim(workerId, limit, !batch ? 1 : backgroundFree > 0 ? ANY_PRIORITY : 0);
-          if (batch) backgroundHeldBack = backgroundFree <= 0;
-          jobs = await withinBackgroundSlots(jobs, backgroundFree);
+          jobs = await claim(workerId, limit, batch ? 0 : 1);
+          // Real work claimed now counts at once: the background jobs claimed with it are paced.
+          if (jobs.length > 0) ordinarySeen = performance.now();
+          // Background jobs in the slots real work left, as many as theirs and their pace allow.
+          if (batch && jobs.length < limit) {
+            const allowed = backgroundAllowed();
+            const room = Math.min(allowed, limit - jobs.length);
+            const background = room > 0 ? await claim(workerId, room, ANY_PRIORITY, BACKGROUND) : [];
+            backgroundHeldBack = background.length === allowed;
+            jobs = jobs.concat(background);
+          }
         } catch (error) {
           if (running) log.error({ err: error }, 'claiming jobs failed');
           urgentWaiting = urgent;
@@ -302,23 +332,48 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         // Only jobs that go first, as many as asked: more of them may be waiting.
         if (jobs.length === limit && jobs.every((job) => job.priority > 0)) urgentWaiting = true;
         for (const job of jobs) start(job);
+        if (backgroundHeldBack) paceLater();
       } while (again && running);
     } finally {
       filling = false;
     }
   }
 
+  /** Whether an ordinary job started or ended here within `quietMs` of `now`. */
+  function busy(now: number): boolean {
+    return now - ordinarySeen < quietMs;
+  }
+
   /**
-   * `jobs` with at most `free` background ones (the first, in claim order); the others are handed
-   * back unclaimed, to be claimed when a background slot frees.
+   * How many background jobs may start now: their free slots; while busy with real work, one when
+   * the pace says the next may start, else none.
    */
-  async function withinBackgroundSlots(jobs: Job[], free: number): Promise<Job[]> {
-    const background = jobs.filter((job) => job.priority < 0);
-    if (background.length <= free) return jobs;
-    const back = new Set(background.slice(Math.max(0, free)).map((job) => job.id));
-    await outsideLanes(() => db.query(UNCLAIM, [workerId, [...back]]));
-    backgroundHeldBack = true;
-    return jobs.filter((job) => !back.has(job.id));
+  function backgroundAllowed(): number {
+    const free = Math.max(0, backgroundSlots - activeBackground);
+    const now = performance.now();
+    if (!busy(now)) return free;
+    return now >= backgroundNextAt ? Math.min(free, 1) : 0;
+  }
+
+  /**
+   * Background jobs were held back: when their pace held them (not their full slots, which a
+   * background job finishing frees and wakes), wakes the workers when the pace lets the next start
+   * or when the quiet window after the last ordinary job ends (then they take their slots again),
+   * whichever is first.
+   */
+  function paceLater(): void {
+    if (paceTimer || !running) return;
+    const now = performance.now();
+    if (!busy(now) || backgroundNextAt <= now) return;
+    const at = Math.min(backgroundNextAt, ordinarySeen + quietMs);
+    paceTimer = setTimeout(
+      () => {
+        paceTimer = null;
+        wake();
+      },
+      Math.max(1, at - now),
+    );
+    paceTimer.unref();
   }
 
   function wake(): void {
@@ -437,6 +492,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       subscription = null;
       if (poll) clearInterval(poll);
       if (renew) clearInterval(renew);
+      if (paceTimer) clearTimeout(paceTimer);
+      paceTimer = null;
       poll = renew = null;
       const pending = [...inflight.values()].map((entry) => entry.promise);
       if (pending.length === 0) {

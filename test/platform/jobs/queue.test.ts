@@ -68,6 +68,40 @@ function heldWorkers(concurrency: number, busy: number) {
   };
 }
 
+/** Workers of 8 slots (no poll) whose background jobs are paced at `rate` within `quietMs` of real work. */
+function pacedWorkers(rate: number, quietMs: number): JobQueue {
+  return createJobQueue({
+    db: t.app.db.sql,
+    bus: t.app.bus,
+    clock: t.clock,
+    log: createLogger('silent'),
+    concurrency: 8,
+    pollMs: 3_600_000,
+    leaseMs: LEASE_MS,
+    backgroundRate: rate,
+    backgroundQuietMs: quietMs,
+  });
+}
+
+/** Registers `kind` on `workers`: each job recorded as it starts, then held until `release`. */
+function recordHeld(workers: JobQueue, kind: string) {
+  const release = deferred();
+  const started = createCollector<{ id: number; priority: number }>();
+  workers.register(kind, async ({ job }) => {
+    started.push({ id: job.id, priority: job.priority });
+    await release.promise;
+  });
+  return { release, started };
+}
+
+/** `n` background jobs (priority -1) of `kind`; their ids. */
+async function enqueueBackground(workers: JobQueue, kind: string, n: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++)
+    ids.push((await workers.enqueue(t.app.db.sql, { kind, priority: -1 })) as number);
+  return ids;
+}
+
 async function jobRow(id: number) {
   return t.app.db.sql.maybeOne<{
     attempts: number;
@@ -254,17 +288,9 @@ describe('workers', () => {
       leaseMs: LEASE_MS,
     });
     const kind = `t.bg-${randomUUID()}`;
-    const release = deferred();
-    const started = createCollector<{ id: number; priority: number }>();
-    workers.register(kind, async ({ job }) => {
-      started.push({ id: job.id, priority: job.priority });
-      await release.promise;
-    });
+    const { release, started } = recordHeld(workers, kind);
     try {
-      const background: number[] = [];
-      for (let n = 0; n < 4; n++) {
-        background.push((await workers.enqueue(t.app.db.sql, { kind, priority: -1 })) as number);
-      }
+      const background = await enqueueBackground(workers, kind, 4);
       await workers.start();
       await started.untilCount(2, 'two background jobs started');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -291,6 +317,64 @@ describe('workers', () => {
       expect(started.items.slice(4).map((j) => j.id)).toEqual(background.slice(2));
     } finally {
       release.resolve();
+      await workers.stop();
+    }
+  });
+
+  it('pace background jobs while real work runs: one start per gap, the rest left unclaimed', async () => {
+    // One background start an hour while busy, busy for an hour after real work: deterministic.
+    const workers = pacedWorkers(1 / 3600, 3_600_000);
+    const kind = `t.paced-${randomUUID()}`;
+    const { release, started } = recordHeld(workers, kind);
+    try {
+      const real = (await workers.enqueue(t.app.db.sql, { kind })) as number;
+      const background = await enqueueBackground(workers, kind, 4);
+      await workers.start();
+      await started.untilCount(2, 'the real job and one background job started');
+      expect(started.items).toEqual([
+        { id: real, priority: 0 },
+        { id: background[0], priority: -1 },
+      ]);
+      // The pace holds the others back though four background slots are free, also once the running
+      // jobs end (real work ended within the quiet window): unclaimed, their attempt not counted.
+      release.resolve();
+      await waitFor(async () => (await jobRow(real)) === null, 'the real job completed');
+      workers.notifyEnqueued();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(started.items).toHaveLength(2);
+      const waiting = await t.app.db.sql.query<{ attempts: number; locked_by: string | null }>(
+        'select attempts, locked_by from jobs where id = any($1::bigint[]) order by id',
+        [background.slice(1)],
+      );
+      expect(waiting).toEqual(Array.from({ length: 3 }, () => ({ attempts: 0, locked_by: null })));
+    } finally {
+      release.resolve();
+      await workers.stop();
+      await workers.drain();
+    }
+  });
+
+  it('start no background job while real work ran within the quiet window at a rate of 0, then all at once (woken by the pace)', async () => {
+    // Only the pace's own timer can wake the workers in time (no poll).
+    const workers = pacedWorkers(0, 300);
+    const kind = `t.quiet-${randomUUID()}`;
+    const started = createCollector<{ id: number; priority: number }>();
+    let backgroundWhileReal = -1;
+    workers.register(kind, async ({ job }) => {
+      started.push({ id: job.id, priority: job.priority });
+      if (job.priority >= 0) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        backgroundWhileReal = started.items.filter((j) => j.priority < 0).length;
+      }
+    });
+    try {
+      const real = (await workers.enqueue(t.app.db.sql, { kind })) as number;
+      const background = await enqueueBackground(workers, kind, 3);
+      await workers.start();
+      await started.untilCount(4, 'the background jobs started once the real work was quiet');
+      expect(backgroundWhileReal).toBe(0);
+      expect(started.items.map((j) => j.id)).toEqual([real, ...background]);
+    } finally {
       await workers.stop();
     }
   });
