@@ -356,22 +356,27 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   }
 
   /**
-   * Background jobs were held back: when their pace held them (not their full slots, which a
-   * background job finishing frees and wakes), wakes the workers when the pace lets the next start
-   * or when the quiet window after the last ordinary job ends (then they take their slots again),
-   * whichever is first.
+   * Background jobs were held back (called inside `fill`). Their slots full: one of them finishing
+   * wakes the workers. Else, while busy with real work, the workers wake when the pace lets the next
+   * start or when the quiet window after the last ordinary job ends (then they take their slots
+   * again), whichever is first — and at once (`fill` claims again) when that time has come already:
+   * the first start after a pause leaves the pace's next start due now, and waiting for a background
+   * job to finish would hold the others back for as long as it runs (or the poll).
    */
   function paceLater(): void {
-    if (paceTimer || !running) return;
+    if (paceTimer || !running || activeBackground >= backgroundSlots) return;
     const now = performance.now();
-    if (!busy(now) || backgroundNextAt <= now) return;
-    const at = Math.min(backgroundNextAt, ordinarySeen + quietMs);
+    const at = busy(now) ? Math.min(backgroundNextAt, ordinarySeen + quietMs) : now;
+    if (at <= now) {
+      again = true;
+      return;
+    }
     paceTimer = setTimeout(
       () => {
         paceTimer = null;
         wake();
       },
-      Math.max(1, at - now),
+      Math.max(1, Math.ceil(at - now)),
     );
     paceTimer.unref();
   }

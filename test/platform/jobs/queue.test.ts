@@ -354,6 +354,27 @@ describe('workers', () => {
     }
   });
 
+  it('start paced background jobs one per gap while real work runs, none of them waiting for another to end', async () => {
+    // Busy for an hour after the real job, a background start every 50 ms; no poll, and no job ever
+    // ends before the test releases them: only the pace itself may start the next background job.
+    // (The first start after a pause left the next one due at once, and the pace set no timer for it:
+    // the rest waited for a job to end or for the poll.)
+    const workers = pacedWorkers(20, 3_600_000);
+    const kind = `t.gaps-${randomUUID()}`;
+    const { release, started } = recordHeld(workers, kind);
+    try {
+      const real = (await workers.enqueue(t.app.db.sql, { kind })) as number;
+      const background = await enqueueBackground(workers, kind, 3);
+      await workers.start();
+      await started.untilCount(4, 'the real job and the three background jobs started');
+      expect(started.items.map((j) => j.id)).toEqual([real, ...background]);
+    } finally {
+      release.resolve();
+      await workers.stop();
+      await workers.drain();
+    }
+  });
+
   it('start no background job while real work ran within the quiet window at a rate of 0, then all at once (woken by the pace)', async () => {
     // Only the pace's own timer can wake the workers in time (no poll).
     const workers = pacedWorkers(0, 300);
