@@ -26,6 +26,7 @@ import {
 } from '../../../machines/index.js';
 import type {
   ActorKindDef,
+  ActorRow,
   ColumnMap,
   EffectContext,
   EffectHandler,
@@ -309,6 +310,13 @@ function reviewDecision(event: RunApproveEvent | RunRejectEvent | RunRequestChan
 }
 
 /**
+ * The priority of a shadow run's jobs, all of them (its first step's, and any a later transition
+ * enqueues): below every other (src/platform/jobs/interfaces.ts `Job.priority`), so an evaluation
+ * never crowds out real work.
+ */
+export const SHADOW_JOB_PRIORITY = -1;
+
+/**
  * The `skill-run` and `workflow-run` kinds, whose review items open and close through `items`; their
  * status changes count in `metrics.runs`.
  */
@@ -334,6 +342,8 @@ export function runKinds(
     // Run updates batch best one statement at a time: with three in flight, batches of a few rows
     // each paid a whole statement's set-up and commit (docs/performance.md, "Choices in the code").
     updatesInFlight: 1,
+    // A shadow run's jobs stay in the background for its whole life, not only its creation's.
+    jobsPriority: (row: ActorRow) => (row.columns.shadow === true ? SHADOW_JOB_PRIORITY : undefined),
   };
   return [
     {

@@ -138,12 +138,6 @@ interface NewRun {
 type RunKind = (typeof RUN_KINDS)[number];
 
 /**
- * The priority of a shadow run's job: below every other (src/platform/jobs/interfaces.ts
- * `Job.priority`), so an evaluation never crowds out real work.
- */
-const SHADOW_JOB_PRIORITY = -1;
-
-/**
  * Shadow runs prepared and created per turn of the event loop: an evaluation's 100 took 60–90 ms of
  * CPU in one turn, which every request arriving meanwhile waited out (docs/performance.md,
  * "Evaluations"); between chunks, other work runs.
@@ -960,7 +954,6 @@ export class RunService {
       orgId: run.orgId,
       input: (runId, at) =>
         this.machineInput(kind, runId, slug, target, run.input, at, run.fork?.from ?? null, shadow),
-      ...(shadow ? { jobsPriority: SHADOW_JOB_PRIORITY } : {}),
       columns: {
         slug,
         name: target.name,

@@ -206,6 +206,14 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
    * (`SendOptions.urgent`) have a lane of their own with three.
    */
   readonly updatesInFlight?: number;
+  /**
+   * The priority of the jobs a transition of actor `row` enqueues (`Job.priority`), for every
+   * transition of it — its creation's and each later one's (a retry, a step run again) — unless the
+   * creation names its own (`CreateArgs.jobsPriority`); undefined: 0. For what an actor is rather
+   * than what one event asks: an evaluation's shadow run keeps all its jobs in the background.
+   * `row.columns` holds the kind's `load` columns.
+   */
+  jobsPriority?(row: ActorRow): number | undefined;
 }
 
 /** Identifies one actor: the org is part of every lookup (tenancy), so a foreign id is not found. */

@@ -260,7 +260,7 @@ export function createPrepareStage(deps: {
         insert: null,
         audit: options.audit,
         also: options,
-        jobs: {},
+        jobs: { priority: kind.def.jobsPriority?.(actor.row) },
       });
       prepared.locked = locked;
       return prepared;
@@ -296,7 +296,7 @@ export function createPrepareStage(deps: {
         insert: created,
         audit: args.audit,
         also: {},
-        jobs: { queuedAt: args.jobsQueuedAt, priority: args.jobsPriority },
+        jobs: { queuedAt: args.jobsQueuedAt, priority: args.jobsPriority ?? def.jobsPriority?.(row) },
       });
     },
   };

@@ -7,9 +7,9 @@
  * that go first are leased when the queue takes them.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunApproveEvent, StepSucceededEvent } from '../../../machines/index.js';
+import type { RunApproveEvent, RunRequestChangesEvent, StepSucceededEvent } from '../../../machines/index.js';
 import type { ReviewItems } from '../../../src/features/reviews/index.js';
-import { runKinds, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.js';
+import { runKinds, SHADOW_JOB_PRIORITY, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.js';
 import { SYSTEM } from '../../../src/platform/actors/acting-as.js';
 import type { IdAllocator } from '../../../src/platform/actors/ids.js';
 import type { ActorKindDef } from '../../../src/platform/actors/kind.js';
@@ -157,6 +157,40 @@ describe('the prepare stage', () => {
     ]);
     // Approved is final for a cancel: it is skipped, with a warning.
     expect(warnings).toMatchObject([{ kind: SKILL_RUN_KIND, event: 'CANCEL', state: 'approved' }]);
+  });
+
+  it("enqueues a shadow run's jobs in the background for its whole life: its creation's and a later transition's", async () => {
+    const { kinds, prepare } = stage();
+    const changes: RunRequestChangesEvent = {
+      type: 'REQUEST_CHANGES',
+      by: 'token:1',
+      reason: 'again',
+      at: at(),
+    };
+    /** The jobs of a run through creation, draft and a change request (its step enqueued again). */
+    const jobsThroughChanges = async (shadow: boolean) => {
+      const args = skillRunArgs(7, { requiresApproval: true });
+      const created = await prepare.creation(tx(), kinds.entry(SKILL_RUN_KIND), {
+        ...args,
+        columns: { ...args.columns, shadow },
+      });
+      const drafted = (await prepare.send(tx(), { actor: loaded(created), locked: true }, succeeded(), {
+        actingAs: SYSTEM,
+      })) as Prepared;
+      const sentBack = (await prepare.send(tx(), { actor: loaded(drafted), locked: true }, changes, {
+        actingAs: SYSTEM,
+      })) as Prepared;
+      expect(sentBack.to).toBe('running.awaitingModel');
+      return [...created.rows.jobs, ...sentBack.rows.jobs].map((j) => [j.kind, j.priority ?? 0]);
+    };
+    expect(await jobsThroughChanges(true)).toEqual([
+      ['execute_step', SHADOW_JOB_PRIORITY],
+      ['execute_step', SHADOW_JOB_PRIORITY],
+    ]);
+    expect(await jobsThroughChanges(false)).toEqual([
+      ['execute_step', 0],
+      ['execute_step', 0],
+    ]);
   });
 
   it('leases the jobs that go first when the queue takes them, and no other', async () => {
