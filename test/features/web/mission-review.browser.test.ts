@@ -112,6 +112,9 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await decisionsTakeEffect(t, owner, 'mission', id);
     await page.locator('main > dl.facts .status-completed').waitFor();
+    // The held decision ("Approval on its way … note: ship it") goes once the item is read as decided:
+    // the mission's status can arrive first, on its own stream.
+    await page.locator('section.held').waitFor({ state: 'detached' });
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await page.getByText('note: ship it').waitFor();
     expect(await decision.locator('h2#review-title').textContent()).toBe('Result review');
@@ -131,6 +134,7 @@ describeInBrowser('the mission review screen in the browser', (suite) => {
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
     await decisionsTakeEffect(t, owner, 'mission', id);
     await page.locator('main > dl.facts .status-cancelled').waitFor();
+    await page.locator('section.held').waitFor({ state: 'detached' });
     await page.getByText('reason: not yet').waitFor();
     await page.getByRole('heading', { name: 'Result review' }).waitFor();
     const run = (await t.request('GET', `/api/v1/mission-runs/${id}`, { token: owner })).body;
