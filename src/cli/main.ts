@@ -13,6 +13,7 @@ import { systemClock } from '../platform/util/clock.js';
 import { mcpCommand } from './mcp.js';
 import { secretsCommand } from './secrets.js';
 import { migrateCommand, serveCommand } from './serve.js';
+import { workCommand } from './work.js';
 
 /** The process commands, then the features' (each opening its feature's API). */
 const COMMANDS: ReadonlyArray<{
@@ -20,6 +21,7 @@ const COMMANDS: ReadonlyArray<{
   feature?: (typeof FEATURE_COMMANDS)[number]['feature'];
 }> = [
   { command: serveCommand },
+  { command: workCommand },
   { command: migrateCommand },
   ...FEATURE_COMMANDS,
   { command: mcpCommand },

@@ -5,6 +5,7 @@ import { migrations } from '../migrations.js';
 import type { CliCommand, CliContext } from '../platform/cli.js';
 import { openConfiguredDatabase } from '../platform/db/database.js';
 import { createLogger } from '../platform/log.js';
+import { startWorkerProcesses } from './workers.js';
 
 export const serveCommand: CliCommand = {
   name: 'serve',
@@ -23,11 +24,16 @@ async function serve(_args: string[], { config, out }: CliContext): Promise<numb
   const app = await startApp(config, { log });
   const { engine } = app.http;
   const http = engine.kind === 'native' ? engine.detail : 'node:http, performance reduced';
+  // After the migrations and once this process listens: the children find the schema in place.
+  const workers =
+    config.workerProcesses > 0 ? startWorkerProcesses({ count: config.workerProcesses, log }) : null;
   out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl}; HTTP: ${http}; Node ${process.version})`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
-      void app.close().then(resolve);
+      // The children finish their jobs within the same timeout; a straggler is killed after it.
+      const children = workers?.stop(config.shutdownTimeoutMs + 5_000);
+      void Promise.all([app.close(), children]).then(() => resolve());
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

@@ -229,6 +229,16 @@ const VARIABLES = {
     "jobs executed at once per process (`0`: this process runs no jobs); jobs that running work waits on (a mission's next tasks) may take a quarter more",
     { default: '32' },
   ),
+  R3_WORKER_PROCESSES: variable(
+    z.coerce.number().int().min(0).max(64),
+    'worker processes (`r3 work`) that `r3 serve` starts and restarts beside itself, each with R3_WORKER_CONCURRENCY workers and the webhook dispatcher, so the serving process only answers requests (needs NATS_URL). `0`: the serving process executes the jobs itself',
+    { default: '0' },
+  ),
+  R3_WORKER_NICE: variable(
+    z.coerce.number().int().min(0).max(19),
+    "how much lower `r3 work` runs in the CPU scheduler than other processes (Unix nice; `0`: the same): on a busy machine the serving processes' requests go first",
+    { default: '10' },
+  ),
   R3_SHADOW_RUN_RATE: variable(
     z.coerce.number().min(0).max(100_000),
     "shadow runs (an evaluation's replays) a process starts per second while it has other jobs (one started or ended in the last 250 ms); otherwise they take up to half its worker slots at once. `0`: none until the other jobs pause",
@@ -488,6 +498,10 @@ export interface Config {
   busPrefix: string;
   dbPoolSize: number;
   workerConcurrency: number;
+  /** `r3 work` processes `r3 serve` keeps beside itself (R3_WORKER_PROCESSES; they need NATS). */
+  workerProcesses: number;
+  /** The nice value `r3 work` gives itself (R3_WORKER_NICE). */
+  workerNice: number;
   /** Shadow runs started per second per process while it has other jobs (R3_SHADOW_RUN_RATE). */
   shadowRunRate: number;
   shutdownTimeoutMs: number;
@@ -590,6 +604,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.R3_RATE_LIMIT_PER_MIN > 0 && e.R3_RATE_LIMIT_BURST === 0) {
     throw new ConfigError(['R3_RATE_LIMIT_BURST: must be at least 1 when R3_RATE_LIMIT_PER_MIN is set']);
   }
+  if (e.R3_WORKER_PROCESSES > 0 && e.NATS_URL === undefined) {
+    throw new ConfigError([
+      'R3_WORKER_PROCESSES: needs NATS_URL (worker processes reach the serving one over the shared bus)',
+    ]);
+  }
   const baseUrl = (e.BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(
     /\/+$/,
     '',
@@ -639,6 +658,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     busPrefix: e.R3_BUS_PREFIX,
     dbPoolSize: e.R3_DB_POOL_SIZE,
     workerConcurrency: e.R3_WORKER_CONCURRENCY,
+    workerProcesses: e.R3_WORKER_PROCESSES,
+    workerNice: e.R3_WORKER_NICE,
     shadowRunRate: e.R3_SHADOW_RUN_RATE,
     shutdownTimeoutMs: e.R3_SHUTDOWN_TIMEOUT,
     trustProxy: e.R3_TRUST_PROXY,

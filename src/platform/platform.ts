@@ -11,9 +11,10 @@
  *
  * Terminology:
  * - role: what a process does. `serve` (r3 serve): HTTP, workers, timers, outbox relay, every
- *   service. `worker` (r3 mcp): workers, timers, the relay only when the bus is shared, the services
- *   that declare the role. `cli` (one-shot commands): nothing runs; features are registered so their
- *   services can be called.
+ *   service — but no workers and no `withJobs` service when it has worker processes
+ *   (R3_WORKER_PROCESSES). `worker` (r3 work, r3 mcp): workers, timers, the relay only when the bus
+ *   is shared, the services that declare the role. `cli` (one-shot commands): nothing runs; features
+ *   are registered so their services can be called.
  * - loops: the job workers, the timer scheduler and the outbox relay, woken after each commit that
  *   gave them work (`actors.onWake`).
  */
@@ -54,6 +55,11 @@ export interface PlatformService {
   name: string;
   /** Roles whose processes start it (default: `serve` only). */
   roles?: readonly Role[];
+  /**
+   * It goes where the jobs are executed: not in a `serve` process whose jobs run in its worker
+   * processes (R3_WORKER_PROCESSES), which then do it (give it the `worker` role too).
+   */
+  withJobs?: boolean;
   /** Runs before the loops start (workers may need what it reads: secrets, caches). */
   prepare?(): Promise<void> | void;
   /** Runs after the loops started (bus consumers, periodic work). */
@@ -203,7 +209,9 @@ function createHost(
   close: () => Promise<void>,
 ): PlatformHost {
   const { role, clock, log } = options;
-  const concurrency = role === 'cli' ? 0 : config.workerConcurrency;
+  // A serving process with worker processes leaves the jobs to them (src/cli/workers.ts).
+  const jobsElsewhere = role === 'serve' && config.workerProcesses > 0;
+  const concurrency = role === 'cli' || jobsElsewhere ? 0 : config.workerConcurrency;
   const jobs = createJobQueue({
     db: db.sql,
     bus,
@@ -315,7 +323,9 @@ function createHost(
       closers.push(cleanup);
     },
     async start() {
-      const mine = services.filter((service) => (service.roles ?? ['serve']).includes(role));
+      const mine = services.filter(
+        (service) => (service.roles ?? ['serve']).includes(role) && !(service.withJobs && jobsElsewhere),
+      );
       for (const service of mine) await service.prepare?.();
       if (loops) {
         await jobs.start();

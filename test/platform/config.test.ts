@@ -58,6 +58,10 @@ describe('configuration', () => {
     ['R3_WEB_SEARCH', 'google'],
     ['R3_WEB_SEARCH', 'searxng:'],
     ['R3_TOOLS_ALLOW_PRIVATE', 'maybe'],
+    ['R3_WORKER_PROCESSES', '-1'],
+    ['R3_WORKER_PROCESSES', '65'],
+    ['R3_WORKER_NICE', '20'],
+    ['R3_WORKER_NICE', 'low'],
   ])('stops on a bad %s naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -68,6 +72,14 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.join('\n')).toContain(name);
     expect((error as ConfigError).message).toContain(name);
+  });
+
+  it('keeps the jobs in the serving process by default; worker processes need NATS', () => {
+    expect(loadConfig({})).toMatchObject({ workerProcesses: 0, workerNice: 10 });
+    expect(
+      loadConfig({ R3_WORKER_PROCESSES: '2', R3_WORKER_NICE: '0', NATS_URL: 'nats://127.0.0.1:4222' }),
+    ).toMatchObject({ workerProcesses: 2, workerNice: 0 });
+    expect(() => loadConfig({ R3_WORKER_PROCESSES: '1' })).toThrow(/R3_WORKER_PROCESSES: needs NATS_URL/);
   });
 
   it('treats empty variables as unset', () => {

@@ -75,8 +75,11 @@ export const webhooksFeature = defineFeature({
     });
     // Pooled keep-alive sockets are left to their idle timeout (Node unrefs idle ones): destroying
     // them at stop would cut attempts still running in workers that stop later.
+    // With the jobs: its work per event is what a serving process should not pay (issue 37).
     platform.addService({
       name: 'webhook dispatcher',
+      roles: ['serve', 'worker'],
+      withJobs: true,
       start: () => dispatcher.start(),
       stop: () => dispatcher.stop(),
     });

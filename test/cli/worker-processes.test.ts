@@ -1,0 +1,264 @@
+/**
+ * `r3 serve` with worker processes (R3_WORKER_PROCESSES, issue 37): the serving process answers
+ * requests only, its `r3 work` children execute the jobs and dispatch the webhooks at a lower CPU
+ * priority, a child that dies is replaced, and the children go with their parent — by SIGTERM or by
+ * `kill -9`. The real binary, on NATS and PostgreSQL.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
+import { createCliToken, runCli, type ServeProcess, spawnServe } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+const nats = await probeNats();
+const linux = process.platform === 'linux';
+
+/** The process ids of `pid`'s children (Linux). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The nice values of every thread of process `pid` (Linux). */
+function niceOfThreads(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // Field 19 of stat is the nice value: the 17th after the command's closing parenthesis.
+    return Number(fields[16]);
+  });
+}
+
+/** The children of `pid` once there are `count` of them. */
+async function children(pid: number, count: number): Promise<number[]> {
+  await waitFor(() => childrenOf(pid).length === count, `${count} children of ${pid}`, 15_000);
+  return childrenOf(pid);
+}
+
+/** The first column of `sql`'s rows, on a connection of its own. */
+async function column<T>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ value: T }>(sql);
+    return rows.map((row) => row.value);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The process ids named by the `workers` rows (`host:pid:random`). */
+async function workerPids(url: string): Promise<number[]> {
+  const ids = await column<string>(url, 'select id as value from workers');
+  return ids.map((id) => Number(id.split(':')[1]));
+}
+
+/** How many deliveries the dispatcher has made (one per event and webhook, before any attempt). */
+async function deliveries(url: string): Promise<number> {
+  return (await column<number>(url, 'select count(*)::int as value from webhook_deliveries'))[0] as number;
+}
+
+/** Whether process `pid` is running (an exited child not yet reaped — a zombie — is not). */
+function alive(pid: number): boolean {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
+  let database: TestDatabase;
+  let server: ServeProcess;
+  let token: string;
+  let hooks: Server;
+  const delivered: Array<{ type: string; runId: number }> = [];
+  const prefix = randomTestPrefix('workerprocs');
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    requireNats(nats);
+    database = await createTestDatabase();
+    hooks = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        const event = JSON.parse(body);
+        delivered.push({ type: event.event, runId: Number(event.data?.runId ?? event.data?.objectId) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    env = {
+      DATABASE_URL: database.url,
+      NATS_URL: nats.url,
+      R3_BUS_PREFIX: prefix,
+      R3_RATE_LIMIT_PER_MIN: '0',
+      R3_WEBHOOK_ALLOW_PRIVATE: 'true',
+      R3_WORKER_PROCESSES: '2',
+      R3_WORKER_CONCURRENCY: '4',
+      R3_WORKER_NICE: '5',
+      R3_LOG_LEVEL: 'info',
+    };
+    server = await spawnServe(env);
+    token = (await createCliToken(database.url, 'workerprocs')).token;
+    const skill = await request(server.url, 'POST', '/api/v1/skills', {
+      token,
+      body: { manifest: { slug: 'echo', name: 'Echo' }, promptMd: 'Echo: {{input.text}}' },
+    });
+    expect(skill.status, skill.text).toBe(201);
+    const port = (hooks.address() as AddressInfo).port;
+    const hook = await request(server.url, 'POST', '/api/v1/webhooks', {
+      token,
+      body: {
+        url: `http://127.0.0.1:${port}/hook`,
+        events: ['run.completed', 'object.created'],
+        secret: 'whsec_test_0123456789abcdef',
+      },
+    });
+    expect(hook.status, hook.text).toBe(201);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await new Promise((resolve) => hooks?.close(resolve));
+    await database?.drop();
+    await deleteTestStreams(nats, [prefix]);
+  });
+
+  /** Starts a run on the serving process and waits until it completed and its webhook arrived. */
+  async function runToCompletion(text: string): Promise<number> {
+    const res = await request(server.url, 'POST', '/api/v1/skills/echo/runs', {
+      token,
+      body: { input: { text } },
+    });
+    expect(res.status, res.text).toBe(202);
+    const runId = res.body.runId as number;
+    await waitFor(
+      async () =>
+        (await request(server.url, 'GET', `/api/v1/runs/${runId}`, { token })).body.status === 'completed',
+      `run ${runId} completed`,
+      20_000,
+    );
+    await waitFor(
+      () => delivered.some((d) => d.type === 'run.completed' && d.runId === runId),
+      `run.completed of ${runId} delivered`,
+      20_000,
+    );
+    return runId;
+  }
+
+  it('executes runs and delivers their webhooks in the children, none in the serving process', async () => {
+    await runToCompletion('first');
+    const pid = server.child.pid as number;
+    const pids = await workerPids(database.url);
+    // Only the children hold worker rows: the serving process runs no workers.
+    expect(pids).toHaveLength(2);
+    expect(pids).not.toContain(pid);
+    if (linux) expect((await children(pid, 2)).toSorted()).toEqual(pids.toSorted());
+    expect(server.output().match(/r3 working \(pid \d+, 4 workers, nice \d+\)/g)).toHaveLength(2);
+  });
+
+  it.skipIf(!linux)(
+    'dispatches no webhook in the serving process: none while the children are stopped',
+    async () => {
+      const pid = server.child.pid as number;
+      const type = await request(server.url, 'POST', '/api/v1/objects/types', {
+        token,
+        body: { slug: 'ticket', name: 'Ticket' },
+      });
+      expect(type.status, type.text).toBe(201);
+      const kids = await children(pid, 2);
+      const before = await deliveries(database.url);
+      for (const child of kids) process.kill(child, 'SIGSTOP');
+      let objectId: number;
+      try {
+        const created = await request(server.url, 'POST', '/api/v1/objects/ticket/instances', {
+          token,
+          body: { title: 'while stopped', metadata: {}, content: 'body' },
+        });
+        expect(created.status, created.text).toBe(201);
+        objectId = created.body.id as number;
+        // The serving process relays the event at once; a dispatcher there would make its delivery
+        // row within milliseconds (the attempt itself is a job: the children's in any case).
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        expect(await deliveries(database.url)).toBe(before);
+      } finally {
+        for (const child of kids) process.kill(child, 'SIGCONT');
+      }
+      await waitFor(
+        () => delivered.some((d) => d.type === 'object.created' && d.runId === objectId),
+        'object.created delivered once the children run again',
+        20_000,
+      );
+      expect(await deliveries(database.url)).toBe(before + 1);
+    },
+  );
+
+  it.skipIf(!linux)('lowers every thread of a child by R3_WORKER_NICE', () => {
+    const pid = server.child.pid as number;
+    const parentNice = niceOfThreads(pid)[0] as number;
+    for (const child of childrenOf(pid)) {
+      const nices = niceOfThreads(child);
+      expect(nices.length).toBeGreaterThan(1);
+      expect(new Set(nices)).toEqual(new Set([Math.min(19, parentNice + 5)]));
+    }
+  });
+
+  it.skipIf(!linux)('replaces a child that dies, and runs go on', async () => {
+    const pid = server.child.pid as number;
+    const [victim, other] = childrenOf(pid) as [number, number];
+    process.kill(victim, 'SIGKILL');
+    await waitFor(
+      () => {
+        const now = childrenOf(pid);
+        return now.length === 2 && !now.includes(victim) && now.includes(other);
+      },
+      'a new child in place of the killed one',
+      15_000,
+    );
+    expect(server.output()).toContain('a worker process exited');
+    await runToCompletion('after a child died');
+  });
+
+  it.skipIf(!linux)(
+    'stops its children on SIGTERM, and they stop by themselves when it is killed',
+    async () => {
+      const a = await spawnServe({ ...env, R3_WORKER_PROCESSES: '1' });
+      const aChildren = await children(a.child.pid as number, 1);
+      expect(await a.stop()).toBe(0);
+      for (const child of aChildren) expect(alive(child)).toBe(false);
+
+      const b = await spawnServe({ ...env, R3_WORKER_PROCESSES: '1' });
+      const bChildren = await children(b.child.pid as number, 1);
+      b.child.kill('SIGKILL');
+      await waitFor(() => bChildren.every((child) => !alive(child)), 'the orphaned child to stop', 15_000);
+    },
+  );
+});
+
+describe('R3_WORKER_PROCESSES without NATS', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('stops r3 serve at start-up with a message naming the variable', async () => {
+    const res = await runCli(['serve'], { DATABASE_URL: database.url, PORT: '0', R3_WORKER_PROCESSES: '1' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('R3_WORKER_PROCESSES: needs NATS_URL');
+  });
+});
