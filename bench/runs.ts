@@ -24,6 +24,7 @@
  * all, and without it a checkpoint started by an earlier row's WAL often fell into the 64-connection
  * accept row.
  */
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import {
   BENCH_NATS_URL,
@@ -223,7 +224,7 @@ interface Busy {
 }
 
 /**
- * CPU (ms) per run: r3's processes (the serving one and, with BENCH_BUSY_SPLIT, the workers'), the
+ * CPU (ms) per run: r3's processes (the serving one and, unless BENCH_BUSY_WORKERS=inline, the workers'), the
  * serving process's main thread (the event loop), the workers' process alone, and the database's
  * backends.
  */
@@ -241,9 +242,24 @@ interface RunCpu {
 async function cpuNow(r3: Child, url: string, workers?: Child): Promise<RunCpu | null> {
   const pid = r3.child.pid as number;
   const [all, main, db] = [cpuMs(pid), cpuMs(pid, pid), await databaseCpuMs(url)];
-  const other = workers ? cpuMs(workers.child.pid as number) : 0;
+  // The workers: a second r3 (split), or the serving r3's own `r3 work` children (processes).
+  const pids = workers ? [workers.child.pid as number] : childPids(pid);
+  let other: number | null = 0;
+  for (const p of pids) {
+    const ms = cpuMs(p);
+    other = ms === null || other === null ? null : other + ms;
+  }
   if (all === null || main === null || db === null || other === null) return null;
   return { r3: all + other, main, workers: other, db };
+}
+
+/** The process ids of `pid`'s children (Linux; none elsewhere). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /** CPU per run between two readings, over `runs` runs. */
@@ -258,11 +274,22 @@ function perRun(before: RunCpu | null, after: RunCpu | null, runs: number): RunC
 }
 
 /**
- * BENCH_BUSY_SPLIT=1: in the busy part the serving r3 runs no workers (R3_WORKER_CONCURRENCY=0) and
- * a second r3 process on the same database and bus executes the runs (what a deployment with the
- * workers elsewhere does); default: one process does both.
+ * Where the busy part's workers run (BENCH_BUSY_WORKERS): `processes` (default: the serving r3 starts
+ * one `r3 work` child with the workers, R3_WORKER_PROCESSES=1 — what the accept goal is measured
+ * on), `inline` (the serving process executes the runs itself, R3_WORKER_PROCESSES=0), or `split` (a
+ * second `r3 serve` on the same database and bus executes them, the serving one at
+ * R3_WORKER_CONCURRENCY=0; BENCH_BUSY_SPLIT=1 is the old name).
  */
-const BUSY_SPLIT = process.env.BENCH_BUSY_SPLIT === '1';
+const BUSY_MODE = (process.env.BENCH_BUSY_WORKERS ??
+  (process.env.BENCH_BUSY_SPLIT === '1' ? 'split' : 'processes')) as 'processes' | 'inline' | 'split';
+if (!['processes', 'inline', 'split'].includes(BUSY_MODE)) {
+  throw new Error(`BENCH_BUSY_WORKERS: processes, inline or split, not ${BUSY_MODE}`);
+}
+const BUSY_WHERE = {
+  processes: 'in an r3 work child of the serving r3',
+  inline: 'in the serving r3 process',
+  split: 'in a second r3 serve',
+}[BUSY_MODE];
 
 /**
  * Accepts while the workers of the same process execute runs on NATS (issue 37): an r3 on NATS with
@@ -277,12 +304,12 @@ async function acceptsWhileExecuting(workers: string, children: Child[]): Promis
     const env = { NATS_URL: BENCH_NATS_URL, R3_BUS_PREFIX: bus.prefix, R3_DB_POOL_SIZE: '20' };
     const { r3, token } = await prepare(db, {
       ...env,
-      R3_WORKER_CONCURRENCY: BUSY_SPLIT ? '0' : workers,
+      R3_WORKER_CONCURRENCY: BUSY_MODE === 'split' ? '0' : workers,
+      R3_WORKER_PROCESSES: BUSY_MODE === 'processes' ? '1' : '0',
     });
     children.push(r3);
-    const executor = BUSY_SPLIT
-      ? await spawnR3(db.url, { ...env, R3_WORKER_CONCURRENCY: workers })
-      : undefined;
+    const executor =
+      BUSY_MODE === 'split' ? await spawnR3(db.url, { ...env, R3_WORKER_CONCURRENCY: workers }) : undefined;
     if (executor) children.push(executor);
     for (const slug of ['busy', 'steady']) await createBenchSkill(r3.url, token, slug);
     const client = new pg.Client({ connectionString: db.url });
@@ -338,8 +365,8 @@ function goal(what: string, figure: string, met: boolean): void {
 }
 
 /**
- * The goals, as this run measured them. Issue 37 (with workers executing runs on NATS in the same
- * process): accepts ≥ 30% of the baseline's INSERT transactions a second at 64 connections, p99 <
+ * The goals, as this run measured them. Issue 37 (with workers executing runs on NATS: see
+ * BENCH_BUSY_WORKERS): accepts ≥ 30% of the baseline's INSERT transactions a second at 64 connections, p99 <
  * 50 ms at an offered 500 accepts a second, ≥ 500 runs a second completed end to end. The earlier
  * goals of the API alone (no workers, in-process bus: ≥ 30% of the baseline, p99 < 20 ms) and of
  * end to end on the in-process bus follow, for reference.
@@ -350,9 +377,7 @@ function printGoals(rows: readonly LoadResult[], busy: Busy | null, sustained: E
   const base = at('baseline:', 64)?.rps ?? Number.NaN;
   const share = (rps: number | undefined) => ((rps ?? Number.NaN) / base) * 100;
   if (busy) {
-    console.log(
-      `\ngoals with ${WORKERS} workers executing runs on NATS ${BUSY_SPLIT ? 'in a second process' : 'in the serving process'}:`,
-    );
+    console.log(`\ngoals with ${WORKERS} workers executing runs on NATS ${BUSY_WHERE}:`);
     goal(
       "accepted ≥ 30% of the baseline's INSERT tx/s (64 connections)",
       `${share(busy.closed.rps).toFixed(1)}% (${busy.closed.rps}/s; p50 ${busy.closed.p50.toFixed(1)} ms, p99 ${busy.closed.p99.toFixed(1)} ms)`,
@@ -507,8 +532,7 @@ try {
     console.log(
       `  (the offered row's conns: the most it had open; its latency counts from each request's due time)`,
     );
-    const where = BUSY_SPLIT ? 'in a second r3 process' : 'one r3 process';
-    console.log(`\naccepts while ${WORKERS} workers execute runs on NATS (echo provider, ${where}):`);
+    console.log(`\naccepts while ${WORKERS} workers execute runs on NATS (echo provider, ${BUSY_WHERE}):`);
     console.log(
       `  64 connections: ${busy.closed.rps} accepted/s, ${Math.round(busy.completedPerS)} runs/s completed meanwhile`,
     );
@@ -519,7 +543,7 @@ try {
     for (const [which, cpu] of Object.entries(busy.cpu)) {
       if (!cpu) continue;
       console.log(
-        `  CPU per run (${which} loop, accept and execution): r3 ${cpu.r3.toFixed(2)} ms (main thread ${cpu.main.toFixed(2)} ms${BUSY_SPLIT ? `, workers' process ${cpu.workers.toFixed(2)} ms` : ''}), PostgreSQL ${cpu.db.toFixed(2)} ms`,
+        `  CPU per run (${which} loop, accept and execution): r3 ${cpu.r3.toFixed(2)} ms (main thread ${cpu.main.toFixed(2)} ms${BUSY_MODE === 'inline' ? '' : `, workers' process ${cpu.workers.toFixed(2)} ms`}), PostgreSQL ${cpu.db.toFixed(2)} ms`,
       );
     }
   }
