@@ -579,21 +579,21 @@ try {
         goal: '≥ 0.30',
         value: accepted,
         better: 'higher',
-        figure: `${share(accepted)} (${busy.closed.rps.toLocaleString('en')} vs ${base.rps.toLocaleString('en')}/s, 64 conns; p99 ${busy.closed.p99.toFixed(0)} ms)`,
+        figure: `${share(accepted)} (${busy.closed.rps.toLocaleString('en')} vs ${base.rps.toLocaleString('en')}/s, 64 conns; p99 ${busy.closed.p99.toFixed(0)} ms; workers ${BUSY_MODE})`,
       },
       {
         what: `POST /skills/:slug/runs p99 at ${OFFERED_RATE}/s offered, workers executing on NATS`,
         goal: '< 50 ms',
         value: busy.open.p99,
         better: 'lower',
-        figure: `${busy.open.p99.toFixed(1)} ms (p50 ${busy.open.p50.toFixed(1)} ms; ${busy.open.rps}/s accepted)`,
+        figure: `${busy.open.p99.toFixed(1)} ms (p50 ${busy.open.p50.toFixed(1)} ms; ${busy.open.rps}/s accepted; workers ${BUSY_MODE})`,
       },
       {
         what: 'runs completed end to end per second on NATS (while accepting)',
         goal: '≥ 500',
         value: busy.completedPerS,
         better: 'higher',
-        figure: `${Math.round(busy.completedPerS)}/s`,
+        figure: `${Math.round(busy.completedPerS)}/s (workers ${BUSY_MODE})`,
       },
     ]);
   }
