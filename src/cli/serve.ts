@@ -20,6 +20,11 @@ export const migrateCommand: CliCommand = {
 };
 
 async function serve(_args: string[], { config, out }: CliContext): Promise<number> {
+  // Listened for from the start: a signal during start-up stops the process once it has started.
+  const signalled = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   const log = createLogger(config.logLevel);
   const app = await startApp(config, { log });
   const { engine } = app.http;
@@ -28,16 +33,10 @@ async function serve(_args: string[], { config, out }: CliContext): Promise<numb
   const workers =
     config.workerProcesses > 0 ? startWorkerProcesses({ count: config.workerProcesses, log }) : null;
   out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl}; HTTP: ${http}; Node ${process.version})`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down');
-      // The children finish their jobs within the same timeout; a straggler is killed after it.
-      const children = workers?.stop(config.shutdownTimeoutMs + 5_000);
-      void Promise.all([app.close(), children]).then(() => resolve());
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  const signal = await signalled;
+  log.info({ signal }, 'shutting down');
+  // The children finish their jobs within the same timeout; a straggler is killed after it.
+  await Promise.all([app.close(), workers?.stop(config.shutdownTimeoutMs + 5_000)]);
   // Requests are drained and pools closed; idle keep-alive sockets must not hold the process open.
   await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.exit(0);
