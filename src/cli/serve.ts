@@ -35,8 +35,10 @@ async function serve(_args: string[], { config, out }: CliContext): Promise<numb
   out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl}; HTTP: ${http}; Node ${process.version})`);
   const signal = await signalled;
   log.info({ signal }, 'shutting down');
-  // The children finish their jobs within the same timeout; a straggler is killed after it.
-  await Promise.all([app.close(), workers?.stop(config.shutdownTimeoutMs + 5_000)]);
+  await app.close();
+  // Then the children: they finish their jobs within the same timeout (a straggler is killed after
+  // it), and their relays' last pass publishes what this process committed last.
+  await workers?.stop(config.shutdownTimeoutMs + 5_000);
   // Requests are drained and pools closed; idle keep-alive sockets must not hold the process open.
   await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.exit(0);

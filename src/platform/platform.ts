@@ -11,8 +11,8 @@
  *
  * Terminology:
  * - role: what a process does. `serve` (r3 serve): HTTP, workers, timers, outbox relay, every
- *   service — but no workers and no `withJobs` service when it has worker processes
- *   (R3_WORKER_PROCESSES). `worker` (r3 work, r3 mcp): workers, timers, the relay only when the bus
+ *   service — but no workers, no relay and no `withJobs` service when it has worker processes
+ *   (R3_WORKER_PROCESSES): they relay its outbox rows, woken by a bus signal. `worker` (r3 work, r3 mcp): workers, timers, the relay only when the bus
  *   is shared, the services that declare the role. `cli` (one-shot commands): nothing runs; features
  *   are registered so their services can be called.
  * - loops: the job workers, the timer scheduler and the outbox relay, woken after each commit that
@@ -25,7 +25,7 @@ import { type ActorHost, createActorHost } from './actors/host.js';
 import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
 import type { FusedRead } from './auth/authenticate.js';
 import type { SessionAuthenticator } from './auth/sessions.js';
-import type { Bus } from './bus/bus.js';
+import type { Bus, Subscription } from './bus/bus.js';
 import { connectBus } from './bus/connect.js';
 import type { Config } from './config.js';
 import { type Database, openConfiguredDatabase } from './db/database.js';
@@ -39,7 +39,7 @@ import type { ToolDef } from './mcp/tool.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { addPlatformReadings } from './metrics/readings.js';
 import { createModelProviderRegistry, type ModelProviderRegistry } from './models/providers/index.js';
-import { createOutboxRelay, type OutboxRelay } from './outbox/relay.js';
+import { createOutboxRelay, OUTBOX_WAKE_SIGNAL, type OutboxRelay } from './outbox/relay.js';
 import { loadMasterSecret } from './secrets/master-key.js';
 import type { SealedColumn, SealedColumns } from './secrets/rekey.js';
 import { type AgentToolRegistry, createAgentToolRegistry } from './tools/registry.js';
@@ -234,7 +234,7 @@ function createHost(
   actors.onWake((what) => {
     if (what === 'jobs') jobs.notifyEnqueued();
     else if (what === 'urgentJobs') jobs.notifyEnqueued({ urgent: true });
-    else if (what === 'outbox') outbox.wake();
+    else if (what === 'outbox') wakeRelay();
     else timers.wake();
   });
   const models =
@@ -260,7 +260,20 @@ function createHost(
   let masterSecret: Promise<string> | null = null;
   // The relay runs wherever this process's events can reach a reader: always when serving; in a
   // worker only when the bus is shared (an in-process bus would publish to no one).
-  const relays = role === 'serve' || (role === 'worker' && config.natsUrl !== undefined);
+  // A serving process with worker processes leaves the relay to them too, and tells them (one bus
+  // signal per tick) when its commits wrote outbox rows: publishing is then work at their priority.
+  const relays = (role === 'serve' && !jobsElsewhere) || (role === 'worker' && config.natsUrl !== undefined);
+  let relaySignalQueued = false;
+  function wakeRelay(): void {
+    if (relays) return outbox.wake();
+    if (!jobsElsewhere || relaySignalQueued) return;
+    relaySignalQueued = true;
+    setImmediate(() => {
+      relaySignalQueued = false;
+      bus.signal(OUTBOX_WAKE_SIGNAL);
+    });
+  }
+  let relayWakes: Subscription | null = null;
   const loops = role !== 'cli';
   let loopsStarted = false;
 
@@ -330,7 +343,10 @@ function createHost(
       if (loops) {
         await jobs.start();
         timers.start();
-        if (relays) outbox.start();
+        if (relays) {
+          outbox.start();
+          if (role === 'worker') relayWakes = await bus.subscribe(OUTBOX_WAKE_SIGNAL, () => outbox.wake());
+        }
         loopsStarted = true;
       }
       for (const service of mine) {
@@ -351,6 +367,7 @@ function createHost(
           .catch((error) => log.warn({ err: error }, 'jobs stop failed'));
         await timers.stop().catch((error) => log.warn({ err: error }, 'timers stop failed'));
         if (relays) {
+          relayWakes?.unsubscribe();
           // Last, so what the stopping workers committed is still published.
           await outbox.stop();
           await outbox.flush().catch((error) => log.warn({ err: error }, 'final outbox flush failed'));

@@ -1,6 +1,6 @@
 /**
  * `r3 serve` with worker processes (R3_WORKER_PROCESSES, issue 37): the serving process answers
- * requests only, its `r3 work` children execute the jobs and dispatch the webhooks at a lower CPU
+ * requests only, its `r3 work` children execute the jobs, relay its outbox and dispatch the webhooks at a lower CPU
  * priority, a child that dies is replaced, and the children go with their parent — by SIGTERM or by
  * `kill -9`. The real binary, on NATS and PostgreSQL.
  */
@@ -58,6 +58,11 @@ async function column<T>(url: string, sql: string): Promise<T[]> {
 async function workerPids(url: string): Promise<number[]> {
   const ids = await column<string>(url, 'select id as value from workers');
   return ids.map((id) => Number(id.split(':')[1]));
+}
+
+/** Outbox rows not yet published. */
+async function pendingOutbox(url: string): Promise<number> {
+  return (await column<number>(url, 'select count(*)::int as value from outbox'))[0] as number;
 }
 
 /** How many deliveries the dispatcher has made (one per event and webhook, before any attempt). */
@@ -170,7 +175,7 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
   });
 
   it.skipIf(!linux)(
-    'dispatches no webhook in the serving process: none while the children are stopped',
+    'neither relays nor dispatches in the serving process: nothing while the children are stopped',
     async () => {
       const pid = server.child.pid as number;
       const type = await request(server.url, 'POST', '/api/v1/objects/types', {
@@ -193,6 +198,8 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
         // row within milliseconds (the attempt itself is a job: the children's in any case).
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         expect(await deliveries(database.url)).toBe(before);
+        // Nor does it relay: the event's outbox row waits for the children's relays.
+        expect(await pendingOutbox(database.url)).toBeGreaterThan(0);
       } finally {
         for (const child of kids) process.kill(child, 'SIGCONT');
       }
@@ -202,6 +209,7 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
         20_000,
       );
       expect(await deliveries(database.url)).toBe(before + 1);
+      await waitFor(async () => (await pendingOutbox(database.url)) === 0, 'the outbox relayed', 10_000);
     },
   );
 

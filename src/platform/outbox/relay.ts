@@ -72,6 +72,12 @@ const CLAIM = `
      for update skip locked)
   returning id, subject, event_id, payload::text as payload, messages`;
 
+/**
+ * The bus signal a serving process with worker processes sends when its commits wrote outbox rows
+ * (it runs no relay of its own: src/platform/platform.ts); the relays of `worker` processes wake on it.
+ */
+export const OUTBOX_WAKE_SIGNAL = 'sig.outbox.wake';
+
 /** Creates the relay (its loop starts with `start()`). */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, log } = options;
