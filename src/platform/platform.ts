@@ -265,7 +265,10 @@ function createHost(
   const relays = (role === 'serve' && !jobsElsewhere) || (role === 'worker' && config.natsUrl !== undefined);
   let relaySignalQueued = false;
   function wakeRelay(): void {
-    if (relays) return outbox.wake();
+    if (relays) {
+      outbox.wake();
+      return;
+    }
     if (!jobsElsewhere || relaySignalQueued) return;
     relaySignalQueued = true;
     setImmediate(() => {
