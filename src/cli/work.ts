@@ -6,8 +6,8 @@
  *
  * It lowers its own CPU priority first (R3_WORKER_NICE), so that on a machine it shares with a
  * serving process the requests go first and the jobs take the CPU they leave (issue 37: accepts
- * that stay fast while workers run). Started by `r3 serve`, it also stops when that process goes
- * (the IPC channel between them closes, whatever ended the parent).
+ * that stay fast while workers run). Started by `r3 serve` (`--parent`), it also stops when that
+ * process goes, whatever ended it (`stopSignal`).
  */
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
@@ -94,7 +94,7 @@ function stopSignal(parent: number | undefined): Promise<string> {
  * those started later (the thread pool starts on first use) take the main thread's. Elsewhere the
  * process's priority is set.
  */
-export function lowerPriority(by: number, log: Logger): number {
+function lowerPriority(by: number, log: Logger): number {
   const current = os.getPriority();
   const target = Math.min(19, current + by);
   if (target === current) return current;

@@ -9,14 +9,12 @@
  * A child that dies is replaced after a second, or after up to 30 s when it keeps dying within ten
  * seconds of its start; its claimed jobs go back to the queue at once (worker liveness:
  * src/platform/jobs/liveness.ts). A child also stops when its parent goes, even by `kill -9`: it
- * watches the IPC channel between them (work.ts).
+ * watches the IPC channel between them and whether it has been reparented (`--parent`, work.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Logger } from '../platform/log.js';
 
 export interface WorkerProcesses {
-  /** The children's process ids now (one per slot; a slot being restarted has none). */
-  pids(): number[];
   /** Stops restarting, sends SIGTERM and waits; SIGKILL after `timeoutMs`. */
   stop(timeoutMs: number): Promise<void>;
 }
@@ -24,8 +22,6 @@ export interface WorkerProcesses {
 export interface WorkerProcessOptions {
   count: number;
   log: Logger;
-  /** The script that runs the CLI (default: this process's, `bin/r3.js`). */
-  script?: string;
 }
 
 const QUICK_EXIT_MS = 10_000;
@@ -34,9 +30,9 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** Starts `count` `r3 work` children of this process. */
 export function startWorkerProcesses(options: WorkerProcessOptions): WorkerProcesses {
   const { count, log } = options;
-  const script = options.script ?? process.argv[1];
+  // The script that runs this CLI (`bin/r3.js`, or the installed `r3`).
+  const script = process.argv[1];
   if (!script) throw new Error('worker processes: no CLI script to start them with');
-  const children: Array<ChildProcess | null> = Array.from({ length: count }, () => null);
   const exited = new Map<ChildProcess, Promise<void>>();
   const delays = Array.from({ length: count }, () => 1_000);
   const timers = new Set<NodeJS.Timeout>();
@@ -52,13 +48,11 @@ export function startWorkerProcesses(options: WorkerProcessOptions): WorkerProce
         env: process.env,
       },
     );
-    children[slot] = child;
     exited.set(
       child,
       new Promise((resolve) => {
         child.once('exit', (code, signal) => {
           exited.delete(child);
-          children[slot] = null;
           resolve();
           if (stopping) return;
           // Quick deaths back off (a bad deployment must not spin); a long life resets the delay.
@@ -80,7 +74,6 @@ export function startWorkerProcesses(options: WorkerProcessOptions): WorkerProce
   for (let slot = 0; slot < count; slot++) startSlot(slot);
 
   return {
-    pids: () => children.flatMap((child) => (child?.pid === undefined ? [] : [child.pid])),
     async stop(timeoutMs) {
       stopping = true;
       for (const timer of timers) clearTimeout(timer);

@@ -12,9 +12,10 @@
  * Terminology:
  * - role: what a process does. `serve` (r3 serve): HTTP, workers, timers, outbox relay, every
  *   service — but no workers, no relay and no `withJobs` service when it has worker processes
- *   (R3_WORKER_PROCESSES): they relay its outbox rows, woken by a bus signal. `worker` (r3 work, r3 mcp): workers, timers, the relay only when the bus
- *   is shared, the services that declare the role. `cli` (one-shot commands): nothing runs; features
- *   are registered so their services can be called.
+ *   (R3_WORKER_PROCESSES): they relay its outbox rows, woken by a bus signal. `worker` (r3 work,
+ *   r3 mcp): workers, timers, the relay only when the bus is shared, the services that declare the
+ *   role. `cli` (one-shot commands): nothing runs; features are registered so their services can be
+ *   called.
  * - loops: the job workers, the timer scheduler and the outbox relay, woken after each commit that
  *   gave them work (`actors.onWake`).
  */
@@ -27,6 +28,7 @@ import type { FusedRead } from './auth/authenticate.js';
 import type { SessionAuthenticator } from './auth/sessions.js';
 import type { Bus, Subscription } from './bus/bus.js';
 import { connectBus } from './bus/connect.js';
+import { tickSignal } from './bus/tick-signal.js';
 import type { Config } from './config.js';
 import { type Database, openConfiguredDatabase } from './db/database.js';
 import type { RouteDef } from './http/server.js';
@@ -263,18 +265,10 @@ function createHost(
   // A serving process with worker processes leaves the relay to them too, and tells them (one bus
   // signal per tick) when its commits wrote outbox rows: publishing is then work at their priority.
   const relays = (role === 'serve' && !jobsElsewhere) || (role === 'worker' && config.natsUrl !== undefined);
-  let relaySignalQueued = false;
+  const signalRelays = tickSignal(bus, OUTBOX_WAKE_SIGNAL);
   function wakeRelay(): void {
-    if (relays) {
-      outbox.wake();
-      return;
-    }
-    if (!jobsElsewhere || relaySignalQueued) return;
-    relaySignalQueued = true;
-    setImmediate(() => {
-      relaySignalQueued = false;
-      bus.signal(OUTBOX_WAKE_SIGNAL);
-    });
+    if (relays) outbox.wake();
+    else if (jobsElsewhere) signalRelays();
   }
   let relayWakes: Subscription | null = null;
   const loops = role !== 'cli';

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Subscription } from '../bus/bus.js';
+import { tickSignal } from '../bus/tick-signal.js';
 import { inLane, outsideLanes } from '../db/lanes.js';
 import type { Sql } from '../db/sql.js';
 import {
@@ -139,7 +140,8 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   let mayHaveMore = true;
   // A commit here enqueued jobs that go first (`Job.priority`) and none was claimed since.
   let urgentWaiting = false;
-  let signalQueued = false;
+  // One bus signal per tick, however many commits enqueued jobs in it.
+  const signalEnqueued = tickSignal(bus, JOBS_WAKE_SIGNAL);
   let poll: NodeJS.Timeout | null = null;
   let renew: NodeJS.Timeout | null = null;
   let subscription: Subscription | null = null;
@@ -440,13 +442,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     notifyEnqueued(enqueued = {}) {
       if (enqueued.urgent) urgentWaiting = true;
       wake();
-      // One bus signal per tick, however many commits enqueued jobs in it.
-      if (signalQueued) return;
-      signalQueued = true;
-      setImmediate(() => {
-        signalQueued = false;
-        bus.signal(JOBS_WAKE_SIGNAL);
-      });
+      signalEnqueued();
     },
 
     lease(kind) {
