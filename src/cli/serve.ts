@@ -30,15 +30,17 @@ async function serve(_args: string[], { config, out }: CliContext): Promise<numb
   const { engine } = app.http;
   const http = engine.kind === 'native' ? engine.detail : 'node:http, performance reduced';
   // After the migrations and once this process listens: the children find the schema in place.
-  const workers =
-    config.workerProcesses > 0 ? startWorkerProcesses({ count: config.workerProcesses, log }) : null;
+  if (config.workerProcesses > 0) {
+    const workers = startWorkerProcesses({ count: config.workerProcesses, log });
+    // Stopped among the first of the closers: after this process's requests drained and its loops
+    // stopped, so their relays' last pass publishes what it committed last, and before the database
+    // closes (an embedded cluster this process started stops then; they still need it).
+    app.onClose(() => workers.stop(config.shutdownTimeoutMs + 5_000));
+  }
   out(`r3 listening on ${app.url} (BASE_URL ${config.baseUrl}; HTTP: ${http}; Node ${process.version})`);
   const signal = await signalled;
   log.info({ signal }, 'shutting down');
   await app.close();
-  // Then the children: they finish their jobs within the same timeout (a straggler is killed after
-  // it), and their relays' last pass publishes what this process committed last.
-  await workers?.stop(config.shutdownTimeoutMs + 5_000);
   // Requests are drained and pools closed; idle keep-alive sockets must not hold the process open.
   await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.exit(0);
