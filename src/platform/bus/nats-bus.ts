@@ -302,6 +302,8 @@ class NatsConsumerLoop {
   /** Messages whose handler runs: one timer tells the server they are still being worked on. */
   private readonly working = new Set<JsMsg>();
   private heartbeat: NodeJS.Timeout | undefined;
+  /** Acks waiting for the end of this turn of the event loop (`ackConfirmed`). */
+  private acks: Array<() => void> = [];
 
   constructor(
     private readonly consumer: Consumer,
@@ -401,7 +403,21 @@ class NatsConsumerLoop {
    * Acks `m` and waits for the server to confirm it recorded the ack (what `m.ackAck()` does, with
    * the answer awaited on the bus's inbox).
    */
-  private async ackConfirmed(m: JsMsg): Promise<void> {
+  private ackConfirmed(m: JsMsg): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.acks.push(() => this.sendAck(m).then(resolve, reject));
+      if (this.acks.length === 1) setImmediate(this.sendAcks);
+    });
+  }
+
+  /** Sends the acks asked for since the last turn of the event loop, in one write to the server. */
+  private readonly sendAcks = (): void => {
+    const due = this.acks;
+    this.acks = [];
+    for (const send of due) send();
+  };
+
+  private async sendAck(m: JsMsg): Promise<void> {
     // The ack goes to the message's reply subject, which nats.js's message has but does not type.
     const reply = (m as { reply?: unknown }).reply;
     if (typeof reply === 'string' && reply !== '') await this.settings.inbox.request(reply, ACK);

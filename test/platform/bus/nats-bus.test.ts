@@ -1,6 +1,7 @@
+import type { Socket } from 'node:net';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, nanos } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Bus } from '../../../src/platform/bus/bus.js';
 import { connectBus } from '../../../src/platform/bus/connect.js';
 import { createNamespace } from '../../../src/platform/bus/namespace.js';
@@ -134,6 +135,49 @@ describe.skipIf(nats.skip)('NATS bus', () => {
           ackFloor: info.ack_floor.stream_seq,
           redelivered: info.num_redelivered,
         }).toEqual({ ackPending: 0, pending: 0, ackFloor: 3, redelivered: 0 });
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('sends the acks of handlers that finish in one turn of the event loop in one write', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix });
+      const count = 20;
+      const started = createCollector<number>();
+      const release = deferred();
+      // Each handler ends in its own callback of one turn (as replies of separate statements do).
+      const consumer = await bus.consume(
+        'ack-writes',
+        'evt.>',
+        async (m) => {
+          started.push(m.json<{ n: number }>().n);
+          await release.promise;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        },
+        { concurrency: count },
+      );
+      for (let n = 1; n <= count; n++) await bus.publish(runEventSubject('org_1', n, 'completed'), { n });
+      await started.untilCount(count, 'every handler running');
+      // The socket of the bus's connection (nats.js's transport), spied with the real write underneath.
+      const { socket } = (bus as unknown as { nc: { protocol: { transport: { socket: Socket } } } }).nc
+        .protocol.transport;
+      const spy = vi.spyOn(socket, 'write');
+      let frames: string[];
+      try {
+        release.resolve();
+        await consumer.stop();
+      } finally {
+        frames = spy.mock.calls.map((call) => Buffer.from(call[0] as Uint8Array).toString('latin1'));
+        spy.mockRestore();
+      }
+      const writes = frames.map((frame) => frame.split('+ACK').length - 1).filter((acks) => acks > 0);
+      expect(writes.reduce((a, b) => a + b, 0)).toBe(count);
+      expect(writes.length).toBe(1);
+      const { nc, jsm } = await admin();
+      try {
+        const info = await jsm.consumers.info(createNamespace(prefix).streamName, `${prefix}_ack-writes`);
+        expect(info.num_ack_pending).toBe(0);
       } finally {
         await nc.close();
       }
