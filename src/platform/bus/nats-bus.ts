@@ -315,8 +315,16 @@ class NatsConsumerLoop {
   ) {}
 
   async start(): Promise<void> {
-    // Pulling only as many as can run keeps buffered messages from ageing toward ack_wait unseen.
-    const messages = await this.consumer.consume({ max_messages: this.settings.concurrency });
+    // Pulled in batches: nats.js asks the server for more each time a message arrives while fewer
+    // than `threshold_messages` are still owed, one request (a socket write) each — at its default
+    // threshold (three quarters of `max_messages`, here the concurrency) a request every few
+    // messages. Twice the concurrency owed, asked for again once no more than half of it is: one
+    // request per one and a half times the concurrency.
+    const { concurrency } = this.settings;
+    const messages = await this.consumer.consume({
+      max_messages: concurrency * 2,
+      threshold_messages: Math.max(1, Math.floor(concurrency / 2)),
+    });
     this.messages = messages;
     // Every third of ack_wait, each message in a handler is reported in progress (one timer for
     // all of them rather than one per message).

@@ -183,6 +183,38 @@ describe.skipIf(nats.skip)('NATS bus', () => {
       }
     });
 
+    it('asks the server for more messages in batches, not one request per message', async () => {
+      const prefix = newPrefix();
+      const bus = await open({ prefix });
+      const count = 60;
+      for (let n = 1; n <= count; n++) await bus.publish(runEventSubject('org_1', n, 'completed'), { n });
+      const got = createCollector<number>();
+      const { socket } = (bus as unknown as { nc: { protocol: { transport: { socket: Socket } } } }).nc
+        .protocol.transport;
+      const spy = vi.spyOn(socket, 'write');
+      let frames: string[];
+      try {
+        // Concurrency 4: 8 owed, asked for again at 2 — a request per 6 messages.
+        const consumer = await bus.consume(
+          'pulls',
+          'evt.>',
+          async (m) => got.push(m.json<{ n: number }>().n),
+          {
+            concurrency: 4,
+          },
+        );
+        await got.untilCount(count, 'every message handled');
+        await consumer.stop();
+      } finally {
+        frames = spy.mock.calls.map((call) => Buffer.from(call[0] as Uint8Array).toString('latin1'));
+        spy.mockRestore();
+      }
+      expect(got.items).toHaveLength(count);
+      const pulls = frames.join('').split('CONSUMER.MSG.NEXT').length - 1;
+      expect(pulls).toBeGreaterThan(0);
+      expect(pulls).toBeLessThanOrEqual(Math.ceil(count / 6) + 2);
+    });
+
     it('rejects a publish with status 503 once its stream is gone, and publishes again once it is back', async () => {
       const prefix = newPrefix();
       const bus = await open({ prefix, requestTimeoutMs: 2_000 });
