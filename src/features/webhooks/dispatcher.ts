@@ -12,6 +12,8 @@ import { ALL_EVENTS_PATTERN, parseEventSubject } from '../../platform/bus/subjec
 import type { Db } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/log.js';
 import { createBatchLoader } from '../../platform/util/batch-loader.js';
+import { setBounded } from '../../platform/util/bounded-map.js';
+import type { Clock } from '../../platform/util/clock.js';
 import { mayMapToWebhook, toWebhookEvent, type WebhookEvent } from './event-map.js';
 import {
   buildDeliveryBody,
@@ -51,6 +53,8 @@ export interface DispatcherDeps {
   backoffMs: readonly number[];
   /** Messages handled at once by this process (default 32). */
   concurrency?: number;
+  /** The clock events' times are compared with (see `quiet`). */
+  clock: Clock;
 }
 
 interface Candidate {
@@ -60,16 +64,26 @@ interface Candidate {
 }
 
 // For each event (org, type, event id, time) of a batch: the enabled webhooks of the org subscribed to
-// the type, registered by the event's time, without a delivery of this event yet.
+// the type, registered by the event's time, without a delivery of this event yet. And the batch's
+// orgs that have no enabled webhook at all (`idle_org`, the other columns null: see `quiet`).
 const CANDIDATES = `
-  select x.ord, w.id, w.events, w.filter
-    from unnest($1::bigint[], $2::text[], $3::uuid[], $4::timestamptz[])
-         with ordinality as x(key_org_id, key_type, key_event_id, key_at, ord)
+  with x as (
+    select * from unnest($1::bigint[], $2::text[], $3::uuid[], $4::timestamptz[])
+           with ordinality as x(key_org_id, key_type, key_event_id, key_at, ord))
+  select x.ord, w.id, w.events, w.filter, null::bigint as idle_org
+    from x
     join webhooks w on w.org_id = x.key_org_id and w.active and x.key_type = any(w.events)
                    and w.created_at <= x.key_at
    where not exists (
        select 1 from webhook_deliveries d
-        where d.webhook_id = w.id and d.event_id = x.key_event_id and d.replay_of is null)`;
+        where d.webhook_id = w.id and d.event_id = x.key_event_id and d.replay_of is null)
+  union all
+  select null, null, null, null, o.org_id
+    from (select distinct key_org_id as org_id from x) o
+   where not exists (select 1 from webhooks w where w.org_id = o.org_id and w.active)`;
+
+/** Orgs remembered as quiet (see `quiet`): the most recently seen are kept. */
+const QUIET_ORGS = 10_000;
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -78,17 +92,41 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
   const { db, bus, host, log } = deps;
   const listeners: Array<(dispatched: Dispatched) => void> = [];
   let consumer: ConsumerHandle | null = null;
+  /**
+   * Quiet orgs: for each org a batch's statement found without an enabled webhook, the time (this
+   * process's clock, ms) just before that statement was sent. An event of the org from before then
+   * needs no statement: had a webhook's creation or enabling been answered before the event
+   * happened, it would have committed before the statement read the webhooks, and been seen. (One
+   * being committed while the event happens is the race a lookup at any later time has too; clocks
+   * of processes are compared as the `created_at <= at` rule compares them already.) An event of
+   * the org from that time on goes to the database, and its batch moves the time on.
+   */
+  const quietUntil = new Map<number, number>();
+  const quiet = (event: WebhookEvent): boolean =>
+    Date.parse(event.createdAt) < (quietUntil.get(event.orgId) ?? Number.NEGATIVE_INFINITY);
   // Events handled at once look their webhooks up together: one statement per batch.
   const candidates = createBatchLoader<WebhookEvent, Candidate[]>({
     async batch(events) {
-      const rows = await db.prepared<Candidate & { ord: number }>('webhook_candidates', CANDIDATES, [
-        events.map((e) => e.orgId),
-        events.map((e) => e.type),
-        events.map((e) => e.eventId),
-        events.map((e) => e.createdAt),
-      ]);
+      const asOf = deps.clock.now();
+      const rows = await db.prepared<Candidate & { ord: number | null; idle_org: string | null }>(
+        'webhook_candidates',
+        CANDIDATES,
+        [
+          events.map((e) => e.orgId),
+          events.map((e) => e.type),
+          events.map((e) => e.eventId),
+          events.map((e) => e.createdAt),
+        ],
+      );
       const found: Candidate[][] = events.map(() => []);
-      for (const row of rows) found[row.ord - 1]?.push(row);
+      for (const row of rows) {
+        if (row.idle_org !== null) {
+          const org = Number(row.idle_org);
+          const since = Math.max(asOf, quietUntil.get(org) ?? asOf);
+          quietUntil.delete(org);
+          setBounded(quietUntil, org, since, QUIET_ORGS);
+        } else if (row.ord !== null) found[row.ord - 1]?.push(row);
+      }
       return found;
     },
   });
@@ -146,6 +184,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
     if (!event || String(event.orgId) !== parsed?.orgId) {
       return { subject: msg.subject, eventId: event?.eventId ?? null, created: 0 };
     }
+    if (quiet(event)) return { subject: msg.subject, eventId: event.eventId, created: 0 };
     const wanted = (await candidates.load(event)).filter((w) =>
       matchesFilter({ events: w.events, filter: w.filter }, event.descriptor),
     );

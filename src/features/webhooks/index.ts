@@ -69,6 +69,7 @@ export const webhooksFeature = defineFeature({
       db: db.sql,
       bus,
       host,
+      clock,
       log,
       maxAttempts: settings.maxAttempts,
       backoffMs: settings.backoffMs,

@@ -7,7 +7,7 @@
  */
 
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Receiver, startReceiver } from '../../../fakes/webhook-receiver.js';
 import type { Dispatched } from '../../../src/features/webhooks/dispatcher.js';
 import { verifySignature } from '../../../src/features/webhooks/signature.js';
@@ -453,6 +453,50 @@ describe('which webhooks get an event', () => {
     expect(sent.dispatched.created).toBe(1);
     await t.app.jobs.drain();
     expect((await deliveries(token, id)).map((d) => d.status)).toEqual(['delivered']);
+  });
+
+  it("skips the webhook lookup for an org's events from before a lookup found it without webhooks, and only those", async () => {
+    const token = await freshOrg();
+    const published = createCollector<BusMessage>();
+    const subscription = await t.app.bus.subscribe('evt.>', (msg) => published.push(msg));
+    const messageOf = async (id: number) => {
+      const subject = `.object.${id}.created`;
+      const all = await published.until((ms) => ms.some((m) => m.subject.endsWith(subject)), subject);
+      const message = all.find((m) => m.subject.endsWith(subject)) as BusMessage;
+      return { subject: message.subject, json: () => message.json() };
+    };
+    const lookups = vi.spyOn(t.app.db.sql, 'prepared');
+    const lookupCount = () => lookups.mock.calls.filter(([name]) => name === 'webhook_candidates').length;
+    try {
+      // First seen at T0: looked up (the org has no webhook yet).
+      const first = await ingest(t, token, dispatched, 'at T0');
+      const early = await messageOf(first.id);
+      t.clock.advance(10);
+      // At T1: looked up again (not before T0's lookup); no webhook as of T1.
+      const second = await ingest(t, token, dispatched, 'at T1');
+      const late = await messageOf(second.id);
+      expect(lookupCount()).toBe(2);
+      // The event of T0 again (a redelivery): from before T1's lookup, so no statement.
+      expect((await t.app.webhookDispatcher.handle(early)).created).toBe(0);
+      expect(lookupCount()).toBe(2);
+      // A webhook registered at T1: the event of T1 is looked up (its time is not before the
+      // lookup's) and gets a delivery, as `created_at <= at` says; the event of T0 still does not.
+      const id = await hook(token, {
+        url: `${receiver.url}/quiet`,
+        events: ['object.created'],
+        secret: SECRET,
+      });
+      expect((await t.app.webhookDispatcher.handle(late)).created).toBe(1);
+      expect((await t.app.webhookDispatcher.handle(early)).created).toBe(0);
+      // After the webhook, every event reaches it.
+      t.clock.advance(10);
+      expect((await ingest(t, token, dispatched, 'at T2')).dispatched.created).toBe(1);
+      await t.app.jobs.drain();
+      expect(await deliveries(token, id)).toHaveLength(2);
+    } finally {
+      lookups.mockRestore();
+      subscription.unsubscribe();
+    }
   });
 
   it('creates one delivery per webhook and event, however often the bus delivers the event', async () => {
