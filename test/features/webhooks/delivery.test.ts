@@ -462,8 +462,7 @@ describe('which webhooks get an event', () => {
     const messageOf = async (id: number) => {
       const subject = `.object.${id}.created`;
       const all = await published.until((ms) => ms.some((m) => m.subject.endsWith(subject)), subject);
-      const message = all.find((m) => m.subject.endsWith(subject)) as BusMessage;
-      return { subject: message.subject, json: () => message.json() };
+      return all.find((m) => m.subject.endsWith(subject)) as BusMessage;
     };
     const lookups = vi.spyOn(t.app.db.sql, 'prepared');
     const lookupCount = () => lookups.mock.calls.filter(([name]) => name === 'webhook_candidates').length;
