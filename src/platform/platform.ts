@@ -263,9 +263,10 @@ function createHost(
   // The relay runs wherever this process's events can reach a reader: always when serving; in a
   // worker only when the bus is shared (an in-process bus would publish to no one).
   // A serving process with worker processes leaves the relay to them too, and tells them (one bus
-  // signal per tick) when its commits wrote outbox rows: publishing is then work at their priority.
+  // signal per tick, at most one per 5 ms: their relays linger 10 ms between passes anyway) when its
+  // commits wrote outbox rows: publishing is then work at their priority.
   const relays = (role === 'serve' && !jobsElsewhere) || (role === 'worker' && config.natsUrl !== undefined);
-  const signalRelays = tickSignal(bus, OUTBOX_WAKE_SIGNAL);
+  const signalRelays = tickSignal(bus, OUTBOX_WAKE_SIGNAL, 5);
   function wakeRelay(): void {
     if (relays) outbox.wake();
     else if (jobsElsewhere) signalRelays();

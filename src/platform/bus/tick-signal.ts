@@ -1,19 +1,30 @@
 /**
  * A wake signal sent at most once per turn of the event loop, however many commits asked for it in
- * that turn: the job queue's (`sig.jobs.wake`) and a serving process's outbox wake-up for its worker
- * processes (`sig.outbox.wake`).
+ * that turn, and at most once per `minIntervalMs`: the job queue's (`sig.jobs.wake`) and a serving
+ * process's outbox wake-up for its worker processes (`sig.outbox.wake`).
+ *
+ * The first ask after a quiet spell is sent at the end of its turn; one within `minIntervalMs` of
+ * the last signal waits for the interval to end, and is sent then (never dropped). Under load a
+ * serving process commits in most turns of its loop, and every signal is a write to the bus's socket
+ * and a wake-up of every process that listens; the workers it wakes are busy then anyway, and an
+ * outbox relay lingers between its passes (src/platform/outbox/relay.ts).
  */
 import type { Bus } from './bus.js';
 
-/** A function that signals `subject` on `bus` at the end of this turn, once. */
-export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string): () => void {
+/** A function that signals `subject` on `bus` at the end of this turn (or of the interval), once. */
+export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minIntervalMs = 0): () => void {
   let queued = false;
+  let last = Number.NEGATIVE_INFINITY;
+  const send = () => {
+    queued = false;
+    last = performance.now();
+    bus.signal(subject);
+  };
   return () => {
     if (queued) return;
     queued = true;
-    setImmediate(() => {
-      queued = false;
-      bus.signal(subject);
-    });
+    const wait = last + minIntervalMs - performance.now();
+    if (wait > 0) setTimeout(send, wait);
+    else setImmediate(send);
   };
 }

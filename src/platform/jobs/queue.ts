@@ -140,8 +140,10 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   let mayHaveMore = true;
   // A commit here enqueued jobs that go first (`Job.priority`) and none was claimed since.
   let urgentWaiting = false;
-  // One bus signal per tick, however many commits enqueued jobs in it.
-  const signalEnqueued = tickSignal(bus, JOBS_WAKE_SIGNAL);
+  // One bus signal per tick, however many commits enqueued jobs in it, and at most one per 2 ms:
+  // other processes' workers pick a job up at most that much later while this one commits in turn
+  // after turn (under load, when they are busy anyway).
+  const signalEnqueued = tickSignal(bus, JOBS_WAKE_SIGNAL, 2);
   let poll: NodeJS.Timeout | null = null;
   let renew: NodeJS.Timeout | null = null;
   let subscription: Subscription | null = null;
