@@ -59,9 +59,8 @@ import { skillMaxToolCalls, skillTools } from '../workspace/index.js';
 import { type RunCancellations, RunCancelledError } from './cancellations.js';
 import { RUN_KINDS, WORKFLOW_RUN_KIND } from './run-kinds.js';
 import type { SchemaCache } from './schema-cache.js';
-import { createStepRunReader, type StepRunRow as RunRow } from './step-run-reader.js';
 import type { RunManifest, SkillSnapshot } from './targets.js';
-import { runToolLoop } from './tool-loop.js';
+import { type CallRow, recordedCallsSql, runToolLoop } from './tool-loop.js';
 
 /** The job kind. */
 export const EXECUTE_STEP_JOB = 'execute_step';
@@ -83,6 +82,55 @@ type Outcome =
   | { ok: false; error: StepError; meta: Record<string, unknown> }
   /** The run refused the tool loop's transitions (cancelled): nothing to report. */
   | { ok: false; stopped: true; meta: Record<string, unknown> };
+
+interface RunRow {
+  id: number;
+  org_id: number;
+  version: number;
+  last_seq: number;
+  snapshot: unknown;
+  name: string;
+  kind: 'skill' | 'workflow';
+  slug: string;
+  status: string;
+  input: Record<string, unknown>;
+  manifest: RunManifest;
+  step_results: Record<string, { output: unknown }>;
+  trace_id: string;
+  workspace_sha: string | null;
+  agent_slug: string | null;
+  mission_run_id: number | string | null;
+  /** The skill run this one replays (absent on a run created here without one). */
+  replay_of_run_id?: number | string | null;
+  /** An evaluation's shadow run (its events say so: never on a webhook). */
+  shadow: boolean;
+  created_by: string;
+  api_token_id: string | null;
+  created_at: Date;
+  tool_calls: CallRow[] | null;
+  /** A workflow step's start (its `step_started` event); null for a skill run. */
+  step_started_at: Date | null;
+  se_output: JsonObject | null;
+  se_error: StepError | null;
+  se_finished: Date | null;
+}
+
+// Reads the run (with what the host needs to transition it) and any recorded result of the step.
+// Read-only: nothing is committed before the outcome is known. Prepared: sent unnamed, it was
+// planned on every execution, and planning cost more than executing (docs/performance.md, "Choices in the code").
+const BEGIN = `
+  select r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
+         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id, r.shadow,
+         r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
+         case when r.kind = 'workflow' then
+           (select e.at from run_events e
+             where e.run_id = r.id and e.event = 'step_started' and e.step = $3
+             order by e.seq desc limit 1)
+         end as step_started_at,
+         s.output as se_output, s.error as se_error, s.finished_at as se_finished
+    from runs r
+    left join step_executions s on s.run_id = r.id and s.step = $3 and s.attempt = $4
+   where r.id = $1 and r.org_id = $2`;
 
 /**
  * Statuses in which no step outcome is taken any more. (An approved or rejected skill run still takes
@@ -142,7 +190,6 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     (fn) => inLane('urgent', fn),
   );
   const iso = () => new Date(clock.now()).toISOString();
-  const runs = createStepRunReader(db);
 
   async function execute(
     run: RunRow,
@@ -444,7 +491,16 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
 
   async function handle(ctx: JobContext, payload: ExecuteStepPayload, signal: AbortSignal): Promise<void> {
     const created = ctx.origin ? createdRun(ctx.origin, payload) : null;
-    const run = created?.run ?? (await runs.load(payload));
+    const run =
+      created?.run ??
+      (
+        await db.prepared<RunRow>('execute_step_load', BEGIN, [
+          payload.actorId,
+          payload.orgId,
+          payload.step,
+          payload.attempt,
+        ])
+      )[0];
     if (!run) return;
     const runLog = ctx.log.child({ runId: run.id, traceId: run.trace_id, step: payload.step });
     const loaded = created?.loaded ?? host.resolveRow(RUN_KINDS, run as unknown as Record<string, unknown>);

@@ -109,7 +109,7 @@ describe('scripted planners', () => {
     expect(tasksLeased.sort()).toEqual(['b', 'c', 'd']);
     const loadedRuns = reads.mock.calls
       .filter(([name]) => name === 'execute_step_load')
-      .flatMap(([, , p]) => p?.[0] as number[]);
+      .map(([, , p]) => p?.[0]);
     const children = await t.app.db.sql.query<{ id: number; task: string }>(
       'select id, mission_task_id as task from runs where mission_run_id = $1',
       [id],

@@ -4,7 +4,6 @@
  * 404, even when the same batch reads it for its owner.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStepRunReader } from '../../../src/features/runs/step-run-reader.js';
 import { createRunReader } from '../../../src/features/runs/view.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
@@ -90,51 +89,5 @@ describe('concurrent run reads', () => {
     ]);
     expect(rows.map((r) => (r === null ? null : JSON.parse(r).id))).toEqual([id, null, id, null]);
     expect(counting.statements).toHaveLength(1);
-  });
-});
-
-describe("execute_step jobs' reads of their runs", () => {
-  it('read the runs of the jobs that start together in one statement, each within its own org', async () => {
-    const redOrg = await orgIdOf(t.app, 'red');
-    const blueOrg = await orgIdOf(t.app, 'blue');
-    const mine = (await trigger(red.token, 'red-only')).body.runId as number;
-    const theirs = (await trigger(blue.token, 'shared-name')).body.runId as number;
-    const jobs = await t.app.db.sql.query<{ payload: { actorId: number; step: string; attempt: number } }>(
-      `select payload from jobs where kind = 'execute_step' and (payload->>'actorId')::bigint = any($1::bigint[])
-        order by (payload->>'actorId')::bigint`,
-      [[mine, theirs]],
-    );
-    expect(jobs.map((j) => j.payload.actorId)).toEqual([mine, theirs]);
-    const step = jobs[0]?.payload.step as string;
-    // The red run's step executed and recorded: its later read finds the result.
-    await t.request('POST', `/api/v1/runs/${theirs}/cancel`, { token: blue.token });
-    await t.app.jobs.drain();
-    const recorded = await t.app.db.sql.query<{ run_id: string }>(
-      'select run_id from step_executions where run_id = any($1::bigint[])',
-      [[mine, theirs]],
-    );
-    expect(recorded.map((r) => Number(r.run_id))).toEqual([mine]);
-    const counting = countingSql(t.app.db.sql);
-    const reader = createStepRunReader(counting.sql);
-    const key = (orgId: number, actorId: number, attempt = 1) => ({ orgId, actorId, step, attempt });
-    const rows = await Promise.all([
-      reader.load(key(redOrg, mine)),
-      reader.load(key(blueOrg, theirs)),
-      reader.load(key(blueOrg, mine)),
-      reader.load(key(redOrg, mine, 2)),
-      reader.load(key(redOrg, theirs)),
-      reader.load(key(redOrg, mine)),
-    ]);
-    expect(counting.statements).toHaveLength(1);
-    expect(rows.map((r) => (r ? [Number(r.id), r.slug, r.se_finished !== null] : null))).toEqual([
-      [mine, 'red-only', true],
-      [theirs, 'shared-name', false],
-      null,
-      [mine, 'red-only', false],
-      null,
-      [mine, 'red-only', true],
-    ]);
-    expect(rows[0]?.se_output).toEqual(expect.any(Object));
-    expect(rows[1]?.status).toBe('cancelled');
   });
 });
