@@ -5,14 +5,23 @@
  * `kill -9`. The real binary, on NATS and PostgreSQL.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../helpers/nats.js';
-import { createCliToken, runCli, type ServeProcess, spawnServe } from '../helpers/process.js';
+import {
+  createCliToken,
+  runCli,
+  type ServeProcess,
+  spawnServe,
+  TEST_SECRET_KEY,
+} from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const nats = await probeNats();
@@ -240,6 +249,70 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
     expect(server.output()).toContain('a worker process exited');
     await runToCompletion('after a child died');
   });
+
+  it('on the embedded PostgreSQL (no DATABASE_URL): stops its children before the database, whose last flush then succeeds', async () => {
+    // Mode 0755: the cluster (run as the postgres user when r3 is root) lives in the directory.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'r3-workers-embedded-'));
+    await chmod(dir, 0o755);
+    const embeddedPrefix = randomTestPrefix('workerprocs-embedded');
+    try {
+      const serve = await spawnServe({
+        NATS_URL: nats.url,
+        R3_BUS_PREFIX: embeddedPrefix,
+        R3_DATA_DIR: dir,
+        R3_RATE_LIMIT_PER_MIN: '0',
+        R3_WORKER_PROCESSES: '1',
+        R3_WORKER_CONCURRENCY: '2',
+        R3_LOG_LEVEL: 'info',
+      });
+      let code: number | null = null;
+      try {
+        const created = await runCli(
+          [
+            ...['token', 'create', '--org', 'embedded', '--user', 'owner', '--role', 'owner', '--name', 'e'],
+            ...['--scope', 'read:all,write:resources,run:invoke', '--json'],
+          ],
+          { R3_DATA_DIR: dir, R3_SECRET_KEY: TEST_SECRET_KEY },
+        );
+        expect(created.code, created.stderr).toBe(0);
+        const own = (JSON.parse(created.stdout) as { token: string }).token;
+        const skill = await request(serve.url, 'POST', '/api/v1/skills', {
+          token: own,
+          body: { manifest: { slug: 'echo', name: 'Echo' }, promptMd: 'Echo: {{input.text}}' },
+        });
+        expect(skill.status, skill.text).toBe(201);
+        const run = await request(serve.url, 'POST', '/api/v1/skills/echo/runs', {
+          token: own,
+          body: { input: { text: 'embedded' } },
+        });
+        expect(run.status, run.text).toBe(202);
+        await waitFor(
+          async () =>
+            (await request(serve.url, 'GET', `/api/v1/runs/${run.body.runId}`, { token: own })).body
+              .status === 'completed',
+          'the run completed in the child',
+          20_000,
+        );
+      } finally {
+        code = await serve.stop();
+      }
+      expect({ code, signal: serve.child.signalCode }, serve.output()).toEqual({ code: 0, signal: null });
+      // The children stopped while the database was up: their relays' last pass did not fail.
+      expect(serve.output()).not.toContain('final outbox flush failed');
+      // And the embedded cluster stopped with r3.
+      const { port } = JSON.parse(await readFile(path.join(dir, 'pg.json'), 'utf8')) as { port: number };
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port,
+        user: 'postgres',
+        connectionTimeoutMillis: 2_000,
+      });
+      await expect(client.connect()).rejects.toThrow();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await deleteTestStreams(nats, [embeddedPrefix]);
+    }
+  }, 120_000);
 
   it.skipIf(!linux)(
     'stops its children on SIGTERM, and they stop by themselves when it is killed',
