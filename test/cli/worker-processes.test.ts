@@ -175,12 +175,25 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
   it('executes runs and delivers their webhooks in the children, none in the serving process', async () => {
     await runToCompletion('first');
     const pid = server.child.pid as number;
-    const pids = await workerPids(database.url);
+    // One child may have run the first run before the other finished starting (a busy machine).
+    let pids: number[] = [];
+    await waitFor(
+      async () => {
+        pids = await workerPids(database.url);
+        return pids.length >= 2;
+      },
+      'both children registered as workers',
+      20_000,
+    );
     // Only the children hold worker rows: the serving process runs no workers.
     expect(pids).toHaveLength(2);
     expect(pids).not.toContain(pid);
     if (linux) expect((await children(pid, 2)).toSorted()).toEqual(pids.toSorted());
-    expect(server.output().match(/r3 working \(pid \d+, 4 workers, nice \d+\)/g)).toHaveLength(2);
+    await waitFor(
+      () => server.output().match(/r3 working \(pid \d+, 4 workers, nice \d+\)/g)?.length === 2,
+      "both children's start-up lines",
+      5_000,
+    );
   });
 
   it.skipIf(!linux)(
