@@ -44,6 +44,22 @@ describe.skipIf(nats.skip)('NATS bus', () => {
       return { nc, jsm: await jetstreamManager(nc) };
     };
 
+    /**
+     * The frames `bus` writes to its connection's socket (nats.js's transport, spied with the real
+     * write underneath) while `during` runs.
+     */
+    const framesWritten = async (bus: Bus, during: () => Promise<void>): Promise<string[]> => {
+      const { socket } = (bus as unknown as { nc: { protocol: { transport: { socket: Socket } } } }).nc
+        .protocol.transport;
+      const spy = vi.spyOn(socket, 'write');
+      try {
+        await during();
+        return spy.mock.calls.map((call) => Buffer.from(call[0] as Uint8Array).toString('latin1'));
+      } finally {
+        spy.mockRestore();
+      }
+    };
+
     afterAll(async () => {
       await Promise.all(buses.map((bus) => bus.close()));
       await deleteStreams(prefixes);
@@ -159,18 +175,10 @@ describe.skipIf(nats.skip)('NATS bus', () => {
       );
       for (let n = 1; n <= count; n++) await bus.publish(runEventSubject('org_1', n, 'completed'), { n });
       await started.untilCount(count, 'every handler running');
-      // The socket of the bus's connection (nats.js's transport), spied with the real write underneath.
-      const { socket } = (bus as unknown as { nc: { protocol: { transport: { socket: Socket } } } }).nc
-        .protocol.transport;
-      const spy = vi.spyOn(socket, 'write');
-      let frames: string[];
-      try {
+      const frames = await framesWritten(bus, async () => {
         release.resolve();
         await consumer.stop();
-      } finally {
-        frames = spy.mock.calls.map((call) => Buffer.from(call[0] as Uint8Array).toString('latin1'));
-        spy.mockRestore();
-      }
+      });
       const writes = frames.map((frame) => frame.split('+ACK').length - 1).filter((acks) => acks > 0);
       expect(writes.reduce((a, b) => a + b, 0)).toBe(count);
       expect(writes.length).toBe(1);
@@ -189,11 +197,7 @@ describe.skipIf(nats.skip)('NATS bus', () => {
       const count = 60;
       for (let n = 1; n <= count; n++) await bus.publish(runEventSubject('org_1', n, 'completed'), { n });
       const got = createCollector<number>();
-      const { socket } = (bus as unknown as { nc: { protocol: { transport: { socket: Socket } } } }).nc
-        .protocol.transport;
-      const spy = vi.spyOn(socket, 'write');
-      let frames: string[];
-      try {
+      const frames = await framesWritten(bus, async () => {
         // Concurrency 4: 8 owed, asked for again at 2 — a request per 6 messages.
         const consumer = await bus.consume(
           'pulls',
@@ -205,10 +209,7 @@ describe.skipIf(nats.skip)('NATS bus', () => {
         );
         await got.untilCount(count, 'every message handled');
         await consumer.stop();
-      } finally {
-        frames = spy.mock.calls.map((call) => Buffer.from(call[0] as Uint8Array).toString('latin1'));
-        spy.mockRestore();
-      }
+      });
       expect(got.items).toHaveLength(count);
       const pulls = frames.join('').split('CONSUMER.MSG.NEXT').length - 1;
       expect(pulls).toBeGreaterThan(0);
