@@ -280,15 +280,8 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
       });
       let code: number | null = null;
       try {
-        const created = await runCli(
-          [
-            ...['token', 'create', '--org', 'embedded', '--user', 'owner', '--role', 'owner', '--name', 'e'],
-            ...['--scope', 'read:all,write:resources,run:invoke', '--json'],
-          ],
-          { R3_DATA_DIR: dir, R3_SECRET_KEY: TEST_SECRET_KEY },
-        );
-        expect(created.code, created.stderr).toBe(0);
-        const own = (JSON.parse(created.stdout) as { token: string }).token;
+        const own = (await createCliToken({ R3_DATA_DIR: dir, R3_SECRET_KEY: TEST_SECRET_KEY }, 'embedded'))
+          .token;
         const skill = await request(serve.url, 'POST', '/api/v1/skills', {
           token: own,
           body: { manifest: { slug: 'echo', name: 'Echo' }, promptMd: 'Echo: {{input.text}}' },

@@ -85,9 +85,12 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   });
 }
 
-/** Creates an owner token with every scope in `org` through the CLI (`r3 token create --json`). */
+/**
+ * Creates an owner token with every scope in `org` through the CLI (`r3 token create --json`), on the
+ * database at `database` (a URL), or the one an environment names (`R3_DATA_DIR`: an embedded one).
+ */
 export async function createCliToken(
-  databaseUrl: string,
+  database: string | Record<string, string>,
   org: string,
 ): Promise<{ id: string; token: string }> {
   const created = await runCli(
@@ -97,7 +100,7 @@ export async function createCliToken(
       ...['--org', org, '--user', 'owner', '--role', 'owner', '--name', org],
       ...['--scope', 'read:all,write:resources,run:invoke,run:approve', '--json'],
     ],
-    { DATABASE_URL: databaseUrl },
+    typeof database === 'string' ? { DATABASE_URL: database } : database,
   );
   if (created.code !== 0) throw new Error(`r3 token create failed: ${created.stderr}`);
   return JSON.parse(created.stdout);
