@@ -24,6 +24,28 @@ import {
 } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
+/** Creates the `echo` skill the runs of these tests use. */
+async function createEchoSkill(url: string, token: string): Promise<void> {
+  const skill = await request(url, 'POST', '/api/v1/skills', {
+    token,
+    body: { manifest: { slug: 'echo', name: 'Echo' }, promptMd: 'Echo: {{input.text}}' },
+  });
+  expect(skill.status, skill.text).toBe(201);
+}
+
+/** Starts an `echo` run and waits until it completed; its id. */
+async function runCompleted(url: string, token: string, text: string): Promise<number> {
+  const res = await request(url, 'POST', '/api/v1/skills/echo/runs', { token, body: { input: { text } } });
+  expect(res.status, res.text).toBe(202);
+  const runId = res.body.runId as number;
+  await waitFor(
+    async () => (await request(url, 'GET', `/api/v1/runs/${runId}`, { token })).body.status === 'completed',
+    `run ${runId} completed`,
+    20_000,
+  );
+  return runId;
+}
+
 const nats = await probeNats();
 const linux = process.platform === 'linux';
 
@@ -126,11 +148,7 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
     };
     server = await spawnServe(env);
     token = (await createCliToken(database.url, 'workerprocs')).token;
-    const skill = await request(server.url, 'POST', '/api/v1/skills', {
-      token,
-      body: { manifest: { slug: 'echo', name: 'Echo' }, promptMd: 'Echo: {{input.text}}' },
-    });
-    expect(skill.status, skill.text).toBe(201);
+    await createEchoSkill(server.url, token);
     const port = (hooks.address() as AddressInfo).port;
     const hook = await request(server.url, 'POST', '/api/v1/webhooks', {
       token,
@@ -152,18 +170,7 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
 
   /** Starts a run on the serving process and waits until it completed and its webhook arrived. */
   async function runToCompletion(text: string): Promise<number> {
-    const res = await request(server.url, 'POST', '/api/v1/skills/echo/runs', {
-      token,
-      body: { input: { text } },
-    });
-    expect(res.status, res.text).toBe(202);
-    const runId = res.body.runId as number;
-    await waitFor(
-      async () =>
-        (await request(server.url, 'GET', `/api/v1/runs/${runId}`, { token })).body.status === 'completed',
-      `run ${runId} completed`,
-      20_000,
-    );
+    const runId = await runCompleted(server.url, token, text);
     await waitFor(
       () => delivered.some((d) => d.type === 'run.completed' && d.runId === runId),
       `run.completed of ${runId} delivered`,
@@ -282,23 +289,8 @@ describe.skipIf(nats.skip)('r3 serve with worker processes (NATS)', () => {
       try {
         const own = (await createCliToken({ R3_DATA_DIR: dir, R3_SECRET_KEY: TEST_SECRET_KEY }, 'embedded'))
           .token;
-        const skill = await request(serve.url, 'POST', '/api/v1/skills', {
-          token: own,
-          body: { manifest: { slug: 'echo', name: 'Echo' }, promptMd: 'Echo: {{input.text}}' },
-        });
-        expect(skill.status, skill.text).toBe(201);
-        const run = await request(serve.url, 'POST', '/api/v1/skills/echo/runs', {
-          token: own,
-          body: { input: { text: 'embedded' } },
-        });
-        expect(run.status, run.text).toBe(202);
-        await waitFor(
-          async () =>
-            (await request(serve.url, 'GET', `/api/v1/runs/${run.body.runId}`, { token: own })).body
-              .status === 'completed',
-          'the run completed in the child',
-          20_000,
-        );
+        await createEchoSkill(serve.url, own);
+        await runCompleted(serve.url, own, 'embedded');
       } finally {
         code = await serve.stop();
       }
