@@ -299,6 +299,8 @@ class NatsConsumerLoop {
   private running: Promise<void> | undefined;
   private stopping = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Resolves the pull loop's wait for a free slot (see `run`), when it waits. */
+  private slotFreed: (() => void) | undefined;
   /** Messages whose handler runs: one timer tells the server they are still being worked on. */
   private readonly working = new Set<JsMsg>();
   private heartbeat: NodeJS.Timeout | undefined;
@@ -355,8 +357,13 @@ class NatsConsumerLoop {
         // Held from the moment it is pulled: a message waiting here for a free slot is reported in
         // progress too, so it does not go to another process while this one lives.
         this.working.add(m);
+        // Waits for a handler to finish: a callback its task calls, not `Promise.race` over the
+        // tasks in flight, which added a reaction to every one of them per message pulled (each
+        // stayed attached until its task ended: a slow handler collected one per message).
         while (!this.stopping && this.inFlight.size >= this.settings.concurrency) {
-          await Promise.race(this.inFlight);
+          await new Promise<void>((resolve) => {
+            this.slotFreed = resolve;
+          });
         }
         if (this.stopping) {
           // Already pulled but not started: hand it back at once instead of waiting for ack_wait.
@@ -366,7 +373,12 @@ class NatsConsumerLoop {
         }
         const task = this.handle(m)
           .catch((err: unknown) => this.logger.error({ err, consumer: this.durable }, 'bus delivery failed'))
-          .finally(() => this.inFlight.delete(task));
+          .finally(() => {
+            this.inFlight.delete(task);
+            const freed = this.slotFreed;
+            this.slotFreed = undefined;
+            freed?.();
+          });
         this.inFlight.add(task);
       }
       if (!this.stopping) this.fail('message iterator ended');
