@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Dispatched } from '../../src/features/webhooks/dispatcher.js';
+import type { BusMessage } from '../../src/platform/bus/bus.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
 import { type Collector, createCollector } from './wait.js';
 
@@ -78,6 +79,37 @@ export async function ingest(
     createdAt: res.body.createdAt,
     dispatched: all.find((d) => d.subject.endsWith(`.object.${id}.created`)) as Dispatched,
   };
+}
+
+/**
+ * Creates an object in an org with no enabled webhook: its `object.created` event is announced live
+ * only, never stored, so the dispatcher never sees it (src/platform/outbox/relay.ts). Returns the
+ * object's id and the event as a live subscriber got it, once the relay has sent it.
+ */
+export async function ingestAnnounced(
+  t: TestApp,
+  token: string,
+  title = 'A ticket',
+  type = 'ticket',
+): Promise<{ id: number; message: BusMessage }> {
+  const seen = createCollector<BusMessage>();
+  const subscription = await t.app.bus.subscribe('evt.>', (msg) => seen.push(msg));
+  try {
+    const res = await t.request('POST', `/api/v1/objects/${type}/instances`, {
+      token,
+      body: { title, metadata: {}, content: 'body' },
+    });
+    expect(res.status, res.text).toBe(201);
+    const id = res.body.id as number;
+    const subject = `.object.${id}.created`;
+    const all = await seen.until(
+      (items) => items.some((m) => m.subject.endsWith(subject)),
+      `${subject} announced`,
+    );
+    return { id, message: all.find((m) => m.subject.endsWith(subject)) as BusMessage };
+  } finally {
+    subscription.unsubscribe();
+  }
 }
 
 /** Registers a webhook and returns its id. */

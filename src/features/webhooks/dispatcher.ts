@@ -11,6 +11,7 @@ import type { Bus, BusMessage, ConsumerHandle } from '../../platform/bus/bus.js'
 import { ALL_EVENTS_PATTERN, parseEventSubject } from '../../platform/bus/subjects.js';
 import type { Db } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/log.js';
+import type { StoredEventsInterest } from '../../platform/outbox/relay.js';
 import { createBatchLoader } from '../../platform/util/batch-loader.js';
 import { setBounded } from '../../platform/util/bounded-map.js';
 import type { Clock } from '../../platform/util/clock.js';
@@ -81,6 +82,23 @@ const CANDIDATES = `
   select null, null, null, null, o.org_id
     from (select distinct key_org_id as org_id from x) o
    where not exists (select 1 from webhooks w where w.org_id = o.org_id and w.active)`;
+
+const ORGS_WITH_WEBHOOKS = `
+  select distinct w.org_id from webhooks w where w.org_id = any($1::bigint[]) and w.active`;
+
+/**
+ * The dispatcher's interest in stored events (`OutboxRelay.storeFor`): of `orgIds`, those with an
+ * enabled webhook, read when the relay asks (after the events it carries committed). An org without
+ * one has its events announced live only: no delivery could come of them (an event of an org whose
+ * webhook is enabled only later is not delivered to it, `created_at <= at`, and the dispatcher's
+ * own lookup would find no webhook either), and storing, delivering and acking each was a third of
+ * what worker processes could do.
+ */
+export const storedEventsOfWebhookOrgs: StoredEventsInterest = async (sql, orgIds) => {
+  if (orgIds.length === 0) return new Set();
+  const rows = await sql.prepared<{ org_id: string }>('webhook_orgs', ORGS_WITH_WEBHOOKS, [orgIds]);
+  return new Set(rows.map((row) => Number(row.org_id)));
+};
 
 /** Orgs remembered as quiet (see `quiet`): the most recently seen are kept. */
 const QUIET_ORGS = 10_000;

@@ -8,7 +8,7 @@ import { defineFeature } from '../../platform/feature.js';
 import type { Platform } from '../../platform/platform.js';
 import { createDeliveryAgentPool } from './deliver-http.js';
 import { createDeliverJob, DELIVER_JOB } from './deliver-job.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
+import { createWebhookDispatcher, storedEventsOfWebhookOrgs, type WebhookDispatcher } from './dispatcher.js';
 import { createEndpointSlots } from './endpoint-slots.js';
 import { Migration0005Webhooks } from './migrations/0005-webhooks.js';
 import { webhookRoutes } from './routes.js';
@@ -65,6 +65,9 @@ export const webhooksFeature = defineFeature({
       tracing: platform.tracing,
     });
     jobs.register(DELIVER_JOB, deliver.handler, deliver.options);
+    // The stream keeps the events the dispatcher can deliver, of orgs with an enabled webhook; the
+    // others go to live subscribers only (src/platform/outbox/relay.ts).
+    platform.outbox.storeFor(storedEventsOfWebhookOrgs);
     const dispatcher = createWebhookDispatcher({
       db: db.sql,
       bus,

@@ -18,6 +18,9 @@
  *   redelivered (after a backoff) when it throws or its process dies. It outlives the processes.
  * - **live subscription**: `subscribe(pattern, …)`: every subscriber in every process gets every
  *   matching message sent after it subscribed; nothing is stored, nothing is replayed.
+ * - **announcement**: an `evt.…` message sent to live subscriptions only (`announce`), not stored:
+ *   on NATS it travels as `<prefix>.live.…` (outside the stream), and a live subscription to an
+ *   `evt.…` pattern listens there too and sees it under its `evt.…` subject.
  *
  * Delivery is at-least-once everywhere (architecture invariant 4): a live subscriber can see a
  * re-published duplicate (dedupe by `msgId` applies to the stream only) and a consumer can see a
@@ -99,6 +102,14 @@ export interface Bus {
    * Rejects on a subject outside `evt.` (nothing else is stored) or when the bus is closed.
    */
   publish(subject: string, payload: unknown, opts?: PublishOptions): Promise<PublishResult>;
+  /**
+   * Live-only send of an `evt.…` message: every live subscription whose pattern matches the subject
+   * gets it, with its `msgId`, as it would a published one; it is not stored, so no durable consumer
+   * sees it. For events no durable consumer needs (the outbox relay decides: src/platform/outbox/relay.ts).
+   * Resolves once the server has it (NATS: a flush round trip, shared by the sends of one turn);
+   * rejects on a subject outside `evt.` or when the bus is closed.
+   */
+  announce(subject: string, payload: unknown, opts?: PublishOptions): Promise<void>;
   /**
    * Live fan-out: every subscriber in every process gets every matching message (events and
    * signals) sent after the returned promise resolved (the server has registered interest by

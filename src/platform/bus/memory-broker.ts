@@ -27,8 +27,8 @@ export interface MemoryBroker {
    * memory, so a message is only safe once a consumer has turned it into something durable.
    */
   handled(ns: Namespace, wireSubject: string, seq: number): Promise<void>;
-  /** Fans a message out to live subscriptions only. */
-  signal(wireSubject: string, data: Uint8Array): void;
+  /** Fans a message out to live subscriptions only (a signal, or an announced event with its `msgId`). */
+  signal(wireSubject: string, data: Uint8Array, msgId?: string): void;
   /** Adds a live subscription on a wire pattern; returns its removal. */
   subscribe(wirePattern: string, listener: WireListener): () => void;
   /** Attaches a worker to the durable consumer `durable` (created at the oldest stored message when new). */
@@ -357,8 +357,8 @@ export function createMemoryBroker(opts: MemoryBrokerOptions = {}): MemoryBroker
       }
       return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined);
     },
-    signal(wireSubject, data) {
-      fanOut(wireSubject, data, undefined);
+    signal(wireSubject, data, msgId) {
+      fanOut(wireSubject, data, msgId);
     },
     subscribe(wirePattern, listener) {
       const entry = { pattern: wirePattern, listener };

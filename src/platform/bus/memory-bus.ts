@@ -102,6 +102,18 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
       return settledWithin(broker.handled(ns, wireSubject, result.seq), PUBLISH_SETTLE_MS).then(() => result);
     },
 
+    // Live only: fanned out on the `evt.…` subject itself (in memory, live fan-out and the stream are
+    // apart already), so nothing is stored and no consumer waits on it.
+    announce(subject, payload, announceOpts) {
+      try {
+        assertOpen();
+        broker.signal(ns.eventSubject(subject), encodePayload(payload), announceOpts?.msgId);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve();
+    },
+
     async subscribe(pattern, handler): Promise<Subscription> {
       assertOpen();
       const remove = broker.subscribe(ns.subscribePattern(pattern), (wireSubject, data, msgId) => {

@@ -5,6 +5,7 @@ import {
   assertUnderRoot,
   EVENT_ROOT,
   InvalidSubjectError,
+  LIVE_ROOT,
   SIGNAL_ROOT,
   subjectToken,
 } from './subjects.js';
@@ -23,13 +24,21 @@ export interface Namespace {
   eventSubject(subject: string): string;
   /** Wire subject of a signal (validated, must be under `sig.`). */
   signalSubject(subject: string): string;
+  /** Wire subject of an announced event (validated, must be under `evt.`): `<prefix>.live.…`. */
+  announceSubject(subject: string): string;
   /** Wire pattern of a live subscription (validated; any root). */
   subscribePattern(pattern: string): string;
+  /**
+   * The second wire pattern a live subscription to `pattern` listens on, for announced events:
+   * `<prefix>.live.…` for a pattern under `evt.`; null for any other (a pattern starting with a
+   * wildcard matches `<prefix>.live.…` already).
+   */
+  announcedPattern(pattern: string): string | null;
   /** Wire filter of a durable consumer (validated, must be under `evt.`). */
   consumerFilter(pattern: string): string;
   /** Durable consumer name on the wire: `<prefix>_<name>`. */
   durableName(name: string): string;
-  /** Subject relative to the prefix, from a wire subject. */
+  /** Subject relative to the prefix, from a wire subject (an announced event's is its `evt.…` subject). */
   relative(wireSubject: string): string;
 }
 
@@ -61,9 +70,20 @@ export function createNamespace(prefix: string = BUS_DEFAULTS.prefix): Namespace
       assertUnderRoot(subject, SIGNAL_ROOT, 'signal subject');
       return wire(subject);
     },
+    announceSubject(subject) {
+      assertSubject(subject);
+      assertUnderRoot(subject, EVENT_ROOT, 'event subject');
+      return wire(`${LIVE_ROOT}${subject.slice(EVENT_ROOT.length)}`);
+    },
     subscribePattern(pattern) {
       assertPattern(pattern);
       return wire(pattern);
+    },
+    announcedPattern(pattern) {
+      assertPattern(pattern);
+      return pattern.startsWith(`${EVENT_ROOT}.`)
+        ? wire(`${LIVE_ROOT}${pattern.slice(EVENT_ROOT.length)}`)
+        : null;
     },
     consumerFilter(pattern) {
       assertPattern(pattern);
@@ -74,7 +94,12 @@ export function createNamespace(prefix: string = BUS_DEFAULTS.prefix): Namespace
       return `${prefix}_${subjectToken(name, 'consumer name')}`;
     },
     relative(wireSubject) {
-      return wireSubject.startsWith(`${prefix}.`) ? wireSubject.slice(prefix.length + 1) : wireSubject;
+      const relative = wireSubject.startsWith(`${prefix}.`)
+        ? wireSubject.slice(prefix.length + 1)
+        : wireSubject;
+      return relative.startsWith(`${LIVE_ROOT}.`)
+        ? `${EVENT_ROOT}${relative.slice(LIVE_ROOT.length)}`
+        : relative;
     },
   };
 }

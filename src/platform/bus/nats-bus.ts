@@ -7,7 +7,7 @@ import {
   jetstreamManager,
   PubHeaders,
 } from '@nats-io/jetstream';
-import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import {
   BUS_DEFAULTS,
   type Bus,
@@ -116,6 +116,8 @@ class NatsBus implements Bus {
   private readonly consumers = new Set<NatsConsumerLoop>();
   private readonly statusWatch: Promise<void>;
   private closing: Promise<void> | undefined;
+  /** The flush that confirms this turn's announcements (`announce`). */
+  private announced: Promise<void> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -138,22 +140,42 @@ class NatsBus implements Bus {
     return { seq: ack.seq, duplicate: ack.duplicate };
   }
 
+  // A core publish outside the stream's subjects, with the message id as JetStream's header (what a
+  // live subscriber of a stored message reads it from), confirmed by one flush for the turn's sends.
+  async announce(subject: string, payload: unknown, opts?: PublishOptions): Promise<void> {
+    this.assertOpen();
+    const wire = this.ns.announceSubject(subject);
+    let hdrs: ReturnType<typeof headers> | undefined;
+    if (opts?.msgId) {
+      hdrs = headers();
+      hdrs.set(PubHeaders.MsgIdHdr, opts.msgId);
+    }
+    this.nc.publish(wire, encodePayload(payload), hdrs ? { headers: hdrs } : undefined);
+    this.announced ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.announced = undefined;
+      return this.nc.flush();
+    });
+    await this.announced;
+  }
+
   async subscribe(pattern: string, handler: SubscriptionHandler): Promise<Subscription> {
     this.assertOpen();
-    const sub = this.nc.subscribe(this.ns.subscribePattern(pattern), {
-      callback: (err, m) => {
-        if (err) {
-          this.logger.error({ err, pattern }, 'bus subscription failed');
-          return;
-        }
-        this.dispatch(m, handler);
-      },
-    });
-    // Once the server answers the flush it has processed the SUB: later publishes reach us.
+    const callback = (err: Error | null, m: Msg) => {
+      if (err) {
+        this.logger.error({ err, pattern }, 'bus subscription failed');
+        return;
+      }
+      this.dispatch(m, handler);
+    };
+    // A pattern under `evt.` listens for announced events too (`<prefix>.live.…`).
+    const announced = this.ns.announcedPattern(pattern);
+    const subs = [this.nc.subscribe(this.ns.subscribePattern(pattern), { callback })];
+    if (announced !== null) subs.push(this.nc.subscribe(announced, { callback }));
+    // Once the server answers the flush it has processed the SUBs: later publishes reach us.
     await this.nc.flush();
     return {
       unsubscribe: () => {
-        if (!sub.isClosed()) sub.unsubscribe();
+        for (const sub of subs) if (!sub.isClosed()) sub.unsubscribe();
       },
     };
   }

@@ -14,6 +14,8 @@ import { setBounded } from '../util/bounded-map.js';
 export const EVENT_ROOT = 'evt';
 /** Root token of wake signals. */
 export const SIGNAL_ROOT = 'sig';
+/** Root token, on the wire only, of announced events (`Bus.announce`): `evt.…` sent live, not stored. */
+export const LIVE_ROOT = 'live';
 
 /** Kinds of resources that emit events (the third token of an event subject). */
 export type EventKind = 'run' | 'object' | 'review' | 'proposal' | 'mission';

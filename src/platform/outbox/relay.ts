@@ -16,11 +16,23 @@
  * it, so under load a pass publishes what many commits wrote, and the relay's own transactions
  * (three statements and a WAL flush each) stay at most one per `lingerMs`. A wake-up after a quiet
  * spell is served at once. (Measured: docs/performance.md, "Choices in the code".)
+ *
+ * Stored only where needed: the stream exists for durable consumers, and a feature that has one
+ * says which orgs' events it needs (`storeFor`: the webhook dispatcher, orgs with an enabled
+ * webhook). Once any has, a pass asks them once for the orgs of its messages, publishes those
+ * orgs' events to the stream and announces the others (`Bus.announce`: live subscribers — SSE, the
+ * waits — get them the same way, nothing stores or redelivers them). The question is asked after
+ * the pass claimed its rows, so after their transactions committed: a webhook whose creation was
+ * answered before an event happened has committed by then and is seen, the rule the dispatcher's
+ * own lookup follows (src/features/webhooks/dispatcher.ts). With no feature asking, every event is
+ * stored. Storing and consuming the events of orgs without webhooks was a third of what worker
+ * processes could do (docs/performance.md, "Stored only where needed").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Bus } from '../bus/bus.js';
 import { JsonPayload } from '../bus/message.js';
-import type { Db } from '../db/sql.js';
+import { parseEventSubject } from '../bus/subjects.js';
+import type { Db, Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { coalescedRunner } from '../util/coalesce.js';
@@ -40,8 +52,17 @@ export interface OutboxRelayOptions {
   lingerMs?: number;
 }
 
+/**
+ * Of `orgIds` (each once), the orgs whose events a durable consumer needs stored; asked once per pass
+ * (see `storeFor`), on the pass's own transaction `sql` (a second connection from the pool could wait
+ * for ever on a small pool whose other connections wait for this one).
+ */
+export type StoredEventsInterest = (sql: Sql, orgIds: readonly number[]) => Promise<ReadonlySet<number>>;
+
 /** The relay. */
 export interface OutboxRelay {
+  /** Registers a durable consumer's interest: from then on only the events of orgs some interest names are stored. */
+  storeFor(interest: StoredEventsInterest): void;
   /** Publishes what is pending now (more claims if needed); resolves with the messages published. */
   flush(): Promise<number>;
   /** Asks the running relay to publish soon. */
@@ -90,15 +111,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let poll: NodeJS.Timeout | null = null;
 
   const { metrics } = options;
-  const send = (subject: string, eventId: string, payload: string) =>
-    bus.publish(subject, new JsonPayload(payload), { msgId: eventId });
+  const interests: StoredEventsInterest[] = [];
+  const send = (subject: string, eventId: string, payload: string, stored: boolean) =>
+    stored
+      ? bus.publish(subject, new JsonPayload(payload), { msgId: eventId })
+      : bus.announce(subject, new JsonPayload(payload), { msgId: eventId }).then(() => null);
   const publish = !metrics
     ? send
-    : async (subject: string, eventId: string, payload: string) => {
+    : async (subject: string, eventId: string, payload: string, stored: boolean) => {
         const started = performance.now();
         try {
-          const result = await send(subject, eventId, payload);
-          metrics.busPublished.inc({ result: result.duplicate ? 'duplicate' : 'stored' });
+          const result = await send(subject, eventId, payload, stored);
+          metrics.busPublished.inc({
+            result: result === null ? 'announced' : result.duplicate ? 'duplicate' : 'stored',
+          });
           metrics.busPublishDuration.observe((performance.now() - started) / 1000);
           return result;
         } catch (error) {
@@ -107,25 +133,48 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }
       };
 
+  /** Whether each of `subjects`' events is stored: all, until an interest is registered (see `storeFor`). */
+  async function storedOrgs(sql: Sql, subjects: readonly string[]): Promise<(subject: string) => boolean> {
+    if (interests.length === 0) return () => true;
+    const orgOf = (subject: string) => {
+      const org = Number(parseEventSubject(subject)?.orgId);
+      return Number.isSafeInteger(org) ? org : null;
+    };
+    const orgs = [...new Set(subjects.map(orgOf).filter((org): org is number => org !== null))];
+    const stored = new Set<number>();
+    for (const interest of interests) for (const org of await interest(sql, orgs)) stored.add(org);
+    return (subject) => {
+      const org = orgOf(subject);
+      // A subject that names no org is stored, as before any interest.
+      return org === null || stored.has(org);
+    };
+  }
+
   /** One claim: the rows it took and the messages they held. */
   async function batch(): Promise<{ rows: number; messages: number }> {
     return db.tx(async (sql) => {
       const rows = await sql.prepared<OutboxRow>('outbox_claim', CLAIM, [batchSize]);
       if (rows.length === 0) return { rows: 0, messages: 0 };
       rows.sort((a, b) => a.id - b.id);
-      // Sent in order on one connection; a failure rolls the batch back to be published again.
-      const sent: Array<Promise<unknown>> = [];
+      const messages: Array<{ subject: string; eventId: string; payload: string }> = [];
       for (const row of rows) {
         if (row.messages === null) {
-          sent.push(publish(row.subject as string, row.event_id as string, row.payload as string));
+          messages.push({
+            subject: row.subject as string,
+            eventId: row.event_id as string,
+            payload: row.payload as string,
+          });
         } else {
-          for (const line of decodeOutboxLines(row.messages)) {
-            sent.push(publish(line.subject, line.eventId, line.payload));
-          }
+          messages.push(...decodeOutboxLines(row.messages));
         }
       }
-      await Promise.all(sent);
-      return { rows: rows.length, messages: sent.length };
+      const stored = await storedOrgs(
+        sql,
+        messages.map((m) => m.subject),
+      );
+      // Sent in order on one connection; a failure rolls the batch back to be published again.
+      await Promise.all(messages.map((m) => publish(m.subject, m.eventId, m.payload, stored(m.subject))));
+      return { rows: rows.length, messages: messages.length };
     });
   }
 
@@ -154,6 +203,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const wake = (): void => loop.trigger();
 
   return {
+    storeFor(interest) {
+      interests.push(interest);
+    },
     flush,
     wake,
     start() {

@@ -14,13 +14,14 @@ import { createOutboxRelay } from '../../../src/platform/outbox/relay.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkillRun, orgIdOf } from '../../helpers/runs.js';
 import { createCollector } from '../../helpers/wait.js';
+import { register } from '../../helpers/webhooks.js';
 
 let t: TestApp;
 let org: number;
 const seen = createCollector<BusMessage>();
 
 beforeAll(async () => {
-  t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
+  t = await startTestApp({ R3_WORKER_CONCURRENCY: '0', R3_WEBHOOK_ALLOW_PRIVATE: 'true' });
   // The tests drive publishing themselves.
   await t.app.outbox.stop();
   await t.token();
@@ -84,6 +85,52 @@ describe('the outbox relay', () => {
     expect(messages[2]?.json()).toEqual({ n: 3, text: 'a\tb\nc' });
     expect(messages[2]?.subject).toBe(`evt.${org}.test.3.batched`);
     expect(await unpublished()).toBe(0);
+  });
+
+  it('stores the events of orgs with an enabled webhook, and announces the others to live subscribers only', async () => {
+    const stored = createCollector<string>();
+    const consumer = await t.app.bus.consume('relay-stored', `evt.${org}.run.>`, async (m) =>
+      stored.push(m.subject),
+    );
+    try {
+      // An org with no webhook: seen live, with their ids, and never stored.
+      const quiet = (await createSkillRun(t.app, org)).actor.row.id;
+      const from = seen.items.length;
+      expect(await t.app.outbox.flush()).toBe(2);
+      const live = (await seen.untilCount(from + 2, "the quiet org's events")).slice(from);
+      expect(live.map((m) => m.subject)).toEqual([
+        `evt.${org}.run.${quiet}.started`,
+        `evt.${org}.run.${quiet}.step_started`,
+      ]);
+      expect(live.map((m) => m.msgId)).toEqual(live.map((m) => m.json<RunEventPayload>().eventId));
+      // A webhook (disabled ones do not count), then a run: its events are stored.
+      const owner = (await t.token({ scopes: ['read:all', 'write:resources', 'run:invoke'] })).token;
+      const hook = await register(t, owner, {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['run.completed'],
+        secret: 'x'.repeat(32),
+      });
+      /** Sets the webhook's `active`, then creates a run and relays its two events; the run's id. */
+      const runWithWebhook = async (active: boolean) => {
+        const res = await t.request('PATCH', `/api/v1/webhooks/${hook}`, { token: owner, body: { active } });
+        expect(res.status, res.text).toBe(200);
+        const id = (await createSkillRun(t.app, org)).actor.row.id;
+        expect(await t.app.outbox.flush()).toBe(2);
+        return id;
+      };
+      const stillQuiet = await runWithWebhook(false);
+      const watched = await runWithWebhook(true);
+      await stored.untilCount(2, "the watched org's events stored");
+      expect(stored.items).toEqual([
+        `evt.${org}.run.${watched}.started`,
+        `evt.${org}.run.${watched}.step_started`,
+      ]);
+      expect(stored.items.join()).not.toContain(`.${quiet}.`);
+      expect(stored.items.join()).not.toContain(`.${stillQuiet}.`);
+      await t.request('DELETE', `/api/v1/webhooks/${hook}`, { token: owner });
+    } finally {
+      await consumer.stop();
+    }
   });
 
   it('refuses an outbox row that is neither one message nor a batch', async () => {

@@ -70,6 +70,36 @@ export function liveSubscriptionCases(h: ContractHarness): void {
       ]);
     });
 
+    it('announces an event to live subscribers under its evt subject, with its msgId, and stores nothing', async () => {
+      const prefix = newPrefix();
+      const a = await open(prefix);
+      const b = await open(prefix);
+      const everything = createCollector<BusMessage>();
+      const ofRun = createCollector<BusMessage>();
+      const signals = createCollector<string>();
+      const consumed = createCollector<number>();
+      await a.subscribe('>', (m) => everything.push(m));
+      await b.subscribe('evt.org_1.run.42.*', (m) => ofRun.push(m));
+      await b.subscribe('sig.>', (m) => signals.push(m.subject));
+      const consumer = await b.consume('stored', 'evt.>', async (m) => consumed.push(m.json<N>().n));
+
+      const subject = runEventSubject('org_1', 42, 'completed');
+      await a.announce(subject, { n: 1 }, { msgId: 'outbox-7' });
+      for (const collector of [everything, ofRun]) {
+        const [msg] = await collector.untilCount(1, 'the announced event');
+        expect(msg?.subject).toBe(subject);
+        expect(msg?.json()).toEqual({ n: 1 });
+        expect(msg?.msgId).toBe('outbox-7');
+      }
+      // Stored publishes still reach the consumer; the announcement never did, and took no sequence.
+      expect(await a.publish(subjectOf(2), { n: 2 })).toEqual({ seq: 1, duplicate: false });
+      await consumed.untilCount(1, 'the stored event consumed');
+      expect(consumed.items).toEqual([2]);
+      expect(signals.items).toEqual([]);
+      await consumer.stop();
+      await expect(a.announce('sig.x', {})).rejects.toThrow(/must start with "evt\."/);
+    });
+
     it('stops delivering to a subscription after unsubscribe', async () => {
       const bus = await open(newPrefix());
       const gone = createCollector<number>();
