@@ -1,9 +1,10 @@
 /**
- * The webhook dispatcher: a durable bus consumer over every domain event (`evt.>`, shared by all r3
- * processes, at-least-once) that turns each event into one `webhook-delivery` actor per webhook that
- * wants it: enabled, subscribed to the event's type, passing its filter, and registered no later
- * than the event happened. A redelivered event creates nothing new: deliveries are unique per
- * (webhook, event id), checked before and enforced by the database.
+ * The webhook dispatcher: a durable bus consumer over every stored domain event (`evt.>`, shared by
+ * all r3 processes, at-least-once) that turns each event into one `webhook-delivery` actor per
+ * webhook that wants it: enabled, subscribed to the event's type, passing its filter, and registered
+ * no later than the event happened. A redelivered event creates nothing new: deliveries are unique
+ * per (webhook, event id), checked before and enforced by the database. The stream stores the events
+ * of orgs with an enabled webhook only (`storedEventsOfWebhookOrgs`, asked by the outbox relay).
  */
 import { SYSTEM } from '../../platform/actors/acting-as.js';
 import type { ActorHost } from '../../platform/actors/host.js';
@@ -91,8 +92,8 @@ const ORGS_WITH_WEBHOOKS = `
  * enabled webhook, read when the relay asks (after the events it carries committed). An org without
  * one has its events announced live only: no delivery could come of them (an event of an org whose
  * webhook is enabled only later is not delivered to it, `created_at <= at`, and the dispatcher's
- * own lookup would find no webhook either), and storing, delivering and acking each was a third of
- * what worker processes could do.
+ * own lookup would find no webhook either), and storing, delivering and acking each took about a
+ * quarter of what worker processes could do (they completed a third more runs without it).
  */
 export const storedEventsOfWebhookOrgs: StoredEventsInterest = async (sql, orgIds) => {
   if (orgIds.length === 0) return new Set();

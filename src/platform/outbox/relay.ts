@@ -25,8 +25,8 @@
  * the pass claimed its rows, so after their transactions committed: a webhook whose creation was
  * answered before an event happened has committed by then and is seen, the rule the dispatcher's
  * own lookup follows (src/features/webhooks/dispatcher.ts). With no feature asking, every event is
- * stored. Storing and consuming the events of orgs without webhooks was a third of what worker
- * processes could do (docs/performance.md, "Stored only where needed").
+ * stored. Storing and consuming the events of orgs without webhooks took about a quarter of what
+ * worker processes could do (docs/performance.md, "Stored only where needed").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Bus } from '../bus/bus.js';
