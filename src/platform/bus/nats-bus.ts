@@ -27,7 +27,7 @@ import {
 } from './bus.js';
 import { createBusMessage, encodePayload } from './message.js';
 import { createNamespace, type Namespace } from './namespace.js';
-import { createReplyInbox, publishToStream, type ReplyInbox } from './nats-inbox.js';
+import { createReplyInbox, NatsRequestTimeout, publishToStream, type ReplyInbox } from './nats-inbox.js';
 import { ensureDurableConsumer, ensureStream, eventStreamConfig } from './nats-stream.js';
 
 /** Options of `connectNatsBus`. */
@@ -98,16 +98,35 @@ export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
     await nc.close();
     throw err;
   }
-  const inbox = createReplyInbox(nc, { timeoutMs: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS });
+  const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const inbox = createReplyInbox(nc, { timeoutMs: requestTimeoutMs });
   return new NatsBus(nc, jsm, inbox, ns, logger, {
     ackWaitMs: opts.ackWaitMs ?? BUS_DEFAULTS.ackWaitMs,
     backoffMs: opts.redeliveryBackoffMs ?? BUS_DEFAULTS.redeliveryBackoffMs,
+    requestTimeoutMs,
   });
 }
 
 interface ConsumerSettings {
   ackWaitMs: number;
   backoffMs: readonly number[];
+}
+
+interface BusSettings extends ConsumerSettings {
+  /** How long a publish, or an announcement's flush, waits for the server. */
+  requestTimeoutMs: number;
+}
+
+/**
+ * `nc.flush()` bounded by `ms`, as a publish is: a flush sent while the connection is down waits for
+ * the reconnect, and the relay's pass (a transaction, a pooled connection) would wait with it.
+ */
+function flushWithin(nc: NatsConnection, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NatsRequestTimeout(`flush: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([nc.flush(), late]).finally(() => clearTimeout(timer));
 }
 
 class NatsBus implements Bus {
@@ -126,7 +145,7 @@ class NatsBus implements Bus {
     private readonly inbox: ReplyInbox,
     private readonly ns: Namespace,
     private readonly logger: BusLogger,
-    private readonly settings: ConsumerSettings,
+    private readonly settings: BusSettings,
   ) {
     this.prefix = ns.prefix;
     this.js = jsm.jetstream();
@@ -153,7 +172,7 @@ class NatsBus implements Bus {
     this.nc.publish(wire, encodePayload(payload), hdrs ? { headers: hdrs } : undefined);
     this.announced ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.announced = undefined;
-      return this.nc.flush();
+      return flushWithin(this.nc, this.settings.requestTimeoutMs);
     });
     await this.announced;
   }

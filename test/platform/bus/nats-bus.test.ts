@@ -6,7 +6,7 @@ import type { Bus } from '../../../src/platform/bus/bus.js';
 import { connectBus } from '../../../src/platform/bus/connect.js';
 import { createNamespace } from '../../../src/platform/bus/namespace.js';
 import { connectNatsBus } from '../../../src/platform/bus/nats-bus.js';
-import { NatsRequestError } from '../../../src/platform/bus/nats-inbox.js';
+import { NatsRequestError, NatsRequestTimeout } from '../../../src/platform/bus/nats-inbox.js';
 import { runEventSubject } from '../../../src/platform/bus/subjects.js';
 import { deleteTestStreams, probeNats, randomTestPrefix, requireNats } from '../../helpers/nats.js';
 import { createCollector, deferred, withTimeout } from '../../helpers/wait.js';
@@ -233,6 +233,38 @@ describe.skipIf(nats.skip)('NATS bus', () => {
       } finally {
         await nc.close();
       }
+    });
+
+    it('rejects an announcement the server does not confirm within the request timeout', async () => {
+      const bus = await open({ prefix: newPrefix(), requestTimeoutMs: 300 });
+      const listener = createCollector<string>();
+      await bus.subscribe('evt.>', (m) => listener.push(m.subject));
+      const { socket } = (bus as unknown as { nc: { protocol: { transport: { socket: Socket } } } }).nc
+        .protocol.transport;
+      // Writes carrying the flush's PING are held back (so no PONG comes), and sent afterwards so
+      // the connection's PINGs and PONGs pair up again.
+      const held: Uint8Array[] = [];
+      const write = socket.write.bind(socket) as (chunk: Uint8Array) => boolean;
+      const spy = vi.spyOn(socket, 'write').mockImplementation(((chunk: Uint8Array) => {
+        if (Buffer.from(chunk).toString('latin1').includes('PING')) {
+          held.push(chunk);
+          return true;
+        }
+        return write(chunk);
+      }) as typeof socket.write);
+      const subject = runEventSubject('org_1', 1, 'completed');
+      try {
+        const error = await bus.announce(subject, { n: 1 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(NatsRequestTimeout);
+        expect(String(error)).toContain('no answer within 300 ms');
+        expect(held.length).toBeGreaterThan(0);
+      } finally {
+        spy.mockRestore();
+        for (const chunk of held) write(chunk);
+      }
+      // Confirmed again once the server answers: the next announcement resolves and is seen.
+      await bus.announce(runEventSubject('org_1', 2, 'completed'), { n: 2 });
+      await listener.until((items) => items.includes('evt.org_1.run.2.completed'), 'the second announcement');
     });
 
     it('keeps a message with its handler past ack_wait while the handler works (no duplicate)', async () => {
