@@ -133,21 +133,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }
       };
 
-  /** Whether each of `subjects`' events is stored: all, until an interest is registered (see `storeFor`). */
-  async function storedOrgs(sql: Sql, subjects: readonly string[]): Promise<(subject: string) => boolean> {
-    if (interests.length === 0) return () => true;
-    const orgOf = (subject: string) => {
-      const org = Number(parseEventSubject(subject)?.orgId);
-      return Number.isSafeInteger(org) ? org : null;
-    };
-    const orgs = [...new Set(subjects.map(orgOf).filter((org): org is number => org !== null))];
+  /** The org an event subject names, or null (such a message is stored, as before any interest). */
+  const orgOf = (subject: string): number | null => {
+    const org = Number(parseEventSubject(subject)?.orgId);
+    return Number.isSafeInteger(org) ? org : null;
+  };
+
+  /** Whether each of `subjects`' messages is stored: all until an interest is registered (`storeFor`). */
+  async function storedOf(sql: Sql, subjects: readonly string[]): Promise<boolean[]> {
+    if (interests.length === 0) return subjects.map(() => true);
+    const orgs = subjects.map(orgOf);
+    const asked = [...new Set(orgs.filter((org): org is number => org !== null))];
     const stored = new Set<number>();
-    for (const interest of interests) for (const org of await interest(sql, orgs)) stored.add(org);
-    return (subject) => {
-      const org = orgOf(subject);
-      // A subject that names no org is stored, as before any interest.
-      return org === null || stored.has(org);
-    };
+    for (const interest of interests) for (const org of await interest(sql, asked)) stored.add(org);
+    return orgs.map((org) => org === null || stored.has(org));
   }
 
   /** One claim: the rows it took and the messages they held. */
@@ -168,12 +167,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           messages.push(...decodeOutboxLines(row.messages));
         }
       }
-      const stored = await storedOrgs(
+      const stored = await storedOf(
         sql,
         messages.map((m) => m.subject),
       );
       // Sent in order on one connection; a failure rolls the batch back to be published again.
-      await Promise.all(messages.map((m) => publish(m.subject, m.eventId, m.payload, stored(m.subject))));
+      await Promise.all(
+        messages.map((m, i) => publish(m.subject, m.eventId, m.payload, stored[i] as boolean)),
+      );
       return { rows: rows.length, messages: messages.length };
     });
   }

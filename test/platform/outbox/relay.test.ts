@@ -33,13 +33,18 @@ afterAll(() => t.close());
 const unpublished = async () =>
   (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox_messages')).n;
 
+/** Flushes the relay, which must send `count` messages, and answers them as live subscribers got them. */
+async function relayed(count: number, what: string): Promise<BusMessage[]> {
+  const from = seen.items.length;
+  expect(await t.app.outbox.flush()).toBe(count);
+  return (await seen.untilCount(from + count, what)).slice(from);
+}
+
 describe('the outbox relay', () => {
   it('publishes pending rows in order with the event id as message id, then deletes them', async () => {
     const { actor } = await createSkillRun(t.app, org);
     const id = actor.row.id;
-    const from = seen.items.length;
-    expect(await t.app.outbox.flush()).toBe(2);
-    const messages = (await seen.untilCount(from + 2, 'two run events')).slice(from);
+    const messages = await relayed(2, 'two run events');
     expect(messages.map((m) => m.subject)).toEqual([
       `evt.${org}.run.${id}.started`,
       `evt.${org}.run.${id}.step_started`,
@@ -95,9 +100,7 @@ describe('the outbox relay', () => {
     try {
       // An org with no webhook: seen live, with their ids, and never stored.
       const quiet = (await createSkillRun(t.app, org)).actor.row.id;
-      const from = seen.items.length;
-      expect(await t.app.outbox.flush()).toBe(2);
-      const live = (await seen.untilCount(from + 2, "the quiet org's events")).slice(from);
+      const live = await relayed(2, "the quiet org's events");
       expect(live.map((m) => m.subject)).toEqual([
         `evt.${org}.run.${quiet}.started`,
         `evt.${org}.run.${quiet}.step_started`,
