@@ -117,16 +117,13 @@ interface BusSettings extends ConsumerSettings {
   requestTimeoutMs: number;
 }
 
-/**
- * `nc.flush()` bounded by `ms`, as a publish is: a flush sent while the connection is down waits for
- * the reconnect, and the relay's pass (a transaction, a pooled connection) would wait with it.
- */
-function flushWithin(nc: NatsConnection, ms: number): Promise<void> {
+/** `answer`, or a rejection with `late()` once `ms` passed first (the bus's calls the server may never answer). */
+function within<T>(answer: Promise<T>, ms: number, late: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NatsRequestTimeout(`flush: no answer within ${ms} ms`)), ms);
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), ms);
   });
-  return Promise.race([nc.flush(), late]).finally(() => clearTimeout(timer));
+  return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
 }
 
 class NatsBus implements Bus {
@@ -170,9 +167,12 @@ class NatsBus implements Bus {
       hdrs.set(PubHeaders.MsgIdHdr, opts.msgId);
     }
     this.nc.publish(wire, encodePayload(payload), hdrs ? { headers: hdrs } : undefined);
+    // Bounded as a publish is: a flush sent while the connection is down waits for the reconnect,
+    // and the relay's pass (a transaction, a pooled connection) would wait with it.
     this.announced ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.announced = undefined;
-      return flushWithin(this.nc, this.settings.requestTimeoutMs);
+      const ms = this.settings.requestTimeoutMs;
+      return within(this.nc.flush(), ms, () => new NatsRequestTimeout(`flush: no answer within ${ms} ms`));
     });
     await this.announced;
   }
@@ -248,21 +248,15 @@ class NatsBus implements Bus {
     if (this.closing || this.nc.isClosed()) return { ok: false, detail: 'bus closed' };
     const broken = [...this.consumers].find((c) => c.failure !== undefined);
     if (broken) return { ok: false, detail: `consumer ${broken.durable} stopped: ${broken.failure}` };
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(new Error(`stream ${this.ns.streamName} did not answer within ${HEALTH_TIMEOUT_MS} ms`)),
-          HEALTH_TIMEOUT_MS,
-        );
-      });
-      await Promise.race([this.jsm.streams.info(this.ns.streamName), timeout]);
+      await within(
+        this.jsm.streams.info(this.ns.streamName),
+        HEALTH_TIMEOUT_MS,
+        () => new Error(`stream ${this.ns.streamName} did not answer within ${HEALTH_TIMEOUT_MS} ms`),
+      );
       return { ok: true, detail: `nats ${this.nc.getServer()}` };
     } catch (err) {
       return { ok: false, detail: err instanceof Error ? err.message : String(err) };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
