@@ -56,6 +56,21 @@ export function watchDispatcher(t: TestApp): Collector<Dispatched> {
   return seen;
 }
 
+/** Creates an instance of `type` through the API (201); its id and `createdAt`. */
+async function createInstance(
+  t: TestApp,
+  token: string,
+  title: string,
+  type: string,
+): Promise<{ id: number; createdAt: string }> {
+  const res = await t.request('POST', `/api/v1/objects/${type}/instances`, {
+    token,
+    body: { title, metadata: {}, content: 'body' },
+  });
+  expect(res.status, res.text).toBe(201);
+  return { id: res.body.id as number, createdAt: res.body.createdAt };
+}
+
 /** Ingests an instance and waits until the dispatcher handled its `object.created`. */
 export async function ingest(
   t: TestApp,
@@ -64,19 +79,14 @@ export async function ingest(
   title = 'A ticket',
   type = 'ticket',
 ): Promise<{ id: number; createdAt: string; dispatched: Dispatched }> {
-  const res = await t.request('POST', `/api/v1/objects/${type}/instances`, {
-    token,
-    body: { title, metadata: {}, content: 'body' },
-  });
-  expect(res.status, res.text).toBe(201);
-  const id = res.body.id as number;
+  const { id, createdAt } = await createInstance(t, token, title, type);
   const all = await dispatched.until(
     (items) => items.some((d) => d.subject.endsWith(`.object.${id}.created`)),
     `object.created of ${id} dispatched`,
   );
   return {
     id,
-    createdAt: res.body.createdAt,
+    createdAt,
     dispatched: all.find((d) => d.subject.endsWith(`.object.${id}.created`)) as Dispatched,
   };
 }
@@ -95,12 +105,7 @@ export async function ingestAnnounced(
   const seen = createCollector<BusMessage>();
   const subscription = await t.app.bus.subscribe('evt.>', (msg) => seen.push(msg));
   try {
-    const res = await t.request('POST', `/api/v1/objects/${type}/instances`, {
-      token,
-      body: { title, metadata: {}, content: 'body' },
-    });
-    expect(res.status, res.text).toBe(201);
-    const id = res.body.id as number;
+    const { id } = await createInstance(t, token, title, type);
     const subject = `.object.${id}.created`;
     const all = await seen.until(
       (items) => items.some((m) => m.subject.endsWith(subject)),
