@@ -56,6 +56,9 @@ export function createNamespace(prefix: string = BUS_DEFAULTS.prefix): Namespace
     );
   }
   const wire = (relative: string): string => `${prefix}.${relative}`;
+  /** The wire twin of an `evt.…` subject or pattern on the announced root (`<prefix>.live.…`). */
+  const liveWire = (underEvents: string): string =>
+    wire(`${LIVE_ROOT}${underEvents.slice(EVENT_ROOT.length)}`);
   return {
     prefix,
     streamName: `${prefix.toUpperCase()}_EVENTS`,
@@ -73,7 +76,7 @@ export function createNamespace(prefix: string = BUS_DEFAULTS.prefix): Namespace
     announceSubject(subject) {
       assertSubject(subject);
       assertUnderRoot(subject, EVENT_ROOT, 'event subject');
-      return wire(`${LIVE_ROOT}${subject.slice(EVENT_ROOT.length)}`);
+      return liveWire(subject);
     },
     subscribePattern(pattern) {
       assertPattern(pattern);
@@ -81,9 +84,7 @@ export function createNamespace(prefix: string = BUS_DEFAULTS.prefix): Namespace
     },
     announcedPattern(pattern) {
       assertPattern(pattern);
-      return pattern.startsWith(`${EVENT_ROOT}.`)
-        ? wire(`${LIVE_ROOT}${pattern.slice(EVENT_ROOT.length)}`)
-        : null;
+      return pattern.startsWith(`${EVENT_ROOT}.`) ? liveWire(pattern) : null;
     },
     consumerFilter(pattern) {
       assertPattern(pattern);
