@@ -107,10 +107,9 @@ describe('scripted planners', () => {
       return origin?.row.mission_task_id;
     });
     expect(tasksLeased.sort()).toEqual(['b', 'c', 'd']);
-    // Each read names its runs' ids as an array (the runs of the jobs that started together).
     const loadedRuns = reads.mock.calls
       .filter(([name]) => name === 'execute_step_load')
-      .flatMap(([, , p]) => p?.[0] as number[]);
+      .map(([, , p]) => p?.[0]);
     const children = await t.app.db.sql.query<{ id: number; task: string }>(
       'select id, mission_task_id as task from runs where mission_run_id = $1',
       [id],

@@ -1,17 +1,15 @@
 /**
- * Reads that concurrent requests share (one statement per batch): runs by id and applied skills, and
- * the runs of jobs that start together. A batch mixing orgs must still answer each request within
- * its own org: another org's id or slug is 404, even when the same batch reads it for its owner.
+ * Reads that concurrent requests share (one statement per batch): runs by id and applied skills. A
+ * batch mixing orgs must still answer each request within its own org: another org's id or slug is
+ * 404, even when the same batch reads it for its owner.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunReader } from '../../../src/features/runs/view.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill } from '../../helpers/resources.js';
 import { orgIdOf } from '../../helpers/runs.js';
 import { countingSql } from '../../helpers/sql.js';
-import { waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
 let red: CreatedToken;
@@ -91,60 +89,5 @@ describe('concurrent run reads', () => {
     ]);
     expect(rows.map((r) => (r === null ? null : JSON.parse(r).id))).toEqual([id, null, id, null]);
     expect(counting.statements).toHaveLength(1);
-  });
-});
-
-describe('the runs of jobs claimed together', () => {
-  it("are read in one statement, each run its own org's, and executed", async () => {
-    // Queued here (no workers), executed by a second process on the same database: its first claim
-    // takes every queued job, runs of both orgs (and of the tests above) together.
-    const mine = await Promise.all([
-      trigger(red.token, 'red-only'),
-      trigger(blue.token, 'shared-name'),
-      trigger(red.token, 'shared-name'),
-    ]);
-    expect(mine.map((a) => a.status)).toEqual([202, 202, 202]);
-    const queued = (
-      await t.app.db.sql.query<{ id: number }>(`select id from runs where status = 'running' order by id`)
-    ).map((r) => r.id);
-    expect(queued.length).toBeGreaterThan(3);
-    const statements = vi.spyOn(pg.Client.prototype, 'query');
-    let sent: unknown[][] = [];
-    const worker = await startTestApp({ R3_WORKER_CONCURRENCY: '32' }, { database: t.database });
-    try {
-      await waitFor(
-        async () =>
-          (
-            await t.app.db.sql.query(
-              `select 1 from runs where status <> 'completed' and id = any($1::bigint[])`,
-              [queued],
-            )
-          ).length === 0,
-        'every queued run completed',
-        15_000,
-      );
-    } finally {
-      await worker.close();
-      sent = [...statements.mock.calls];
-      statements.mockRestore();
-    }
-    const loads = sent
-      .map(([query]) => query as unknown as { name?: string; values?: unknown[] })
-      .filter((query) => query?.name === 'execute_step_load')
-      .map((query) => query.values?.[0] as number[]);
-    // Each run read once, and fewer statements than runs: the claim's runs went together.
-    expect(loads.flat().toSorted((a, b) => a - b)).toEqual(queued);
-    expect(loads.length).toBeLessThan(queued.length);
-    // Each executed its own org's skill (the echo provider answers with the rendered prompt).
-    const outputs = await Promise.all(
-      mine.map((a, i) =>
-        t.request('GET', `/api/v1/runs/${a.body.runId}`, { token: i === 1 ? blue.token : red.token }),
-      ),
-    );
-    expect(outputs.map((o) => [o.body.status, JSON.stringify(o.body.output)])).toEqual([
-      ['completed', expect.stringContaining('red only')],
-      ['completed', expect.stringContaining('blue y')],
-      ['completed', expect.stringContaining('red y')],
-    ]);
   });
 });
