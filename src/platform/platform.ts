@@ -32,6 +32,7 @@ import { tickSignal } from './bus/tick-signal.js';
 import type { Config } from './config.js';
 import { type Database, openConfiguredDatabase } from './db/database.js';
 import type { RouteDef } from './http/server.js';
+import { holdWhenSignalled, signalWhenQueued } from './jobs/hold.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import type { PromptSource } from './mcp/prompts.js';
@@ -223,7 +224,16 @@ function createHost(
     databaseUrl: db.url,
     backgroundRate: config.shadowRunRate,
   });
-  const actors = createActorHost({ db: db.sql, clock, log, jobs });
+  // A serving process that runs no jobs tells the processes that do to step back while its writes
+  // queue; a process that runs jobs listens (jobs/hold.ts).
+  const actors = createActorHost({
+    db: db.sql,
+    clock,
+    log,
+    jobs,
+    ...(role === 'serve' && concurrency === 0 ? { onBatch: signalWhenQueued(bus) } : {}),
+  });
+  let unhold: (() => void) | null = null;
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });
   const metrics = createMetrics({ defaults: role === 'serve' });
   // Runs first among the closers: every service and loop has stopped, so every span has ended.
@@ -340,6 +350,7 @@ function createHost(
       for (const service of mine) await service.prepare?.();
       if (loops) {
         await jobs.start();
+        if (concurrency > 0) unhold = await holdWhenSignalled(bus, (ms) => db.holdJobs(ms));
         timers.start();
         if (relays) {
           outbox.start();
@@ -360,6 +371,8 @@ function createHost(
       }
       if (loopsStarted) {
         loopsStarted = false;
+        unhold?.();
+        unhold = null;
         await jobs
           .stop(config.shutdownTimeoutMs)
           .catch((error) => log.warn({ err: error }, 'jobs stop failed'));

@@ -36,6 +36,8 @@ export function createStatementBatcher(options: {
   statements: StatementVariants;
   maxBatch?: number;
   maxInFlight?: number;
+  /** Told the size of every batch as it goes out (a serving process's accept pressure: jobs/hold.ts). */
+  onBatch?: (size: number) => void;
 }): StatementBatcher {
   const { sql, statements } = options;
   const maxBatch = options.maxBatch ?? 64;
@@ -94,6 +96,7 @@ export function createStatementBatcher(options: {
   function pump(): void {
     while (inFlight < maxInFlight && queue.length > 0) {
       const batch = take();
+      options.onBatch?.(batch.length);
       inFlight++;
       void execute(batch).finally(() => {
         inFlight--;

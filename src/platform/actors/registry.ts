@@ -55,7 +55,7 @@ export function keyOf(
 }
 
 /** A registry whose kinds' single-statement transitions go to `db` (the pool). */
-export function createKindRegistry(db: Sql): KindRegistry {
+export function createKindRegistry(db: Sql, onBatch?: (size: number) => void): KindRegistry {
   const kinds = new Map<string, KindEntry>();
 
   function entry(name: MachineKind | string): KindEntry {
@@ -86,7 +86,12 @@ export function createKindRegistry(db: Sql): KindRegistry {
       // statement at a time for throughput does not make a transition that work waits on queue
       // behind those batches.
       const batcher = (mode: 'insert' | 'update', maxInFlight: number) =>
-        createStatementBatcher({ sql: db, statements: statements[mode], maxInFlight });
+        createStatementBatcher({
+          sql: db,
+          statements: statements[mode],
+          maxInFlight,
+          ...(onBatch ? { onBatch } : {}),
+        });
       kinds.set(def.name, {
         def,
         columns,

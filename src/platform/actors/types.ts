@@ -162,6 +162,12 @@ export interface ActorHostOptions {
    * to it and started after the commit (`JobQueue.lease`). Without it every job is claimed.
    */
   jobs?: Pick<JobQueue, 'lease' | 'startLeased'>;
+  /**
+   * Told the size of every batch of single-statement transitions as it goes out (batcher.ts): a
+   * serving process that runs no jobs tells the workers to step back when its writes queue
+   * (src/platform/jobs/hold.ts).
+   */
+  onBatch?: (size: number) => void;
 }
 
 /** The actor host. */

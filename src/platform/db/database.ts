@@ -31,6 +31,11 @@ export interface Database {
    */
   reads: Db;
   url: string;
+  /**
+   * Holds the job workers' normal lane on `sql` to one connection for `ms` (lanes.ts, "held"): a
+   * serving process's writes queue (src/platform/jobs/hold.ts).
+   */
+  holdJobs(ms: number): void;
   /** Applies pending migrations; returns their names. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -153,7 +158,8 @@ export async function openDatabase(
     logger: (message) => options.log.debug({ orm: message }, 'mikro-orm'),
   });
   // Plain SQL borrows through lanes (lanes.ts): urgent work first when every connection is out.
-  const sql = sqlOver(laned(connectionsOf(orm), options.poolSize));
+  const connections = laned(connectionsOf(orm), options.poolSize);
+  const sql = sqlOver(connections);
   const hot = hotReadConnections(settings, HOT_READ_SESSIONS);
   try {
     await createMissingDatabase(sql, url);
@@ -166,6 +172,7 @@ export async function openDatabase(
     sql,
     reads: sqlOver(hot),
     url,
+    holdJobs: (ms) => connections.holdJobs(ms),
     async migrate() {
       // Processes starting together on one database take turns: MikroORM creates its migrations
       // table and applies what is pending without a lock of its own, so a second process would fail

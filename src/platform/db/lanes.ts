@@ -16,6 +16,10 @@
  *   pool (rounded down, at least one): the urgent lane's and the normal lane's together, a freed
  *   connection to the urgent lane first. A waiter is served before a newcomer of its lane, also when
  *   the share grows back.
+ * - held: a serving process whose writes queue (its requests wait for its statements: a batch of
+ *   several of them formed) tells the processes that run jobs to step back (`holdJobs`, from the
+ *   bus signal `sig.jobs.hold`: src/platform/jobs/hold.ts). For `ms` after the last such signal the
+ *   normal lane's work may hold one connection at most; the urgent lane keeps its focused share.
  * - holding: work that already holds a connection (inside a transaction or session of `sqlOver`)
  *   and asks for another is never held back by the share — it would wait for itself.
  * - lane work under way: the contexts `inLane` and `holding` entered that have not yet ended. The
@@ -30,7 +34,12 @@
  * connections of job work at once, hand-overs (two round trips each) waited on each other and on the
  * normal lane's transactions for PostgreSQL's and r3's CPU; two at a time, first in line, they go
  * through sooner at the same throughput (measured: performance.md, Missions). Only
- * while there is urgent work: a pool of echo runs (no urgent lane) keeps its half.
+ * while there is urgent work: a pool of echo runs (no urgent lane) keeps its half. Held: a worker
+ * process's jobs and a serving process's accepts share PostgreSQL and the machine's CPU, and a lower
+ * CPU priority for either side's backends does not help (a backend at low priority that holds a WAL
+ * or buffer lock holds up the others); with one connection of job work while the accepts queue, the
+ * accepts went 15–25% faster and the workers still completed 700–860 runs a second (docs/performance.md,
+ * "Workers that step back while accepts queue").
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConnectionSource } from './sql.js';
@@ -104,6 +113,12 @@ type Class = Lane | 'request';
 /** How long the share stays focused after the last urgent statement's connection (ms). */
 const FOCUS_WINDOW_MS = 250;
 
+/** A source of connections handed out by lanes, whose job work can be held back. */
+export interface LanedSource extends ConnectionSource {
+  /** Holds the normal lane's work to one connection for `ms` from now (see "held" above). */
+  holdJobs(ms: number): void;
+}
+
 /**
  * `source` with at most `size` connections lent at once (the pool's size: the pool itself then never
  * queues a borrower of this source), handed out as the file comment says.
@@ -112,7 +127,7 @@ export function laned(
   source: ConnectionSource,
   size: number,
   options: { focusWindowMs?: number } = {},
-): ConnectionSource {
+): LanedSource {
   const share = Math.ceil(size / 2);
   const focus = Math.max(1, Math.floor(size / 5));
   const focusWindowMs = options.focusWindowMs ?? FOCUS_WINDOW_MS;
@@ -122,11 +137,17 @@ export function laned(
   // When a statement of the urgent lane last took or gave back a connection (performance.now()).
   let urgentSeen = Number.NEGATIVE_INFINITY;
   const waiting: Record<Class, Array<() => void>> = { urgent: [], request: [], normal: [] };
+  // Until when the normal lane is held to one connection (performance.now()).
+  let heldUntil = Number.NEGATIVE_INFINITY;
 
-  /** The connections job work may hold now: `focus` while urgent work is under way, else `share`. */
+  /**
+   * The connections job work may hold now: `focus` while urgent work is under way, else `share`;
+   * one while held.
+   */
   function jobsMay(): number {
-    const underWay =
-      urgent > 0 || waiting.urgent.length > 0 || performance.now() - urgentSeen < focusWindowMs;
+    const now = performance.now();
+    if (now < heldUntil) return 1;
+    const underWay = urgent > 0 || waiting.urgent.length > 0 || now - urgentSeen < focusWindowMs;
     return underWay ? focus : share;
   }
 
@@ -184,6 +205,9 @@ export function laned(
       borrowers.delete(client);
       source.release(client, failure);
       giveBack(cls);
+    },
+    holdJobs(ms) {
+      heldUntil = Math.max(heldUntil, performance.now() + ms);
     },
   };
 

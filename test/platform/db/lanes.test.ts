@@ -28,6 +28,16 @@ function fakePool(): ConnectionSource & { out: Set<pg.Client> } {
 /** Lets every pending promise callback run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** An acquire of `source` in `lane`, and (`state.client`) the client once it is lent. */
+function acquiring(source: ConnectionSource, lane: 'normal' | 'urgent') {
+  const state = { client: null as pg.Client | null };
+  const promise = inLane(lane, () => source.acquire()).then((client) => {
+    state.client = client;
+    return client;
+  });
+  return Object.assign(promise, { state });
+}
+
 describe('lanes', () => {
   it('hand a freed connection to the urgent lane first, then to requests, then to the normal lane', async () => {
     const pool = fakePool();
@@ -84,14 +94,7 @@ describe('lanes', () => {
   it('focus the workers on urgent work while it is under way: a fifth of the pool, urgent first, until the window after it', async () => {
     const pool = fakePool();
     const source = laned(pool, 10, { focusWindowMs: 100 });
-    const taken = (lane: 'normal' | 'urgent') => {
-      const state = { client: null as pg.Client | null };
-      const promise = inLane(lane, () => source.acquire()).then((client) => {
-        state.client = client;
-        return client;
-      });
-      return Object.assign(promise, { state });
-    };
+    const taken = (lane: 'normal' | 'urgent') => acquiring(source, lane);
     // No urgent work: the workers hold half the pool (5 of 10).
     const normals = await Promise.all([1, 2, 3, 4, 5].map(() => inLane('normal', () => source.acquire())));
     const sixth = taken('normal');
@@ -126,6 +129,50 @@ describe('lanes', () => {
     source.release(normals[4] as pg.Client);
     expect(await eighth).toBeDefined();
     for (const client of [request, await sixth, await seventh, await eighth, ...more]) source.release(client);
+    expect(pool.out.size).toBe(0);
+  });
+
+  it('hold the normal lane to one job connection in all while held, not the urgent lane nor requests, and give the share back after', async () => {
+    const pool = fakePool();
+    const source = laned(pool, 10, { focusWindowMs: 20 });
+    const taken = (lane: 'normal' | 'urgent') => acquiring(source, lane);
+    source.holdJobs(100);
+    const first = await inLane('normal', () => source.acquire());
+    const second = taken('normal');
+    await settle();
+    expect(second.state.client).toBeNull();
+    // Requests and the urgent lane (within its focused share: two of ten) are not held.
+    const requests = await Promise.all([1, 2, 3].map(() => source.acquire()));
+    const urgent = await inLane('urgent', () => source.acquire());
+    // Job work holds two: the normal lane waits until it holds none, then takes one.
+    source.release(first);
+    await settle();
+    expect(second.state.client).toBeNull();
+    source.release(urgent);
+    await settle();
+    expect(second.state.client).not.toBeNull();
+    const third = taken('normal');
+    await settle();
+    expect(third.state.client).toBeNull();
+    // Held again before it ended: the hold lasts from the latest call.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    source.holdJobs(100);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    source.release(requests[0] as pg.Client);
+    await settle();
+    expect(third.state.client).toBeNull();
+    // Over: the waiter first, then half the pool (five of ten) again.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    source.release(requests[1] as pg.Client);
+    await settle();
+    expect(third.state.client).not.toBeNull();
+    const more = await Promise.all([1, 2, 3].map(() => inLane('normal', () => source.acquire())));
+    const sixth = taken('normal');
+    await settle();
+    expect(sixth.state.client).toBeNull();
+    for (const client of [await second, await third, ...more, requests[2] as pg.Client])
+      source.release(client);
+    source.release(await sixth);
     expect(pool.out.size).toBe(0);
   });
 
