@@ -377,8 +377,11 @@ export function reportHeadlines(headlines: readonly Headline[]): void {
   writeFileSync(file, JSON.stringify([...earlier, ...headlines], null, 2));
 }
 
-/** A share (0–1) with two decimals, for a headline's figure. */
-export const share = (value: number): string => value.toFixed(2);
+/**
+ * A share (0–1) with two decimals, for a headline's figure: rounded down, so a share just short of a
+ * goal never reads as the goal (0.296 of INSERT is 0.29, not 0.30).
+ */
+export const share = (value: number): string => (Math.floor(value * 100 + 1e-9) / 100).toFixed(2);
 
 /** Prints results as an aligned table, with each row's throughput as a share of `baseline`'s. */
 export function printTable(

@@ -14,8 +14,8 @@
  * A process that runs jobs never signals: in it, the batchers carry the jobs' own transitions too,
  * and a batch says nothing about requests waiting. Measured (docs/performance.md, "Workers that step
  * back while accepts queue"): accepts while 32 workers execute, 15–25% more; runs completed meanwhile
- * 700–860 a second instead of 1,150–1,270; at an offered 500 accepts a second no batch reaches four
- * and nothing is held.
+ * 700–860 a second instead of 1,150–1,270; at an offered 500 accepts a second the p99 stayed at
+ * 9–11 ms and every offered run completed in the window.
  */
 import type { Bus } from '../bus/bus.js';
 import { tickSignal } from '../bus/tick-signal.js';
