@@ -19,7 +19,8 @@
  * - held: a serving process whose writes queue (its requests wait for its statements: a batch of
  *   several of them formed) tells the processes that run jobs to step back (`holdJobs`, from the
  *   bus signal `sig.jobs.hold`: src/platform/jobs/hold.ts). For `ms` after the last such signal the
- *   normal lane's work may hold one connection at most; the urgent lane keeps its focused share.
+ *   jobs' share is one connection: the normal lane gets one only while no job work holds any; the
+ *   urgent lane keeps its focused share.
  * - holding: work that already holds a connection (inside a transaction or session of `sqlOver`)
  *   and asks for another is never held back by the share — it would wait for itself.
  * - lane work under way: the contexts `inLane` and `holding` entered that have not yet ended. The
@@ -115,7 +116,7 @@ const FOCUS_WINDOW_MS = 250;
 
 /** A source of connections handed out by lanes, whose job work can be held back. */
 export interface LanedSource extends ConnectionSource {
-  /** Holds the normal lane's work to one connection for `ms` from now (see "held" above). */
+  /** Holds the normal lane to a share of one connection for `ms` from now (see "held" above). */
   holdJobs(ms: number): void;
 }
 
