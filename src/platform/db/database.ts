@@ -32,7 +32,7 @@ export interface Database {
   reads: Db;
   url: string;
   /**
-   * Holds the job workers' normal lane on `sql` to one connection for `ms` (lanes.ts, "held"): a
+   * Holds the job workers' share of `sql`'s connections to one for `ms` (lanes.ts, "held"): a
    * serving process's writes queue (src/platform/jobs/hold.ts).
    */
   holdJobs(ms: number): void;

@@ -138,7 +138,7 @@ export function laned(
   // When a statement of the urgent lane last took or gave back a connection (performance.now()).
   let urgentSeen = Number.NEGATIVE_INFINITY;
   const waiting: Record<Class, Array<() => void>> = { urgent: [], request: [], normal: [] };
-  // Until when the normal lane is held to one connection (performance.now()).
+  // Until when the jobs' share is held to one connection (performance.now()).
   let heldUntil = Number.NEGATIVE_INFINITY;
 
   /**
