@@ -21,6 +21,9 @@ const enqueueJob: EffectHandler<EnqueueJobParams> = (params, ctx) => {
     orgId: ctx.row.orgId,
     ...rest,
   };
+  // Not a second spread in the literal: V8 copies it through its runtime (see prepare.ts `creation`).
+  const extra = ctx.writes.jobsPayload;
+  if (extra) for (const field of Object.keys(extra)) payload[field] = extra[field];
   // No dedupe key: the job is written by the transition's one statement, which is written once.
   const runAt = ctx.writes.jobsQueuedAt ?? ctx.at;
   ctx.writes.jobs.push({

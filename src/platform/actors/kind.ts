@@ -214,6 +214,12 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
    * `row.columns` holds the kind's `load` columns.
    */
   jobsPriority?(row: ActorRow): number | undefined;
+  /**
+   * Fields the jobs a transition of actor `row` enqueues carry in their payload besides their
+   * effect's params, for every transition of it (like `jobsPriority`, for what the actor is): a
+   * mission's child run's jobs name their mission run (see runs/run-kinds.ts). Undefined: none.
+   */
+  jobsPayload?(row: ActorRow): Record<string, unknown> | undefined;
 }
 
 /** Identifies one actor: the org is part of every lookup (tenancy), so a foreign id is not found. */

@@ -99,7 +99,13 @@ describe('scripted planners', () => {
     const id = await start({ missionSlug: 'diamond', input: { product: 'Kite' } });
     const run = await waitForMissionRun(t, c.reader, id, ['awaiting_review', 'failed']);
     const tasksLeased = leased.mock.calls.map(([job, origin]) => {
-      expect(job).toMatchObject({ kind: 'execute_step', attempts: 1, priority: 1 });
+      // Its payload names the mission run: its step reads its run alone (execute-step.ts).
+      expect(job).toMatchObject({
+        kind: 'execute_step',
+        attempts: 1,
+        priority: 1,
+        payload: { missionRunId: id },
+      });
       expect(origin?.row).toMatchObject({
         id: (job.payload as { actorId: number }).actorId,
         mission_run_id: id,
@@ -107,9 +113,10 @@ describe('scripted planners', () => {
       return origin?.row.mission_task_id;
     });
     expect(tasksLeased.sort()).toEqual(['b', 'c', 'd']);
+    // Each read names its runs' ids as an array (the runs of the jobs that started together).
     const loadedRuns = reads.mock.calls
       .filter(([name]) => name === 'execute_step_load')
-      .map(([, , p]) => p?.[0]);
+      .flatMap(([, , p]) => p?.[0] as number[]);
     const children = await t.app.db.sql.query<{ id: number; task: string }>(
       'select id, mission_task_id as task from runs where mission_run_id = $1',
       [id],
