@@ -4,7 +4,10 @@
  * resolved from the workspace).
  */
 
+import { createRunCancellations } from '../../src/features/runs/cancellations.js';
+import { createStepExecutor, EXECUTE_STEP_JOB } from '../../src/features/runs/execute-step.js';
 import { SKILL_RUN_KIND, WORKFLOW_RUN_KIND } from '../../src/features/runs/run-kinds.js';
+import { createSchemaCache } from '../../src/features/runs/schema-cache.js';
 import type { RunManifest } from '../../src/features/runs/targets.js';
 import type { CreatedToken } from '../../src/features/tokens/service.js';
 import type { SkillManifest } from '../../src/features/workspace/skill-manifest.js';
@@ -13,6 +16,9 @@ import { SYSTEM } from '../../src/platform/actors/acting-as.js';
 import type { ActorHost, Transitioned } from '../../src/platform/actors/host.js';
 import type { ActorTx } from '../../src/platform/actors/tx.js';
 import type { CreateArgs } from '../../src/platform/actors/types.js';
+import { createJobQueue, type JobQueue } from '../../src/platform/jobs/queue.js';
+import { createLogger } from '../../src/platform/log.js';
+import type { ModelProviderRegistry } from '../../src/platform/models/providers/index.js';
 import { ALL_SCOPES, type TestApp } from './app.js';
 
 /** The org id of `slug` (created by `t.token({org})`). */
@@ -190,4 +196,39 @@ export async function twoOrgsWithRuns(t: TestApp): Promise<TwoOrgs> {
   const redRun = (await createSkillRun(t.app, await orgIdOf(t.app, 'red'))).actor.row.id;
   const blueRun = (await createSkillRun(t.app, await orgIdOf(t.app, 'blue'))).actor.row.id;
   return { red, blue, redRun, blueRun };
+}
+
+/**
+ * A job queue of its own over `t`'s app (no workers: its jobs run when a test says) with a step
+ * executor registered for `execute_step`: the app's providers unless `providers`, held when `jobsHeld`
+ * says so (default: the app's pool).
+ */
+export function stepExecutorQueue(
+  t: TestApp,
+  options: { providers?: ModelProviderRegistry; jobsHeld?: () => boolean; leaseMs?: number } = {},
+): JobQueue {
+  const log = createLogger('silent');
+  const queue = createJobQueue({
+    db: t.app.db.sql,
+    bus: t.app.bus,
+    clock: t.clock,
+    log,
+    concurrency: 0,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+  const executor = createStepExecutor({
+    db: t.app.db.sql,
+    jobsHeld: options.jobsHeld ?? (() => t.app.db.jobsHeld()),
+    host: t.app.actors,
+    clock: t.clock,
+    log,
+    providers: options.providers ?? t.app.models,
+    schemas: createSchemaCache(),
+    tracing: t.app.tracing,
+    tools: t.app.agentTools,
+    runDeadlineMs: 600_000,
+    cancellations: createRunCancellations(t.app.bus, log),
+  });
+  queue.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
+  return queue;
 }

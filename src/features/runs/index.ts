@@ -107,6 +107,7 @@ export const runsFeature = defineFeature({
     });
     const executor = createStepExecutor({
       db: db.sql,
+      jobsHeld: () => db.jobsHeld(),
       host: actors,
       clock,
       log,

@@ -118,6 +118,8 @@ const FOCUS_WINDOW_MS = 250;
 export interface LanedSource extends ConnectionSource {
   /** Holds the normal lane to a share of one connection for `ms` from now (see "held" above). */
   holdJobs(ms: number): void;
+  /** Whether the job work is held now (`holdJobs`). */
+  jobsHeld(): boolean;
 }
 
 /**
@@ -210,6 +212,7 @@ export function laned(
     holdJobs(ms) {
       heldUntil = Math.max(heldUntil, performance.now() + ms);
     },
+    jobsHeld: () => performance.now() < heldUntil,
   };
 
   function giveBack(cls: Class): void {

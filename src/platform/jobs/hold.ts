@@ -8,7 +8,8 @@
  * database: the serving process then signals `sig.jobs.hold` on the bus, at most once per
  * `SIGNAL_EVERY_MS`. Every process that runs jobs holds its job workers' normal lane to a share of
  * one connection for `HOLD_MS` after each signal (lanes.ts, "held"), so the accepts get PostgreSQL and
- * the CPU first; the urgent lane (a running mission's next tasks) is not held. Once the accepts stop
+ * the CPU first; the urgent lane (a running mission's next tasks) is not held. Held, the step
+ * executor also reads each job's run alone (`Database.jobsHeld`: execute-step.ts). Once the accepts stop
  * queueing, the signals stop and the workers take their share again within `HOLD_MS`.
  *
  * A process that runs jobs never signals: in it, the batchers carry the jobs' own transitions too,

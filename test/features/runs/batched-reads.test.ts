@@ -1,15 +1,17 @@
 /**
- * Reads that concurrent requests share (one statement per batch): runs by id and applied skills. A
- * batch mixing orgs must still answer each request within its own org: another org's id or slug is
- * 404, even when the same batch reads it for its owner.
+ * Reads that concurrent requests share (one statement per batch): runs by id and applied skills, and
+ * the runs of jobs that start together (but a mission's child run's, read alone). A batch mixing orgs must still answer each request within
+ * its own org: another org's id or slug is 404, even when the same batch reads it for its owner.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRunReader } from '../../../src/features/runs/view.js';
 import type { CreatedToken } from '../../../src/features/tokens/service.js';
 import { ALL_SCOPES, startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSkill } from '../../helpers/resources.js';
-import { orgIdOf } from '../../helpers/runs.js';
+import { orgIdOf, stepExecutorQueue } from '../../helpers/runs.js';
 import { countingSql } from '../../helpers/sql.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: TestApp;
 let red: CreatedToken;
@@ -89,5 +91,100 @@ describe('concurrent run reads', () => {
     ]);
     expect(rows.map((r) => (r === null ? null : JSON.parse(r).id))).toEqual([id, null, id, null]);
     expect(counting.statements).toHaveLength(1);
+  });
+});
+
+describe('the runs of jobs claimed together', () => {
+  it("are read in one statement, each run its own org's, and executed", async () => {
+    // Queued here (no workers), executed by a second process on the same database: its first claim
+    // takes every queued job, runs of both orgs (and of the tests above) together.
+    const mine = await Promise.all([
+      trigger(red.token, 'red-only'),
+      trigger(blue.token, 'shared-name'),
+      trigger(red.token, 'shared-name'),
+    ]);
+    expect(mine.map((a) => a.status)).toEqual([202, 202, 202]);
+    const queued = (
+      await t.app.db.sql.query<{ id: number }>(`select id from runs where status = 'running' order by id`)
+    ).map((r) => r.id);
+    expect(queued.length).toBeGreaterThan(3);
+    // One job as a mission's child run's carries it (run-kinds.ts `jobsPayload`): its run is read alone.
+    const alone = queued[1];
+    await t.app.db.sql.query(
+      `update jobs set payload = payload || '{"missionRunId": 1}'::jsonb
+        where kind = 'execute_step' and (payload->>'actorId')::bigint = $1`,
+      [alone],
+    );
+    const statements = vi.spyOn(pg.Client.prototype, 'query');
+    let sent: unknown[][] = [];
+    const worker = await startTestApp({ R3_WORKER_CONCURRENCY: '32' }, { database: t.database });
+    try {
+      await waitFor(
+        async () =>
+          (
+            await t.app.db.sql.query(
+              `select 1 from runs where status <> 'completed' and id = any($1::bigint[])`,
+              [queued],
+            )
+          ).length === 0,
+        'every queued run completed',
+        15_000,
+      );
+    } finally {
+      await worker.close();
+      sent = [...statements.mock.calls];
+      statements.mockRestore();
+    }
+    const loads = sent
+      .map(([query]) => query as unknown as { name?: string; values?: unknown[] })
+      .filter((query) => query?.name === 'execute_step_load')
+      .map((query) => query.values?.[0] as number[]);
+    // Each run read once, and fewer statements than runs: the claim's runs went together.
+    expect(loads.flat().toSorted((a, b) => a - b)).toEqual(queued);
+    expect(loads.length).toBeLessThan(queued.length);
+    expect(loads.filter((ids) => ids.includes(alone as number))).toEqual([[alone]]);
+    // Each executed its own org's skill (the echo provider answers with the rendered prompt).
+    const outputs = await Promise.all(
+      mine.map((a, i) =>
+        t.request('GET', `/api/v1/runs/${a.body.runId}`, { token: i === 1 ? blue.token : red.token }),
+      ),
+    );
+    expect(outputs.map((o) => [o.body.status, JSON.stringify(o.body.output)])).toEqual([
+      ['completed', expect.stringContaining('red only')],
+      ['completed', expect.stringContaining('blue y')],
+      ['completed', expect.stringContaining('red y')],
+    ]);
+  });
+});
+
+describe('held workers', () => {
+  it("read each job's run alone, and together again once no longer held", async () => {
+    // An executor of its own, told it is held or not; its jobs started in one turn, as a claim starts them.
+    let held = true;
+    const queue = stepExecutorQueue(t, { jobsHeld: () => held });
+    const reads = vi.spyOn(t.app.db.sql, 'prepared');
+    const loadsOf = async (): Promise<number[][]> => {
+      const answers = await Promise.all([1, 2, 3].map(() => trigger(red.token, 'red-only')));
+      expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+      reads.mockClear();
+      const jobs = await queue.claim('held-worker', 100);
+      expect(jobs).toHaveLength(3);
+      expect(await Promise.all(jobs.map((job) => queue.process(job, 'held-worker')))).toEqual([
+        'completed',
+        'completed',
+        'completed',
+      ]);
+      return reads.mock.calls
+        .filter(([name]) => name === 'execute_step_load')
+        .map(([, , params]) => params?.[0] as number[]);
+    };
+    try {
+      expect((await loadsOf()).map((ids) => ids.length)).toEqual([1, 1, 1]);
+      held = false;
+      expect((await loadsOf()).map((ids) => ids.length)).toEqual([3]);
+    } finally {
+      reads.mockRestore();
+      await queue.stop();
+    }
   });
 });

@@ -3,15 +3,12 @@
  * lease expires, and however many workers execute a step, exactly one result is recorded and reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunCancellations } from '../../../src/features/runs/cancellations.js';
-import { createStepExecutor, EXECUTE_STEP_JOB } from '../../../src/features/runs/execute-step.js';
-import { createSchemaCache } from '../../../src/features/runs/schema-cache.js';
-import { createJobQueue, type Job, type JobQueue } from '../../../src/platform/jobs/queue.js';
-import { createLogger } from '../../../src/platform/log.js';
+import { EXECUTE_STEP_JOB } from '../../../src/features/runs/execute-step.js';
+import type { Job, JobQueue } from '../../../src/platform/jobs/queue.js';
 import type { CompletionRequest, ModelProvider } from '../../../src/platform/models/model-provider.js';
 import type { ModelProviderRegistry } from '../../../src/platform/models/providers/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createSkillRun, orgIdOf } from '../../helpers/runs.js';
+import { createSkillRun, orgIdOf, stepExecutorQueue } from '../../helpers/runs.js';
 import { type Deferred, deferred } from '../../helpers/wait.js';
 
 const LEASE_MS = 60_000;
@@ -40,28 +37,7 @@ beforeAll(async () => {
   t = await startTestApp({ R3_WORKER_CONCURRENCY: '0' });
   await t.token();
   org = await orgIdOf(t.app);
-  const log = createLogger('silent');
-  queue = createJobQueue({
-    db: t.app.db.sql,
-    bus: t.app.bus,
-    clock: t.clock,
-    log,
-    concurrency: 0,
-    leaseMs: LEASE_MS,
-  });
-  const executor = createStepExecutor({
-    db: t.app.db.sql,
-    host: t.app.actors,
-    clock: t.clock,
-    log,
-    providers,
-    schemas: createSchemaCache(),
-    tracing: t.app.tracing,
-    tools: t.app.agentTools,
-    runDeadlineMs: 600_000,
-    cancellations: createRunCancellations(t.app.bus, log),
-  });
-  queue.register(EXECUTE_STEP_JOB, executor.handler, executor.options);
+  queue = stepExecutorQueue(t, { providers, leaseMs: LEASE_MS });
 });
 afterAll(() => t.close());
 
