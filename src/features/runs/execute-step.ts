@@ -218,7 +218,7 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
   //   those (in the urgent lane: a report starts the mission's first task) crowded out the hand-overs
   //   of missions under way (task scheduling delay p99 19–23 ms alone, 174–292 ms together);
   // - while held (a serving process's accepts queue: src/platform/jobs/hold.ts): accepts while
-  //   workers execute were 5–7% fewer (docs/performance.md, "One read for a claim's runs").
+  //   workers execute were 4–7% fewer (docs/performance.md, "One read for a claim's runs, back").
   const readRun = async (payload: ExecuteStepPayload): Promise<RunRow | undefined> =>
     payload.missionRunId === undefined && !deps.jobsHeld()
       ? runs.load(payload)

@@ -345,7 +345,7 @@ export function runKinds(
     // A shadow run's jobs stay in the background for its whole life, not only its creation's.
     jobsPriority: (row: ActorRow) => (row.columns.shadow === true ? SHADOW_JOB_PRIORITY : undefined),
     // A mission's child run's jobs name their mission run: their step reads its run alone
-    // (execute-step.ts, `MissionChildJob`).
+    // (execute-step.ts, `readRun`).
     jobsPayload: (row: ActorRow) =>
       row.columns.mission_run_id == null ? undefined : { missionRunId: Number(row.columns.mission_run_id) },
   };
