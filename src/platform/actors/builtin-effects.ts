@@ -22,7 +22,7 @@ const enqueueJob: EffectHandler<EnqueueJobParams> = (params, ctx) => {
     ...rest,
   };
   // Not a second spread in the literal: V8 copies it through its runtime (see prepare.ts `creation`).
-  const extra = ctx.writes.jobsPayload;
+  const extra = ctx.def.jobsPayload?.(ctx.row);
   if (extra) for (const field of Object.keys(extra)) payload[field] = extra[field];
   // No dedupe key: the job is written by the transition's one statement, which is written once.
   const runAt = ctx.writes.jobsQueuedAt ?? ctx.at;

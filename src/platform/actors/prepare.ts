@@ -83,11 +83,7 @@ interface Step {
   insert: Record<string, unknown> | null;
   audit: TransitionAudit | undefined;
   also: Pick<SendOptions, 'extraRows' | 'completesJob' | 'followedBy'>;
-  jobs: {
-    queuedAt?: string | undefined;
-    priority?: number | undefined;
-    payload?: Record<string, unknown> | undefined;
-  };
+  jobs: { queuedAt?: string | undefined; priority?: number | undefined };
 }
 
 /** The prepare stage of `kinds`. `jobs`: this process's queue, for jobs that go first (else none are leased). */
@@ -104,12 +100,7 @@ export function createPrepareStage(deps: {
   async function prepare(tx: ActorTx, kind: KindEntry, step: Step): Promise<Prepared> {
     const { def } = kind;
     const { row, at, by } = step;
-    const writes = new TransitionWrites(
-      row.lastSeq,
-      step.jobs.queuedAt,
-      step.jobs.priority,
-      step.jobs.payload,
-    );
+    const writes = new TransitionWrites(row.lastSeq, step.jobs.queuedAt, step.jobs.priority);
     const steps: TransitionStep[] = [];
     const effects: Effect[] = [];
     let projection: Record<string, unknown> = {};
@@ -269,7 +260,7 @@ export function createPrepareStage(deps: {
         insert: null,
         audit: options.audit,
         also: options,
-        jobs: { priority: kind.def.jobsPriority?.(actor.row), payload: kind.def.jobsPayload?.(actor.row) },
+        jobs: { priority: kind.def.jobsPriority?.(actor.row) },
       });
       prepared.locked = locked;
       return prepared;
@@ -305,11 +296,7 @@ export function createPrepareStage(deps: {
         insert: created,
         audit: args.audit,
         also: {},
-        jobs: {
-          queuedAt: args.jobsQueuedAt,
-          priority: args.jobsPriority ?? def.jobsPriority?.(row),
-          payload: def.jobsPayload?.(row),
-        },
+        jobs: { queuedAt: args.jobsQueuedAt, priority: args.jobsPriority ?? def.jobsPriority?.(row) },
       });
     },
   };

@@ -70,13 +70,11 @@ export class TransitionWrites {
   /**
    * @param jobsQueuedAt the `run_at` of the jobs this transition enqueues (see `CreateArgs`), or undefined: now.
    * @param jobsPriority their priority (see `CreateArgs`), or undefined: 0.
-   * @param jobsPayload fields their payloads carry besides their effect's params (`ActorKindDef.jobsPayload`).
    */
   constructor(
     private lastSeq: number,
     readonly jobsQueuedAt?: string,
     readonly jobsPriority?: number,
-    readonly jobsPayload?: Record<string, unknown>,
   ) {}
 
   /** The next run-event sequence number. */
