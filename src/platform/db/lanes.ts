@@ -116,7 +116,7 @@ const FOCUS_WINDOW_MS = 250;
 
 /** A source of connections handed out by lanes, whose job work can be held back. */
 export interface LanedSource extends ConnectionSource {
-  /** Holds the normal lane to a share of one connection for `ms` from now (see "held" above). */
+  /** Holds the jobs' share to one connection for `ms` from now (see "held" above). */
   holdJobs(ms: number): void;
   /** Whether the job work is held now (`holdJobs`). */
   jobsHeld(): boolean;

@@ -6,8 +6,8 @@
  * batchers: while one statement of a kind is in flight, the next requests' transitions queue and go
  * out together (batcher.ts). A batch of `QUEUED_BATCH` or more means requests waited for the
  * database: the serving process then signals `sig.jobs.hold` on the bus, at most once per
- * `SIGNAL_EVERY_MS`. Every process that runs jobs holds its job workers' normal lane to a share of
- * one connection for `HOLD_MS` after each signal (lanes.ts, "held"), so the accepts get PostgreSQL and
+ * `SIGNAL_EVERY_MS`. Every process that runs jobs holds its job workers' share of the pool to one
+ * connection for `HOLD_MS` after each signal (lanes.ts, "held"), so the accepts get PostgreSQL and
  * the CPU first; the urgent lane (a running mission's next tasks) is not held. Held, the step
  * executor also reads each job's run alone (`Database.jobsHeld`: execute-step.ts). Once the accepts stop
  * queueing, the signals stop and the workers take their share again within `HOLD_MS`.

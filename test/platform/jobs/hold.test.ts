@@ -1,8 +1,8 @@
 /**
  * Workers that step back while a serving process's accepts queue (src/platform/jobs/hold.ts): a
  * serving process that runs no jobs signals `sig.jobs.hold` on NATS when a batch of its writes
- * reaches `QUEUED_BATCH`, and a process that runs jobs then holds its job workers' normal lane
- * (lanes.ts, "held"). Two r3 processes on one database and one NATS, requests through their sockets.
+ * reaches `QUEUED_BATCH`, and a process that runs jobs then holds its job workers' share of the
+ * pool to one connection (lanes.ts, "held"). Two r3 processes on one database and one NATS, requests through their sockets.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HOLD_MS, JOBS_HOLD_SIGNAL } from '../../../src/platform/jobs/hold.js';
