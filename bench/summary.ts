@@ -28,7 +28,7 @@ const STEPS: ReadonlyArray<{ bench: string; env: Record<string, string> }> = [
     bench: 'bench/http.ts',
     env: { BENCH_CONNECTIONS: '64', BENCH_PARTS: 'runs,limiter', BENCH_DURATION: '5' },
   },
-  { bench: 'bench/runs.ts', env: { BENCH_PARTS: 'baseline,busy', BENCH_DURATION: '5' } },
+  { bench: 'bench/runs.ts', env: { BENCH_PARTS: 'busy', BENCH_DURATION: '5' } },
   { bench: 'bench/missions.ts', env: { BENCH_MISSIONS: '200' } },
   { bench: 'bench/sandbox.ts', env: { BENCH_DURATION: '5', BENCH_HOSTILE: '100' } },
 ];
