@@ -16,6 +16,13 @@ export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minInterva
   let queued = false;
   let last = Number.NEGATIVE_INFINITY;
   const send = () => {
+    // A timer may fire up to a few milliseconds early (it counts from the loop's cached clock,
+    // read before the turn that set it): wait out the rest of the interval.
+    const early = last + minIntervalMs - performance.now();
+    if (early > 0) {
+      setTimeout(send, early);
+      return;
+    }
     queued = false;
     last = performance.now();
     bus.signal(subject);

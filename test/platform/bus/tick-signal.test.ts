@@ -1,6 +1,6 @@
 /** `tickSignal`: one bus signal per turn of the event loop, however many asked in it, and per interval. */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tickSignal } from '../../../src/platform/bus/tick-signal.js';
 
 describe('tickSignal', () => {
@@ -35,11 +35,30 @@ describe('tickSignal', () => {
     expect(sent).toHaveLength(1);
     await sleep(60);
     expect(sent).toHaveLength(2);
-    // Timers may fire up to a millisecond early.
-    expect((sent[1] as number) - (sent[0] as number)).toBeGreaterThanOrEqual(39);
+    // Never within the interval (the next test makes the timer fire early).
+    expect((sent[1] as number) - (sent[0] as number)).toBeGreaterThanOrEqual(39.9);
     await sleep(50);
     signal();
     await nextTurn();
     expect(sent).toHaveLength(3);
+  });
+
+  it('waits out the rest of the interval when its timer fires early (timers count from the loop’s cached clock)', async () => {
+    const early = ((fn: () => void) => globalThis.setImmediate(fn)) as unknown as typeof setTimeout;
+    const sent: number[] = [];
+    const signal = tickSignal({ signal: () => void sent.push(performance.now()) }, 'sig.test.wake', 40);
+    signal();
+    await nextTurn();
+    // The first timer tickSignal sets fires at once, 40 ms early; later ones are real.
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementationOnce(early);
+    signal();
+    await sleep(15);
+    const calls = spy.mock.calls.length;
+    spy.mockRestore();
+    expect(calls).toBeGreaterThanOrEqual(1);
+    expect(sent).toHaveLength(1);
+    await sleep(60);
+    expect(sent).toHaveLength(2);
+    expect((sent[1] as number) - (sent[0] as number)).toBeGreaterThanOrEqual(39.9);
   });
 });
