@@ -16,11 +16,11 @@ export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minInterva
   let queued = false;
   let last = Number.NEGATIVE_INFINITY;
   const send = () => {
-    // A timer may fire up to a few milliseconds early (it counts from the loop's cached clock,
-    // read before the turn that set it): wait out the rest of the interval.
-    const early = last + minIntervalMs - performance.now();
-    if (early > 0) {
-      setTimeout(send, early);
+    // Within the interval: wait out the rest of it. Also where a timer fired early, as one may by a
+    // few milliseconds (it counts from the loop's cached clock, read before the turn that set it).
+    const wait = last + minIntervalMs - performance.now();
+    if (wait > 0) {
+      setTimeout(send, wait);
       return;
     }
     queued = false;
@@ -30,8 +30,6 @@ export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minInterva
   return () => {
     if (queued) return;
     queued = true;
-    const wait = last + minIntervalMs - performance.now();
-    if (wait > 0) setTimeout(send, wait);
-    else setImmediate(send);
+    setImmediate(send);
   };
 }
