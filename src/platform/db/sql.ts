@@ -61,12 +61,27 @@ export interface Db extends Sql {
    */
   session<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /**
+   * One connection of the pool, lent until its `release`. Statements sent on it go out at once,
+   * without waiting for the answers of those before them, and PostgreSQL runs them one after
+   * another in order, each its own transaction (pipelining: database.ts): for a writer that keeps
+   * one session busy with statements that must not run side by side (the actor host's creations:
+   * src/platform/actors/batcher.ts).
+   */
+  lease(): Promise<Lease>;
+  /**
    * Tells `listener` how long each committed transaction's COMMIT took, in seconds: from its sending
    * to PostgreSQL's answer read, which waits for the statements sent ahead of it and, when the
    * transaction wrote and `synchronous_commit` is on, for the WAL's flush to disk
    * (`r3_db_commit_duration_seconds`). Returns the function that stops telling it.
    */
   observeCommits(listener: (seconds: number) => void): () => void;
+}
+
+/** A connection of the pool lent by `Db.lease`. */
+export interface Lease {
+  sql: Sql;
+  /** Gives it back; `failure`, the error a statement on it failed with, if one did (`ConnectionSource.release`). */
+  release(failure?: unknown): void;
 }
 
 /** Where the connections come from: a pool that lends pg clients (MikroORM's, database.ts). */
@@ -240,6 +255,10 @@ export function sqlOver(source: ConnectionSource): Db {
           throw error;
         }
       }),
+    async lease() {
+      const client = await source.acquire();
+      return { sql: runner(client), release: (failure) => source.release(client, failure) };
+    },
     observeCommits(listener) {
       commitListeners.add(listener);
       return () => commitListeners.delete(listener);

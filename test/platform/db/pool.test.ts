@@ -243,6 +243,36 @@ describe('the pool', () => {
     );
     expect(pids.map((r) => r.pid)).not.toContain(failed);
   });
+
+  it('leases one session whose statements go out at once and run in order, each its own transaction', async () => {
+    await db.sql.query('create table lease_test (id int primary key)');
+    const lease = await db.sql.lease();
+    try {
+      // Sent back to back without waiting: the second goes out before the first is answered.
+      const first = lease.sql.query<{ pid: number }>('select pg_backend_pid() as pid from pg_sleep(0.2)');
+      const second = lease.sql.query<{ pid: number; at: Date }>(
+        'select pg_backend_pid() as pid, clock_timestamp() as at',
+      );
+      const sentAt = Date.now();
+      const [[a], [b]] = await Promise.all([first, second]);
+      // One session, and PostgreSQL ran the second after the first's sleep.
+      expect(b?.pid).toBe(a?.pid);
+      expect(b?.at.getTime()).toBeGreaterThanOrEqual(sentAt + 150);
+      // A statement that fails fails alone: the one behind it commits.
+      const failing = lease.sql.query('insert into lease_test values (1), (1)');
+      const behind = lease.sql.query('insert into lease_test values (2)');
+      await expect(failing).rejects.toThrow(/duplicate key/);
+      await behind;
+      const ids = await db.sql.query<{ id: number }>('select id from lease_test order by id');
+      expect(ids).toEqual([{ id: 2 }]);
+    } finally {
+      lease.release();
+      await db.sql.query('drop table lease_test');
+    }
+    // Given back: the pool lends it again (poolSize 2, both sessions usable).
+    const pids = await Promise.all([0, 1].map(() => db.sql.one('select pg_backend_pid() as pid')));
+    expect(pids).toHaveLength(2);
+  });
 });
 
 describe('opening', () => {
