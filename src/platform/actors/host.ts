@@ -64,7 +64,7 @@ export function createActorHost(options: ActorHostOptions): ActorHost {
   const { db, clock, log, jobs } = options;
   const ids = options.ids ?? createIdAllocator();
   const maxDepth = options.maxDepth ?? 4;
-  const kinds = createKindRegistry(db, options.onBatch);
+  const kinds = createKindRegistry(db, { onBatch: options.onBatch, lease: () => db.lease() });
   const transact = createTransactStage({ db, log, maxAttempts: options.maxAttempts });
   const load = createLoadStage(kinds);
   const prepare = createPrepareStage({ kinds, ids, clock, log, jobs });

@@ -1123,9 +1123,16 @@ describe('single transactions (one transition, one statement)', () => {
     const outboxRows = async () =>
       (await t.app.db.sql.one<{ n: number }>('select count(*)::int as n from outbox')).n;
     const rowsBefore = await outboxRows();
+    // Creation statements go out pipelined on a leased connection of the pool (batcher.ts).
+    const leases = vi.spyOn(t.app.db.sql, 'lease');
+    let leased = 0;
     const created = await Promise.all(
       Array.from({ length: 40 }, () => single((tx) => createSkillRun(t.app, org, { tx }))),
-    );
+    ).finally(() => {
+      leased = leases.mock.calls.length;
+      leases.mockRestore();
+    });
+    expect(leased).toBeGreaterThan(0);
     expect(new Set(created.map((c) => c.actor.row.id)).size).toBe(40);
     const after = await rowCounts(t.app);
     expect(after).toMatchObject({
