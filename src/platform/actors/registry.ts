@@ -5,7 +5,7 @@
  * Every stage finds a kind here by name, or the kinds of a send to several kinds sharing a table.
  */
 import type { Lease, Sql } from '../db/sql.js';
-import { createStatementBatcher, type StatementBatcher } from './batcher.js';
+import { createStatementBatcher, type Pipelining, type StatementBatcher } from './batcher.js';
 import type { ActorKindDef, ActorRef, ColumnLayout, MachineKind } from './kind.js';
 import { columnLayout } from './kind.js';
 import { buildStatements, type KindStatements } from './statements.js';
@@ -101,20 +101,20 @@ export function createKindRegistry(
       // Urgent updates have a lane of three of their own: a kind that batches its updates one
       // statement at a time for throughput does not make a transition that work waits on queue
       // behind those batches.
-      const batcher = (mode: 'insert' | 'update', maxInFlight: number, pipelined = false) =>
+      const batcher = (mode: 'insert' | 'update', maxInFlight: number, pipelining?: Pipelining) =>
         createStatementBatcher({
           sql: db,
           statements: statements[mode],
           maxInFlight,
           ...(onBatch ? { onBatch } : {}),
-          ...(pipelined && lease ? { pipelining: { lease, fill: CREATION_FILL } } : {}),
+          ...(pipelining ? { pipelining } : {}),
         });
       kinds.set(def.name, {
         def,
         columns,
         statements,
         batchers: {
-          insert: lease ? batcher('insert', 2, true) : batcher('insert', 1),
+          insert: lease ? batcher('insert', 2, { lease, fill: CREATION_FILL }) : batcher('insert', 1),
           update: batcher('update', def.updatesInFlight ?? 3),
           urgent: batcher('update', 3),
         },
