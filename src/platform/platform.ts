@@ -23,6 +23,7 @@
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { type ActorHost, createActorHost } from './actors/host.js';
+import { CREATION_FILL } from './actors/registry.js';
 import { createTimerScheduler, type TimerScheduler } from './actors/timers.js';
 import type { FusedRead } from './auth/authenticate.js';
 import type { SessionAuthenticator } from './auth/sessions.js';
@@ -32,7 +33,7 @@ import { tickSignal } from './bus/tick-signal.js';
 import type { Config } from './config.js';
 import { type Database, openConfiguredDatabase } from './db/database.js';
 import type { RouteDef } from './http/server.js';
-import { holdWhenSignalled, signalWhenQueued } from './jobs/hold.js';
+import { holdWhenSignalled, signalWhenSaturated } from './jobs/hold.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import type { PromptSource } from './mcp/prompts.js';
@@ -224,14 +225,15 @@ function createHost(
     databaseUrl: db.url,
     backgroundRate: config.shadowRunRate,
   });
-  // A serving process that runs no jobs tells the processes that do to step back while its writes
-  // queue; a process that runs jobs listens (jobs/hold.ts).
+  // A serving process that runs no jobs tells the processes that do to step back while its accepts
+  // are saturated (a batch as big as the creations' fill); a process that runs jobs listens
+  // (jobs/hold.ts).
   const actors = createActorHost({
     db: db.sql,
     clock,
     log,
     jobs,
-    ...(role === 'serve' && concurrency === 0 ? { onBatch: signalWhenQueued(bus) } : {}),
+    ...(role === 'serve' && concurrency === 0 ? { onBatch: signalWhenSaturated(bus, CREATION_FILL) } : {}),
   });
   let unhold: (() => void) | null = null;
   const timers = createTimerScheduler({ db: db.sql, host: actors, clock, log });

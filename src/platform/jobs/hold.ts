@@ -1,16 +1,23 @@
 /**
- * Workers that step back while a serving process's accepts queue (issue 37).
+ * Workers that step back while a serving process's accepts are saturated (issue 37).
  *
  * A serving process that runs no jobs (`r3 serve` with worker processes, or with
  * R3_WORKER_CONCURRENCY=0 beside `r3 work`) writes what its requests ask through the actor host's
  * batchers: while one statement of a kind is in flight, the next requests' transitions queue and go
- * out together (batcher.ts). A batch of `QUEUED_BATCH` or more means requests waited for the
- * database: the serving process then signals `sig.jobs.hold` on the bus, at most once per
- * `SIGNAL_EVERY_MS`. Every process that runs jobs holds its job workers' share of the pool to one
- * connection for `HOLD_MS` after each signal (lanes.ts, "held"), so the accepts get PostgreSQL and
- * the CPU first; the urgent lane (a running mission's next tasks) is not held. Held, the step
- * executor also reads each job's run alone (`Database.jobsHeld`: execute-step.ts). Once the accepts stop
- * queueing, the signals stop and the workers take their share again within `HOLD_MS`.
+ * out together (batcher.ts). Creations go pipelined on one connection, and a second statement goes
+ * out behind the one in flight only once `CREATION_FILL` transitions queue (registry.ts): a batch
+ * that big means the accepts come faster than one statement at a time can take them. The serving
+ * process then signals `sig.jobs.hold` on the bus, at most once per `SIGNAL_EVERY_MS`. Every
+ * process that runs jobs holds its job workers' share of the pool to one connection for `HOLD_MS`
+ * after each signal (lanes.ts, "held"), so the accepts get PostgreSQL and the CPU first; the urgent
+ * lane (a running mission's next tasks) is not held. Held, the step executor also reads each job's
+ * run alone (`Database.jobsHeld`: execute-step.ts). Once the accepts stop queueing, the signals stop
+ * and the workers take their share again within `HOLD_MS`.
+ *
+ * Smaller batches form at any load the accepts absorb — the more so on a machine whose round trips
+ * are slow — and do not signal: a threshold of four held the workers at an offered 500 accepts a
+ * second on a slow VM, where held workers completed 256–475 runs a second and fell behind by
+ * seconds (docs/performance.md, "The hold only while the accepts are saturated").
  *
  * A process that runs jobs never signals: in it, the batchers carry the jobs' own transitions too,
  * and a batch says nothing about requests waiting. Measured (docs/performance.md, "Workers that step
@@ -24,9 +31,6 @@ import { tickSignal } from '../bus/tick-signal.js';
 /** The signal a serving process sends while its writes queue. */
 export const JOBS_HOLD_SIGNAL = 'sig.jobs.hold';
 
-/** A batch of this many transitions or more: requests queued behind a statement in flight. */
-export const QUEUED_BATCH = 4;
-
 /** At most one signal per this many milliseconds. */
 export const SIGNAL_EVERY_MS = 50;
 
@@ -35,12 +39,13 @@ export const HOLD_MS = 200;
 
 /**
  * The serving side: a function to tell the size of every batch that goes out (the actor host's
- * `onBatch`); one of `QUEUED_BATCH` or more signals the workers to hold.
+ * `onBatch`); one of `saturated` transitions or more (the creations' `CREATION_FILL`) signals the
+ * workers to hold.
  */
-export function signalWhenQueued(bus: Pick<Bus, 'signal'>): (size: number) => void {
+export function signalWhenSaturated(bus: Pick<Bus, 'signal'>, saturated: number): (size: number) => void {
   const signal = tickSignal(bus, JOBS_HOLD_SIGNAL, SIGNAL_EVERY_MS);
   return (size) => {
-    if (size >= QUEUED_BATCH) signal();
+    if (size >= saturated) signal();
   };
 }
 

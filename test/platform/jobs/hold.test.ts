@@ -1,10 +1,12 @@
 /**
- * Workers that step back while a serving process's accepts queue (src/platform/jobs/hold.ts): a
- * serving process that runs no jobs signals `sig.jobs.hold` on NATS when a batch of its writes
- * reaches `QUEUED_BATCH`, and a process that runs jobs then holds its job workers' share of the
- * pool to one connection (lanes.ts, "held"). Two r3 processes on one database and one NATS, requests through their sockets.
+ * Workers that step back while a serving process's accepts are saturated (src/platform/jobs/hold.ts):
+ * a serving process that runs no jobs signals `sig.jobs.hold` on NATS when a batch of its writes
+ * reaches the creations' fill (`CREATION_FILL`), and a process that runs jobs then holds its job
+ * workers' share of the pool to one connection (lanes.ts, "held"). Two r3 processes on one database
+ * and one NATS, requests through their sockets.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CREATION_FILL } from '../../../src/platform/actors/registry.js';
 import { HOLD_MS, JOBS_HOLD_SIGNAL } from '../../../src/platform/jobs/hold.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
@@ -78,15 +80,19 @@ describe.skipIf(nats.skip)('workers that step back while accepts queue (NATS)', 
     );
   }
 
-  it('holds the workers while the serving process accepts in bursts, and not while it accepts one at a time', async () => {
+  it('holds the workers while the serving process is flooded, not while batches below the fill form', async () => {
     const hold = vi.spyOn(working.app.db, 'holdJobs');
     // One at a time: every creation goes out alone, nothing queues.
     await completed(await accept(serving, 12, 1));
+    // A few at a time: they queue behind the statement in flight and go out together, in batches
+    // that can never reach the fill — a load the accepts absorb, which must not hold the workers.
+    const small = Math.min(8, CREATION_FILL - 1);
+    await completed(await accept(serving, small * 8, small));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(signals).toEqual([]);
     expect(hold).not.toHaveBeenCalled();
-    // 64 at once: while one creation statement is in flight the others queue, and go out together.
-    const burst = await accept(serving, 192, 64);
+    // 256 at once: while one creation statement is in flight the others queue, past the fill.
+    const burst = await accept(serving, 512, 256);
     await waitFor(() => hold.mock.calls.length > 0, 'the working process held', 5_000);
     expect(signals.length).toBeGreaterThan(0);
     const calls = hold.mock.calls.map((call) => call[0]);
