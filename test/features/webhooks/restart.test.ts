@@ -65,9 +65,11 @@ describe('a restart', () => {
     });
     await a.close();
 
-    // The next process's clock starts where the first one stopped, so its own timer loop cannot
-    // fire the retry before the test looks.
+    // The next process's clock starts where the first one stopped, and its timer loop is stopped:
+    // only the test's `runDue` fires the retry (the loop polls every second, by the machine's time,
+    // and on a slow machine one poll fell between moving the clock and `runDue`).
     const b = await startTestApp(ENV, { database, now: t0 });
+    await b.app.timers.stop();
     try {
       receiver.respondWith(200);
       b.clock.set(t0 + 999);
