@@ -200,12 +200,11 @@ export async function twoOrgsWithRuns(t: TestApp): Promise<TwoOrgs> {
 
 /**
  * A job queue of its own over `t`'s app (no workers: its jobs run when a test says) with a step
- * executor registered for `execute_step`: the app's providers unless `providers`, held when `jobsHeld`
- * says so (default: the app's pool).
+ * executor registered for `execute_step`: the app's providers unless `providers`.
  */
 export function stepExecutorQueue(
   t: TestApp,
-  options: { providers?: ModelProviderRegistry; jobsHeld?: () => boolean; leaseMs?: number } = {},
+  options: { providers?: ModelProviderRegistry; leaseMs?: number } = {},
 ): JobQueue {
   const log = createLogger('silent');
   const queue = createJobQueue({
@@ -218,7 +217,6 @@ export function stepExecutorQueue(
   });
   const executor = createStepExecutor({
     db: t.app.db.sql,
-    jobsHeld: options.jobsHeld ?? (() => t.app.db.jobsHeld()),
     host: t.app.actors,
     clock: t.clock,
     log,

@@ -144,8 +144,6 @@ const FINISHED: ReadonlySet<string> = new Set(FINAL_RUN_STATUSES);
 
 export interface StepExecutorDeps {
   db: Db;
-  /** Whether this process's job workers are held now (src/platform/jobs/hold.ts). */
-  jobsHeld: () => boolean;
   host: ActorHost;
   clock: Clock;
   log: Logger;
@@ -212,17 +210,15 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
   // statement (a batch loader; alone, under light load), not one each (docs/performance.md,
   // "One read for a claim's runs").
   const runs = createBatchLoader<ExecuteStepPayload, RunRow | undefined>({ maxInFlight: 4, batch: readRuns });
-  // Each run alone, though, where the jobs' pace matters more than their cost. Read together, the
-  // runs' jobs go on in step, and their transactions reach PostgreSQL in bursts:
-  // - a mission's child run: a burst of new missions' planners reached their reports at once, and
-  //   those (in the urgent lane: a report starts the mission's first task) crowded out the hand-overs
-  //   of missions under way (task scheduling delay p99 19–23 ms alone, 174–292 ms together);
-  // - while held (a serving process's accepts queue: src/platform/jobs/hold.ts): accepts while
-  //   workers execute were 4–7% fewer (docs/performance.md, "One read for a claim's runs, back").
+  // A mission's child run alone, though, where the jobs' pace matters more than their cost. Read
+  // together, the runs' jobs go on in step, and their transactions reach PostgreSQL in bursts: a
+  // burst of new missions' planners reached their reports at once, and those (in the urgent lane: a
+  // report starts the mission's first task) crowded out the hand-overs of missions under way (task
+  // scheduling delay p99 19–23 ms alone, 174–292 ms together). Held workers (src/platform/jobs/hold.ts)
+  // read together too: on their one connection, reading alone tied their pace to a round trip a run
+  // and halved the runs they completed (docs/performance.md, "Held workers read a claim's runs together").
   const readRun = async (payload: ExecuteStepPayload): Promise<RunRow | undefined> =>
-    payload.missionRunId === undefined && !deps.jobsHeld()
-      ? runs.load(payload)
-      : (await readRuns([payload]))[0];
+    payload.missionRunId === undefined ? runs.load(payload) : (await readRuns([payload]))[0];
 
   async function execute(
     run: RunRow,

@@ -107,7 +107,6 @@ export const runsFeature = defineFeature({
     });
     const executor = createStepExecutor({
       db: db.sql,
-      jobsHeld: () => db.jobsHeld(),
       host: actors,
       clock,
       log,

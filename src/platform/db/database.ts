@@ -36,8 +36,6 @@ export interface Database {
    * serving process's writes queue (src/platform/jobs/hold.ts).
    */
   holdJobs(ms: number): void;
-  /** Whether the job workers are held now (`holdJobs`). */
-  jobsHeld(): boolean;
   /** Applies pending migrations; returns their names. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -175,7 +173,6 @@ export async function openDatabase(
     reads: sqlOver(hot),
     url,
     holdJobs: (ms) => connections.holdJobs(ms),
-    jobsHeld: () => connections.jobsHeld(),
     async migrate() {
       // Processes starting together on one database take turns: MikroORM creates its migrations
       // table and applies what is pending without a lock of its own, so a second process would fail

@@ -118,8 +118,6 @@ const FOCUS_WINDOW_MS = 250;
 export interface LanedSource extends ConnectionSource {
   /** Holds the jobs' share to one connection for `ms` from now (see "held" above). */
   holdJobs(ms: number): void;
-  /** Whether the job work is held now (`holdJobs`). */
-  jobsHeld(): boolean;
 }
 
 /**
@@ -212,7 +210,6 @@ export function laned(
     holdJobs(ms) {
       heldUntil = Math.max(heldUntil, performance.now() + ms);
     },
-    jobsHeld: () => performance.now() < heldUntil,
   };
 
   function giveBack(cls: Class): void {

@@ -10,8 +10,7 @@
  * process then signals `sig.jobs.hold` on the bus, at most once per `SIGNAL_EVERY_MS`. Every
  * process that runs jobs holds its job workers' share of the pool to one connection for `HOLD_MS`
  * after each signal (lanes.ts, "held"), so the accepts get PostgreSQL and the CPU first; the urgent
- * lane (a running mission's next tasks) is not held. Held, the step executor also reads each job's
- * run alone (`Database.jobsHeld`: execute-step.ts). Once the accepts stop queueing, the signals stop
+ * lane (a running mission's next tasks) is not held. Once the accepts stop queueing, the signals stop
  * and the workers take their share again within `HOLD_MS`.
  *
  * Smaller batches form at any load the accepts absorb — the more so on a machine whose round trips
@@ -28,7 +27,7 @@
 import type { Bus } from '../bus/bus.js';
 import { tickSignal } from '../bus/tick-signal.js';
 
-/** The signal a serving process sends while its writes queue. */
+/** The signal a serving process sends while its accepts are saturated. */
 export const JOBS_HOLD_SIGNAL = 'sig.jobs.hold';
 
 /** At most one signal per this many milliseconds. */

@@ -15,7 +15,7 @@ import { waitFor } from '../../helpers/wait.js';
 
 const nats = await probeNats();
 
-describe.skipIf(nats.skip)('workers that step back while accepts queue (NATS)', () => {
+describe.skipIf(nats.skip)('workers that step back while the accepts are saturated (NATS)', () => {
   let database: TestDatabase;
   // Answers requests only (R3_WORKER_CONCURRENCY=0): it signals.
   let serving: TestApp;
