@@ -42,7 +42,36 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
+interface Prepared {
+  adminUrl: string;
+  template: string;
+  runId: string;
+  teardown(): Promise<void>;
+}
+
+/**
+ * The suite's two projects (vitest.config.ts) each run this setup, in one process: they share one
+ * database (and one embedded cluster), made by the first and removed after the last is done.
+ */
+const shared = globalThis as { r3TestDatabase?: { prepared: Promise<Prepared>; users: number } };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  shared.r3TestDatabase ??= { prepared: prepare(), users: 0 };
+  const state = shared.r3TestDatabase;
+  state.users += 1;
+  const { adminUrl, template, runId, teardown } = await state.prepared;
+  project.provide('pgAdminUrl', adminUrl);
+  project.provide('pgTemplate', template);
+  project.provide('testRunId', runId);
+  return async () => {
+    state.users -= 1;
+    if (state.users > 0) return;
+    shared.r3TestDatabase = undefined;
+    await teardown();
+  };
+}
+
+async function prepare(): Promise<Prepared> {
   // Tests start `bin/r3.js` processes, which run the build: make it once, before they race to.
   await ensureBuilt();
   const log = createLogger('warn', 2);
@@ -69,11 +98,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await db.close();
   await admin.query(`alter database ${template} is_template true`);
 
-  project.provide('pgAdminUrl', adminUrl);
-  project.provide('pgTemplate', template);
-  project.provide('testRunId', runId);
-
-  return async () => {
+  const teardown = async () => {
     const leftovers = await admin.query<{ datname: string }>(
       `select datname from pg_database where datname like $1`,
       [`r3_%${runId}%`],
@@ -86,4 +111,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (embedded) await embedded.stop();
     if (tempDir) await fs.rm(tempDir, { recursive: true, force: true });
   };
+  return { adminUrl, template, runId, teardown };
 }

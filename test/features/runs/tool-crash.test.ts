@@ -63,9 +63,11 @@ describe.skipIf(nats.skip)('kill -9 of a worker between two tool calls', () => {
       return { content: `${prompt}: ${answer}` };
     }
     if (body.messages.some((m) => m.role === 'user' && m.content?.includes('pipelined'))) {
-      // A call that answers a random number after 0.3 s: a second execution answers another.
+      // A call that answers a random number after 2 s: a second execution answers another. The 2 s
+      // are the test's window to lock the run's row once the call is recorded running (at 0.3 s the
+      // outcome committed first in a loaded run, three files at a time).
       if (!('spin' in answers)) {
-        const code = 'const end = Date.now() + 300; while (Date.now() < end) {} Math.random()';
+        const code = 'const end = Date.now() + 2000; while (Date.now() < end) {} Math.random()';
         return {
           toolCalls: [
             { id: 'spin', name: 'run_code', arguments: JSON.stringify({ language: 'javascript', code }) },
