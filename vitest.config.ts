@@ -19,8 +19,10 @@ export default defineConfig({
     // page was still drawing its first answer.
     expect: { poll: { timeout: 20_000 } },
     projects: [
-      // The platform's tests each get a fresh module graph (vitest's default): several watch
-      // process-wide state (promise hooks, patched prototypes of pg and net, the bus's connections).
+      // The platform's tests each get a fresh module graph (vitest's default): several watch or patch
+      // process-wide state (lanes.test expects promise hooks off, which a shared worker had left on;
+      // pool.test patches pg's and net's prototypes; tick-signal.test, setTimeout). Shared, a NATS
+      // durable-consumer test also failed once (a redelivery counted 1), not explained.
       { extends: true, test: { name: 'platform', include: ['test/platform/**/*.test.ts'] } },
       // The rest share a worker's module graph from file to file (`isolate: false`): each file
       // starts its own app on its own database, so what it imports is loaded once per worker
