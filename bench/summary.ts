@@ -10,7 +10,9 @@
  * `BENCH_ACCEPT=1` (which records every figure as measured). A row whose figure is as good as its
  * record or better takes it, with today's date, the load average it was measured at and the commit
  * (`+` when the tree had uncommitted changes); a worse one within the 10% leaves the record as it is,
- * so that small losses cannot lower it run by run.
+ * so that small losses cannot lower it run by run. A share measured against a ceiling under half
+ * its record's (a slower machine, where shares read high) does not take the record either
+ * (records.ts `judge`).
  *
  * The machine is shared: figures of one run vary with what else runs (the load average says how
  * busy it was). Compare shares measured side by side (each bench measures its ceiling in the same
@@ -21,6 +23,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Headline, ROOT } from './lib.js';
+import { figureValue, judge, recordedRows, TOLERANCE, withTable } from './records.js';
 
 /** The headline rows: each bench with the settings that keep it short. */
 const STEPS: ReadonlyArray<{ bench: string; env: Record<string, string> }> = [
@@ -34,51 +37,6 @@ const STEPS: ReadonlyArray<{ bench: string; env: Record<string, string> }> = [
 ];
 
 const DOC = path.join(ROOT, 'docs/performance.md');
-const START = '<!-- bench:summary (npm run bench:summary rewrites this table) -->';
-const END = '<!-- /bench:summary -->';
-/** How much worse than its record a figure may be before it is flagged. */
-const TOLERANCE = 0.1;
-
-interface Row {
-  what: string;
-  goal: string;
-  figure: string;
-  date: string;
-  commit: string;
-}
-
-/** The figure's compared value: its first number. */
-function figureValue(figure: string): number {
-  return Number(/-?\d[\d,]*(\.\d+)?/.exec(figure)?.[0]?.replaceAll(',', '') ?? Number.NaN);
-}
-
-/** The rows of the table between START and END in `doc`. */
-function recordedRows(doc: string): Row[] {
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  if (start < 0 || end < start)
-    throw new Error(`docs/performance.md has no table between ${START} and ${END}`);
-  return doc
-    .slice(start + START.length, end)
-    .split('\n')
-    .filter((line) => line.startsWith('|') && !/^\|\s*(what|-)/.test(line))
-    .map((line) => {
-      const [what = '', goal = '', figure = '', date = '', commit = ''] = line
-        .slice(1, -1)
-        .split(' | ')
-        .map((cell) => cell.trim());
-      return { what, goal, figure, date, commit };
-    });
-}
-
-function renderTable(rows: readonly Row[]): string {
-  const lines = [
-    '| what | goal | figure | date | commit |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.what} | ${r.goal} | ${r.figure} | ${r.date} | ${r.commit} |`),
-  ];
-  return `${START}\n${lines.join('\n')}\n${END}`;
-}
 
 /** Runs `bench` with `env` and BENCH_JSON; its headlines. */
 async function runBench(bench: string, env: Record<string, string>, dir: string): Promise<Headline[]> {
@@ -130,26 +88,16 @@ console.log(`\nbench:summary — ${((performance.now() - started) / 1000).toFixe
 console.log(`${'what'.padEnd(72)} ${'goal'.padEnd(18)} ${'record'.padStart(9)} ${'now'.padStart(9)}  change`);
 for (const h of headlines) {
   const record = rows.get(h.what);
-  const before = record ? figureValue(record.figure) : Number.NaN;
-  const change = (h.value - before) / before;
-  const worse = h.better === 'higher' ? change < -TOLERANCE : change > TOLERANCE;
+  const { change, worse, takes, incomparable } = judge(h, record, accept);
   if (worse) flagged.push(h.what);
   console.log(
-    `${h.what.padEnd(72)} ${h.goal.padEnd(18)} ${(record ? String(before) : '—').padStart(9)} ${figureValue(h.figure).toString().padStart(9)}  ${
+    `${h.what.padEnd(72)} ${h.goal.padEnd(18)} ${(record ? String(figureValue(record.figure)) : '—').padStart(9)} ${figureValue(h.figure).toString().padStart(9)}  ${
       Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%` : 'new'
-    }${worse ? `  ← more than ${TOLERANCE * 100}% worse than the record` : ''}`,
+    }${worse ? `  ← more than ${TOLERANCE * 100}% worse than the record` : ''}${incomparable && !takes ? `  ← not recorded: ${incomparable}` : ''}`,
   );
-  // The record is the best figure yet: a worse one, even within the tolerance, never replaces it
-  // (small losses would add up unseen), unless accepted knowingly.
-  const better = !record || (h.better === 'higher' ? change >= 0 : change <= 0);
-  if (better || accept) rows.set(h.what, { what: h.what, goal: h.goal, figure: h.figure, date, commit });
+  if (takes) rows.set(h.what, { what: h.what, goal: h.goal, figure: h.figure, date, commit });
 }
-writeFileSync(
-  DOC,
-  doc.slice(0, doc.indexOf(START)) +
-    renderTable([...rows.values()]) +
-    doc.slice(doc.indexOf(END) + END.length),
-);
+writeFileSync(DOC, withTable(doc, [...rows.values()]));
 console.log(
   `\ndocs/performance.md's table rewritten${accept ? '' : ' (rows that did not improve keep their record)'}.`,
 );
