@@ -221,8 +221,8 @@ export class ArtifactService {
   /**
    * One artifact's bytes as base64 (no line breaks) and its metadata; NOT_FOUND when it is not the
    * org's. PostgreSQL encodes them: a bytea column travels as hex text, twice the bytes, which r3
-   * would decode and then encode again as base64 — for a 1 MiB artifact about 5 ms of the event
-   * loop's time, against under 1 ms for the base64 text as it comes (docs/performance.md, "MCP").
+   * would decode and then encode again as base64, several times the event loop's time of taking the
+   * base64 text as it comes (docs/performance.md, "MCP").
    */
   async contentBase64(orgId: number, id: number): Promise<{ artifact: ArtifactView; base64: string }> {
     const row = await this.deps.db.maybeOne<ArtifactRow & { base64: string }>(

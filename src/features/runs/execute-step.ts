@@ -213,8 +213,8 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
   // A mission's child run alone, though, where the jobs' pace matters more than their cost. Read
   // together, the runs' jobs go on in step, and their transactions reach PostgreSQL in bursts: a
   // burst of new missions' planners reached their reports at once, and those (in the urgent lane: a
-  // report starts the mission's first task) crowded out the hand-overs of missions under way (task
-  // scheduling delay p99 19–23 ms alone, 174–292 ms together). Held workers (src/platform/jobs/hold.ts)
+  // report starts the mission's first task) crowded out the hand-overs of missions under way (their
+  // task scheduling delay's p99 grew several times over). Held workers (src/platform/jobs/hold.ts)
   // read together too: on their one connection, reading alone tied their pace to a round trip a run
   // and halved the runs they completed (docs/performance.md, "Held workers read a claim's runs together").
   const readRun = async (payload: ExecuteStepPayload): Promise<RunRow | undefined> =>

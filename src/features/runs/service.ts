@@ -138,8 +138,8 @@ interface NewRun {
 type RunKind = (typeof RUN_KINDS)[number];
 
 /**
- * Shadow runs prepared and created per turn of the event loop: an evaluation's 100 took 60–90 ms of
- * CPU in one turn, which every request arriving meanwhile waited out (docs/performance.md,
+ * Shadow runs prepared and created per turn of the event loop: an evaluation's hundred in one turn
+ * held the loop long enough that every request arriving meanwhile waited it out (docs/performance.md,
  * "Evaluations"); between chunks, other work runs.
  */
 const SHADOW_CHUNK = 10;

@@ -15,9 +15,9 @@
  * the one in flight to finish, so that pipelining does not trade big batches for many small ones.
  * The connection goes back to the pool as soon as none is in flight, before the next statement is
  * sent: below `fill` a statement borrows one as it did before (kept across, it sent smaller batches
- * and accepted 6% fewer runs at 16 connections). With 64 clients, accepts while workers execute
- * were 13–27% more in alternated runs (docs/performance.md, "Creations pipelined on one session").
- * The host keeps three update statements in flight on connections of their own, where more
+ * and accepted fewer runs). What pipelining gained for the accepts while workers execute, and the
+ * variants it was measured against, are in docs/performance.md, "Creations pipelined on one
+ * session". The host keeps three update statements in flight on connections of their own, where more
  * statements at once drained faster (docs/performance.md, "Choices in the code").
  *
  * Each transition still succeeds or fails on its own: the statement reports which actors it wrote

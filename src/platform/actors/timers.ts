@@ -12,8 +12,8 @@
  * that one back and postpones it by `retryMs`.
  *
  * A thousand items due in the same second were escalated one transaction each (a claim, a load, the
- * write, the ledger's insert, a commit: 4–6 ms of the machine each, r3's and PostgreSQL's) —
- * batches share those costs (docs/performance.md, "Escalations in batches"). Up to `concurrency` batches fire at once in a process
+ * write, the ledger's insert, a commit, each paid in r3's and PostgreSQL's CPU) — batches share those
+ * costs (docs/performance.md, "Escalations in batches"). Up to `concurrency` batches fire at once in a process
  * (more than one only once a batch came back full, so an idle check is one transaction). A timer is
  * not claimed while an earlier one of the same actor is due (in flight in another transaction, its
  * row is still there for this one until that commits), so an actor's timers fire in their order.

@@ -12,10 +12,9 @@
  *
  * Each samples `statisticsTarget` × 300 rows (default 10: 3,000 rows), not the server's default
  * 30,000: what these ANALYZEs are for is the table's size and the rough shape of its keys, which
- * a small sample gives, and the full one took a sixth of PostgreSQL's statement time while runs
- * were accepted fast (`analyze runs` 187 ms a call in `bench:runs`' busy row, 49 ms now; by hand on
- * 40,000 runs 352 ms against 22–33 ms: docs/performance.md, "The growth ANALYZEs"). The target holds
- * for that ANALYZE alone (`set local`); autovacuum's later ones use the server's.
+ * a small sample gives, and the full one took a large part of PostgreSQL's statement time while runs
+ * were accepted fast (docs/performance.md, "The growth ANALYZEs"). The target holds for that ANALYZE
+ * alone (`set local`); autovacuum's later ones use the server's.
  */
 import type { Logger } from '../log.js';
 import type { Db } from './sql.js';

@@ -39,8 +39,8 @@
  * process's jobs and a serving process's accepts share PostgreSQL and the machine's CPU, and a lower
  * CPU priority for either side's backends does not help (a backend at low priority that holds a WAL
  * or buffer lock holds up the others); with one connection of job work while the accepts queue, the
- * accepts went 15–25% faster and the workers still completed 700–860 runs a second (docs/performance.md,
- * "Workers that step back while accepts queue").
+ * accepts went faster and the workers still completed runs (docs/performance.md, "Workers that step
+ * back while accepts queue", and the hold's later sections).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConnectionSource } from './sql.js';

@@ -14,15 +14,14 @@
  * and the workers take their share again within `HOLD_MS`.
  *
  * Smaller batches form at any load the accepts absorb — the more so on a machine whose round trips
- * are slow — and do not signal: a threshold of four held the workers at an offered 500 accepts a
- * second on a slow VM, where held workers completed 256–475 runs a second and fell behind by
- * seconds (docs/performance.md, "The hold only while the accepts are saturated").
+ * are slow — and do not signal: a lower threshold held the workers at a load the accepts absorbed,
+ * and on a slow VM they fell behind by seconds (docs/performance.md, "The hold only while the
+ * accepts are saturated").
  *
  * A process that runs jobs never signals: in it, the batchers carry the jobs' own transitions too,
- * and a batch says nothing about requests waiting. Measured (docs/performance.md, "Workers that step
- * back while accepts queue"): accepts while 32 workers execute, 15–25% more; runs completed meanwhile
- * 700–860 a second instead of 1,150–1,270; at an offered 500 accepts a second the p99 stayed at
- * 9–11 ms and every offered run completed in the window.
+ * and a batch says nothing about requests waiting. What the hold buys and costs (more accepts while
+ * workers execute, fewer runs completed meanwhile, the open-loop latency unchanged) is measured in
+ * docs/performance.md, "Workers that step back while accepts queue" and the sections after it.
  */
 import type { Bus } from '../bus/bus.js';
 import { tickSignal } from '../bus/tick-signal.js';
