@@ -365,6 +365,8 @@ export interface Headline {
   goal: string;
   value: number;
   better: 'higher' | 'lower';
+  /** The best a value can mean (a ratio of 1 where below 1 is no better): compared as it, if past it. */
+  ideal?: number;
   /** The table's figure: starts with `value` as written, then what it was computed from. */
   figure: string;
 }

@@ -11,6 +11,9 @@
  * batched statements pay it once per eight or more runs), so the share reads high — 0.42–0.62 for
  * the same code that read 0.20–0.31 on a fast VM (docs/performance.md, "Why the slow VMs' share reads
  * high"). It is still flagged when worse than the record: reading low even there is a loss.
+ *
+ * A headline with an `ideal` (the RSS ratio's 1) is compared as that ideal when past it, on both
+ * sides: 0.95 after a hostile flood is not a better footprint than 1.00, only a higher level before.
  */
 import type { Headline } from './lib.js';
 
@@ -86,8 +89,15 @@ export interface Verdict {
  * without `accept`.
  */
 export function judge(headline: Headline, record: Row | undefined, accept: boolean): Verdict {
-  const before = record ? figureValue(record.figure) : Number.NaN;
-  const change = (headline.value - before) / before;
+  const { ideal } = headline;
+  const compared = (value: number) =>
+    ideal === undefined
+      ? value
+      : headline.better === 'lower'
+        ? Math.max(value, ideal)
+        : Math.min(value, ideal);
+  const before = record ? compared(figureValue(record.figure)) : Number.NaN;
+  const change = (compared(headline.value) - before) / before;
   const worse = headline.better === 'higher' ? change < -TOLERANCE : change > TOLERANCE;
   const better = !record || (headline.better === 'higher' ? change >= 0 : change <= 0);
   const theirs = record ? figureReference(record.figure) : Number.NaN;

@@ -79,3 +79,26 @@ describe('judging a headline against its record', () => {
     expect(judge(latency, undefined, false)).toMatchObject({ worse: false, takes: true });
   });
 });
+
+describe('a headline with an ideal', () => {
+  const rss = (value: number): Headline => ({
+    what: 'rss',
+    goal: '≤ 1.10',
+    value,
+    better: 'lower',
+    ideal: 1,
+    figure: `${value.toFixed(2)} (166 → 169 MB)`,
+  });
+  const recorded: Row = { ...record, what: 'rss', figure: '1.01 (166 → 169 MB; peak 306 MB)' };
+
+  it('is compared as its ideal when past it, on both sides', () => {
+    // 0.95 is as good as 1.00: it takes the record (no worse) but moves nothing the next run is judged by.
+    expect(judge(rss(0.95), recorded, false)).toMatchObject({
+      change: expect.closeTo(-0.0099, 3),
+      takes: true,
+    });
+    const taken: Row = { ...recorded, figure: '0.95 (196 → 186 MB; peak 334 MB)' };
+    expect(judge(rss(1.04), taken, false)).toMatchObject({ change: expect.closeTo(0.04, 3), worse: false });
+    expect(judge(rss(1.12), taken, false)).toMatchObject({ worse: true, takes: false });
+  });
+});
