@@ -84,7 +84,11 @@ export class ReindexService implements ReindexQueue {
     });
   }
 
-  /** Queues a pass over `sourceSlug`'s documents (404 for an unknown source) and wakes the workers. */
+  /**
+   * Queues a pass over `sourceSlug`'s documents (404 for an unknown source) and wakes the workers. The
+   * answer is the pass as queued, read in the transaction that queued it: a worker woken by another
+   * commit may start it before a read after the commit (the 202 then said `running`).
+   */
   async request(
     orgId: number,
     by: Attribution,
@@ -92,7 +96,7 @@ export class ReindexService implements ReindexQueue {
     filter: ReindexFilter,
   ): Promise<ReindexView> {
     const at = new Date(this.deps.clock.now());
-    const id = await this.deps.db.sql.tx(async (sql) => {
+    const queued = await this.deps.db.sql.tx(async (sql) => {
       const source = await sql.maybeOne('select 1 from sources where org_id = $1 and slug = $2', [
         orgId,
         sourceSlug,
@@ -117,10 +121,10 @@ export class ReindexService implements ReindexQueue {
         requestId: by.requestId,
         at,
       });
-      return runId;
+      return (await this.get(orgId, runId, sql)) as ReindexView;
     });
     this.notify();
-    return (await this.get(orgId, id)) as ReindexView;
+    return queued;
   }
 
   async enqueueIn(sql: Sql, request: ReindexRequest): Promise<number> {
@@ -150,12 +154,12 @@ export class ReindexService implements ReindexQueue {
     this.deps.jobs.notifyEnqueued();
   }
 
-  /** One run of the org, or null (unknown, or another org's). */
-  async get(orgId: number, id: number): Promise<ReindexView | null> {
-    const row = await this.deps.db.sql.maybeOne<RunRow>(
-      'select * from reindex_runs where org_id = $1 and id = $2',
-      [orgId, id],
-    );
+  /** One run of the org, or null (unknown, or another org's); `sql`: in a transaction. */
+  async get(orgId: number, id: number, sql: Sql = this.deps.db.sql): Promise<ReindexView | null> {
+    const row = await sql.maybeOne<RunRow>('select * from reindex_runs where org_id = $1 and id = $2', [
+      orgId,
+      id,
+    ]);
     return row ? this.view(row) : null;
   }
 

@@ -136,49 +136,63 @@ export class SyncService {
     }
     const at = new Date(this.deps.clock.now());
     const outcome = await this.deps.db.tx(async (sql) => {
-      const running = await this.running(sql, orgId, slug);
-      if (running) return { id: running.id, started: false };
-      const since = options.full ? null : await this.deps.connections.syncedThrough(sql, orgId, slug);
-      const row = await sql.maybeOne<{ id: number }>(
-        `insert into source_syncs (org_id, source_slug, status, trigger, since, requested_by, api_token_id, created_at)
-         values ($1, $2, 'running', $3, $4, $5, $6, $7)
-         on conflict (org_id, source_slug) where status = 'running' do nothing
-         returning id`,
-        [orgId, slug, options.trigger, since, options.by.actor, options.by.apiTokenId, at],
-      );
-      if (!row) {
-        const other = await this.running(sql, orgId, slug);
-        return { id: other?.id ?? 0, started: false };
-      }
-      await this.deps.jobs.enqueue(sql, {
-        kind: SOURCE_SYNC_JOB,
-        orgId,
-        payload: { syncId: row.id },
-        key: `source-sync:${row.id}`,
-        maxAttempts: MAX_ATTEMPTS,
-      });
-      await recordAuditSql(sql, {
-        orgId,
-        apiTokenId: options.by.apiTokenId,
-        actor: options.by.actor,
-        action: 'source.sync',
-        targetKind: 'source',
-        targetId: slug,
-        details: { syncId: row.id, trigger: options.trigger, full: since === null },
-        requestId: options.by.requestId,
-        at,
-      });
-      return { id: row.id, started: true };
+      const { id, started } = await this.start(sql, orgId, slug, options, at);
+      return { id, started, sync: await this.get(orgId, slug, id, sql) };
     });
+    // The answer is the sync as this transaction left it: the worker woken here (or by another
+    // commit) may have moved it on before a read after the commit.
     if (outcome.started) this.deps.jobs.notifyEnqueued();
-    const sync = await this.get(orgId, slug, outcome.id);
+    const { sync } = outcome;
     if (!sync) throw notFound('sync', outcome.id);
     return { sync, started: outcome.started };
   }
 
-  /** One sync of the source, or null (unknown, another source's, or another org's). */
-  async get(orgId: number, slug: string, id: number): Promise<SyncView | null> {
-    const row = await this.deps.db.maybeOne<SyncRow>(
+  /** Starts a sync of the source in `sql` unless one is running: its id, and whether it is new. */
+  private async start(
+    sql: Sql,
+    orgId: number,
+    slug: string,
+    options: { trigger: SyncTrigger; by: Attribution; full?: boolean },
+    at: Date,
+  ): Promise<{ id: number; started: boolean }> {
+    const running = await this.running(sql, orgId, slug);
+    if (running) return { id: running.id, started: false };
+    const since = options.full ? null : await this.deps.connections.syncedThrough(sql, orgId, slug);
+    const row = await sql.maybeOne<{ id: number }>(
+      `insert into source_syncs (org_id, source_slug, status, trigger, since, requested_by, api_token_id, created_at)
+         values ($1, $2, 'running', $3, $4, $5, $6, $7)
+         on conflict (org_id, source_slug) where status = 'running' do nothing
+         returning id`,
+      [orgId, slug, options.trigger, since, options.by.actor, options.by.apiTokenId, at],
+    );
+    if (!row) {
+      const other = await this.running(sql, orgId, slug);
+      return { id: other?.id ?? 0, started: false };
+    }
+    await this.deps.jobs.enqueue(sql, {
+      kind: SOURCE_SYNC_JOB,
+      orgId,
+      payload: { syncId: row.id },
+      key: `source-sync:${row.id}`,
+      maxAttempts: MAX_ATTEMPTS,
+    });
+    await recordAuditSql(sql, {
+      orgId,
+      apiTokenId: options.by.apiTokenId,
+      actor: options.by.actor,
+      action: 'source.sync',
+      targetKind: 'source',
+      targetId: slug,
+      details: { syncId: row.id, trigger: options.trigger, full: since === null },
+      requestId: options.by.requestId,
+      at,
+    });
+    return { id: row.id, started: true };
+  }
+
+  /** One sync of the source, or null (unknown, another source's, or another org's); `sql`: in a transaction. */
+  async get(orgId: number, slug: string, id: number, sql: Sql = this.deps.db): Promise<SyncView | null> {
+    const row = await sql.maybeOne<SyncRow>(
       'select * from source_syncs where org_id = $1 and source_slug = $2 and id = $3',
       [orgId, slug, id],
     );

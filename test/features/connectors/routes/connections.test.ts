@@ -4,7 +4,7 @@
  * duplicated, malformed records skipped and counted), and the faults of docs/api.md "Sources and connectors" — wrong
  * credentials, 429s, an upstream that is down and comes back — plus scheduled syncs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FakeHubspot, startFakeHubspot } from '../../../../fakes/hubspot-server.js';
 import { type Callers, callers, fields, orgIdOf } from '../../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
@@ -331,6 +331,31 @@ describe('POST /sources/:slug/sync', () => {
     const full = await syncAndWait('hubspot', { full: true });
     expect(full).toMatchObject({ status: 'completed', since: null, created: 0, updated: 0, skipped: 2 });
     expect(await instances('deal')).toHaveLength(121);
+  });
+
+  it('202 answers the sync as it started, even when it has finished before a read after the commit', async () => {
+    // As sources.test's reindex: a read outside the request's transaction waits for the sync to
+    // settle first, as a quick worker would have made it; the answer is read in the transaction.
+    const get = t.app.syncs.get.bind(t.app.syncs);
+    let waited = false;
+    const spy = vi.spyOn(t.app.syncs, 'get').mockImplementation(async (org, slug, id, sql) => {
+      // (Once: whenSettled reads with get too.)
+      if (sql === undefined && !waited) {
+        waited = true;
+        await t.app.syncs.whenSettled(org, slug, id, 20_000);
+      }
+      return get(org, slug, id, sql);
+    });
+    try {
+      const res = await t.request('POST', '/api/v1/sources/hubspot/sync', { token: c.writer });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ status: 'running', completedAt: null, created: 0 });
+      expect(await t.app.syncs.whenSettled(orgId, 'hubspot', res.body.syncId, 20_000)).toMatchObject({
+        status: 'completed',
+      });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('waits out 429s with Retry-After inside the sync', async () => {

@@ -3,7 +3,7 @@
  * and patch (extensions), and reindex passes: 202, then the background work completes. (Credentials,
  * checks and syncs: connections.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Callers, callers, fields, orgIdOf } from '../../../helpers/api.js';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
 
@@ -171,6 +171,32 @@ describe('POST /sources/:slug/reindex', () => {
       [orgId],
     );
     expect(audit.api_token_id).toMatch(/^[a-z2-7]{16}$/);
+  });
+
+  it('202 answers the pass as queued, even when a worker has finished it before a read after the commit', async () => {
+    // A read outside the request's transaction waits for the pass to settle first: what an answer
+    // read after the commit showed when a worker, woken by this or another commit, was quicker
+    // (`running` in a CI run). The answer is read in the transaction that queued the pass.
+    const get = t.app.reindex.get.bind(t.app.reindex);
+    let waited = false;
+    const spy = vi.spyOn(t.app.reindex, 'get').mockImplementation(async (org, id, sql) => {
+      // (Once: whenSettled reads with get too.)
+      if (sql === undefined && !waited) {
+        waited = true;
+        await t.app.reindex.whenSettled(org, id);
+      }
+      return get(org, id, sql);
+    });
+    try {
+      const res = await t.request('POST', '/api/v1/sources/crm/reindex', { token: c.writer });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ status: 'queued', processed: 0, total: null });
+      expect(await t.app.reindex.whenSettled(orgId, res.body.reindexId)).toMatchObject({
+        status: 'completed',
+      });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('a filter narrows the pass (ids, types, updatedSince)', async () => {
