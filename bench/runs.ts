@@ -22,7 +22,8 @@
  *    backlog was done, r3 idle both times (the mean of the two). This machine's speed drifts by a
  *    third within minutes, so a baseline measured minutes earlier (part 1) moved the share by as much.
  *
- * BENCH_PARTS picks the parts (see `PARTS`). Every baseline and accept row starts with a CHECKPOINT
+ * BENCH_PARTS picks the parts (see `PARTS`); BENCH_INPUT_BYTES makes each run's input (and so its
+ * output) that large (see `inputText`). Every baseline and accept row starts with a CHECKPOINT
  * (see `checkpoint`): an accepted run writes about 4 kB of WAL, the baseline rows about 100 MB in
  * all, and without it a checkpoint started by an earlier row's WAL often fell into the 64-connection
  * accept row.
@@ -57,7 +58,32 @@ import {
 const CONNECTIONS = [16, 64];
 /** The label of the in-process accept rows (the goals are read from them). */
 const ACCEPT_LABEL = 'r3 POST /skills/:slug/runs (accept)';
-const BODY = JSON.stringify({ input: { text: 'benchmark input' } });
+/**
+ * The accepts' input text: `benchmark input`, or BENCH_INPUT_BYTES bytes of prose-like text for runs
+ * of a real prompt's size (the echo provider's output is the rendered prompt, so as large). Words
+ * drawn from a fixed list by a seeded generator: PostgreSQL compresses it about as it would prose, not
+ * as a sentence repeated.
+ */
+function inputText(bytes: number): string {
+  if (!bytes) return 'benchmark input';
+  const words = `the a of to and in is that for it as with was on be by this are from at or an have not
+    review output draft reviewer approve reject change request run step skill workflow agent tool model
+    customer account invoice order meeting summary contract renewal quarter revenue pipeline forecast
+    ticket incident outage latency deploy release migration schema policy deadline escalation quorum`
+    .split(/\s+/)
+    .filter(Boolean);
+  let seed = 37;
+  const parts: string[] = [];
+  let length = 0;
+  while (length < bytes) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    const word = words[(seed >>> 16) % words.length] as string;
+    parts.push(word);
+    length += word.length + 1;
+  }
+  return parts.join(' ').slice(0, bytes);
+}
+const BODY = JSON.stringify({ input: { text: inputText(Number(process.env.BENCH_INPUT_BYTES ?? 0)) } });
 
 /**
  * Closed-loop single-row INSERTs from `connections` clients: autocommit (each INSERT its own
