@@ -98,6 +98,7 @@ interface RunRow {
   status: string;
   input: Record<string, unknown>;
   manifest: RunManifest;
+  output: JsonObject | null;
   step_results: Record<string, { output: unknown }>;
   trace_id: string;
   workspace_sha: string | null;
@@ -124,7 +125,7 @@ interface RunRow {
 // planned on every execution, and planning cost more than executing (docs/performance.md, "Choices in the code").
 const BEGIN = `
   select q.n as load_key, r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
-         r.manifest, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id, r.shadow,
+         r.manifest, r.output, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id, r.shadow,
          r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
          case when r.kind = 'workflow' then
            (select e.at from run_events e

@@ -330,6 +330,9 @@ export function runKinds(
     table: 'runs',
     sequence: 'runs_id_seq',
     columns: COLUMNS,
+    // The output and the steps' results, a run's largest values, live in their columns only: the
+    // stored snapshot leaves them out (docs/architecture.md, "Persisted actors").
+    contextInColumns: { output: 'output', stepResults: 'step_results' },
     // Only an evaluation's replays are shadow runs; every other creator leaves the column out.
     createDefaults: { shadow: false },
     runEvents: true,

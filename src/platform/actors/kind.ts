@@ -142,11 +142,21 @@ export interface ColumnLayout {
   loaded: readonly string[];
 }
 
-/** The columns of `def` by use. */
-export function columnLayout(def: Pick<ActorKindDef, 'columns'>): ColumnLayout {
+/**
+ * The columns of `def` by use. The `project` columns that hold a context field (`contextInColumns`)
+ * are read with the snapshot too, after the `load` and `read` ones.
+ */
+export function columnLayout(def: Pick<ActorKindDef, 'name' | 'columns' | 'contextInColumns'>): ColumnLayout {
   const entries = Object.entries(def.columns);
   const named = (...uses: ColumnUse[]) => entries.filter(([, use]) => uses.includes(use)).map(([c]) => c);
-  return { projected: named('project'), created: named('create', 'load'), loaded: named('load', 'read') };
+  const projected = named('project');
+  const held = Object.values(def.contextInColumns ?? {});
+  for (const column of held) {
+    if (!projected.includes(column)) {
+      throw new Error(`actor kind ${def.name}: context column ${column} is not a projected column`);
+    }
+  }
+  return { projected, created: named('create', 'load'), loaded: [...named('load', 'read'), ...held] };
 }
 
 /**
@@ -176,6 +186,14 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
    * NOT NULL column with a default in the schema needs its default here too.
    */
   readonly createDefaults?: Readonly<Record<string, unknown>>;
+  /**
+   * Context fields kept in their projected column only (field → column; the column's projection must
+   * be the field as it is): left out of the stored snapshot and put back from the column when the
+   * actor is loaded, so a large value (a run's output, its steps' results) is written once per
+   * transition, not twice. A snapshot stored with the field (before the kind named it) still loads:
+   * the column's value replaces it.
+   */
+  readonly contextInColumns?: Readonly<Record<string, string>>;
   /** Snapshot → the projected columns (snake_case). Called after every transition. */
   project(snapshot: Pick<SnapshotFrom<M>, 'value' | 'context'>): Projected<C>;
   /** Whether rows keep a run-event log (`last_seq` column, `run_events` rows). */

@@ -92,7 +92,7 @@ export function createLoadStage(kinds: KindRegistry): LoadStage {
       snapshot: raw.snapshot,
       columns,
     };
-    return { def, row, snapshot: resolveSnapshot(def, row.snapshot) };
+    return { def, row, snapshot: resolveSnapshot(def, row.snapshot, columns) };
   }
 
   /** The locked load of `ref` sent ahead in `tx` (`loadAhead`), taken: a later send loads anew. */

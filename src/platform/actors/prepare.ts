@@ -20,7 +20,7 @@ import type { IdAllocator } from './ids.js';
 import type { ActorRow, EffectContext, EffectHandler, MachineSnapshotLike } from './kind.js';
 import type { StartingActor } from './load.js';
 import type { KindEntry, KindRegistry } from './registry.js';
-import { stateName, type TransitionStep, transitionRows } from './rows.js';
+import { stateName, storedSnapshot, type TransitionStep, transitionRows } from './rows.js';
 import type { TransitionRows } from './statements.js';
 import { type ActorTx, reader } from './tx.js';
 import type { CreateArgs, SendOptions, SendResult, TransitionAudit } from './types.js';
@@ -37,6 +37,7 @@ export interface Prepared {
   /** The effects of every transition written. */
   effects: Effect[];
   projection: Record<string, unknown>;
+  /** The snapshot as stored (`storedSnapshot`: without the context fields the kind keeps in columns). */
   persisted: unknown;
   writes: TransitionWrites;
   rows: TransitionRows;
@@ -179,7 +180,7 @@ export function createPrepareStage(deps: {
         request_id: audit.requestId ?? null,
       });
     }
-    const persisted = def.machine.getPersistedSnapshot(current);
+    const persisted = storedSnapshot(def, def.machine.getPersistedSnapshot(current));
     const rows = transitionRows(def, row, {
       also: step.also,
       insert: step.insert,

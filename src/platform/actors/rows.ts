@@ -26,10 +26,40 @@ export function actorStatus(actor: LoadedActor): string {
   return String(actor.def.project(actor.snapshot).status);
 }
 
-/** Resolves a stored snapshot, validating its context first (zod at the database edge). */
-export function resolveSnapshot(def: ActorKindDef, stored: unknown): MachineSnapshotLike {
+/**
+ * The snapshot to store for `persisted` (xstate's persisted snapshot): without the context fields its
+ * kind keeps in columns (`ActorKindDef.contextInColumns`).
+ */
+export function storedSnapshot(def: ActorKindDef, persisted: unknown): unknown {
+  const held = def.contextInColumns;
+  if (!held) return persisted;
+  const { context, ...rest } = persisted as { context: Record<string, unknown> };
+  const kept: Record<string, unknown> = {};
+  for (const field in context) if (!(field in held)) kept[field] = context[field];
+  return { ...rest, context: kept };
+}
+
+/**
+ * Resolves a stored snapshot, validating its context first (zod at the database edge); `columns`
+ * (the row's, as loaded) give back the context fields the kind keeps in columns.
+ */
+export function resolveSnapshot(
+  def: ActorKindDef,
+  stored: unknown,
+  columns: Readonly<Record<string, unknown>> = {},
+): MachineSnapshotLike {
   const persisted = stored as { value?: unknown; context?: unknown };
-  const parsed = def.contextSchema.safeParse(persisted?.context);
+  let context = persisted?.context;
+  const held = def.contextInColumns;
+  if (held && context !== null && typeof context === 'object') {
+    const whole: Record<string, unknown> = { ...context };
+    for (const field in held) {
+      const column = held[field] as string;
+      if (column in columns) whole[field] = columns[column];
+    }
+    context = whole;
+  }
+  const parsed = def.contextSchema.safeParse(context);
   if (!parsed.success) {
     throw new Error(
       `${def.name}: stored snapshot does not match the machine's context: ${parsed.error.message}`,

@@ -246,6 +246,56 @@ describe('a transition', () => {
       decision: { action: 'approve', by: 'token:abc' },
     });
   });
+
+  it("stores a run's output and steps' results in their columns only, and loads them back from there", async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER }),
+    );
+    const stored = await t.app.db.sql.one<{
+      snapshot: { context: Record<string, unknown> };
+      output: unknown;
+    }>('select snapshot, output from runs where id = $1', [ref.id]);
+    expect(stored.output).toEqual({ text: 'draft' });
+    expect(stored.snapshot.context).not.toHaveProperty('output');
+    expect(stored.snapshot.context).not.toHaveProperty('stepResults');
+    expect(stored.snapshot.context).toMatchObject({ draftReady: true, reviewState: 'pending' });
+    const loaded = await t.app.actors.load(t.app.db.sql, RUN_KINDS, ref);
+    expect(loaded?.snapshot.context).toMatchObject({
+      output: { text: 'draft' },
+      stepResults: { summarize: { output: { text: 'draft' } } },
+    });
+    // The columns are what a load reads: a changed column is the loaded context's value.
+    await t.app.db.sql.query(`update runs set output = '{"text":"edited"}' where id = $1`, [ref.id]);
+    const again = await t.app.actors.load(t.app.db.sql, RUN_KINDS, ref);
+    expect(again?.snapshot.context.output).toEqual({ text: 'edited' });
+    // A snapshot stored whole (before the kind kept them in columns) still loads, the columns winning.
+    await t.app.db.sql.query(
+      `update runs set snapshot = json_build_object('value', snapshot->'value', 'status', snapshot->'status',
+         'context', (snapshot->'context')::jsonb || '{"output": {"text": "old"}, "stepResults": {}}'::jsonb)
+       where id = $1`,
+      [ref.id],
+    );
+    const whole = await t.app.actors.load(t.app.db.sql, RUN_KINDS, ref);
+    expect(whole?.snapshot.context).toMatchObject({
+      output: { text: 'edited' },
+      stepResults: { summarize: { output: { text: 'draft' } } },
+    });
+    const approved = await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, ref, approve(), { actingAs: SYSTEM }),
+    );
+    expect(approved.outcome).toBe('applied');
+    expect((await runRow(ref.id)).snapshot).not.toHaveProperty('context.output');
+  });
+
+  it('refuses a kind that keeps a context field in a column it does not project', () => {
+    const def = t.app.actors.kind(SKILL_RUN_KIND);
+    const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log: t.app.log });
+    expect(() => host.register({ ...def, contextInColumns: { output: 'input' } })).toThrow(
+      /context column input is not a projected column/,
+    );
+  });
 });
 
 describe('atomicity: a failure at any point leaves nothing half-written', () => {
