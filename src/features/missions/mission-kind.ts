@@ -284,6 +284,9 @@ export function missionRunKind(deps: {
     sequence: 'mission_runs_id_seq',
     contextSchema: missionRunContextSchema,
     columns: COLUMNS,
+    // The plan carries every task's output and is rewritten by each task's report: it lives in its
+    // column only, not in the stored snapshot too (docs/architecture.md, "Persisted actors").
+    contextInColumns: { plan: 'plan' },
     project: (snapshot) => {
       const p = projectMissionRun(snapshot);
       return {

@@ -84,6 +84,14 @@ describe('a mission with the echo provider', () => {
     // A dependant is given its dependency's output.
     expect(tasks[1].output.text).toContain('## task-1');
     expect(tasks[1].output.text).toContain(JSON.stringify(tasks[0].output.text).slice(1, 40));
+    // The plan, with every task's output, is stored in its column only: not in the snapshot too.
+    const stored = await t.app.db.sql.one<{ context: Record<string, unknown>; plan: unknown }>(
+      `select snapshot->'context' as context, plan from mission_runs where id = $1`,
+      [id],
+    );
+    expect(stored.context).not.toHaveProperty('plan');
+    expect(stored.context).toMatchObject({ reviewStage: 'result' });
+    expect(stored.plan).toEqual(waiting.plan);
 
     const children = await t.request('GET', `/api/v1/runs?missionRunId=${id}`, { token: c.reader });
     expect(children.status).toBe(200);
