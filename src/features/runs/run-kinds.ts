@@ -332,7 +332,7 @@ export function runKinds(
     columns: COLUMNS,
     // The output and the steps' results, a run's largest values, live in their columns only: the
     // stored snapshot leaves them out (docs/architecture.md, "Persisted actors").
-    contextInColumns: { output: 'output', stepResults: 'step_results' },
+    contextInColumns: { output: 'output', stepResults: 'step_results' } as const,
     // Only an evaluation's replays are shadow runs; every other creator leaves the column out.
     createDefaults: { shadow: false },
     runEvents: true,

@@ -5,6 +5,7 @@
 import type {
   AnyMachineSnapshot,
   AnyStateMachine,
+  ContextFrom,
   EventFrom,
   InputFrom,
   SnapshotFrom,
@@ -150,7 +151,8 @@ export function columnLayout(def: Pick<ActorKindDef, 'name' | 'columns' | 'conte
   const entries = Object.entries(def.columns);
   const named = (...uses: ColumnUse[]) => entries.filter(([, use]) => uses.includes(use)).map(([c]) => c);
   const projected = named('project');
-  const held = Object.values(def.contextInColumns ?? {});
+  // The values of a typed map (field → one of the kind's projected columns; absent fields aside).
+  const held = Object.values(def.contextInColumns ?? {}) as string[];
   for (const column of held) {
     if (!projected.includes(column)) {
       throw new Error(`actor kind ${def.name}: context column ${column} is not a projected column`);
@@ -193,7 +195,9 @@ export interface ActorKindDef<M extends AnyStateMachine = AnyStateMachine, C ext
    * transition, not twice. A snapshot stored with the field (before the kind named it) still loads:
    * the column's value replaces it.
    */
-  readonly contextInColumns?: Readonly<Record<string, string>>;
+  readonly contextInColumns?: {
+    readonly [F in keyof ContextFrom<M> & string]?: keyof Projected<C> & string;
+  };
   /** Snapshot → the projected columns (snake_case). Called after every transition. */
   project(snapshot: Pick<SnapshotFrom<M>, 'value' | 'context'>): Projected<C>;
   /** Whether rows keep a run-event log (`last_seq` column, `run_events` rows). */

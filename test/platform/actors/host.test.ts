@@ -10,6 +10,7 @@ import {
   type RunApproveEvent,
   type RunCancelEvent,
   type StepSucceededEvent,
+  type skillRunMachine,
   workflowRunMachine,
 } from '../../../machines/index.js';
 import { RUN_KINDS, SKILL_RUN_KIND } from '../../../src/features/runs/run-kinds.js';
@@ -290,6 +291,21 @@ describe('a transition', () => {
   });
 
   it('refuses a kind that keeps a context field in a column it does not project', () => {
+    // Typed kinds: only a field of the machine's context, and only one of the kind's projected columns.
+    type Held = NonNullable<
+      ActorKindDef<typeof skillRunMachine, { output: 'project'; input: 'create' }>['contextInColumns']
+    >;
+    const typed: Held = { output: 'output' };
+    // @ts-expect-error input is a create column, not a projected one
+    const notProjected: Held = { output: 'input' };
+    // @ts-expect-error a skill run's context has no field outputs
+    const noField: Held = { outputs: 'output' };
+    expect([typed, notProjected, noField].map((held) => Object.keys(held))).toEqual([
+      ['output'],
+      ['output'],
+      ['outputs'],
+    ]);
+    // At run time (a kind held as any kind's), register refuses it.
     const def = t.app.actors.kind(SKILL_RUN_KIND);
     const host = createActorHost({ db: t.app.db.sql, clock: t.clock, log: t.app.log });
     expect(() => host.register({ ...def, contextInColumns: { output: 'input' } })).toThrow(
