@@ -119,14 +119,24 @@ interface RunRow {
   se_finished: Date | null;
 }
 
-// Reads the runs of several jobs (each with what the host needs to transition it) and any recorded
-// result of each one's step, `load_key` naming the job's place in the arrays (1-based).
-// Read-only: nothing is committed before the outcome is known. Prepared: sent unnamed, it was
-// planned on every execution, and planning cost more than executing (docs/performance.md, "Choices in the code").
-const BEGIN = `
-  select q.n as load_key, r.id, r.org_id, r.version, r.last_seq, r.snapshot, r.kind, r.slug, r.name, r.status, r.input,
-         r.manifest, r.output, r.step_results, r.trace_id, r.workspace_sha, r.mission_run_id, r.mission_task_id, r.replay_of_run_id, r.shadow,
-         r.agent_slug, r.created_by, r.api_token_id, r.created_at, ${recordedCallsSql('r.id')} as tool_calls,
+/**
+ * What a step reads of its run beyond what the host's load reads (`ActorHost.loadColumns`: the
+ * snapshot, the kind's load columns and the columns that hold context fields).
+ */
+const STEP_COLUMNS =
+  'r.status, r.input, r.manifest, r.trace_id, r.replay_of_run_id, r.agent_slug, r.created_by, r.api_token_id, r.created_at';
+
+/**
+ * Reads the runs of several jobs (each with what the host needs to transition it: its load's columns,
+ * so a context field a run kind keeps in a column comes with it) and any recorded result of each
+ * one's step, `load_key` naming the job's place in the arrays (1-based). Read-only: nothing is
+ * committed before the outcome is known. Prepared: sent unnamed, it was planned on every execution,
+ * and planning cost more than executing (docs/performance.md, "Choices in the code").
+ */
+function loadStatement(host: ActorHost): string {
+  return `
+  select q.n as load_key, ${host.loadColumns(RUN_KINDS, 'r', '')}, ${STEP_COLUMNS},
+         ${recordedCallsSql('r.id')} as tool_calls,
          case when r.kind = 'workflow' then
            (select e.at from run_events e
              where e.run_id = r.id and e.event = 'step_started' and e.step = q.step
@@ -136,6 +146,7 @@ const BEGIN = `
     from unnest($1::bigint[], $2::bigint[], $3::text[], $4::int[]) with ordinality as q(id, org_id, step, attempt, n)
     join runs r on r.id = q.id and r.org_id = q.org_id
     left join step_executions s on s.run_id = r.id and s.step = q.step and s.attempt = q.attempt`;
+}
 
 /**
  * Statuses in which no step outcome is taken any more. (An approved or rejected skill run still takes
@@ -195,9 +206,10 @@ export function createStepExecutor(deps: StepExecutorDeps): { handler: JobHandle
     (fn) => inLane('urgent', fn),
   );
   const iso = () => new Date(clock.now()).toISOString();
+  const runLoad = loadStatement(host);
   /** The runs of `keys` (and each one's recorded result), in their order; undefined where none is found. */
   async function readRuns(keys: readonly ExecuteStepPayload[]): Promise<Array<RunRow | undefined>> {
-    const rows = await db.prepared<RunRow & { load_key: number }>('execute_step_load', BEGIN, [
+    const rows = await db.prepared<RunRow & { load_key: number }>('execute_step_load', runLoad, [
       keys.map((k) => k.actorId),
       keys.map((k) => k.orgId),
       keys.map((k) => k.step),

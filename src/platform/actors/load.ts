@@ -82,7 +82,13 @@ export function createLoadStage(kinds: KindRegistry): LoadStage {
     if (!picked) return null;
     const { def } = picked;
     const columns: Record<string, unknown> = {};
-    for (const column of picked.columns.loaded) columns[column] = raw[column];
+    for (const column of picked.columns.loaded) {
+      // A caller's own read that left a column out would load a context without its field.
+      if (!(column in raw)) {
+        throw new Error(`${def.name}: row read without its column ${column} (select what loadColumns lists)`);
+      }
+      columns[column] = raw[column];
+    }
     for (const name of picked.lockedWith) if (name in raw) columns[name] = raw[name];
     const row: ActorRow = {
       id: raw.id as number,
@@ -129,7 +135,7 @@ export function createLoadStage(kinds: KindRegistry): LoadStage {
 
     loadColumns(names, alias, prefix) {
       const { def, columns } = kinds.entriesOf(names)[0] as KindEntry;
-      if (!/^[a-z_][a-z0-9_]*$/.test(alias) || !/^[a-z_][a-z0-9_.]*$/.test(prefix)) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(alias) || !/^([a-z_][a-z0-9_.]*)?$/.test(prefix)) {
         throw new Error(`unsafe load alias or prefix ${JSON.stringify([alias, prefix])}`);
       }
       const seq = def.runEvents ? `${alias}.last_seq` : '0';

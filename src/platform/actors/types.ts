@@ -266,7 +266,8 @@ export interface ActorHost {
    * The select list of a load of `kinds`' rows from the table aliased `alias`, each column named
    * `<prefix><column>`: for a caller that reads an actor beside rows of its own (one statement), then
    * hands it to `resolveRow` with the same prefix, and to its transaction as `TransactOptions.loaded`
-   * so the transition starts from it instead of a load of its own.
+   * so the transition starts from it instead of a load of its own. With an empty prefix the names are
+   * the columns' own, for `resolveRow` of the whole row.
    */
   loadColumns(kinds: MachineKind | readonly MachineKind[], alias: string, prefix: string): string;
   /** `resolveRow` of the columns of `raw` named `<prefix><column>` (`loadColumns`). */

@@ -290,6 +290,41 @@ describe('a transition', () => {
     expect((await runRow(ref.id)).snapshot).not.toHaveProperty('context.output');
   });
 
+  it("gives a caller's own read the load's columns, so the fields kept in columns come with it", async () => {
+    const { actor } = await createSkillRun(t.app, org, { requiresApproval: true });
+    const ref = { orgId: org, id: actor.row.id };
+    await t.app.actors.transact((tx) =>
+      t.app.actors.send(tx, RUN_KINDS, ref, succeeded(), { actingAs: WORKER }),
+    );
+    // Unprefixed (the step executor's read: the columns under their own names), and prefixed.
+    for (const prefix of ['', 'subject.']) {
+      const raw = await t.app.db.sql.one<Record<string, unknown>>(
+        `select r.status, ${t.app.actors.loadColumns(RUN_KINDS, 'r', prefix)} from runs r where r.id = $1`,
+        [ref.id],
+      );
+      const loaded =
+        prefix === ''
+          ? t.app.actors.resolveRow(RUN_KINDS, raw)
+          : t.app.actors.resolvePrefixed(RUN_KINDS, raw, prefix);
+      expect(loaded?.row).toMatchObject({ id: ref.id, orgId: org, version: actor.row.version + 1 });
+      expect(loaded?.snapshot.context).toMatchObject({
+        output: { text: 'draft' },
+        stepResults: { summarize: { output: { text: 'draft' } } },
+      });
+      if (prefix === '') {
+        // A read that leaves one of them out is refused, not loaded without the field.
+        const { output: _, ...without } = raw;
+        expect(() => t.app.actors.resolveRow(RUN_KINDS, without)).toThrow(/without its column output/);
+      }
+    }
+    for (const [alias, prefix] of [
+      ['r; drop', ''],
+      ['r', 'x"'],
+    ] as const) {
+      expect(() => t.app.actors.loadColumns(RUN_KINDS, alias, prefix)).toThrow(/unsafe load alias or prefix/);
+    }
+  });
+
   it('refuses a kind that keeps a context field in a column it does not project', () => {
     // Typed kinds: only a field of the machine's context, and only one of the kind's projected columns.
     type Held = NonNullable<
