@@ -8,8 +8,31 @@
  * serving process commits in most turns of its loop, and every signal is a write to the bus's socket
  * and a wake-up of every process that listens; the workers it wakes are busy then anyway, and an
  * outbox relay lingers between its passes (src/platform/outbox/relay.ts).
+ *
+ * The signals of one bus due in a turn go out together, from one callback at its end: a bus client
+ * writes what one synchronous run of publishes queued in one write (NATS's flushes at the next
+ * microtask), where a callback each let the microtasks between them flush each alone. A run's
+ * creation asks for both signals above, so at a moderate load every accept wrote twice to NATS.
  */
 import type { Bus } from './bus.js';
+
+/** Per bus, the sends due at the end of this turn (one callback sends them all). */
+const dueAtTurnEnd = new WeakMap<object, Array<() => void>>();
+
+/** Runs `send` at the end of this turn, with the other sends due then on `bus`. */
+function atTurnEnd(bus: object, send: () => void): void {
+  const due = dueAtTurnEnd.get(bus);
+  if (due) {
+    due.push(send);
+    return;
+  }
+  const sends = [send];
+  dueAtTurnEnd.set(bus, sends);
+  setImmediate(() => {
+    dueAtTurnEnd.delete(bus);
+    for (const fn of sends) fn();
+  });
+}
 
 /** A function that signals `subject` on `bus` at the end of this turn (or of the interval), once. */
 export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minIntervalMs = 0): () => void {
@@ -20,7 +43,8 @@ export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minInterva
     // few milliseconds (it counts from the loop's cached clock, read before the turn that set it).
     const wait = last + minIntervalMs - performance.now();
     if (wait > 0) {
-      setTimeout(send, wait);
+      // Then sent at the end of the timer's turn, with whatever else is due on the bus by then.
+      setTimeout(() => atTurnEnd(bus, send), wait);
       return;
     }
     queued = false;
@@ -30,6 +54,6 @@ export function tickSignal(bus: Pick<Bus, 'signal'>, subject: string, minInterva
   return () => {
     if (queued) return;
     queued = true;
-    setImmediate(send);
+    atTurnEnd(bus, send);
   };
 }

@@ -18,6 +18,28 @@ describe('tickSignal', () => {
     expect(sent).toEqual(['sig.test.wake', 'sig.test.wake']);
   });
 
+  it('sends the signals of one bus due in a turn together, no microtask between them (one socket write)', async () => {
+    // A NATS client flushes what was published at the next microtask: one flush for both.
+    const log: string[] = [];
+    const bus = {
+      signal(subject: string) {
+        log.push(subject);
+        queueMicrotask(() => log.push('flush'));
+      },
+    };
+    const jobs = tickSignal(bus, 'sig.jobs.wake', 2);
+    const outbox = tickSignal(bus, 'sig.outbox.wake', 5);
+    const other: string[] = [];
+    const elsewhere = tickSignal({ signal: (subject) => void other.push(subject) }, 'sig.jobs.wake');
+    jobs();
+    outbox();
+    elsewhere();
+    jobs();
+    await nextTurn();
+    expect(log).toEqual(['sig.jobs.wake', 'sig.outbox.wake', 'flush', 'flush']);
+    expect(other).toEqual(['sig.jobs.wake']);
+  });
+
   it('sends an ask within the interval once the interval ends, one for all of them, and a later one at once', async () => {
     const sent: number[] = [];
     const started = performance.now();
@@ -34,6 +56,7 @@ describe('tickSignal', () => {
     await nextTurn();
     expect(sent).toHaveLength(1);
     await sleep(60);
+    await nextTurn(); // a send its timer let go out goes at the end of the timer's turn
     expect(sent).toHaveLength(2);
     // Never within the interval (the next test makes the timer fire early).
     expect((sent[1] as number) - (sent[0] as number)).toBeGreaterThanOrEqual(39.9);
@@ -58,6 +81,7 @@ describe('tickSignal', () => {
     expect(calls).toBeGreaterThanOrEqual(1);
     expect(sent).toHaveLength(1);
     await sleep(60);
+    await nextTurn(); // a send its timer let go out goes at the end of the timer's turn
     expect(sent).toHaveLength(2);
     expect((sent[1] as number) - (sent[0] as number)).toBeGreaterThanOrEqual(39.9);
   });
