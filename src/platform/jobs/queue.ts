@@ -44,17 +44,28 @@ interface JobRow {
   priority: number;
 }
 
+// Ready jobs of $6..$7 priority, then background ones (priority below 0) in the slots they left: as
+// many as $8 when the claim found other work, $9 when it found none (the pace says which: `fill`).
+// One statement, where a second claim for the background jobs cost every claim that left slots free
+// (most of them, under a moderate load) a round trip and a statement of its own.
 const CLAIM = `
-  with c as (
+  with r as (
     select id from jobs
      where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
        and kind = any($2::text[]) and priority between $6 and $7
      order by priority desc, run_at, id
      limit $3
      for update skip locked
+  ), b as (
+    select id from jobs
+     where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
+       and kind = any($2::text[]) and priority < 0
+     order by priority desc, run_at, id
+     limit least($3::int - (select count(*) from r), case when exists (select 1 from r) then $8::int else $9::int end)
+     for update skip locked
   )
   update jobs j set attempts = j.attempts + 1, locked_by = $4, locked_until = $5
-    from c where j.id = c.id
+    from (select id from r union all select id from b) c where j.id = c.id
   returning j.id, j.org_id, j.kind, j.payload, j.key, j.attempts, j.max_attempts, j.priority`;
 
 const COMPLETE = 'delete from jobs where id = $1 and locked_by = $2';
@@ -77,8 +88,6 @@ const RENEW = 'update jobs set locked_until = $3 where locked_by = $1 and id = a
 const ANY_PRIORITY = -32768;
 /** The highest priority (`jobs.priority` is a smallint). */
 const TOP_PRIORITY = 32767;
-/** The highest priority of background work. */
-const BACKGROUND = -1;
 
 function toJob(row: JobRow): Job {
   return {
@@ -168,11 +177,16 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
+  /**
+   * Claims up to `limit` ready jobs of `minPriority` or more for `worker`, and, in the slots those
+   * leave, background jobs: `background.ifOther` of them when it claimed any other, else
+   * `background.ifNone` (none unless given).
+   */
   async function claim(
     worker: string,
     limit: number,
     minPriority = 0,
-    maxPriority = TOP_PRIORITY,
+    background = { ifOther: 0, ifNone: 0 },
   ): Promise<Job[]> {
     if (kindList.length === 0 || limit <= 0) return [];
     const now = clock.now();
@@ -185,7 +199,9 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         worker,
         iso(now + leaseMs),
         minPriority,
-        maxPriority,
+        TOP_PRIORITY,
+        background.ifOther,
+        background.ifNone,
       ]),
     );
     return rows.map(toJob).sort((a, b) => b.priority - a.priority || a.id - b.id);
@@ -316,16 +332,15 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         const limit = batch ? free : free + firstSlots;
         let jobs: Job[];
         try {
-          jobs = await claim(workerId, limit, batch ? 0 : 1);
-          // Real work claimed now counts at once: the background jobs claimed with it are paced.
-          if (jobs.length > 0) ordinarySeen = performance.now();
-          // Background jobs in the slots real work left, as many as theirs and their pace allow.
-          if (batch && jobs.length < limit) {
-            const allowed = backgroundAllowed();
-            const room = Math.min(allowed, limit - jobs.length);
-            const background = room > 0 ? await claim(workerId, room, ANY_PRIORITY, BACKGROUND) : [];
-            backgroundHeldBack = background.length === allowed;
-            jobs = jobs.concat(background);
+          // Background jobs in the slots real work leaves (batches only), as many as theirs and their
+          // pace allow: real work claimed with them counts at once, so they are paced then.
+          const ifNone = batch ? backgroundAllowed() : 0;
+          const ifOther = batch ? backgroundAllowed(true) : 0;
+          jobs = await claim(workerId, limit, batch ? 0 : 1, { ifOther, ifNone });
+          const other = jobs.filter((job) => job.priority >= 0).length;
+          if (other > 0) ordinarySeen = performance.now();
+          if (batch && other < limit) {
+            backgroundHeldBack = jobs.length - other === (other > 0 ? ifOther : ifNone);
           }
         } catch (error) {
           if (running) log.error({ err: error }, 'claiming jobs failed');
@@ -349,13 +364,13 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   }
 
   /**
-   * How many background jobs may start now: their free slots; while busy with real work, one when
-   * the pace says the next may start, else none.
+   * How many background jobs may start now: their free slots; while busy with real work (or as if,
+   * `busyNow`: real work is being claimed with them), one when the pace says the next may start, else none.
    */
-  function backgroundAllowed(): number {
+  function backgroundAllowed(busyNow = false): number {
     const free = Math.max(0, backgroundSlots - activeBackground);
     const now = performance.now();
-    if (!busy(now)) return free;
+    if (!busyNow && !busy(now)) return free;
     return now >= backgroundNextAt ? Math.min(free, 1) : 0;
   }
 

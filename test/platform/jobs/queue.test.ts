@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../../src/platform/db/sql.js';
 import { createJobQueue, type Job, type JobOrigin, type JobQueue } from '../../../src/platform/jobs/queue.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -68,10 +69,13 @@ function heldWorkers(concurrency: number, busy: number) {
   };
 }
 
-/** Workers of 8 slots (no poll) whose background jobs are paced at `rate` within `quietMs` of real work. */
-function pacedWorkers(rate: number, quietMs: number): JobQueue {
+/**
+ * Workers of 8 slots (no poll) on `db` whose background jobs are paced at `rate` within `quietMs` of
+ * real work.
+ */
+function pacedWorkers(rate: number, quietMs: number, db: Db = t.app.db.sql): JobQueue {
   return createJobQueue({
-    db: t.app.db.sql,
+    db,
     bus: t.app.bus,
     clock: t.clock,
     log: createLogger('silent'),
@@ -315,6 +319,49 @@ describe('workers', () => {
       release.resolve();
       await started.untilCount(6, 'the waiting background jobs started once slots freed');
       expect(started.items.slice(4).map((j) => j.id)).toEqual(background.slice(2));
+    } finally {
+      release.resolve();
+      await workers.stop();
+    }
+  });
+
+  it('claim real work and the background jobs in the slots it leaves in one statement', async () => {
+    // The rows each claim statement of the queue's took.
+    const sql = t.app.db.sql;
+    const claims: number[] = [];
+    const counted = new Proxy(sql, {
+      get(target, prop) {
+        if (prop === 'prepared') {
+          return async (name: string, text: string, params: unknown[]) => {
+            const rows = await target.prepared(name, text, params);
+            if (name === 'jobs_claim') claims.push(rows.length);
+            return rows;
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    // One background start an hour while busy: the pace lets exactly one go with the real work.
+    const workers = pacedWorkers(1 / 3600, 3_600_000, counted);
+    const kind = `t.both-${randomUUID()}`;
+    const { release, started } = recordHeld(workers, kind);
+    try {
+      const background = await enqueueBackground(workers, kind, 2);
+      const real = (await workers.enqueue(sql, { kind })) as number;
+      await workers.start();
+      await started.untilCount(2, 'the real job and one background job started');
+      expect(started.items).toEqual([
+        { id: real, priority: 0 },
+        { id: background[0], priority: -1 },
+      ]);
+      // Both in the first claim.
+      expect(claims[0]).toBe(2);
+      const left = await sql.one<{ attempts: number; locked_by: string | null }>(
+        'select attempts, locked_by from jobs where id = $1',
+        [background[1]],
+      );
+      expect(left).toEqual({ attempts: 0, locked_by: null });
     } finally {
       release.resolve();
       await workers.stop();
