@@ -8,7 +8,6 @@ import {
   PubHeaders,
 } from '@nats-io/jetstream';
 import { connect, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
-import { turnEndQueue } from '../util/turn-end.js';
 import {
   BUS_DEFAULTS,
   type Bus,
@@ -340,8 +339,8 @@ class NatsConsumerLoop {
   /** Messages whose handler runs: one timer tells the server they are still being worked on. */
   private readonly working = new Set<JsMsg>();
   private heartbeat: NodeJS.Timeout | undefined;
-  /** Sends the acks asked for in this turn of the event loop at its end, in one write to the server. */
-  private readonly atTurnEnd = turnEndQueue();
+  /** Acks waiting for the end of this turn of the event loop (`ackConfirmed`). */
+  private acks: Array<() => void> = [];
 
   constructor(
     private readonly consumer: Consumer,
@@ -461,9 +460,17 @@ class NatsConsumerLoop {
    */
   private ackConfirmed(m: JsMsg): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.atTurnEnd(() => this.sendAck(m).then(resolve, reject));
+      this.acks.push(() => this.sendAck(m).then(resolve, reject));
+      if (this.acks.length === 1) setImmediate(this.sendAcks);
     });
   }
+
+  /** Sends the acks asked for since the last turn of the event loop, in one write to the server. */
+  private readonly sendAcks = (): void => {
+    const due = this.acks;
+    this.acks = [];
+    for (const send of due) send();
+  };
 
   private async sendAck(m: JsMsg): Promise<void> {
     // The ack goes to the message's reply subject, which nats.js's message has but does not type.

@@ -14,20 +14,24 @@
  * microtask), where a callback each let the microtasks between them flush each alone. A run's
  * creation asks for both signals above, so at a moderate load every accept wrote twice to NATS.
  */
-import { turnEndQueue } from '../util/turn-end.js';
 import type { Bus } from './bus.js';
 
-/** Per bus, the sends due at the end of this turn (one queue sends them all). */
-const turnEnds = new WeakMap<object, (send: () => void) => void>();
+/** Per bus, the sends due at the end of this turn (one callback sends them all). */
+const dueAtTurnEnd = new WeakMap<object, Array<() => void>>();
 
 /** Runs `send` at the end of this turn, with the other sends due then on `bus`. */
 function atTurnEnd(bus: object, send: () => void): void {
-  let queue = turnEnds.get(bus);
-  if (!queue) {
-    queue = turnEndQueue();
-    turnEnds.set(bus, queue);
+  const due = dueAtTurnEnd.get(bus);
+  if (due) {
+    due.push(send);
+    return;
   }
-  queue(send);
+  const sends = [send];
+  dueAtTurnEnd.set(bus, sends);
+  setImmediate(() => {
+    dueAtTurnEnd.delete(bus);
+    for (const fn of sends) fn();
+  });
 }
 
 /** A function that signals `subject` on `bus` at the end of this turn (or of the interval), once. */

@@ -44,15 +44,15 @@ interface JobRow {
   priority: number;
 }
 
-// Ready jobs of priority $6 or more, then background ones (priority below 0) in the slots they left:
-// as many as $7 when the claim found other work, $8 when it found none (the pace says which: `fill`).
+// Ready jobs of $6..$7 priority, then background ones (priority below 0) in the slots they left: as
+// many as $8 when the claim found other work, $9 when it found none (the pace says which: `fill`).
 // One statement, where a second claim for the background jobs cost every claim that left slots free
 // (most of them, under a moderate load) a round trip and a statement of its own.
 const CLAIM = `
   with r as (
     select id from jobs
      where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
-       and kind = any($2::text[]) and priority >= $6
+       and kind = any($2::text[]) and priority between $6 and $7
      order by priority desc, run_at, id
      limit $3
      for update skip locked
@@ -61,7 +61,7 @@ const CLAIM = `
      where dead_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)
        and kind = any($2::text[]) and priority < 0
      order by priority desc, run_at, id
-     limit least($3::int - (select count(*) from r), case when exists (select 1 from r) then $7::int else $8::int end)
+     limit least($3::int - (select count(*) from r), case when exists (select 1 from r) then $8::int else $9::int end)
      for update skip locked
   )
   update jobs j set attempts = j.attempts + 1, locked_by = $4, locked_until = $5
@@ -86,6 +86,8 @@ const RENEW = 'update jobs set locked_until = $3 where locked_by = $1 and id = a
 
 /** The lowest priority a claim can ask for: every job, background ones (below 0) too. */
 const ANY_PRIORITY = -32768;
+/** The highest priority (`jobs.priority` is a smallint). */
+const TOP_PRIORITY = 32767;
 
 function toJob(row: JobRow): Job {
   return {
@@ -197,6 +199,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         worker,
         iso(now + leaseMs),
         minPriority,
+        TOP_PRIORITY,
         background.ifOther,
         background.ifNone,
       ]),
